@@ -1,0 +1,2 @@
+export * from './networks';
+export * from './address';

@@ -1,0 +1,96 @@
+/**
+ * Chains and networks the address monitoring service understands.
+ *
+ * `chain_type` is the lowercase public name used in requests and records (`ethereum`, `solana`…);
+ * `family` is the parser family and the canonical type of push bodies (`evm`, `svm`, `tvm`, `utxo`).
+ * A network name (`ethereum-mainnet`) is what streamers send in `cl-stream-network` /
+ * `stream-network` and what callers send in `x-chain-net`.
+ */
+
+export type ChainFamily = 'evm' | 'svm' | 'tvm' | 'utxo';
+
+export type ChainType =
+  | 'ethereum'
+  | 'bsc'
+  | 'polygon'
+  | 'arbitrum'
+  | 'optimism'
+  | 'base'
+  | 'solana'
+  | 'tron'
+  | 'bitcoin';
+
+export interface ChainInfo {
+  chainType: ChainType;
+  family: ChainFamily;
+  /** Symbol and decimals of the native coin: amounts are stored in its smallest unit. */
+  nativeSymbol: string;
+  nativeDecimals: number;
+}
+
+export interface NetworkInfo extends ChainInfo {
+  /** The streamer / RPC network name, e.g. `ethereum-mainnet`. */
+  network: string;
+  chainId: number;
+  testnet: boolean;
+}
+
+export const CHAINS: Readonly<Record<ChainType, ChainInfo>> = {
+  ethereum: { chainType: 'ethereum', family: 'evm', nativeSymbol: 'ETH', nativeDecimals: 18 },
+  bsc: { chainType: 'bsc', family: 'evm', nativeSymbol: 'BNB', nativeDecimals: 18 },
+  polygon: { chainType: 'polygon', family: 'evm', nativeSymbol: 'POL', nativeDecimals: 18 },
+  arbitrum: { chainType: 'arbitrum', family: 'evm', nativeSymbol: 'ETH', nativeDecimals: 18 },
+  optimism: { chainType: 'optimism', family: 'evm', nativeSymbol: 'ETH', nativeDecimals: 18 },
+  base: { chainType: 'base', family: 'evm', nativeSymbol: 'ETH', nativeDecimals: 18 },
+  solana: { chainType: 'solana', family: 'svm', nativeSymbol: 'SOL', nativeDecimals: 9 },
+  tron: { chainType: 'tron', family: 'tvm', nativeSymbol: 'TRX', nativeDecimals: 6 },
+  bitcoin: { chainType: 'bitcoin', family: 'utxo', nativeSymbol: 'BTC', nativeDecimals: 8 },
+};
+
+function net(network: string, chainType: ChainType, chainId: number, testnet = false): NetworkInfo {
+  return { ...CHAINS[chainType], network, chainId, testnet };
+}
+
+/**
+ * The networks of the spec. Mainnet chain ids follow the spec's table (Solana, Tron and Bitcoin
+ * mainnets are chain_id 1); test networks use their conventional ids.
+ */
+export const NETWORKS: readonly NetworkInfo[] = [
+  net('ethereum-mainnet', 'ethereum', 1),
+  net('ethereum-sepolia', 'ethereum', 11155111, true),
+  net('bsc-mainnet', 'bsc', 56),
+  net('bsc-testnet', 'bsc', 97, true),
+  net('polygon-mainnet', 'polygon', 137),
+  net('polygon-amoy', 'polygon', 80002, true),
+  net('solana-mainnet', 'solana', 1),
+  net('solana-devnet', 'solana', 103, true),
+  net('tron-mainnet', 'tron', 1),
+  net('bitcoin-mainnet', 'bitcoin', 1),
+  net('arbitrum-mainnet', 'arbitrum', 42161),
+  net('optimism-mainnet', 'optimism', 10),
+  net('base-mainnet', 'base', 8453),
+];
+
+const BY_NETWORK = new Map(NETWORKS.map((n) => [n.network, n]));
+const BY_CHAIN = new Map(NETWORKS.map((n) => [`${n.chainType}:${n.chainId}`, n]));
+
+/** Looks a network up by its streamer name; case and surrounding blanks are ignored. */
+export function networkByName(name: string | undefined | null): NetworkInfo | undefined {
+  if (typeof name !== 'string') return undefined;
+  return BY_NETWORK.get(name.trim().toLowerCase());
+}
+
+export function networkByChain(chainType: string, chainId: number): NetworkInfo | undefined {
+  return BY_CHAIN.get(`${chainType.toLowerCase()}:${chainId}`);
+}
+
+/** Normalizes a request's `chain_type` (case-insensitive); undefined when it is not supported. */
+export function parseChainType(value: unknown): ChainType | undefined {
+  if (typeof value !== 'string') return undefined;
+  const v = value.trim().toLowerCase();
+  return (Object.prototype.hasOwnProperty.call(CHAINS, v) ? v : undefined) as ChainType | undefined;
+}
+
+export function chainInfo(chainType: ChainType): ChainInfo {
+  return CHAINS[chainType];
+}

@@ -1,0 +1,78 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+
+/** The repository's `schemas/` folder: the single source of message and request contracts. */
+export const SCHEMAS_DIR = path.resolve(__dirname, '../../../schemas');
+
+export type Validation = { ok: true } | { ok: false; errors: string };
+
+export interface Contracts {
+  /** Schema ids loaded, e.g. `kafka/chain.tx.v1`. */
+  readonly ids: readonly string[];
+  has(id: string): boolean;
+  validate(id: string, value: unknown): Validation;
+  /** A compiled validator, for hot paths that call it per message. */
+  validator(id: string): ValidateFunction;
+}
+
+function listJson(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...listJson(full));
+    else if (name.endsWith('.json')) out.push(full);
+  }
+  return out.sort();
+}
+
+/** One line per problem, naming the field: what a 400 or a DLQ header shows. */
+export function formatErrors(errors: ErrorObject[] | null | undefined): string {
+  if (!errors?.length) return 'invalid';
+  return errors
+    .slice(0, 5)
+    .map((e) => {
+      const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(root)';
+      if (e.keyword === 'required') return `${e.params.missingProperty} is required`;
+      if (e.keyword === 'additionalProperties') return `${where === '(root)' ? '' : where + '.'}${e.params.additionalProperty} is not allowed`;
+      return `${where} ${e.message}`;
+    })
+    .join('; ');
+}
+
+/**
+ * Loads every schema under `dir` (their `$id` is their path without `.json`) into one ajv
+ * instance and compiles each on first use. Built once at boot and passed to whoever validates.
+ */
+export function loadContracts(dir: string = SCHEMAS_DIR): Contracts {
+  const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true });
+  addFormats(ajv);
+  const ids: string[] = [];
+  for (const file of listJson(dir)) {
+    const schema = JSON.parse(readFileSync(file, 'utf8')) as { $id?: string };
+    const expected = path.relative(dir, file).replace(/\\/g, '/').replace(/\.json$/, '');
+    if (schema.$id !== expected) throw new Error(`schema ${file} must have $id "${expected}", has ${JSON.stringify(schema.$id)}`);
+    ajv.addSchema(schema);
+    ids.push(expected);
+  }
+  const cache = new Map<string, ValidateFunction>();
+  const validator = (id: string): ValidateFunction => {
+    let fn = cache.get(id);
+    if (!fn) {
+      fn = ajv.getSchema(id);
+      if (!fn) throw new Error(`unknown schema ${id}`);
+      cache.set(id, fn);
+    }
+    return fn;
+  };
+  return {
+    ids,
+    has: (id) => ids.includes(id),
+    validator,
+    validate(id, value) {
+      const fn = validator(id);
+      return fn(value) ? { ok: true } : { ok: false, errors: formatErrors(fn.errors) };
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import type { NormalizedTx } from '@chainpipe/tx-parsers/src/types';
+
+/**
+ * The topic registry: every Kafka topic of the system, named once. A spec carries the topic's
+ * name (with its version: renaming a topic is a migration, never an edit), how its value is
+ * encoded, the schema its value (json) or headers (raw) must satisfy, what it is keyed by and
+ * who produces it. Code publishes to and consumes from these specs, never from bare strings;
+ * `make up` and the tests create topics from this list before any consumer subscribes.
+ */
+export interface TopicSpec<T = unknown> {
+  readonly name: string;
+  readonly encoding: 'json' | 'raw';
+  /** Schema id under `schemas/`: of the value for json topics, of the headers for raw ones. */
+  readonly schema: string;
+  readonly key: string;
+  readonly producers: readonly string[];
+  readonly partitions: number;
+  /** Topic-level broker settings (production needs them too; see deploy/README.md). */
+  readonly configs?: Readonly<Record<string, string>>;
+  /** Phantom field carrying the value type; never set. */
+  readonly __type?: T;
+}
+
+export interface ChainTxMessage {
+  /** Internal increasing id of the stored transaction (decimal string: it is a bigint). */
+  id: string;
+  network: string;
+  is_reorg_resend: boolean;
+  orphaned?: boolean;
+  tx: NormalizedTx;
+}
+
+export interface AddressChangeMessage {
+  app_id: string;
+  chain_type: string;
+  adds: string[];
+  removes: string[];
+  changed_at: number;
+}
+
+function topic<T>(spec: Omit<TopicSpec<T>, '__type'>): TopicSpec<T> {
+  return spec;
+}
+
+/** Raw blocks reach 16 MiB; the broker default (1 MiB) would refuse them. */
+const LARGE_MESSAGES = { 'max.message.bytes': '18874368' } as const;
+
+export const TOPICS = {
+  chainRaw: topic<Buffer>({
+    name: 'chain.raw.v1',
+    encoding: 'raw',
+    schema: 'kafka/chain.raw.v1.headers',
+    key: 'network',
+    producers: ['chain-ingest'],
+    partitions: 3,
+    configs: { ...LARGE_MESSAGES, 'retention.ms': String(7 * 24 * 3600 * 1000) },
+  }),
+  chainTx: topic<ChainTxMessage>({
+    name: 'chain.tx.v1',
+    encoding: 'json',
+    schema: 'kafka/chain.tx.v1',
+    key: 'chain_type:chain_id:tx_hash',
+    producers: ['chain-parser'],
+    partitions: 3,
+    configs: { 'max.message.bytes': '4194304' },
+  }),
+  addressesChanges: topic<AddressChangeMessage>({
+    name: 'addresses.changes.v1',
+    encoding: 'json',
+    schema: 'kafka/addresses.changes.v1',
+    key: 'app_id',
+    producers: ['tx-gateway'],
+    partitions: 1,
+  }),
+} as const;
+
+export type TopicKey = keyof typeof TOPICS;
+
+/** Dead letters of a topic: same key, the original bytes, headers naming where and why it failed. */
+export function dlqName(topicName: string): string {
+  return `${topicName}.dlq`;
+}

@@ -1,0 +1,72 @@
+import path from 'node:path';
+import knex, { type Knex } from 'knex';
+import pg from 'pg';
+import type { HealthReport } from '@chainpipe/runtime';
+
+// int8 (bigint ids, counts) comes back as a string by default: keep it that way for ids (they
+// pass JS's safe range one day), but parse numeric aggregates where the caller asks for them.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
+
+export type { Knex };
+
+export const MIGRATIONS_DIR = path.resolve(__dirname, '../migrations');
+
+export function createDb(opts: { url: string; poolMax?: number; applicationName?: string }): Knex {
+  return knex({
+    client: 'pg',
+    connection: { connectionString: opts.url, application_name: opts.applicationName ?? 'chainpipe' },
+    pool: { min: 0, max: opts.poolMax ?? 10 },
+    acquireConnectionTimeout: 10_000,
+  });
+}
+
+export async function migrateLatest(db: Knex): Promise<string[]> {
+  const [, applied] = (await db.migrate.latest({ directory: MIGRATIONS_DIR, loadExtensions: ['.ts'], tableName: 'knex_migrations', schemaName: 'public' })) as [number, string[]];
+  return applied;
+}
+
+/** A database component for the lifecycle: health by a cheap query, closes the pool on stop. */
+export function dbComponent(db: Knex) {
+  let last: HealthReport = { state: 'ok' };
+  let checking = false;
+  const check = () => {
+    if (checking) return;
+    checking = true;
+    db.raw('select 1')
+      .then(() => (last = { state: 'ok' }))
+      .catch((err: Error) => (last = { state: 'error', detail: err.message }))
+      .finally(() => (checking = false));
+  };
+  const timer = setInterval(check, 5_000);
+  timer.unref();
+  return {
+    name: 'postgres',
+    health: () => last,
+    stop: async () => {
+      clearInterval(timer);
+      await db.destroy();
+    },
+  };
+}
+
+/**
+ * Creates the database named in `url` if it does not exist, connecting to the `postgres`
+ * maintenance database of the same server.
+ */
+export async function ensureDatabase(url: string): Promise<void> {
+  const u = new URL(url);
+  const name = decodeURIComponent(u.pathname.slice(1));
+  if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name)) throw new Error(`refusing database name ${JSON.stringify(name)}`);
+  u.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: u.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (!rowCount) await client.query(`create database "${name}"`);
+  } catch (err) {
+    // Two processes may race to create it; the loser sees duplicate_database.
+    if ((err as { code?: string }).code !== '42P04') throw err;
+  } finally {
+    await client.end();
+  }
+}

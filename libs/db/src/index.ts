@@ -1,0 +1,3 @@
+export * from './config';
+export * from './db';
+export * from './api-keys.repository';

@@ -1,0 +1,107 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { sendError } from './envelope';
+
+/**
+ * API keys look like `cpk_<key id>_<secret>`. The key id is public (it finds the row); only
+ * sha256(secret) is stored. Secrets are 32 random bytes, so a fast hash is enough: there is
+ * nothing to brute-force. Comparison of the hashes is constant-time.
+ */
+export interface GeneratedApiKey {
+  keyId: string;
+  /** The full key, shown once to the operator, never stored. */
+  token: string;
+  secretHash: string;
+}
+
+const TOKEN_RE = /^cpk_([a-z0-9]{16})_([A-Za-z0-9_-]{43})$/;
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+export function generateApiKey(prefix = 'cpk'): GeneratedApiKey {
+  const keyId = randomBytes(10).toString('hex').slice(0, 16);
+  const secret = randomBytes(32).toString('base64url');
+  return { keyId, token: `${prefix}_${keyId}_${secret}`, secretHash: hashSecret(secret) };
+}
+
+export function parseApiKey(token: string): { keyId: string; secret: string } | undefined {
+  const m = TOKEN_RE.exec(token.trim());
+  return m ? { keyId: m[1], secret: m[2] } : undefined;
+}
+
+/** Constant-time check of a presented secret against the stored hash. */
+export function secretMatches(secret: string, storedHash: string): boolean {
+  const a = Buffer.from(hashSecret(secret), 'hex');
+  const b = Buffer.from(storedHash, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Constant-time equality of two strings of any length (e.g. a shared stream secret). */
+export function safeEqual(a: string, b: string): boolean {
+  // Hashing first gives equal-length buffers, so neither length nor content leaks through timing.
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}
+
+export interface Principal {
+  appId: string;
+  keyId: string;
+}
+
+export interface StoredKey {
+  appId: string;
+  keyId: string;
+  secretHash: string;
+  /** False when the key was revoked or its application disabled. */
+  active: boolean;
+}
+
+/** Finds a key by id; the store never sees the secret. */
+export type KeyLookup = (keyId: string) => Promise<StoredKey | undefined>;
+
+/**
+ * Resolves a presented key to its application, with a short cache so that a busy client does
+ * not cost a database round trip per request. Revocation takes effect within `cacheTtlMs`.
+ */
+export function createKeyResolver(lookup: KeyLookup, opts: { cacheTtlMs?: number; now?: () => number } = {}) {
+  const ttl = opts.cacheTtlMs ?? 10_000;
+  const now = opts.now ?? Date.now;
+  const cache = new Map<string, { key: StoredKey | undefined; at: number }>();
+  return async (token: string): Promise<Principal | undefined> => {
+    const parsed = parseApiKey(token);
+    if (!parsed) return undefined;
+    let entry = cache.get(parsed.keyId);
+    if (!entry || now() - entry.at > ttl) {
+      entry = { key: await lookup(parsed.keyId), at: now() };
+      if (cache.size > 10_000) cache.clear();
+      cache.set(parsed.keyId, entry);
+    }
+    const key = entry.key;
+    if (!key || !key.active || !secretMatches(parsed.secret, key.secretHash)) return undefined;
+    return { appId: key.appId, keyId: key.keyId };
+  };
+}
+
+export const PRINCIPAL = 'principal';
+
+/**
+ * `X-API-Key` authentication: missing key → 401, unknown, revoked or disabled → 403. The
+ * application is then `res.locals.principal`.
+ */
+export function requireApiKey(resolve: (token: string) => Promise<Principal | undefined>): RequestHandler {
+  return async (req, res, next) => {
+    const token = req.header('x-api-key');
+    if (!token) return sendError(res, 401, 'missing X-API-Key');
+    try {
+      const principal = await resolve(token);
+      if (!principal) return sendError(res, 403, 'invalid API key');
+      res.locals[PRINCIPAL] = principal;
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}

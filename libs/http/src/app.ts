@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Logger } from '@chainpipe/runtime';
+import { envelopeOf, sendError, setEnvelope, type EnvelopeStyle } from './envelope';
+import { HttpError } from './errors';
+
+export interface HttpAppOptions {
+  logger: Logger;
+  registry: Registry;
+  /** Style of errors raised before any router picked one (404, early body errors). */
+  defaultEnvelope: EnvelopeStyle;
+  /** A request running longer than this gets 504 (the spec's 15 s). */
+  timeoutMs?: number;
+}
+
+/** Sets the envelope style of every response of the routes it precedes. */
+export function useEnvelope(style: EnvelopeStyle): RequestHandler {
+  return (_req, res, next) => {
+    setEnvelope(res, style);
+    next();
+  };
+}
+
+function httpMetrics(registry: Registry) {
+  return {
+    duration: new Histogram({
+      name: 'chainpipe_http_request_duration_seconds',
+      help: 'HTTP request duration by route and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15],
+      registers: [registry],
+    }),
+    requests: new Counter({
+      name: 'chainpipe_http_requests_total',
+      help: 'HTTP requests by route and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+  };
+}
+
+/**
+ * An express app with what every public API here needs: request ids, per-route metrics, a
+ * request deadline answered with 504, and (via `finishHttpApp`) JSON errors in the router's
+ * envelope for everything, including malformed and oversized bodies. No error reaches a client
+ * as an HTML page or an unhandled 500.
+ */
+export function createHttpApp(opts: HttpAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  const metrics = httpMetrics(opts.registry);
+  const timeoutMs = opts.timeoutMs ?? 15_000;
+  const log = opts.logger.child({ component: 'http' });
+
+  app.use((req, res, next) => {
+    const incoming = req.header('x-request-id');
+    const id = incoming && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
+    res.locals.requestId = id;
+    res.setHeader('x-request-id', id);
+    setEnvelope(res, opts.defaultEnvelope);
+    const start = process.hrtime.bigint();
+    const timer = setTimeout(() => {
+      if (!res.headersSent) {
+        log.warn({ msg: 'request_timeout', method: req.method, path: req.path, requestId: id, timeoutMs });
+        sendError(res, 504, `request timed out after ${Math.round(timeoutMs / 1000)} seconds`);
+      }
+    }, timeoutMs);
+    res.on('close', () => {
+      clearTimeout(timer);
+      // Route templates, not raw paths: a label per tx hash would explode the series count.
+      const route = req.route?.path ? String(req.baseUrl ?? '') + String(req.route.path) : 'unmatched';
+      const labels = { method: req.method, route, status: String(res.statusCode) };
+      metrics.duration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
+      metrics.requests.inc(labels);
+    });
+    next();
+  });
+  return app;
+}
+
+/** Body-parser and express errors carry `type`/`status`; map them to the spec's codes. */
+function classify(err: unknown): { status: number; message: string; code?: number; details?: unknown; expected: boolean } {
+  if (err instanceof HttpError) return { status: err.status, message: err.message, code: err.code, details: err.details, expected: true };
+  const e = err as { type?: string; status?: number; statusCode?: number; message?: string };
+  switch (e?.type) {
+    case 'entity.too.large':
+      return { status: 413, message: 'request body too large', expected: true };
+    case 'entity.parse.failed':
+      return { status: 400, message: 'invalid JSON', expected: true };
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return { status: 415, message: e.message ?? 'unsupported encoding', expected: true };
+    case 'request.aborted':
+      return { status: 400, message: 'request aborted', expected: true };
+    case 'request.size.invalid':
+      return { status: 400, message: 'request size did not match content length', expected: true };
+    default:
+      break;
+  }
+  const status = e?.status ?? e?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) return { status, message: e.message ?? 'bad request', expected: true };
+  return { status: 500, message: 'internal error', expected: false };
+}
+
+/** Adds the 404 and error handlers; call after every route is mounted. */
+export function finishHttpApp(app: Express, logger: Logger): void {
+  app.use((req, res) => sendError(res, 404, `no route for ${req.method} ${req.path}`));
+  const onError: ErrorRequestHandler = (err, req, res, _next) => {
+    const c = classify(err);
+    if (!c.expected) logger.error({ msg: 'request_failed', method: req.method, path: req.path, requestId: res.locals.requestId, err });
+    if (res.headersSent) return;
+    res.status(c.status).json(envelopeOf(res).error(c.status, c.code ?? c.status, c.message, c.details));
+  };
+  app.use(onError);
+}
+
+export interface StartedServer {
+  server: http.Server;
+  address: AddressInfo;
+  /** Stops accepting connections, lets in-flight requests finish, then closes idle sockets. */
+  close(): Promise<void>;
+}
+
+export async function listen(app: Express, port: number, host: string): Promise<StartedServer> {
+  const server = http.createServer(app);
+  // Connections held open by clients must not hold a shutdown hostage.
+  server.keepAliveTimeout = 5_000;
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return {
+    server,
+    address: server.address() as AddressInfo,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}

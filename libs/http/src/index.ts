@@ -1,0 +1,5 @@
+export * from './envelope';
+export * from './errors';
+export * from './app';
+export * from './api-keys';
+export * from './validation';

@@ -1,0 +1,74 @@
+import { Kafka, logLevel, type LogEntry, type Admin, type ITopicConfig } from 'kafkajs';
+import type { Logger } from '@chainpipe/runtime';
+import { dlqName, type TopicSpec } from '@chainpipe/contracts';
+
+/**
+ * kafkajs logs a few expected conditions at ERROR while a fresh broker creates its internal
+ * topics (`__consumer_offsets`); it retries them itself. They are noise, not incidents.
+ */
+const EXPECTED_NOISE = [/coordinator is loading/i, /group coordinator is not available/i, /There is no leader for this topic-partition/i];
+
+function bridgeLogs(logger: Logger) {
+  const log = logger.child({ component: 'kafkajs' });
+  return () =>
+    ({ level, log: entry }: LogEntry) => {
+      const { message, ...extra } = entry;
+      const fields = { msg: message, namespace: extra.namespace, broker: extra.broker, error: extra.error };
+      if (EXPECTED_NOISE.some((re) => re.test(String(message)) || re.test(String(extra.error ?? '')))) {
+        log.debug(fields);
+        return;
+      }
+      if (level === logLevel.ERROR) log.error(fields);
+      else if (level === logLevel.WARN) log.warn(fields);
+      else if (level === logLevel.INFO) log.debug(fields); // kafkajs INFO is chatty (joins, fetches)
+      else log.trace(fields);
+    };
+}
+
+export interface KafkaClientOptions {
+  brokers: readonly string[];
+  clientId: string;
+  logger: Logger;
+}
+
+export function createKafka(opts: KafkaClientOptions): Kafka {
+  return new Kafka({
+    clientId: opts.clientId,
+    brokers: [...opts.brokers],
+    logLevel: logLevel.INFO,
+    logCreator: bridgeLogs(opts.logger),
+    connectionTimeout: 3_000,
+    requestTimeout: 30_000,
+    retry: { initialRetryTime: 300, retries: 5, maxRetryTime: 5_000 },
+  });
+}
+
+/** Physical topic name of a spec under a prefix. */
+export function topicName(spec: Pick<TopicSpec, 'name'>, prefix: string): string {
+  return prefix + spec.name;
+}
+
+/**
+ * Creates every topic of the registry (and its DLQ) that does not exist yet, and waits for
+ * their leaders. Done before any consumer subscribes: kafkajs on KRaft fails a subscription to a
+ * topic that does not exist yet.
+ */
+export async function ensureTopics(
+  admin: Admin,
+  specs: readonly TopicSpec[],
+  opts: { prefix?: string; replicationFactor?: number } = {},
+): Promise<string[]> {
+  const prefix = opts.prefix ?? '';
+  const replicationFactor = opts.replicationFactor ?? 1;
+  const existing = new Set(await admin.listTopics());
+  const wanted: ITopicConfig[] = [];
+  for (const spec of specs) {
+    const name = topicName(spec, prefix);
+    const configEntries = Object.entries(spec.configs ?? {}).map(([n, v]) => ({ name: n, value: v }));
+    if (!existing.has(name)) wanted.push({ topic: name, numPartitions: spec.partitions, replicationFactor, configEntries });
+    const dlq = dlqName(name);
+    if (!existing.has(dlq)) wanted.push({ topic: dlq, numPartitions: 1, replicationFactor, configEntries });
+  }
+  if (wanted.length) await admin.createTopics({ topics: wanted, waitForLeaders: true });
+  return wanted.map((t) => t.topic);
+}

@@ -1,0 +1,294 @@
+import type { Consumer, Kafka, KafkaMessage, Message } from 'kafkajs';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import {
+  NonRetryableError,
+  backoffMs,
+  errorMessage,
+  isNonRetryable,
+  sleep,
+  type HealthReport,
+  type Logger,
+} from '@chainpipe/runtime';
+import { dlqName, type Contracts, type TopicSpec } from '@chainpipe/contracts';
+import { topicName } from './client';
+import type { TopicProducer } from './producer';
+import { chunk, decodeHeaders, nextOffset } from './offsets';
+
+export interface ConsumedRecord<T> {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  value: T;
+  headers: Record<string, string>;
+  /** Broker timestamp, Unix milliseconds as a string (kafkajs' form). */
+  timestamp: string;
+}
+
+export interface DeadLetter {
+  record: ConsumedRecord<unknown>;
+  reason: string;
+  code?: string;
+}
+
+export interface HandlerResult {
+  /** Records the handler judged unprocessable; they go to the DLQ and the batch still commits. */
+  deadLetters?: DeadLetter[];
+}
+
+export interface HandlerContext {
+  heartbeat(): Promise<void>;
+  /** Aborted when the consumer stops: long waits inside a handler should honour it. */
+  signal: AbortSignal;
+}
+
+/**
+ * Processes records in order. Resolve only when the work and every produce it made are durable:
+ * offsets are committed right after. Throw a NonRetryableError for input that can never succeed
+ * (the records are then retried one by one and the failing ones dead-lettered); anything else is
+ * retried with backoff, and past the retry budget the consumer stops the app.
+ */
+export type BatchHandler<T> = (records: ConsumedRecord<T>[], ctx: HandlerContext) => Promise<HandlerResult | void>;
+
+export interface BatchConsumerOptions<T> {
+  kafka: Kafka;
+  groupId: string;
+  spec: TopicSpec<T>;
+  contracts: Contracts;
+  /** Used for dead letters. */
+  producer: TopicProducer;
+  handler: BatchHandler<T>;
+  logger: Logger;
+  registry: Registry;
+  topicPrefix?: string;
+  /** Upper bound of records handed to one handler call (and of work lost to a crash). */
+  maxRecordsPerCall?: number;
+  retry?: { retries: number; initialMs: number; maxMs: number };
+  /** Called when the consumer cannot go on (retries exhausted, kafkajs crash): the app stops. */
+  onFatal: (reason: string, err: unknown) => void;
+  fromBeginning?: boolean;
+  sessionTimeoutMs?: number;
+  /** No heartbeat or batch for this long makes the consumer unhealthy. */
+  stallMs?: number;
+}
+
+/** Metrics of every consumer, declared once per registry. */
+function consumerMetrics(registry: Registry) {
+  const existing = registry.getSingleMetric('chainpipe_consumer_batch_size');
+  if (existing) {
+    return {
+      batchSize: existing as Histogram<'topic' | 'group'>,
+      batchDuration: registry.getSingleMetric('chainpipe_consumer_batch_duration_seconds') as Histogram<'topic' | 'group'>,
+      messages: registry.getSingleMetric('chainpipe_consumer_messages_total') as Counter<'topic' | 'group' | 'outcome'>,
+      dlq: registry.getSingleMetric('chainpipe_consumer_dlq_total') as Counter<'topic' | 'group' | 'code'>,
+      retries: registry.getSingleMetric('chainpipe_consumer_retries_total') as Counter<'topic' | 'group'>,
+      rebalances: registry.getSingleMetric('chainpipe_consumer_rebalances_total') as Counter<'group'>,
+      lag: registry.getSingleMetric('chainpipe_consumer_lag') as Gauge<'topic' | 'group' | 'partition'>,
+    };
+  }
+  return {
+    batchSize: new Histogram({ name: 'chainpipe_consumer_batch_size', help: 'Records per handler call', labelNames: ['topic', 'group'], buckets: [1, 5, 10, 25, 50, 100, 250, 500, 1000], registers: [registry] }),
+    batchDuration: new Histogram({ name: 'chainpipe_consumer_batch_duration_seconds', help: 'Handler call duration including dead letters and commit', labelNames: ['topic', 'group'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [registry] }),
+    messages: new Counter({ name: 'chainpipe_consumer_messages_total', help: 'Records consumed by outcome', labelNames: ['topic', 'group', 'outcome'], registers: [registry] }),
+    dlq: new Counter({ name: 'chainpipe_consumer_dlq_total', help: 'Records sent to the dead-letter topic', labelNames: ['topic', 'group', 'code'], registers: [registry] }),
+    retries: new Counter({ name: 'chainpipe_consumer_retries_total', help: 'Handler calls retried after a retryable error', labelNames: ['topic', 'group'], registers: [registry] }),
+    rebalances: new Counter({ name: 'chainpipe_consumer_rebalances_total', help: 'Consumer group joins (each rebalance ends in one)', labelNames: ['group'], registers: [registry] }),
+    lag: new Gauge({ name: 'chainpipe_consumer_lag', help: 'Records behind the high watermark after the last batch', labelNames: ['topic', 'group', 'partition'], registers: [registry] }),
+  };
+}
+
+/**
+ * An `eachBatch` consumer with manual offsets: a record's offset is resolved and committed only
+ * after the handler finished with it and every produce it made (dead letters included) was
+ * acknowledged. So a crash at any moment replays, never skips; handlers make that harmless by
+ * writing idempotently.
+ */
+export class BatchConsumer<T> {
+  private readonly consumer: Consumer;
+  private readonly topic: string;
+  private readonly metrics: ReturnType<typeof consumerMetrics>;
+  private readonly abort = new AbortController();
+  private joined = false;
+  private crashed?: string;
+  private lastActivity = Date.now();
+  private readonly retry: { retries: number; initialMs: number; maxMs: number };
+  private readonly maxRecords: number;
+  private readonly log: Logger;
+
+  constructor(private readonly opts: BatchConsumerOptions<T>) {
+    this.topic = topicName(opts.spec, opts.topicPrefix ?? '');
+    this.metrics = consumerMetrics(opts.registry);
+    this.retry = opts.retry ?? { retries: 8, initialMs: 200, maxMs: 10_000 };
+    this.maxRecords = opts.maxRecordsPerCall ?? 200;
+    this.log = opts.logger.child({ component: 'consumer', topic: this.topic, group: opts.groupId });
+    this.consumer = opts.kafka.consumer({
+      groupId: opts.groupId,
+      sessionTimeout: opts.sessionTimeoutMs ?? 30_000,
+      heartbeatInterval: Math.floor((opts.sessionTimeoutMs ?? 30_000) / 10),
+      allowAutoTopicCreation: false,
+      // Raw blocks reach 16 MiB; the broker returns at least one whole message anyway (KIP-74).
+      maxBytesPerPartition: 16 * 1024 * 1024,
+      maxBytes: 32 * 1024 * 1024,
+      retry: { retries: 5 },
+    });
+    const { GROUP_JOIN, HEARTBEAT, CRASH } = this.consumer.events;
+    this.consumer.on(GROUP_JOIN, () => {
+      this.joined = true;
+      this.lastActivity = Date.now();
+      this.metrics.rebalances.inc({ group: opts.groupId });
+    });
+    this.consumer.on(HEARTBEAT, () => {
+      this.lastActivity = Date.now();
+    });
+    this.consumer.on(CRASH, (e) => {
+      this.crashed = errorMessage(e.payload.error);
+      if (!e.payload.restart) opts.onFatal('kafka consumer crashed', e.payload.error);
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics: [this.topic], fromBeginning: this.opts.fromBeginning ?? true });
+    await this.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 1,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
+        for (const part of chunk(batch.messages, this.maxRecords)) {
+          // Between chunks only: a started chunk is finished (and committed) even while stopping.
+          if (!isRunning() || isStale()) return;
+          const t0 = process.hrtime.bigint();
+          try {
+            await this.processChunk(batch.topic, batch.partition, part, heartbeat);
+          } catch (err) {
+            this.crashed = errorMessage(err);
+            this.opts.onFatal('consumer handler failed past its retry budget', err);
+            throw err;
+          }
+          const last = part[part.length - 1].offset;
+          resolveOffset(last);
+          // Commit through the batch's own function: kafkajs' consumer.commitOffsets() silently
+          // does nothing once stop() began, which would lose the commit of a drained chunk.
+          await commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: nextOffset(last) }] }] });
+          await heartbeat();
+          this.lastActivity = Date.now();
+          const labels = { topic: this.opts.spec.name, group: this.opts.groupId };
+          this.metrics.batchSize.observe(labels, part.length);
+          this.metrics.batchDuration.observe(labels, Number(process.hrtime.bigint() - t0) / 1e9);
+          const lag = BigInt(batch.highWatermark) - BigInt(nextOffset(last));
+          this.metrics.lag.set({ ...labels, partition: String(batch.partition) }, Number(lag > 0n ? lag : 0n));
+        }
+      },
+    });
+  }
+
+  private decode(topic: string, partition: number, m: KafkaMessage): ConsumedRecord<T> {
+    const headers = decodeHeaders(m.headers);
+    const base = { topic, partition, offset: m.offset, key: m.key ? m.key.toString() : null, headers, timestamp: m.timestamp };
+    const { spec, contracts } = this.opts;
+    if (spec.encoding === 'raw') {
+      const check = contracts.validate(spec.schema, headers);
+      if (!check.ok) throw new NonRetryableError(`headers: ${check.errors}`, 'SCHEMA_INVALID');
+      return { ...base, value: (m.value ?? Buffer.alloc(0)) as unknown as T };
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(m.value ? m.value.toString('utf8') : 'null');
+    } catch (err) {
+      throw new NonRetryableError(`value is not JSON: ${errorMessage(err)}`, 'JSON_INVALID');
+    }
+    const check = contracts.validate(spec.schema, value);
+    if (!check.ok) throw new NonRetryableError(check.errors, 'SCHEMA_INVALID');
+    return { ...base, value: value as T };
+  }
+
+  private async processChunk(topic: string, partition: number, messages: KafkaMessage[], heartbeat: () => Promise<void>): Promise<void> {
+    const records: ConsumedRecord<T>[] = [];
+    const dead: DeadLetter[] = [];
+    const raw = new Map<string, KafkaMessage>();
+    for (const m of messages) {
+      raw.set(m.offset, m);
+      try {
+        records.push(this.decode(topic, partition, m));
+      } catch (err) {
+        const placeholder: ConsumedRecord<unknown> = { topic, partition, offset: m.offset, key: m.key?.toString() ?? null, value: null, headers: decodeHeaders(m.headers), timestamp: m.timestamp };
+        dead.push({ record: placeholder, reason: errorMessage(err), code: (err as NonRetryableError).code ?? 'DECODE_FAILED' });
+      }
+    }
+    if (records.length) dead.push(...(await this.handleWithRetry(records, heartbeat)));
+    const labels = { topic: this.opts.spec.name, group: this.opts.groupId };
+    if (dead.length) await this.deadLetter(dead, raw);
+    this.metrics.messages.inc({ ...labels, outcome: 'ok' }, messages.length - dead.length);
+    if (dead.length) this.metrics.messages.inc({ ...labels, outcome: 'dlq' }, dead.length);
+  }
+
+  /** Retries retryable failures in place; isolates non-retryable ones down to single records. */
+  private async handleWithRetry(records: ConsumedRecord<T>[], heartbeat: () => Promise<void>): Promise<DeadLetter[]> {
+    const ctx: HandlerContext = { heartbeat, signal: this.abort.signal };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const result = await this.opts.handler(records, ctx);
+        return result?.deadLetters ?? [];
+      } catch (err) {
+        if (isNonRetryable(err)) {
+          if (records.length === 1) {
+            return [{ record: records[0] as ConsumedRecord<unknown>, reason: errorMessage(err), code: (err as NonRetryableError).code ?? 'HANDLER_REJECTED' }];
+          }
+          const dead: DeadLetter[] = [];
+          for (const r of records) dead.push(...(await this.handleWithRetry([r], heartbeat)));
+          return dead;
+        }
+        if (attempt >= this.retry.retries) throw err;
+        this.metrics.retries.inc({ topic: this.opts.spec.name, group: this.opts.groupId });
+        const wait = backoffMs(attempt, this.retry.initialMs, this.retry.maxMs);
+        this.log.warn({ msg: 'handler_retry', attempt: attempt + 1, waitMs: wait, err: errorMessage(err) });
+        await sleep(wait, this.abort.signal);
+        await heartbeat();
+      }
+    }
+  }
+
+  private async deadLetter(dead: DeadLetter[], raw: Map<string, KafkaMessage>): Promise<void> {
+    const dlqTopic = dlqName(this.topic);
+    const now = String(Date.now());
+    const messages: Message[] = dead.map(({ record, reason, code }) => {
+      const original = raw.get(record.offset);
+      return {
+        key: original?.key ?? null,
+        value: original?.value ?? null,
+        headers: {
+          ...record.headers,
+          'dlq-source-topic': record.topic,
+          'dlq-source-partition': String(record.partition),
+          'dlq-source-offset': record.offset,
+          'dlq-consumer-group': this.opts.groupId,
+          'dlq-error-code': code ?? 'UNKNOWN',
+          'dlq-error': reason.slice(0, 2000),
+          'dlq-failed-at': now,
+        },
+      };
+    });
+    for (const d of dead) {
+      this.metrics.dlq.inc({ topic: this.opts.spec.name, group: this.opts.groupId, code: d.code ?? 'UNKNOWN' });
+      this.log.warn({ msg: 'dead_lettered', partition: d.record.partition, offset: d.record.offset, code: d.code, reason: d.reason.slice(0, 300) });
+    }
+    await this.opts.producer.publishEncoded(dlqTopic, messages, dlqName(this.opts.spec.name));
+  }
+
+  health(): HealthReport {
+    if (this.crashed) return { state: 'error', detail: this.crashed };
+    const idle = Date.now() - this.lastActivity;
+    if (idle > (this.opts.stallMs ?? 120_000)) return { state: 'error', detail: `no heartbeat for ${idle} ms` };
+    return { state: this.joined ? 'ok' : 'degraded', detail: this.joined ? undefined : 'not joined yet' };
+  }
+
+  ready(): boolean {
+    return this.joined && !this.crashed;
+  }
+
+  /** Stops fetching, lets the chunk in flight finish and commit, leaves the group. */
+  async stop(): Promise<void> {
+    await this.consumer.disconnect();
+    this.abort.abort();
+  }
+}

@@ -1,0 +1,5 @@
+export * from './config';
+export * from './client';
+export * from './producer';
+export * from './consumer';
+export * from './offsets';

@@ -1,0 +1,214 @@
+import { CompressionTypes, Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { NonRetryableError, RetryableError, errorMessage, type HealthReport, type Logger } from '@chainpipe/runtime';
+import type { Contracts, TopicSpec } from '@chainpipe/contracts';
+import { topicName } from './client';
+
+export interface OutgoingMessage<T> {
+  key: string | null;
+  value: T;
+  headers?: Record<string, string>;
+}
+
+export interface TopicProducerOptions {
+  kafka: Kafka;
+  contracts: Contracts;
+  logger: Logger;
+  registry: Registry;
+  topicPrefix?: string;
+  /** How long a message may wait for others to share its request. */
+  lingerMs?: number;
+  /**
+   * Upper bound of one request's payload. Messages to one partition travel as one record batch,
+   * which the broker refuses past `message.max.bytes`: keep this below it.
+   */
+  maxBatchBytes?: number;
+  maxBatchMessages?: number;
+  /** A publish not acknowledged by then rejects with a RetryableError. */
+  publishTimeoutMs?: number;
+}
+
+interface Pending {
+  topic: string;
+  messages: Message[];
+  bytes: number;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+/**
+ * A producer that validates every message against its topic's schema before it leaves the
+ * process, groups concurrent publishes into one request (linger), and resolves each publish
+ * only when the broker acknowledged it (acks=all). A message failing its schema is rejected
+ * with a NonRetryableError and never sent.
+ */
+export class TopicProducer {
+  private readonly producer: Producer;
+  private readonly opts: Required<Omit<TopicProducerOptions, 'kafka' | 'contracts' | 'logger' | 'registry'>>;
+  private queue: Pending[] = [];
+  private queuedBytes = 0;
+  private timer?: NodeJS.Timeout;
+  private inFlight = new Set<Promise<void>>();
+  private connected = false;
+  private lastError?: string;
+  private readonly published: Counter<'topic'>;
+  private readonly failed: Counter<'topic' | 'reason'>;
+  private readonly latency: Histogram<'topic'>;
+
+  constructor(private readonly deps: TopicProducerOptions) {
+    this.opts = {
+      topicPrefix: deps.topicPrefix ?? '',
+      lingerMs: deps.lingerMs ?? 2,
+      maxBatchBytes: deps.maxBatchBytes ?? 15 * 1024 * 1024,
+      maxBatchMessages: deps.maxBatchMessages ?? 1000,
+      publishTimeoutMs: deps.publishTimeoutMs ?? 10_000,
+    };
+    this.producer = deps.kafka.producer({
+      allowAutoTopicCreation: false,
+      // murmur2 on the key, as the Java client: a key lands on the same partition from any client.
+      createPartitioner: Partitioners.DefaultPartitioner,
+      // kafkajs retries a failed request itself; keep that shorter than our publish timeout so a
+      // down broker surfaces as an error instead of a request parked for minutes.
+      retry: { retries: 3, initialRetryTime: 200, maxRetryTime: 2_000 },
+    });
+    this.producer.on(this.producer.events.DISCONNECT, () => {
+      this.connected = false;
+    });
+    this.published = new Counter({ name: 'chainpipe_kafka_produced_messages_total', help: 'Messages acknowledged by the broker', labelNames: ['topic'], registers: [deps.registry] });
+    this.failed = new Counter({ name: 'chainpipe_kafka_produce_failures_total', help: 'Messages that failed to publish', labelNames: ['topic', 'reason'], registers: [deps.registry] });
+    this.latency = new Histogram({
+      name: 'chainpipe_kafka_produce_duration_seconds',
+      help: 'From publish() to broker acknowledgement',
+      labelNames: ['topic'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [deps.registry],
+    });
+  }
+
+  async connect(): Promise<void> {
+    await this.producer.connect();
+    this.connected = true;
+  }
+
+  health(): HealthReport {
+    if (this.connected) return { state: 'ok' };
+    return { state: 'degraded', detail: this.lastError ?? 'not connected' };
+  }
+
+  /** Encodes and validates; throws NonRetryableError for a message that breaks its contract. */
+  encode<T>(spec: TopicSpec<T>, msg: OutgoingMessage<T>): Message {
+    if (spec.encoding === 'raw') {
+      if (!Buffer.isBuffer(msg.value)) throw new NonRetryableError(`${spec.name}: raw topics take a Buffer`, 'PRODUCE_BAD_VALUE');
+      const check = this.deps.contracts.validate(spec.schema, msg.headers ?? {});
+      if (!check.ok) throw new NonRetryableError(`${spec.name} headers: ${check.errors}`, 'PRODUCE_SCHEMA_INVALID');
+      return { key: msg.key, value: msg.value, headers: msg.headers };
+    }
+    const check = this.deps.contracts.validate(spec.schema, msg.value);
+    if (!check.ok) throw new NonRetryableError(`${spec.name}: ${check.errors}`, 'PRODUCE_SCHEMA_INVALID');
+    return { key: msg.key, value: JSON.stringify(msg.value), headers: msg.headers };
+  }
+
+  /** Publishes to a registry topic; resolves once the broker has acknowledged every message. */
+  publish<T>(spec: TopicSpec<T>, messages: OutgoingMessage<T>[]): Promise<void> {
+    let encoded: Message[];
+    try {
+      encoded = messages.map((m) => this.encode(spec, m));
+    } catch (err) {
+      this.failed.inc({ topic: spec.name, reason: 'schema' }, messages.length);
+      return Promise.reject(err);
+    }
+    return this.publishEncoded(topicName(spec, this.opts.topicPrefix), encoded, spec.name);
+  }
+
+  /** Publishes already-encoded messages to a physical topic (dead letters, replays). */
+  publishEncoded(topic: string, messages: Message[], metricTopic = topic): Promise<void> {
+    if (messages.length === 0) return Promise.resolve();
+    const bytes = messages.reduce((n, m) => n + sizeOf(m), 0);
+    const end = this.latency.startTimer({ topic: metricTopic });
+    const acked = new Promise<void>((resolve, reject) => {
+      this.enqueue({ topic, messages, bytes, resolve, reject });
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new RetryableError(`publish to ${topic} not acknowledged in ${this.opts.publishTimeoutMs} ms`, 'PRODUCE_TIMEOUT')),
+        this.opts.publishTimeoutMs,
+      );
+    });
+    return Promise.race([acked, timeout]).then(
+      () => {
+        clearTimeout(timer);
+        end();
+        this.published.inc({ topic: metricTopic }, messages.length);
+      },
+      (err: Error) => {
+        clearTimeout(timer);
+        this.failed.inc({ topic: metricTopic, reason: err instanceof RetryableError ? 'timeout' : 'broker' }, messages.length);
+        throw err;
+      },
+    );
+  }
+
+  private enqueue(p: Pending): void {
+    if (this.queue.length && this.queuedBytes + p.bytes > this.opts.maxBatchBytes) this.flush();
+    this.queue.push(p);
+    this.queuedBytes += p.bytes;
+    const count = this.queue.reduce((n, q) => n + q.messages.length, 0);
+    if (this.queuedBytes >= this.opts.maxBatchBytes || count >= this.opts.maxBatchMessages) this.flush();
+    else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.opts.lingerMs);
+  }
+
+  private flush(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    const batch = this.queue;
+    if (!batch.length) return;
+    this.queue = [];
+    this.queuedBytes = 0;
+    const byTopic = new Map<string, Message[]>();
+    for (const p of batch) {
+      const list = byTopic.get(p.topic) ?? [];
+      list.push(...p.messages);
+      byTopic.set(p.topic, list);
+    }
+    const send = this.producer
+      .sendBatch({
+        acks: -1,
+        compression: CompressionTypes.None,
+        topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+      })
+      .then(
+        () => {
+          this.connected = true;
+          this.lastError = undefined;
+          for (const p of batch) p.resolve();
+        },
+        (err: unknown) => {
+          this.lastError = errorMessage(err);
+          this.deps.logger.warn({ msg: 'kafka_publish_failed', err: this.lastError, messages: batch.length });
+          const wrapped = new RetryableError(`kafka publish failed: ${this.lastError}`, 'PRODUCE_FAILED', { cause: err });
+          for (const p of batch) p.reject(wrapped);
+        },
+      )
+      .finally(() => this.inFlight.delete(send));
+    this.inFlight.add(send);
+  }
+
+  /** Sends what is queued, waits for every request in flight, then disconnects. */
+  async disconnect(): Promise<void> {
+    this.flush();
+    await Promise.allSettled([...this.inFlight]);
+    await this.producer.disconnect();
+    this.connected = false;
+  }
+}
+
+function sizeOf(m: Message): number {
+  const v = m.value;
+  let n = v == null ? 0 : typeof v === 'string' ? Buffer.byteLength(v) : v.length;
+  if (m.key) n += typeof m.key === 'string' ? Buffer.byteLength(m.key) : m.key.length;
+  for (const [k, hv] of Object.entries(m.headers ?? {})) n += k.length + (typeof hv === 'string' ? hv.length : Buffer.isBuffer(hv) ? hv.length : 0);
+  return n + 70; // record overhead
+}
