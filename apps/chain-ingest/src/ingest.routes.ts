@@ -1,0 +1,105 @@
+import express, { type RequestHandler, type Router } from 'express';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { TOPICS } from '@chainpipe/contracts';
+import { messageEnvelope, safeEqual, sendError, sendOk, useEnvelope } from '@chainpipe/http';
+import type { TopicProducer } from '@chainpipe/kafka';
+import { errorMessage, type Logger } from '@chainpipe/runtime';
+import { rawRecordHeaders, resolveNetwork, type IngestRoute } from './raw-record';
+
+export interface IngestDeps {
+  producer: Pick<TopicProducer, 'publish'>;
+  logger: Logger;
+  registry: Registry;
+  streamSecret: string;
+  bodyLimitBytes: number;
+  now?: () => number;
+}
+
+function ingestMetrics(registry: Registry) {
+  return {
+    requests: new Counter({ name: 'chainpipe_ingest_requests_total', help: 'Ingest requests by route, network and status', labelNames: ['route', 'network', 'status'], registers: [registry] }),
+    bytes: new Counter({ name: 'chainpipe_ingest_bytes_total', help: 'Body bytes accepted (after decompression)', labelNames: ['route', 'network'], registers: [registry] }),
+    publish: new Histogram({
+      name: 'chainpipe_ingest_publish_duration_seconds',
+      help: 'Time from body received to broker acknowledgement',
+      labelNames: ['network'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+  };
+}
+
+/**
+ * `POST /stream` and `POST /webhook` (also under `/tx/api/v1/`): the body, whatever it is, is
+ * published to chain.raw.v1 keyed by network and answered only after the broker acknowledged
+ * it, so a 200 means "durable" and anything else means "send it again".
+ */
+export function ingestRouter(deps: IngestDeps): Router {
+  const router = express.Router();
+  const metrics = ingestMetrics(deps.registry);
+  const now = deps.now ?? Date.now;
+  const log = deps.logger.child({ component: 'ingest' });
+  // Any content type: streamers send octet-stream, JSON or nothing at all. gzip/deflate are
+  // undone here (the limit applies to the inflated size, which also stops gzip bombs).
+  const rawBody = express.raw({ type: () => true, limit: deps.bodyLimitBytes, inflate: true });
+
+  const checkSecret: RequestHandler = (req, res, next) => {
+    const presented = req.header('content-secret-x');
+    if (!presented || !safeEqual(presented, deps.streamSecret)) {
+      metrics.requests.inc({ route: 'stream', network: 'unknown', status: '401' });
+      return sendError(res, 401, 'invalid stream secret');
+    }
+    next();
+  };
+
+  const handle = (route: IngestRoute): RequestHandler[] => [
+    (req, res, next) => {
+      // Decided before reading the body: a bad request costs us no upload.
+      const resolved = resolveNetwork(req.headers);
+      if ('error' in resolved) {
+        metrics.requests.inc({ route, network: 'unknown', status: '400' });
+        return sendError(res, 400, resolved.error);
+      }
+      res.locals.network = resolved.network;
+      next();
+    },
+    rawBody,
+    async (req, res) => {
+      const network = res.locals.network;
+      const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      if (body.length === 0) {
+        metrics.requests.inc({ route, network: network.network, status: '400' });
+        return sendError(res, 400, 'empty body');
+      }
+      const headers = rawRecordHeaders({
+        network,
+        receivedAtMs: now(),
+        contentEncoding: req.header('content-encoding'),
+        contentType: req.header('content-type'),
+        route,
+        requestId: String(res.locals.requestId),
+        headers: req.headers,
+      });
+      const end = metrics.publish.startTimer({ network: network.network });
+      try {
+        await deps.producer.publish(TOPICS.chainRaw, [{ key: network.network, value: body, headers }]);
+      } catch (err) {
+        metrics.requests.inc({ route, network: network.network, status: '503' });
+        log.warn({ msg: 'ingest_publish_failed', network: network.network, bytes: body.length, err: errorMessage(err) });
+        res.setHeader('retry-after', '5');
+        return sendError(res, 503, 'event bus unavailable, retry later');
+      }
+      end();
+      metrics.requests.inc({ route, network: network.network, status: '200' });
+      metrics.bytes.inc({ route, network: network.network }, body.length);
+      sendOk(res, null, { code: 0, message: 'ok' });
+    },
+  ];
+
+  router.use(useEnvelope(messageEnvelope));
+  for (const prefix of ['', '/tx/api/v1']) {
+    router.post(`${prefix}/stream`, checkSecret, ...handle('stream'));
+    router.post(`${prefix}/webhook`, ...handle('webhook'));
+  }
+  return router;
+}

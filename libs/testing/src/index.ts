@@ -1,0 +1,6 @@
+export * from './fixtures';
+export * from './env';
+export * from './wait';
+export * from './prometheus';
+export * from './processes';
+export * from './kafka';

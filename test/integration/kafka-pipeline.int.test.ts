@@ -1,0 +1,152 @@
+import { expect } from 'chai';
+import { Registry } from 'prom-client';
+import { TOPICS, dlqName, loadContracts, type AddressChangeMessage } from '@chainpipe/contracts';
+import { BatchConsumer, TopicProducer, createKafka, type ConsumedRecord } from '@chainpipe/kafka';
+import { NonRetryableError, RetryableError, createLogger } from '@chainpipe/runtime';
+import { committedOffset, createRegistryTopics, readTopic, testEnv, testKafka, uniquePrefix, waitFor } from '@chainpipe/testing';
+
+const contracts = loadContracts();
+const logger = createLogger({ name: 'test', level: 'silent' });
+
+function change(i: number): AddressChangeMessage {
+  return { app_id: 'app-1', chain_type: 'ethereum', adds: [`0x${i.toString(16).padStart(40, '0')}`], removes: [], changed_at: 1_700_000_000_000 + i };
+}
+
+describe('kafka pipeline: registry, typed producer, batch consumer (real broker)', () => {
+  let prefix: string;
+  let registry: Registry;
+  let producer: TopicProducer;
+  const consumers: BatchConsumer<unknown>[] = [];
+  const fatal: unknown[] = [];
+
+  beforeEach(async () => {
+    prefix = uniquePrefix('kp');
+    await createRegistryTopics(prefix, [TOPICS.addressesChanges]);
+    registry = new Registry();
+    const kafka = createKafka({ brokers: testEnv().kafkaBrokers, clientId: 'kp-test', logger });
+    producer = new TopicProducer({ kafka, contracts, logger, registry, topicPrefix: prefix });
+    await producer.connect();
+  });
+
+  afterEach(async () => {
+    for (const c of consumers.splice(0)) await c.stop();
+    await producer.disconnect();
+    expect(fatal, 'no consumer should have failed').to.deep.equal([]);
+  });
+
+  function startConsumer(handler: (records: ConsumedRecord<AddressChangeMessage>[]) => Promise<void>, groupId = `${prefix}group`) {
+    const kafka = createKafka({ brokers: testEnv().kafkaBrokers, clientId: 'kp-consumer', logger });
+    const consumer = new BatchConsumer<AddressChangeMessage>({
+      kafka,
+      groupId,
+      spec: TOPICS.addressesChanges,
+      contracts,
+      producer,
+      handler,
+      logger,
+      registry,
+      topicPrefix: prefix,
+      retry: { retries: 5, initialMs: 20, maxMs: 100 },
+      onFatal: (_reason, err) => fatal.push(err),
+    });
+    consumers.push(consumer as BatchConsumer<unknown>);
+    return consumer.start().then(() => consumer);
+  }
+
+  it('round-trips typed messages through the registry, validated on both sides, and commits after the work', async () => {
+    const sent = [1, 2, 3, 4, 5].map(change);
+    await producer.publish(TOPICS.addressesChanges, sent.map((value) => ({ key: value.app_id, value })));
+    const got: AddressChangeMessage[] = [];
+    await startConsumer(async (records) => {
+      for (const r of records) got.push(r.value);
+    });
+    await waitFor(() => got.length >= 5, { what: 'five records' });
+    expect(got).to.deep.equal(sent);
+    const topic = prefix + TOPICS.addressesChanges.name;
+    await waitFor(async () => (await committedOffset(`${prefix}group`, topic)) === 5, { what: 'offset 5 committed' });
+  });
+
+  it('refuses to publish a message that breaks its schema, and sends nothing', async () => {
+    const bad = { ...change(1), adds: 'not-an-array' } as unknown as AddressChangeMessage;
+    let error: unknown;
+    try {
+      await producer.publish(TOPICS.addressesChanges, [{ key: 'app-1', value: change(2) }, { key: 'app-1', value: bad }]);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).to.be.instanceOf(NonRetryableError);
+    expect((error as Error).message).to.match(/adds must be array/);
+    // Nothing of the rejected call reached the topic: the valid message of the same call neither.
+    await producer.publish(TOPICS.addressesChanges, [{ key: 'app-1', value: change(3) }]);
+    const messages = await readTopic(prefix + TOPICS.addressesChanges.name, 1);
+    expect(messages.map((m) => JSON.parse(m.value!.toString()).changed_at)).to.deep.equal([change(3).changed_at]);
+  });
+
+  it('dead-letters messages that fail decoding or their schema, with headers, and goes on with the next one', async () => {
+    const topic = prefix + TOPICS.addressesChanges.name;
+    const raw = testKafka().producer();
+    await raw.connect();
+    await raw.send({
+      topic,
+      messages: [
+        { key: 'k1', value: '{"this is": not json' },
+        { key: 'k2', value: JSON.stringify({ app_id: 'app-1' }) },
+        { key: 'k3', value: JSON.stringify(change(7)), headers: { trace: 'abc' } },
+      ],
+    });
+    await raw.disconnect();
+    const got: ConsumedRecord<AddressChangeMessage>[] = [];
+    await startConsumer(async (records) => void got.push(...records));
+    await waitFor(() => got.length >= 1, { what: 'the valid record' });
+    expect(got.map((r) => r.value)).to.deep.equal([change(7)]);
+    expect(got[0].headers.trace).to.equal('abc');
+
+    const dead = await readTopic(dlqName(topic), 2);
+    expect(dead).to.have.length(2);
+    const [d1, d2] = dead;
+    expect(d1.value!.toString()).to.equal('{"this is": not json');
+    expect(d1.key!.toString()).to.equal('k1');
+    expect(d1.headers!['dlq-source-topic']!.toString()).to.equal(topic);
+    expect(d1.headers!['dlq-source-partition']!.toString()).to.equal('0');
+    expect(d1.headers!['dlq-source-offset']!.toString()).to.equal('0');
+    expect(d1.headers!['dlq-error-code']!.toString()).to.equal('JSON_INVALID');
+    expect(d2.headers!['dlq-source-offset']!.toString()).to.equal('1');
+    expect(d2.headers!['dlq-error-code']!.toString()).to.equal('SCHEMA_INVALID');
+    expect(d2.headers!['dlq-error']!.toString()).to.match(/chain_type is required/);
+    await waitFor(async () => (await committedOffset(`${prefix}group`, topic)) === 3, { what: 'offset 3 committed' });
+  });
+
+  it('isolates a record its handler rejects for good: that one goes to the DLQ, the others are processed once', async () => {
+    const topic = prefix + TOPICS.addressesChanges.name;
+    const sent = [1, 2, 3, 4, 5].map(change);
+    await producer.publish(TOPICS.addressesChanges, sent.map((value) => ({ key: value.app_id, value })));
+    const done = new Map<number, number>();
+    await startConsumer(async (records) => {
+      // Poison: the whole call fails while it holds record 3, so the consumer retries one by one.
+      if (records.some((r) => r.value.changed_at === sent[2].changed_at)) throw new NonRetryableError('record 3 is poison', 'POISON');
+      for (const r of records) done.set(r.value.changed_at, (done.get(r.value.changed_at) ?? 0) + 1);
+    });
+    await waitFor(async () => (await committedOffset(`${prefix}group`, topic)) === 5, { what: 'offset 5 committed' });
+    expect([...done.keys()].sort()).to.deep.equal([0, 1, 3, 4].map((i) => sent[i].changed_at));
+    expect([...done.values()].every((n) => n === 1)).to.equal(true);
+    const [dead] = await readTopic(dlqName(topic), 1);
+    expect(JSON.parse(dead.value!.toString())).to.deep.equal(sent[2]);
+    expect(dead.headers!['dlq-error-code']!.toString()).to.equal('POISON');
+    expect(dead.headers!['dlq-source-offset']!.toString()).to.equal('2');
+  });
+
+  it('retries a retryable failure with backoff and then processes the batch', async () => {
+    await producer.publish(TOPICS.addressesChanges, [{ key: 'app-1', value: change(9) }]);
+    let calls = 0;
+    const got: AddressChangeMessage[] = [];
+    await startConsumer(async (records) => {
+      calls += 1;
+      if (calls <= 2) throw new RetryableError('database briefly unavailable');
+      got.push(...records.map((r) => r.value));
+    });
+    await waitFor(() => got.length === 1, { what: 'processed after retries' });
+    expect(calls).to.equal(3);
+    const metrics = await registry.getSingleMetricAsString('chainpipe_consumer_retries_total');
+    expect(metrics).to.match(/chainpipe_consumer_retries_total\{[^}]*\} 2/);
+  });
+});
