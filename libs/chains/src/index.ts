@@ -1,2 +1,3 @@
 export * from './networks';
 export * from './address';
+export * from './rpc-client';

@@ -5,3 +5,4 @@ export * from './metrics';
 export * from './lifecycle';
 export * from './base-config';
 export * from './boot';
+export * from './secret-box';

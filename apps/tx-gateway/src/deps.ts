@@ -1,0 +1,22 @@
+import type { ChainOrigins } from '@chainpipe/chains';
+import type { Contracts } from '@chainpipe/contracts';
+import type { Knex } from '@chainpipe/db';
+import type { Principal } from '@chainpipe/http';
+import type { TopicProducer } from '@chainpipe/kafka';
+import type { Logger, SecretBox } from '@chainpipe/runtime';
+import type { Registry } from 'prom-client';
+
+/** What the tx-gateway's routes may use; each route module takes the part it needs. */
+export interface TxGatewayDeps {
+  db: Knex;
+  contracts: Contracts;
+  producer: Pick<TopicProducer, 'publish'>;
+  logger: Logger;
+  registry: Registry;
+  resolveKey: (token: string) => Promise<Principal | undefined>;
+  origins: ChainOrigins;
+  rpcTimeoutMs: number;
+  secretBox: SecretBox;
+  /** Unix milliseconds; injected so tests control time. */
+  now: () => number;
+}

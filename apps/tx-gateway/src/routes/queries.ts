@@ -1,0 +1,7 @@
+import express, { type Router } from 'express';
+import type { TxGatewayDeps } from '../deps';
+
+/** Placeholder until this route group is written. */
+export function queriesRoutes(_deps: TxGatewayDeps): Router {
+  return express.Router();
+}
