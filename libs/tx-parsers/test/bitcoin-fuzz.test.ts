@@ -28,7 +28,12 @@ function containers(root: Json): Array<{ node: Json; key: string | number }> {
   const out: Array<{ node: Json; key: string | number }> = [];
   const walk = (node: Json) => {
     if (Array.isArray(node)) node.forEach((v, i) => (out.push({ node, key: i }), walk(v)));
-    else if (node && typeof node === 'object') for (const k of Object.keys(node)) out.push({ node, key: k }), walk(node[k]);
+    else if (node && typeof node === 'object') {
+      for (const k of Object.keys(node)) {
+        out.push({ node, key: k });
+        walk(node[k]);
+      }
+    }
   };
   walk(root);
   return out;

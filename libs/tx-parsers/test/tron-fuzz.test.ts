@@ -88,7 +88,12 @@ function slots(root: Json): Slot[] {
   const out: Slot[] = [];
   const walk = (node: Json): void => {
     if (Array.isArray(node)) node.forEach((v, i) => (out.push({ parent: node, key: i }), walk(v)));
-    else if (node && typeof node === 'object') for (const k of Object.keys(node)) out.push({ parent: node, key: k }), walk(node[k]);
+    else if (node && typeof node === 'object') {
+      for (const k of Object.keys(node)) {
+        out.push({ parent: node, key: k });
+        walk(node[k]);
+      }
+    }
   };
   walk(root);
   return out;

@@ -1,0 +1,48 @@
+# chainpipe: the commands a new user needs. `make up` to run everything, `make test` to check it.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+.PHONY: help install up down test lint typecheck test-unit test-int migrate topics bench kafka-start kafka-stop logs
+
+help: ## this list
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
+
+node_modules/.package-lock.json: package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: node_modules/.package-lock.json ## install npm packages and fetch the Kafka broker
+	scripts/kafka/kafka.sh fetch
+
+up: install ## start Kafka, migrations, topics and every app; prints where to point a client
+	scripts/dev/up.sh
+
+down: ## stop everything `make up` started
+	scripts/dev/down.sh
+
+test: install ## lint, typecheck, unit and integration tests against real Kafka, Postgres, Redis
+	scripts/test.sh
+
+lint: node_modules/.package-lock.json ## eslint
+	npx --no-install eslint .
+
+typecheck: node_modules/.package-lock.json ## tsc --noEmit over the whole repo
+	npx --no-install tsc -p tsconfig.json --noEmit
+
+test-unit: node_modules/.package-lock.json ## pure tests, no I/O
+	npm run -s test:unit
+
+test-int: install ## integration tests (expects a broker on TEST_KAFKA_BROKERS, default 127.0.0.1:19092)
+	npm run -s test:int
+
+migrate: node_modules/.package-lock.json ## create the database if needed and apply migrations
+	npx --no-install tsx libs/db/src/migrate-cli.ts
+
+topics: node_modules/.package-lock.json ## create every registry topic on KAFKA_BROKERS
+	npx --no-install tsx scripts/create-topics.ts
+
+bench: install ## benchmarks, e.g. make bench WHAT=ingest
+	npm run -s bench -- $(WHAT)
+
+logs: ## follow the logs of the running apps
+	tail -F .run/logs/*.log

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# make up: Kafka, Postgres, Redis, migrations, topics, development credentials and every app,
+# each in its own process with its log under .run/logs/. Returns once everything is ready.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+RUN="$ROOT/.run"; mkdir -p "$RUN/logs" "$RUN/pids"
+ENV_FILE="$RUN/dev.env"
+
+scripts/dev/services.sh
+KAFKA_KEEP_DATA=1 scripts/kafka/kafka.sh start
+
+# Development credentials, made once and kept: a new user gets working values, nothing is shared.
+touch "$ENV_FILE"
+add_env() { grep -q "^$1=" "$ENV_FILE" || echo "$1=$2" >> "$ENV_FILE"; }
+add_env DATABASE_URL "postgres://postgres@127.0.0.1:5432/chainpipe"
+add_env KAFKA_BROKERS "127.0.0.1:${KAFKA_PORT:-9092}"
+add_env REDIS_URL "redis://127.0.0.1:6379/0"
+add_env STREAM_SECRET "$(node -e "process.stdout.write(require('crypto').randomBytes(24).toString('hex'))")"
+add_env WEBHOOK_SECRET_KEY "$(node -e "process.stdout.write(require('crypto').randomBytes(32).toString('hex'))")"
+set -a; . "$ENV_FILE"; set +a
+
+npx --no-install tsx libs/db/src/migrate-cli.ts >/dev/null
+npx --no-install tsx scripts/create-topics.ts
+if ! grep -q '^DEMO_API_KEY=' "$ENV_FILE"; then
+  key="$(npx --no-install tsx apps/admin/src/main.ts app:create --name "Demo application" --id demo --quiet)"
+  echo "DEMO_API_KEY=$key" >> "$ENV_FILE"
+  export DEMO_API_KEY="$key"
+fi
+
+started=()
+while read -r name port ops; do
+  [[ -z "$name" || "$name" == \#* ]] && continue
+  [ -f "apps/$name/src/main.ts" ] || continue
+  pidf="$RUN/pids/$name.pid"
+  if [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null; then started+=("$name $port $ops"); continue; fi
+  envs=(OPS_PORT="$ops"); [ "$port" != "-" ] && envs+=(PORT="$port")
+  env "${envs[@]}" LOG_PRETTY=false nohup node --require tsx/cjs "apps/$name/src/main.ts" >>"$RUN/logs/$name.log" 2>&1 &
+  echo $! > "$pidf"
+  started+=("$name $port $ops")
+done < scripts/dev/apps.txt
+
+for entry in "${started[@]}"; do
+  read -r name port ops <<<"$entry"
+  ok=0
+  for _ in $(seq 1 120); do
+    if curl -fsS "http://127.0.0.1:$ops/readyz" >/dev/null 2>&1; then ok=1; break; fi
+    kill -0 "$(cat "$RUN/pids/$name.pid")" 2>/dev/null || break
+    sleep 0.5
+  done
+  if [ "$ok" != 1 ]; then echo "up: $name did not become ready; last lines of .run/logs/$name.log:" >&2; tail -n 30 "$RUN/logs/$name.log" >&2; exit 1; fi
+done
+
+echo
+echo "chainpipe is up. Point clients here:"
+printf '  %-16s %-28s %s\n' APP PUBLIC OPS
+for entry in "${started[@]}"; do
+  read -r name port ops <<<"$entry"
+  pub="-"; [ "$port" != "-" ] && pub="http://127.0.0.1:$port"
+  printf '  %-16s %-28s %s\n' "$name" "$pub" "http://127.0.0.1:$ops/metrics"
+done
+printf '  %-16s %-28s\n' kafka "127.0.0.1:${KAFKA_PORT:-9092}"
+echo
+echo "Development credentials (also in .run/dev.env):"
+grep -E '^(STREAM_SECRET|DEMO_API_KEY)=' "$ENV_FILE" | sed 's/^/  /'
+echo
+echo "Try:  npm run replay -- --all     (posts fixture blocks to chain-ingest)"
+echo "Logs: .run/logs/<app>.log    Stop: make down"
