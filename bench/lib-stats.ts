@@ -1,0 +1,48 @@
+import os from 'node:os';
+
+export interface LatencyStats {
+  count: number;
+  p50: number;
+  p99: number;
+  mean: number;
+}
+
+/** Percentiles of latencies in milliseconds (nearest-rank). */
+export function latencyStats(samples: number[]): LatencyStats {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN;
+  return { count: s.length, p50: at(50), p99: at(99), mean: s.reduce((a, b) => a + b, 0) / (s.length || 1) };
+}
+
+/**
+ * Runs `task` with `concurrency` workers for `durationMs` (after a warm-up) and collects each
+ * call's latency. Bounded in time and so in count.
+ */
+export async function sustained(task: () => Promise<void>, opts: { concurrency: number; durationMs: number; warmupMs?: number }): Promise<{ latencies: number[]; elapsedMs: number; errors: number }> {
+  const warmEnd = Date.now() + (opts.warmupMs ?? 1000);
+  const worker = async (until: number, record: boolean, latencies: number[], errors: { n: number }) => {
+    while (Date.now() < until) {
+      const t0 = process.hrtime.bigint();
+      try {
+        await task();
+        if (record) latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      } catch {
+        errors.n += 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: opts.concurrency }, () => worker(warmEnd, false, [], { n: 0 })));
+  const latencies: number[] = [];
+  const errors = { n: 0 };
+  const start = Date.now();
+  await Promise.all(Array.from({ length: opts.concurrency }, () => worker(start + opts.durationMs, true, latencies, errors)));
+  return { latencies, elapsedMs: Date.now() - start, errors: errors.n };
+}
+
+export function machine(): string {
+  return `${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'unknown cpu'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+}
+
+export function printTable(rows: Record<string, string | number>[]): void {
+  console.table(rows);
+}

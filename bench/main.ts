@@ -1,0 +1,30 @@
+/**
+ * `npm run bench -- <name>`: runs bench/<name>.ts. Each benchmark measures a hot path next to a
+ * raw baseline doing the same work in the same run and prints the ratio.
+ */
+const BENCHES: Record<string, string> = {
+  ingest: './ingest',
+  parse: './parse',
+  search: './search',
+};
+
+async function main(): Promise<void> {
+  const names = process.argv.slice(2).filter(Boolean);
+  if (!names.length || names.some((n) => !BENCHES[n])) {
+    console.error(`usage: npm run bench -- <${Object.keys(BENCHES).join('|')}> [...]`);
+    process.exit(2);
+  }
+  for (const name of names) {
+    const mod = (await import(BENCHES[name])) as { run: () => Promise<void> };
+    console.log(`\n== bench ${name}`);
+    await mod.run();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
