@@ -21,6 +21,7 @@ import {
   waitFor,
   waitReady,
   type RunningProcess,
+  readJson,
 } from '@chainpipe/testing';
 
 const run = promisify(execFile);
@@ -77,7 +78,7 @@ describe('chain-ingest (real HTTP, real broker)', function () {
         'stream-dataset': 'block',
       });
       expect(res.status, f.file).to.equal(200);
-      expect(await res.json()).to.deep.equal({ code: 0, message: 'ok', data: null });
+      expect(await readJson(res)).to.deep.equal({ code: 0, message: 'ok', data: null });
     }
     const messages = await readTopic(topic, FIXTURES.length);
     expect(messages).to.have.length(FIXTURES.length);
@@ -123,7 +124,7 @@ describe('chain-ingest (real HTTP, real broker)', function () {
     for (const [headers, status, msg, overrideBody] of cases) {
       const res = await post(`${app.url}/stream`, overrideBody ?? body, headers);
       expect(res.status, JSON.stringify(headers)).to.equal(status);
-      const json = await res.json();
+      const json = await readJson(res);
       expect(json.code).to.equal(status);
       expect(json.message).to.match(msg);
       expect(json.data).to.equal(null);
@@ -138,7 +139,7 @@ describe('chain-ingest (real HTTP, real broker)', function () {
     try {
       const res = await post(`${app.url}/stream`, huge, { 'content-secret-x': SECRET, 'cl-stream-network': 'ethereum-mainnet' });
       status = res.status;
-      expect((await res.json()).message).to.equal('request body too large');
+      expect((await readJson(res)).message).to.equal('request body too large');
     } catch (err) {
       throw new Error(`the server must answer 413, not drop the connection: ${String(err)}`);
     }
@@ -203,7 +204,7 @@ describe('chain-ingest while the broker is down (a private broker of its own)', 
     const during = await post(`${app!.url}/stream`, '{"n":"during"}', headers);
     expect(during.status).to.equal(503);
     expect(during.headers.get('retry-after')).to.equal('5');
-    expect(await during.json()).to.deep.equal({ code: 503, message: 'event bus unavailable, retry later', data: null });
+    expect(await readJson(during)).to.deep.equal({ code: 503, message: 'event bus unavailable, retry later', data: null });
     expect(Date.now() - t0, 'answered within the publish timeout, no hang').to.be.lessThan(10_000);
 
     await run(kafkaSh, ['start'], { env: { ...brokerEnv, KAFKA_KEEP_DATA: '1' } });

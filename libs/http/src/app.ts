@@ -10,8 +10,13 @@ import { HttpError } from './errors';
 export interface HttpAppOptions {
   logger: Logger;
   registry: Registry;
-  /** Style of errors raised before any router picked one (404, early body errors). */
+  /** Style of responses whose path `envelopeFor` does not claim. */
   defaultEnvelope: EnvelopeStyle;
+  /**
+   * The envelope of a path, decided before anything runs: body-parser errors, auth failures and
+   * timeouts of a route then answer in that route's style too.
+   */
+  envelopeFor?: (path: string) => EnvelopeStyle | undefined;
   /** A request running longer than this gets 504 (the spec's 15 s). */
   timeoutMs?: number;
 }
@@ -61,7 +66,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
     const id = incoming && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = id;
     res.setHeader('x-request-id', id);
-    setEnvelope(res, opts.defaultEnvelope);
+    setEnvelope(res, opts.envelopeFor?.(req.path) ?? opts.defaultEnvelope);
     const start = process.hrtime.bigint();
     const timer = setTimeout(() => {
       if (!res.headersSent) {

@@ -27,7 +27,9 @@ export function redisComponent(redis: Redis) {
     health: (): HealthReport => (redis.status === 'ready' ? { state: 'ok' } : { state: 'degraded', detail: redis.status }),
     ready: () => redis.status === 'ready',
     stop: async () => {
+      const ended = redis.status === 'end' ? Promise.resolve() : new Promise<void>((resolve) => redis.once('end', () => resolve()));
       await redis.quit().catch(() => redis.disconnect());
+      await ended;
     },
   };
 }

@@ -50,6 +50,8 @@ export class Lifecycle {
   private readonly exit: (code: number) => void;
   private opsServer?: http.Server;
   private started = false;
+  /** Set before anything stops, so readiness is false for the whole shutdown. */
+  private stopRequested = false;
   private stopping?: Promise<void>;
 
   constructor(opts: LifecycleOptions) {
@@ -64,7 +66,7 @@ export class Lifecycle {
   }
 
   get isStopping(): boolean {
-    return this.stopping !== undefined;
+    return this.stopRequested;
   }
 
   /** Called by main once every component has started. */
@@ -153,6 +155,7 @@ export class Lifecycle {
    */
   shutdown(reason: string, error?: unknown): Promise<void> {
     if (this.stopping) return this.stopping;
+    this.stopRequested = true;
     const log = this.logger;
     if (error) log.error({ msg: 'shutdown_on_error', reason, err: error });
     else log.info({ msg: 'shutdown_started', reason });

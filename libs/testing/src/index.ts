@@ -4,3 +4,4 @@ export * from './wait';
 export * from './prometheus';
 export * from './processes';
 export * from './kafka';
+export * from './http';

@@ -1,0 +1,79 @@
+import { Writable } from 'node:stream';
+import { expect } from 'chai';
+import { Lifecycle, createLogger } from '@chainpipe/runtime';
+
+function sink() {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l));
+      cb();
+    },
+  });
+  return { lines, logger: createLogger({ name: 't', destination: stream }) };
+}
+
+describe('Lifecycle', () => {
+  it('stops components in reverse order, once, and exits 0; readiness turns false first', async () => {
+    const { logger } = sink();
+    const order: string[] = [];
+    let readyDuringStop: boolean | undefined;
+    const exits: number[] = [];
+    const lc = new Lifecycle({ logger, exit: (c) => exits.push(c) });
+    lc.add({ name: 'db', stop: async () => void order.push('db') });
+    lc.add({ name: 'consumer', stop: async () => void order.push('consumer') });
+    lc.add({ name: 'http', stop: async () => { readyDuringStop = lc.readiness().ready; order.push('http'); } });
+    lc.markStarted();
+    expect(lc.readiness().ready).to.equal(true);
+    await Promise.all([lc.shutdown('test'), lc.shutdown('again')]);
+    expect(order).to.deep.equal(['http', 'consumer', 'db']);
+    expect(readyDuringStop).to.equal(false);
+    expect(exits).to.deep.equal([0]);
+  });
+
+  it('exits 1 after a crash or a failing stop, and still stops the rest', async () => {
+    const { logger, lines } = sink();
+    const exits: number[] = [];
+    const stopped: string[] = [];
+    const lc = new Lifecycle({ logger, exit: (c) => exits.push(c) });
+    lc.add({ name: 'a', stop: async () => void stopped.push('a') });
+    lc.add({ name: 'b', stop: async () => { throw new Error('boom'); } });
+    await lc.shutdown('crash', new Error('consumer died'));
+    expect(stopped).to.deep.equal(['a']);
+    expect(exits).to.deep.equal([1]);
+    expect(lines.some((l) => l.msg === 'component_stop_failed' && l.component === 'b')).to.equal(true);
+  });
+
+  it('exits 1 when a stop outlives the deadline', async () => {
+    const { logger } = sink();
+    const exits: number[] = [];
+    const lc = new Lifecycle({ logger, exit: (c) => exits.push(c), shutdownTimeoutMs: 50 });
+    lc.add({ name: 'stuck', stop: () => new Promise((r) => setTimeout(r, 300)) });
+    void lc.shutdown('test');
+    await new Promise((r) => setTimeout(r, 120));
+    expect(exits).to.deep.equal([1]);
+  });
+
+  it('aggregates component health and readiness', () => {
+    const { logger } = sink();
+    let consumerReady = false;
+    const lc = new Lifecycle({ logger, exit: () => undefined });
+    lc.add({ name: 'redis', health: () => ({ state: 'degraded', detail: 'reconnecting' }) });
+    lc.add({ name: 'consumer', health: () => 'ok', ready: () => consumerReady });
+    lc.markStarted();
+    expect(lc.health()).to.deep.equal({ state: 'degraded', components: { redis: { state: 'degraded', detail: 'reconnecting' }, consumer: { state: 'ok' } } });
+    expect(lc.readiness().ready).to.equal(false);
+    consumerReady = true;
+    expect(lc.readiness()).to.deep.equal({ ready: true, components: { redis: true, consumer: true } });
+  });
+});
+
+describe('logger', () => {
+  it('writes JSON lines with the app name and never prints secrets it is handed', () => {
+    const { logger, lines } = sink();
+    logger.info({ msg: 'request', headers: { 'x-api-key': 'cpk_secret', 'content-secret-x': 'shh', host: 'h' }, config: { STREAM_SECRET: 'x' } });
+    expect(lines[0]).to.include({ app: 't', msg: 'request', level: 'info' });
+    expect(JSON.stringify(lines[0])).to.not.match(/cpk_secret|shh|"x"/);
+    expect((lines[0].headers as Record<string, string>).host).to.equal('h');
+  });
+});

@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import express from 'express';
+import { Registry } from 'prom-client';
+import { loadContracts } from '@chainpipe/contracts';
+import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
+import {
+  HttpError,
+  createHttpApp,
+  createKeyResolver,
+  finishHttpApp,
+  generateApiKey,
+  listen,
+  messageEnvelope,
+  msgEnvelope,
+  requireApiKey,
+  sendOk,
+  validateBody,
+  type StartedServer,
+} from '@chainpipe/http';
+import { createRedis, redisComponent } from '@chainpipe/redis';
+import { createLogger } from '@chainpipe/runtime';
+import { parsePrometheusText, readJson, testEnv } from '@chainpipe/testing';
+
+describe('http library on a real server with keys in the real database', () => {
+  let db: Knex;
+  let server: StartedServer;
+  let base: string;
+  let token: string;
+  const registry = new Registry();
+
+  before(async () => {
+    db = createDb({ url: testEnv().databaseUrl, poolMax: 2 });
+    const repo = new ApiKeyRepository(db);
+    const appId = `http-${randomBytes(4).toString('hex')}`;
+    await repo.createApp(appId, 'http test');
+    const key = generateApiKey();
+    await repo.addKey(appId, key.keyId, key.secretHash, null);
+    token = key.token;
+    const logger = createLogger({ name: 'http-test', level: 'silent' });
+    const app = createHttpApp({ logger, registry, defaultEnvelope: msgEnvelope, envelopeFor: (path) => (path.startsWith('/a/') ? messageEnvelope : undefined), timeoutMs: 300 });
+    app.use(requireApiKey(createKeyResolver((id) => repo.findKey(id))));
+    app.use(express.json({ limit: 1024 }));
+    const a = express.Router();
+    a.post('/a/changes', validateBody(loadContracts(), 'kafka/addresses.changes.v1'), (req, res) => sendOk(res, { app: res.locals.principal.appId, adds: req.body.adds.length }));
+    a.get('/a/slow', async () => new Promise((r) => setTimeout(r, 1000)));
+    a.get('/a/teapot', () => {
+      throw new HttpError(418, 'short and stout', 41800);
+    });
+    a.get('/a/bug', () => {
+      throw new Error('internal detail that must not leak');
+    });
+    app.use(a);
+    finishHttpApp(app, logger);
+    server = await listen(app, 0, '127.0.0.1');
+    base = `http://127.0.0.1:${server.address.port}`;
+  });
+
+  after(async () => {
+    await server.close();
+    await db.destroy();
+  });
+
+  const call = (path: string, init: RequestInit = {}, key: string | null = token) =>
+    fetch(base + path, { ...init, headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}), ...(init.headers ?? {}) } });
+
+  it('authenticates: missing key 401, unknown key 403, valid key passes with its application', async () => {
+    const missing = await call('/a/teapot', {}, null);
+    expect(missing.status).to.equal(401);
+    expect(await readJson(missing)).to.deep.equal({ code: 401, message: 'missing X-API-Key', data: null });
+    const forged = await call('/a/teapot', {}, token.slice(0, -2) + 'zz');
+    expect(forged.status).to.equal(403);
+    const ok = await call('/a/changes', { method: 'POST', body: JSON.stringify({ app_id: 'x', chain_type: 'ethereum', adds: ['0x1'], removes: [], changed_at: 1 }) });
+    expect(ok.status).to.equal(200);
+    expect((await readJson(ok)).data.adds).to.equal(1);
+  });
+
+  it('validates bodies from schemas/ and names the field; malformed JSON and oversized bodies get the envelope', async () => {
+    const bad = await call('/a/changes', { method: 'POST', body: JSON.stringify({ app_id: 'x', adds: 'no' }) });
+    expect(bad.status).to.equal(400);
+    const body = await readJson(bad);
+    expect(body).to.include({ code: 400, data: null });
+    expect(body.message).to.match(/chain_type is required/);
+    const malformed = await call('/a/changes', { method: 'POST', body: '{"app_id":' });
+    expect(malformed.status).to.equal(400);
+    expect(await readJson(malformed)).to.deep.equal({ code: 400, message: 'invalid JSON', data: null });
+    const big = await call('/a/changes', { method: 'POST', body: JSON.stringify({ pad: 'x'.repeat(5000) }) });
+    expect(big.status).to.equal(413);
+    expect(await readJson(big)).to.deep.equal({ code: 413, message: 'request body too large', data: null });
+  });
+
+  it('answers 504 at the deadline, maps HttpErrors, hides internal errors, 404s unknown routes', async () => {
+    const t0 = Date.now();
+    const slow = await call('/a/slow');
+    expect(slow.status).to.equal(504);
+    expect(Date.now() - t0).to.be.lessThan(900);
+    expect((await readJson(slow)).message).to.match(/timed out/);
+    const teapot = await call('/a/teapot');
+    expect(teapot.status).to.equal(418);
+    expect(await readJson(teapot)).to.deep.equal({ code: 41800, message: 'short and stout', data: null });
+    const bug = await call('/a/bug');
+    expect(bug.status).to.equal(500);
+    expect(JSON.stringify(await readJson(bug))).to.not.contain('internal detail');
+    const none = await call('/nope');
+    expect(none.status).to.equal(404);
+    expect((await readJson(none)).msg).to.match(/no route/);
+    expect(slow.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+  });
+
+  it('records request metrics by route template and status', async () => {
+    const e = parsePrometheusText(await registry.metrics());
+    const teapots = e.samples.find((s) => s.name === 'chainpipe_http_requests_total' && s.labels.route === '/a/teapot' && s.labels.status === '418');
+    expect(teapots?.value).to.be.at.least(1);
+  });
+});
+
+describe('redis factory (real Redis)', () => {
+  it('connects with a key prefix, reports health, and quits on stop', async () => {
+    const prefix = `chainpipe-test:${randomBytes(3).toString('hex')}:`;
+    const redis = createRedis({ url: testEnv().redisUrl, keyPrefix: prefix });
+    const component = redisComponent(redis);
+    await redis.set('k', 'v', 'EX', 30);
+    expect(component.health()).to.deep.equal({ state: 'ok' });
+    const raw = createRedis({ url: testEnv().redisUrl });
+    expect(await raw.get(`${prefix}k`)).to.equal('v');
+    await raw.quit();
+    await component.stop();
+    expect(redis.status).to.equal('end');
+  });
+});
