@@ -19,6 +19,7 @@ echo "== typecheck";  npx --no-install tsc -p tsconfig.json --noEmit
 echo "== unit";       npm run -s test:unit 2>&1 | tee -a "$LOG"
 echo "== integration"; npm run -s test:int 2>&1 | tee -a "$LOG"
 
-passed=$(grep -Eo '^ +[0-9]+ passing' "$LOG" | awk '{s+=$1} END {print s+0}')
-failed=$(grep -Eo '^ +[0-9]+ failing' "$LOG" | awk '{s+=$1} END {print s+0}')
+# grep finds nothing when nothing failed; that is not an error here.
+passed=$( (grep -Eo '^ +[0-9]+ passing' "$LOG" || true) | awk '{s+=$1} END {print s+0}')
+failed=$( (grep -Eo '^ +[0-9]+ failing' "$LOG" || true) | awk '{s+=$1} END {print s+0}')
 echo "test: $passed passed, $failed failed"
