@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import { createHttpApp, finishHttpApp, msgEnvelope, requireApiKey } from '@chainpipe/http';
 import type { TxGatewayDeps } from './deps';
+import { managementEnvelopeFor } from './management/envelopes';
 import { addressesRoutes } from './routes/addresses';
 import { appConfigRoutes } from './routes/app-config';
 import { queriesRoutes } from './routes/queries';
@@ -12,7 +13,8 @@ import { rpcProxyRoutes } from './routes/rpc-proxy';
  * behind `X-API-Key` (the RPC proxy too: it spends our node quota).
  */
 export function createTxGatewayApp(deps: TxGatewayDeps & { timeoutMs: number; bodyLimitBytes: number }): Express {
-  const app = createHttpApp({ logger: deps.logger, registry: deps.registry, defaultEnvelope: msgEnvelope, timeoutMs: deps.timeoutMs });
+  // Query endpoints (list and V2 formats) use `msg`; addresses and app config use `message`.
+  const app = createHttpApp({ logger: deps.logger, registry: deps.registry, defaultEnvelope: msgEnvelope, envelopeFor: managementEnvelopeFor, timeoutMs: deps.timeoutMs });
   // Authenticate before reading bodies: a caller without a key costs us no parsing.
   app.use(requireApiKey(deps.resolveKey));
   app.use(express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true }));

@@ -17,6 +17,8 @@ export interface TxGatewayDeps {
   origins: ChainOrigins;
   rpcTimeoutMs: number;
   secretBox: SecretBox;
+  /** Development and tests only: accept http and loopback/private webhook targets. */
+  allowPrivateWebhookTargets: boolean;
   /** Unix milliseconds; injected so tests control time. */
   now: () => number;
 }

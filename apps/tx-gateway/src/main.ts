@@ -32,6 +32,7 @@ runMain(async () => {
     origins,
     rpcTimeoutMs: config.CHAIN_RPC_TIMEOUT_MS,
     secretBox,
+    allowPrivateWebhookTargets: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
     now: Date.now,
     timeoutMs: config.REQUEST_TIMEOUT_MS,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,

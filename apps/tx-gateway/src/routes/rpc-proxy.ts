@@ -1,7 +1,79 @@
-import express, { type Router } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
+import { Counter, Histogram } from 'prom-client';
+import { jsonRpcCall, type NetworkInfo } from '@chainpipe/chains';
+import { msgEnvelope, sendError, sendOk, useEnvelope, validateBody } from '@chainpipe/http';
 import type { TxGatewayDeps } from '../deps';
+import { RPC_PROXY_PATHS } from '../management/envelopes';
+import { DEFAULT_RPC_METHOD, proxyFailure, resolveChainNet } from '../management/rpc-proxy';
 
-/** Placeholder until this route group is written. */
-export function rpcProxyRoutes(_deps: TxGatewayDeps): Router {
-  return express.Router();
+type RpcProxyDeps = Pick<TxGatewayDeps, 'contracts' | 'logger' | 'registry' | 'origins' | 'rpcTimeoutMs'>;
+
+function proxyMetrics(deps: RpcProxyDeps) {
+  return {
+    calls: new Counter({
+      name: 'chainpipe_tx_rpc_proxy_calls_total',
+      help: 'RPC proxy calls by network and outcome',
+      labelNames: ['network', 'outcome'],
+      registers: [deps.registry],
+    }),
+    duration: new Histogram({
+      name: 'chainpipe_tx_rpc_proxy_origin_duration_seconds',
+      help: 'Time the chain origin took to answer a proxied call',
+      labelNames: ['network'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+      registers: [deps.registry],
+    }),
+  };
+}
+
+/**
+ * `POST /api/v1/rpcproxy` (and under `/tx/api/v1`): one JSON-RPC call forwarded to the origin
+ * of the network named in `x-chain-net`, answered `{code: 1, msg: "success", data: result}`.
+ * The origin call has its own deadline (CHAIN_RPC_TIMEOUT_MS), so a silent node costs the
+ * client a 504, never a hung request. Any method name of the right shape is forwarded; a
+ * per-family allowlist is not part of this service.
+ */
+export function rpcProxyRoutes(deps: TxGatewayDeps): Router {
+  const router = express.Router();
+  const metrics = proxyMetrics(deps);
+  const log = deps.logger.child({ component: 'rpc-proxy' });
+
+  const network: RequestHandler = (req, res, next) => {
+    const resolved = resolveChainNet(req.headers['x-chain-net']);
+    if (!resolved.ok) {
+      metrics.calls.inc({ network: 'unknown', outcome: resolved.status === 500 ? 'missing_network' : 'unknown_network' });
+      return sendError(res, resolved.status, resolved.message);
+    }
+    res.locals.network = resolved.network;
+    // Both body fields are optional: a POST without a body asks for the default method.
+    if (req.body === undefined) req.body = {};
+    next();
+  };
+
+  const forward: RequestHandler = async (req, res) => {
+    const net = res.locals.network as NetworkInfo;
+    const { method = DEFAULT_RPC_METHOD, params = [] } = req.body as { method?: string; params?: unknown[] };
+    const url = deps.origins.urlFor(net.network);
+    if (!url) {
+      metrics.calls.inc({ network: net.network, outcome: 'no_origin' });
+      return sendError(res, 503, `no chain origin configured for ${net.network}`);
+    }
+    const end = metrics.duration.startTimer({ network: net.network });
+    try {
+      const result = await jsonRpcCall(url, method, params, deps.rpcTimeoutMs);
+      end();
+      metrics.calls.inc({ network: net.network, outcome: 'ok' });
+      sendOk(res, result === undefined ? null : result, { code: 1, message: 'success' });
+    } catch (err) {
+      end();
+      const failure = proxyFailure(err);
+      metrics.calls.inc({ network: net.network, outcome: failure.outcome });
+      log.warn({ msg: 'rpc_proxy_origin_failed', network: net.network, method, outcome: failure.outcome, status: failure.status, err: failure.message });
+      sendError(res, failure.status, failure.message);
+    }
+  };
+
+  router.use([...RPC_PROXY_PATHS], useEnvelope(msgEnvelope));
+  for (const path of RPC_PROXY_PATHS) router.post(path, network, validateBody(deps.contracts, 'http/tx/rpc-proxy'), forward);
+  return router;
 }

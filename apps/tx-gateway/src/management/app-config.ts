@@ -1,0 +1,170 @@
+import { checkWebhookUrl, type WebhookTargetOptions } from './webhook-target';
+
+/**
+ * Push configuration of an application: what a POST (create or replace) and a PUT (partial
+ * update) write, and what reads show. The JSON Schemas (`http/tx/app-config-post`, `-put`) have
+ * checked types and ranges already; this adds the checks a schema cannot express (the webhook
+ * target) and the merge rules.
+ */
+
+/** Body of POST and PUT after schema validation; `is_active` only reaches here through PUT. */
+export interface AppConfigInput {
+  enable_ws?: boolean;
+  enable_webhook?: boolean;
+  webhook_url?: string | null;
+  webhook_secret?: string | null;
+  ws_ack_resend_interval_seconds?: number;
+  is_active?: boolean;
+}
+
+/** The client-writable columns of tx.app_configs, with the secret still in plain text. */
+export interface WritableConfig {
+  enable_ws: boolean;
+  enable_webhook: boolean;
+  webhook_url: string | null;
+  webhook_secret: string | null;
+  ws_ack_resend_interval_seconds: number;
+  is_active: boolean;
+}
+
+/** The table's defaults (migration 20261121010000): a POST resets every unspecified field to them. */
+export const CONFIG_DEFAULTS: Readonly<WritableConfig> = {
+  enable_ws: true,
+  enable_webhook: false,
+  webhook_url: null,
+  webhook_secret: null,
+  ws_ack_resend_interval_seconds: 30,
+  is_active: true,
+};
+
+export const WRITABLE_FIELDS = ['enable_ws', 'enable_webhook', 'webhook_url', 'webhook_secret', 'ws_ack_resend_interval_seconds', 'is_active'] as const;
+
+export type ConfigWrite<T> = { ok: true; values: T } | { ok: false; error: string };
+
+function checked(input: AppConfigInput, opts: WebhookTargetOptions): ConfigWrite<Partial<WritableConfig>> {
+  const values: Partial<WritableConfig> = {};
+  for (const field of WRITABLE_FIELDS) {
+    if (input[field] !== undefined) (values as Record<string, unknown>)[field] = input[field];
+  }
+  if (typeof values.webhook_url === 'string') {
+    const target = checkWebhookUrl(values.webhook_url, opts);
+    if (!target.ok) return { ok: false, error: `webhook_url ${target.reason}` };
+  }
+  // The secret goes out verbatim as the Sign header; an empty one is the same as none.
+  if (values.webhook_secret === '') values.webhook_secret = null;
+  return { ok: true, values };
+}
+
+/** POST: the full configuration; every field not given takes its default (the secret is cleared). */
+export function planReplace(input: AppConfigInput, opts: WebhookTargetOptions = {}): ConfigWrite<WritableConfig> {
+  if (input.is_active !== undefined) return { ok: false, error: 'is_active can only be changed with PUT' };
+  const c = checked(input, opts);
+  if (!c.ok) return c;
+  return { ok: true, values: { ...CONFIG_DEFAULTS, ...c.values } };
+}
+
+/**
+ * PUT: only the fields given. On an application without configuration the result is created from
+ * the defaults plus these fields (`insertValues`), so a PUT never fails for want of a POST.
+ */
+export function planUpdate(input: AppConfigInput, opts: WebhookTargetOptions = {}): ConfigWrite<Partial<WritableConfig>> {
+  return checked(input, opts);
+}
+
+export function insertValues(update: Partial<WritableConfig>): WritableConfig {
+  return { ...CONFIG_DEFAULTS, ...update };
+}
+
+/** The client-writable columns as stored: the webhook secret sealed, never in plain text. */
+export type ConfigColumns = Omit<WritableConfig, 'webhook_secret'> & { webhook_secret_enc: string | null };
+
+/** Replaces the plain secret by its sealed form (`seal`: SecretBox.seal); null stays null. */
+export function sealColumns(values: WritableConfig, seal: (plain: string) => string): ConfigColumns;
+export function sealColumns(values: Partial<WritableConfig>, seal: (plain: string) => string): Partial<ConfigColumns>;
+export function sealColumns(values: Partial<WritableConfig>, seal: (plain: string) => string): Partial<ConfigColumns> {
+  const { webhook_secret, ...rest } = values;
+  if (webhook_secret === undefined) return rest;
+  return { ...rest, webhook_secret_enc: webhook_secret === null ? null : seal(webhook_secret) };
+}
+
+/** A row of tx.app_configs as pg returns it (bigint columns arrive as strings). */
+export interface AppConfigRow {
+  app_id: string;
+  enable_ws: boolean;
+  enable_webhook: boolean;
+  webhook_url: string | null;
+  webhook_secret_enc: string | null;
+  ws_ack_resend_interval_seconds: number;
+  webhook_delivery_status: string;
+  webhook_retrying_since: string | number | null;
+  webhook_last_failed_transaction_id: string | number | null;
+  webhook_last_failure_reason: string | null;
+  is_active: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** `data` of GET /app/config: the spec's fields, never the secret. */
+export interface AppConfigView {
+  app_id: string;
+  enable_ws: boolean;
+  enable_webhook: boolean;
+  webhook_url: string | null;
+  ws_ack_resend_interval_seconds: number;
+  webhook_delivery_status: string;
+  webhook_retrying_since: number | null;
+  webhook_last_failed_transaction_id: number | null;
+  webhook_last_failure_reason: string | null;
+  is_active: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+const intOrNull = (v: string | number | null): number | null => (v === null || v === undefined ? null : Number(v));
+
+export function configView(row: AppConfigRow): AppConfigView {
+  return {
+    app_id: row.app_id,
+    enable_ws: row.enable_ws,
+    enable_webhook: row.enable_webhook,
+    webhook_url: row.webhook_url,
+    ws_ack_resend_interval_seconds: row.ws_ack_resend_interval_seconds,
+    webhook_delivery_status: row.webhook_delivery_status,
+    webhook_retrying_since: intOrNull(row.webhook_retrying_since),
+    webhook_last_failed_transaction_id: intOrNull(row.webhook_last_failed_transaction_id),
+    webhook_last_failure_reason: row.webhook_last_failure_reason,
+    is_active: row.is_active,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** `data` of GET /app/webhook/retry/status. */
+export interface RetryStatusView {
+  app_id: string;
+  enable_webhook: boolean;
+  webhook_delivery_status: string;
+  webhook_retrying_since: number | null;
+  webhook_last_failed_transaction_id: number | null;
+  webhook_last_failure_reason: string | null;
+  pending: number;
+  next_retry_at: number | null;
+}
+
+/**
+ * `tx.webhook_queue.next_attempt_at` holds Unix milliseconds (the unit of every clock here);
+ * the spec shows `next_retry_at` in Unix seconds. `webhook_retrying_since` is stored in the
+ * spec's unit (seconds) and shown as stored.
+ */
+export function retryStatusView(appId: string, row: AppConfigRow | undefined, queue: { pending: number; nextAttemptAtMs: number | null }): RetryStatusView {
+  return {
+    app_id: appId,
+    enable_webhook: row?.enable_webhook ?? CONFIG_DEFAULTS.enable_webhook,
+    webhook_delivery_status: row?.webhook_delivery_status ?? 'active',
+    webhook_retrying_since: row ? intOrNull(row.webhook_retrying_since) : null,
+    webhook_last_failed_transaction_id: row ? intOrNull(row.webhook_last_failed_transaction_id) : null,
+    webhook_last_failure_reason: row?.webhook_last_failure_reason ?? null,
+    pending: queue.pending,
+    next_retry_at: queue.nextAttemptAtMs === null ? null : Math.floor(queue.nextAttemptAtMs / 1000),
+  };
+}

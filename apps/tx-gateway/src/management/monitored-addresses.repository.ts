@@ -1,0 +1,48 @@
+import type { Knex } from '@chainpipe/db';
+import type { AddressChange } from './address-requests';
+
+/** Namespace of the per-application advisory locks of this table ("tx" + 1). */
+const ADDRESS_LOCK_NAMESPACE = 0x74780001;
+
+/**
+ * tx.monitored_addresses: (app_id, chain_type, address) rows, addresses in their stored form.
+ * Writes are idempotent: adding a present address or removing an absent one changes nothing.
+ */
+export class MonitoredAddressRepository {
+  constructor(private readonly db: Knex) {}
+
+  /**
+   * Applies changes of one application in one transaction, then runs `beforeCommit` (the
+   * publish of the change) while the application's lock is still held. Two concurrent requests
+   * of an application are therefore written and published in the same order, so the matcher
+   * never ends up with an older change applied after a newer one.
+   */
+  async apply(appId: string, changes: readonly AddressChange[], beforeCommit: () => Promise<void>): Promise<{ inserted: number; deleted: number }> {
+    return this.db.transaction(async (trx) => {
+      await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [ADDRESS_LOCK_NAMESPACE, appId]);
+      let inserted = 0;
+      let deleted = 0;
+      for (const change of changes) {
+        if (change.removes.length > 0) {
+          deleted += await trx('tx.monitored_addresses').where({ app_id: appId, chain_type: change.chainType }).whereIn('address', change.removes).del();
+        }
+        if (change.adds.length > 0) {
+          const rows = await trx('tx.monitored_addresses')
+            .insert(change.adds.map((address) => ({ app_id: appId, chain_type: change.chainType, address })))
+            .onConflict(['app_id', 'chain_type', 'address'])
+            .ignore()
+            .returning('address');
+          inserted += rows.length;
+        }
+      }
+      await beforeCommit();
+      return { inserted, deleted };
+    });
+  }
+
+  /** Whether any application monitors the address (the spec's global `contains`). */
+  async existsAnywhere(chainType: string, address: string): Promise<boolean> {
+    const row = await this.db('tx.monitored_addresses').where({ chain_type: chainType, address }).first(this.db.raw('1 as hit'));
+    return row !== undefined;
+  }
+}

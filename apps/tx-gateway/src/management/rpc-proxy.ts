@@ -1,0 +1,54 @@
+import { OriginError, networkByName, type NetworkInfo } from '@chainpipe/chains';
+
+/**
+ * The RPC proxy's decisions, apart from the call itself: which network a request names, and
+ * what a client sees when the chain origin fails.
+ */
+
+export const DEFAULT_RPC_METHOD = 'eth_blockNumber';
+
+export type NetworkHeader = { ok: true; network: NetworkInfo } | { ok: false; status: 400 | 500; message: string };
+
+/** `x-chain-net`: missing → 500 (the spec's code for it), unknown → 400. */
+export function resolveChainNet(raw: string | string[] | undefined): NetworkHeader {
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  if (value === undefined || value.trim() === '') return { ok: false, status: 500, message: 'x-chain-net header required' };
+  const network = networkByName(value);
+  if (!network) return { ok: false, status: 400, message: `unknown network ${JSON.stringify(value.trim().slice(0, 64))} in x-chain-net` };
+  return { ok: true, network };
+}
+
+export type OriginOutcome = 'rpc_error' | 'timeout' | 'unreachable' | 'http_error' | 'invalid_response' | 'failed';
+
+export interface ProxyFailure {
+  status: number;
+  message: string;
+  outcome: OriginOutcome;
+}
+
+const MAX_MESSAGE = 500;
+
+/**
+ * A failed origin call as the client sees it. A JSON-RPC error of the node is the node's answer
+ * but not a result: 502 with the node's code and message in `msg`. Origin too slow: 504. Down,
+ * non-2xx or not JSON-RPC: 502. Texts never include the origin URL (it may carry a provider key).
+ */
+export function proxyFailure(err: unknown): ProxyFailure {
+  if (!(err instanceof OriginError)) return { status: 502, message: 'origin call failed', outcome: 'failed' };
+  switch (err.kind) {
+    case 'rpc': {
+      const code = err.rpcError?.code;
+      const text = typeof err.rpcError?.message === 'string' ? err.rpcError.message : 'error';
+      return { status: 502, message: `origin error ${typeof code === 'number' ? code : 'unknown'}: ${text}`.slice(0, MAX_MESSAGE), outcome: 'rpc_error' };
+    }
+    case 'timeout':
+      return { status: 504, message: err.message.slice(0, MAX_MESSAGE), outcome: 'timeout' };
+    case 'unreachable':
+      return { status: 502, message: 'origin unreachable', outcome: 'unreachable' };
+    case 'http':
+      return { status: 502, message: err.message.slice(0, MAX_MESSAGE), outcome: 'http_error' };
+    case 'invalid':
+    default:
+      return { status: 502, message: `origin answered an invalid JSON-RPC response: ${err.message}`.slice(0, MAX_MESSAGE), outcome: 'invalid_response' };
+  }
+}
