@@ -72,16 +72,19 @@ export async function jsonRpcCall(url: string, method: string, params: unknown[]
   } finally {
     clearTimeout(timer);
   }
-  if (!res.ok) throw new OriginError(`origin answered HTTP ${res.status}`, 'http');
-  let body: { result?: unknown; error?: { code: number; message: string; data?: unknown } };
+  let body: { result?: unknown; error?: { code: number; message: string; data?: unknown } } | undefined;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new OriginError('origin answered something that is not JSON', 'invalid');
+    body = undefined;
   }
+  // Bitcoin Core answers a failed call with HTTP 500 and a JSON-RPC error body: the node's
+  // error is the useful part, so it wins over the status.
   if (body && typeof body === 'object' && body.error) {
     throw new OriginError(`origin error ${body.error.code}: ${body.error.message}`, 'rpc', body.error);
   }
+  if (!res.ok) throw new OriginError(`origin answered HTTP ${res.status}`, 'http');
+  if (body === undefined) throw new OriginError('origin answered something that is not JSON', 'invalid');
   if (!body || typeof body !== 'object' || !('result' in body)) throw new OriginError('origin answered without a result', 'invalid');
   return body.result;
 }

@@ -1,0 +1,40 @@
+import type { Express } from 'express';
+import type { Registry } from 'prom-client';
+import { createHttpApp, finishHttpApp, type EnvelopeStyle } from '@chainpipe/http';
+import type { Logger } from '@chainpipe/runtime';
+import { Counter } from 'prom-client';
+import { chainNodesRouter } from './chain-nodes/router';
+import type { ChainNodes } from './chain-nodes/nodes';
+import { faultMiddleware, type HeldRequests } from './faults';
+
+/** The simulator's own errors (unknown network or route, bad fault header): `{error: {code, message}}`. */
+export const simEnvelope: EnvelopeStyle = {
+  name: 'upstream-sim',
+  ok: (data) => data,
+  error: (_status, code, message) => ({ error: { code, message } }),
+};
+
+export interface UpstreamSimDeps {
+  logger: Logger;
+  registry: Registry;
+  chainNodes: ChainNodes;
+  held: HeldRequests;
+  holdMs: number;
+  bodyLimitBytes: number;
+  maxBatch: number;
+  timeoutMs: number;
+}
+
+/**
+ * One express app for every simulated upstream, a router each (chain nodes now; market data
+ * upstreams mount the same way under their own prefix). Faults apply to all of them.
+ */
+export function createUpstreamSimApp(deps: UpstreamSimDeps): Express {
+  // The request deadline must not answer a request the timeout fault is holding.
+  const app = createHttpApp({ logger: deps.logger, registry: deps.registry, defaultEnvelope: simEnvelope, timeoutMs: Math.max(deps.timeoutMs, deps.holdMs + 1_000) });
+  const faults = new Counter({ name: 'chainpipe_upstream_sim_faults_total', help: 'Requests failed on purpose by x-sim-fault', labelNames: ['kind'], registers: [deps.registry] });
+  app.use(faultMiddleware(deps.held, (kind) => faults.inc({ kind })));
+  app.use(chainNodesRouter({ chainNodes: deps.chainNodes, logger: deps.logger, registry: deps.registry, bodyLimitBytes: deps.bodyLimitBytes, maxBatch: deps.maxBatch }));
+  finishHttpApp(app, deps.logger);
+  return app;
+}

@@ -1,0 +1,111 @@
+import { NETWORKS, type NetworkInfo } from '@chainpipe/chains';
+import type { RpcNode } from '../json-rpc';
+import { bitcoinNode, buildBitcoinChain, classifyBitcoinFixture, type BitcoinDoc } from './bitcoin-node';
+import { groupByNetwork, type FixtureDoc } from './catalog';
+import { buildEvmChain, classifyEvmFixture, evmNode, type EvmDoc, type Skipped } from './evm-node';
+import { buildSolanaChain, classifySolanaFixture, solanaNode, type SolanaDoc } from './solana-node';
+import { buildTronWallet, classifyTronFixture, tronWalletMethods, type TronWalletDoc, type WalletMethod } from './tron-node';
+
+/**
+ * Tron's eth-compatible JSON-RPC answers eth_chainId with the last four bytes of the genesis
+ * block id (0x2b6653dc), not with the chain id 1 our own records use for tron-mainnet.
+ */
+export const TRON_MAINNET_ETH_CHAIN_ID = 0x2b6653dc;
+
+export interface ChainNode {
+  network: NetworkInfo;
+  rpc: RpcNode;
+  /** Tron only: the java-tron HTTP API under /wallet/*. */
+  wallet?: ReadonlyMap<string, WalletMethod>;
+  /** What the node holds, for the boot log. */
+  summary: Record<string, number | null>;
+}
+
+export interface ChainNodes {
+  nodes: ReadonlyMap<string, ChainNode>;
+  /** Fixture files of a served network that could not be used, with the reason. */
+  skipped: Skipped[];
+}
+
+function isSkipped(v: object): v is Skipped {
+  return 'reason' in v;
+}
+
+/**
+ * One node per network of NETWORKS, answering from the fixtures that back it (an empty chain
+ * when none do). Pure: the fixture documents come in already parsed.
+ */
+export function buildChainNodes(docs: readonly FixtureDoc[], opts: { clientVersion: string }): ChainNodes {
+  const byNetwork = groupByNetwork(docs);
+  const skipped: Skipped[] = [];
+  const nodes = new Map<string, ChainNode>();
+  for (const network of NETWORKS) {
+    const files = byNetwork.get(network.network) ?? [];
+    const node = buildNode(network, files, skipped, opts.clientVersion);
+    nodes.set(network.network, node);
+  }
+  return { nodes, skipped };
+}
+
+function buildNode(network: NetworkInfo, files: FixtureDoc[], skipped: Skipped[], clientVersion: string): ChainNode {
+  switch (network.family) {
+    case 'evm': {
+      const docs: EvmDoc[] = [];
+      for (const f of files) {
+        const c = classifyEvmFixture(f);
+        if (isSkipped(c)) skipped.push(c);
+        else docs.push(c);
+      }
+      const built = buildEvmChain(docs);
+      skipped.push(...built.skipped);
+      const c = built.chain;
+      return {
+        network,
+        rpc: evmNode(c, { network: network.network, chainId: network.chainId, traces: true, clientVersion }),
+        summary: { head: c.head, blocks: c.blocks.size, txs: c.txs.size, receipts: c.receipts.size },
+      };
+    }
+    case 'svm': {
+      const docs: SolanaDoc[] = [];
+      for (const f of files) {
+        const c = classifySolanaFixture(f);
+        if (isSkipped(c)) skipped.push(c);
+        else docs.push(c);
+      }
+      const built = buildSolanaChain(docs);
+      skipped.push(...built.skipped);
+      return { network, rpc: solanaNode(built.chain), summary: { head: built.chain.head?.slot ?? null, blocks: built.chain.blocks.size, txs: built.chain.txs.size } };
+    }
+    case 'tvm': {
+      const walletDocs: TronWalletDoc[] = [];
+      const evmDocs: EvmDoc[] = [];
+      for (const f of files) {
+        const c = classifyTronFixture(f);
+        if ('wallet' in c) walletDocs.push(c.wallet);
+        else if ('evm' in c) evmDocs.push(c.evm);
+        else skipped.push(c);
+      }
+      const wallet = buildTronWallet(walletDocs);
+      const evm = buildEvmChain(evmDocs);
+      skipped.push(...wallet.skipped, ...evm.skipped);
+      return {
+        network,
+        rpc: evmNode(evm.chain, { network: network.network, chainId: TRON_MAINNET_ETH_CHAIN_ID, traces: false, clientVersion }),
+        wallet: tronWalletMethods(wallet.wallet),
+        summary: { head: wallet.wallet.head, blocks: wallet.wallet.blocks.size, txs: wallet.wallet.txs.size, ethViewHead: evm.chain.head },
+      };
+    }
+    case 'utxo': {
+      const docs: BitcoinDoc[] = [];
+      for (const f of files) {
+        const c = classifyBitcoinFixture(f);
+        if (isSkipped(c)) skipped.push(c);
+        else docs.push(c);
+      }
+      const built = buildBitcoinChain(docs);
+      skipped.push(...built.skipped);
+      const tip = built.chain.tip?.height;
+      return { network, rpc: bitcoinNode(built.chain), summary: { head: typeof tip === 'number' ? tip : null, blocks: built.chain.blocks.size, txs: built.chain.txs.size } };
+    }
+  }
+}
