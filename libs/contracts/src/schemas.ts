@@ -42,8 +42,9 @@ export function formatErrors(errors: ErrorObject[] | null | undefined): string {
 }
 
 /**
- * Loads every schema under `dir` (their `$id` is their path without `.json`) into one ajv
- * instance and compiles each on first use. Built once at boot and passed to whoever validates.
+ * Loads every schema under `dir` (their `$id` is their path without `.json`; a `$ref` is relative
+ * to the referring schema's `$id`, e.g. `../common/normalized-tx`) into one ajv instance and
+ * compiles them all. Built once at boot and passed to whoever validates.
  */
 export function loadContracts(dir: string = SCHEMAS_DIR): Contracts {
   const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true });
@@ -57,6 +58,12 @@ export function loadContracts(dir: string = SCHEMAS_DIR): Contracts {
     ids.push(expected);
   }
   const cache = new Map<string, ValidateFunction>();
+  // Compile everything now: a broken $ref must stop the app at boot, not fail its first message.
+  for (const id of ids) {
+    const fn = ajv.getSchema(id);
+    if (!fn) throw new Error(`schema ${id} did not compile`);
+    cache.set(id, fn);
+  }
   const validator = (id: string): ValidateFunction => {
     let fn = cache.get(id);
     if (!fn) {

@@ -1,0 +1,122 @@
+import { Counter, Histogram, type Registry } from 'prom-client';
+import type { ChainTxMessage } from '@chainpipe/contracts';
+import type { BatchHandler, ConsumedRecord, DeadLetter, OutgoingMessage } from '@chainpipe/kafka';
+import { RetryableError, errorMessage, type Logger } from '@chainpipe/runtime';
+import { classifyStoreError, type StoreBlockInput, type StoreBlockResult } from '@chainpipe/tx-store';
+import { CHAIN_TX_MAX_BYTES, blockMessages, blockOutcome, planRecord, publishGroups, type TxCheck } from './plan';
+
+export interface ChainRawHandlerDeps {
+  /** Stores one block atomically (tx-store's storeBlock bound to the pool). */
+  storeBlock: (input: StoreBlockInput) => Promise<StoreBlockResult>;
+  /** Publishes to chain.tx.v1; resolves once the broker acknowledged every message. */
+  publish: (messages: OutgoingMessage<ChainTxMessage>[]) => Promise<void>;
+  checkTx: TxCheck;
+  logger: Logger;
+  registry: Registry;
+  /** Bytes of one publish call (see publishGroups); defaults to 3 MiB. */
+  publishGroupBytes?: number;
+}
+
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** How many issues of one record are logged in full; the metric counts all of them. */
+const LOGGED_ISSUES = 5;
+
+function parserMetrics(registry: Registry) {
+  return {
+    records: new Counter({ name: 'chainpipe_parser_records_total', help: 'chain.raw records by outcome (stored, dead_letter, empty)', labelNames: ['network', 'outcome'], registers: [registry] }),
+    blocks: new Counter({ name: 'chainpipe_parser_blocks_stored_total', help: 'Blocks stored, by kind (new, known = replay, reorg = replaced another block of its height)', labelNames: ['network', 'kind'], registers: [registry] }),
+    txs: new Counter({ name: 'chainpipe_parser_txs_stored_total', help: 'Transactions stored (replays included)', labelNames: ['network'], registers: [registry] }),
+    orphaned: new Counter({ name: 'chainpipe_parser_txs_orphaned_total', help: 'Transactions orphaned by a reorg', labelNames: ['network'], registers: [registry] }),
+    issues: new Counter({ name: 'chainpipe_parser_parse_issues_total', help: 'Blocks or transactions the parsers could not read (the rest of the payload is stored)', labelNames: ['network'], registers: [registry] }),
+    skipped: new Counter({ name: 'chainpipe_parser_chain_tx_skipped_total', help: 'Stored transactions not published to chain.tx (message above the topic limit)', labelNames: ['network'], registers: [registry] }),
+    parseDuration: new Histogram({ name: 'chainpipe_parser_parse_duration_seconds', help: 'Parse time of one raw record', labelNames: ['network'], buckets: DURATION_BUCKETS, registers: [registry] }),
+    storeDuration: new Histogram({ name: 'chainpipe_parser_store_duration_seconds', help: 'Time to store one block (one DB transaction)', labelNames: ['network'], buckets: DURATION_BUCKETS, registers: [registry] }),
+  };
+}
+
+/**
+ * The chain.raw.v1 handler: parse each record, store each block (one DB transaction per block),
+ * then publish every stored transaction (and the ones a reorg orphaned) to chain.tx.v1 and only
+ * then return, so the consumer commits offsets after rows and messages are durable. A crash in
+ * between replays the records: storing is idempotent and returns the same rows, so the messages
+ * go out again (downstream dedupes).
+ *
+ * Failures: a record that cannot be parsed, or a block Postgres rejects for its data, is
+ * dead-lettered (the rest of the batch goes on); anything else (database or broker down) is a
+ * RetryableError and the whole call is retried with backoff.
+ */
+export function createChainRawHandler(deps: ChainRawHandlerDeps): BatchHandler<Buffer> {
+  const metrics = parserMetrics(deps.registry);
+  const log = deps.logger.child({ component: 'chain-parser' });
+  const groupBytes = deps.publishGroupBytes ?? 3 * 1024 * 1024;
+
+  return async (records) => {
+    const deadLetters: DeadLetter[] = [];
+    const outgoing: OutgoingMessage<ChainTxMessage>[] = [];
+    const dead = (record: ConsumedRecord<Buffer>, network: string, code: string, reason: string) => {
+      deadLetters.push({ record: record as ConsumedRecord<unknown>, code, reason });
+      metrics.records.inc({ network, outcome: 'dead_letter' });
+    };
+
+    for (const record of records) {
+      const endParse = metrics.parseDuration.startTimer();
+      const plan = planRecord(record.value, record.headers, deps.checkTx);
+      endParse({ network: plan.kind === 'dead' ? plan.network : plan.network.network });
+      if (plan.kind === 'dead') {
+        dead(record, plan.network, plan.code, plan.reason);
+        continue;
+      }
+      const network = plan.network.network;
+      if (plan.issues.length) {
+        metrics.issues.inc({ network }, plan.issues.length);
+        log.warn({ msg: 'parse_issues', network, partition: record.partition, offset: record.offset, count: plan.issues.length, issues: plan.issues.slice(0, LOGGED_ISSUES) });
+      }
+      if (!plan.blocks.length) {
+        metrics.records.inc({ network, outcome: 'empty' });
+        continue;
+      }
+
+      let rejected = false;
+      for (const input of plan.blocks) {
+        const end = metrics.storeDuration.startTimer({ network });
+        let result: StoreBlockResult;
+        try {
+          result = await deps.storeBlock(input);
+        } catch (err) {
+          if (classifyStoreError(err) === 'data') {
+            const reason = `block ${input.block.height ?? '?'} ${input.block.hash ?? ''} rejected by the database: ${errorMessage(err)}`;
+            dead(record, network, 'STORE_REJECTED', reason);
+            rejected = true;
+            break;
+          }
+          throw new RetryableError(`storing block ${input.block.height ?? '?'} of ${network} failed: ${errorMessage(err)}`, 'STORE_FAILED', { cause: err });
+        }
+        end();
+        const kind = blockOutcome(result);
+        metrics.blocks.inc({ network, kind });
+        metrics.txs.inc({ network }, result.stored.length);
+        if (result.orphaned.length) metrics.orphaned.inc({ network }, result.orphaned.length);
+        if (kind === 'reorg') {
+          log.info({ msg: 'block_reorg', network, height: input.block.height, hash: input.block.hash, replaced: result.replacedBlocks, orphanedTxs: result.orphaned.length, flagged: input.reorged ?? false });
+        }
+        outgoing.push(...blockMessages(result));
+      }
+      if (!rejected) metrics.records.inc({ network, outcome: 'stored' });
+    }
+
+    await publishAll(outgoing);
+    return { deadLetters };
+  };
+
+  async function publishAll(outgoing: OutgoingMessage<ChainTxMessage>[]): Promise<void> {
+    if (!outgoing.length) return;
+    const { groups, tooLarge } = publishGroups(outgoing, { maxBytes: groupBytes, maxMessages: 1000, maxMessageBytes: CHAIN_TX_MAX_BYTES });
+    for (const { message, bytes } of tooLarge) {
+      metrics.skipped.inc({ network: message.value.network });
+      log.error({ msg: 'chain_tx_too_large', network: message.value.network, id: message.value.id, key: message.key, bytes, limit: CHAIN_TX_MAX_BYTES });
+    }
+    // One group at a time: concurrent publishes would share a request and could overflow a
+    // partition's batch limit again.
+    for (const group of groups) await deps.publish(group);
+  }
+}

@@ -1,0 +1,16 @@
+import { int, str } from '@chainpipe/runtime';
+import { dbConfig } from '@chainpipe/db';
+import { kafkaConfig } from '@chainpipe/kafka';
+
+export const chainParserConfig = {
+  ...kafkaConfig,
+  ...dbConfig,
+  OPS_PORT: int({ default: 9103, min: 0, max: 65535, doc: 'port of /metrics, /healthz, /readyz' }),
+  CHAIN_PARSER_GROUP: str({ default: 'chain-parser', doc: 'Kafka consumer group reading chain.raw.v1' }),
+  CHAIN_PARSER_MAX_RECORDS_PER_CALL: int({
+    default: 20,
+    min: 1,
+    max: 500,
+    doc: 'raw records per handler call: their blocks are stored, then their chain.tx messages published, then the offsets committed',
+  }),
+};

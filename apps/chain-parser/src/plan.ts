@@ -1,0 +1,102 @@
+import { networkByName, type NetworkInfo } from '@chainpipe/chains';
+import { TOPICS, type ChainTxMessage } from '@chainpipe/contracts';
+import type { OutgoingMessage } from '@chainpipe/kafka';
+import { parseChainPayload, type NormalizedTx, type ParseIssue, type StreamMetadata } from '@chainpipe/tx-parsers';
+import type { StoreBlockInput, StoreBlockResult, StoredTx } from '@chainpipe/tx-store';
+
+/**
+ * Pure steps of the chain-parser: what one chain.raw.v1 record becomes (blocks to store, issues,
+ * or a dead letter) and which chain.tx.v1 messages a stored block yields. No I/O here.
+ */
+
+/** Returns an error text when a record breaks the normalized-tx contract, else null. */
+export type TxCheck = (tx: NormalizedTx) => string | null;
+
+export type RecordPlan =
+  | { kind: 'dead'; code: string; reason: string; network: string }
+  | { kind: 'store'; network: NetworkInfo; metadata: StreamMetadata; blocks: StoreBlockInput[]; issues: ParseIssue[] };
+
+/**
+ * Parses one raw record. Dead letters: an unknown network, a body that is not a delivery at all
+ * (not JSON, not blocks), and a delivery of which not a single block could be read (only issues:
+ * nothing was stored, and the DLQ keeps it for a replay once the parser learns the shape).
+ * Otherwise every readable block is stored; transactions that break the record contract are
+ * dropped from their block and reported as issues like any other parse issue.
+ */
+export function planRecord(body: Buffer, headers: Record<string, string>, checkTx: TxCheck): RecordPlan {
+  const network = networkByName(headers.network);
+  if (!network) return { kind: 'dead', code: 'UNKNOWN_NETWORK', reason: `unknown network ${JSON.stringify(String(headers.network ?? '').slice(0, 64))}`, network: 'unknown' };
+  const parsed = parseChainPayload(body, network, headers);
+  if (!parsed.ok) return { kind: 'dead', code: 'UNPARSABLE', reason: parsed.reason, network: network.network };
+  const issues = [...parsed.issues];
+  if (parsed.blocks.length === 0 && issues.length > 0) {
+    return { kind: 'dead', code: 'NO_BLOCKS', reason: `no block could be read: ${issues.slice(0, 3).map((i) => i.reason).join('; ')}`.slice(0, 1000), network: network.network };
+  }
+  const reorged = new Set(parsed.metadata.blocksReorged);
+  const blocks = parsed.blocks.map((b, blockIndex): StoreBlockInput => {
+    const transactions: NormalizedTx[] = [];
+    for (const tx of b.transactions) {
+      const problem = checkTx(tx);
+      if (problem === null) transactions.push(tx);
+      else issues.push({ block_index: blockIndex, tx_hash: tx.tx_hash ?? null, tx_index: tx.tx_index ?? null, reason: `record breaks its contract: ${problem}` });
+    }
+    return { network, block: b.block, transactions, reorged: b.block.height !== null && reorged.has(b.block.height) };
+  });
+  return { kind: 'store', network, metadata: parsed.metadata, blocks, issues };
+}
+
+/** Kafka key of a transaction: every message about one transaction lands on one partition, in order. */
+export function chainTxKey(tx: NormalizedTx): string {
+  return `${tx.chain_type}:${tx.chain_id}:${tx.tx_hash}`;
+}
+
+export function chainTxMessage(s: StoredTx): OutgoingMessage<ChainTxMessage> {
+  return { key: chainTxKey(s.tx), value: { id: s.id, network: s.network, is_reorg_resend: s.is_reorg_resend, orphaned: s.orphaned, tx: s.tx } };
+}
+
+/** Every stored transaction of the block, then the ones it orphaned (orphaned: true). */
+export function blockMessages(result: Pick<StoreBlockResult, 'stored' | 'orphaned'>): OutgoingMessage<ChainTxMessage>[] {
+  return [...result.stored, ...result.orphaned].map(chainTxMessage);
+}
+
+/** chain.tx.v1's `max.message.bytes`, less room for the key, headers and record overhead. */
+export const CHAIN_TX_MAX_BYTES = Number(TOPICS.chainTx.configs?.['max.message.bytes'] ?? 1_048_576) - 16 * 1024;
+
+/**
+ * Messages of one publish call. The broker checks each partition's record batch against the
+ * topic's `max.message.bytes`, and one publish call travels as one request: groups of at most
+ * `maxBytes` keep every partition's batch under the limit. A message alone above `maxMessageBytes`
+ * can never be accepted and is returned in `tooLarge` instead (its row is stored and queryable).
+ */
+export function publishGroups<T extends OutgoingMessage<ChainTxMessage>>(
+  messages: readonly T[],
+  opts: { maxBytes: number; maxMessages: number; maxMessageBytes: number; sizeOf?: (m: T) => number },
+): { groups: T[][]; tooLarge: { message: T; bytes: number }[] } {
+  const sizeOf = opts.sizeOf ?? ((m: T) => Buffer.byteLength(JSON.stringify(m.value)) + Buffer.byteLength(m.key ?? ''));
+  const groups: T[][] = [];
+  const tooLarge: { message: T; bytes: number }[] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const m of messages) {
+    const size = sizeOf(m);
+    if (size > opts.maxMessageBytes) {
+      tooLarge.push({ message: m, bytes: size });
+      continue;
+    }
+    if (current.length && (bytes + size > opts.maxBytes || current.length >= opts.maxMessages)) {
+      groups.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(m);
+    bytes += size;
+  }
+  if (current.length) groups.push(current);
+  return { groups, tooLarge };
+}
+
+/** What a stored block was, for metrics and logs. */
+export function blockOutcome(result: Pick<StoreBlockResult, 'replacedBlocks' | 'inserted'>): 'reorg' | 'new' | 'known' {
+  if (result.replacedBlocks.length) return 'reorg';
+  return result.inserted > 0 ? 'new' : 'known';
+}

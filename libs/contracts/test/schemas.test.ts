@@ -1,0 +1,32 @@
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { TOPICS, dlqName, loadContracts } from '@chainpipe/contracts';
+
+describe('contracts', () => {
+  const contracts = loadContracts();
+
+  it('compiles every schema of schemas/ and has one for every registry topic', () => {
+    expect(contracts.ids.length).to.be.greaterThan(5);
+    for (const spec of Object.values(TOPICS)) expect(contracts.has(spec.schema), spec.name).to.equal(true);
+    expect(dlqName('chain.raw.v1')).to.equal('chain.raw.v1.dlq');
+  });
+
+  it('validates a chain.tx.v1 message through its $ref to the normalized record', () => {
+    const tx = { chain_type: 'ethereum', chain_id: 1, tx_hash: '0x1', amount: '10', token_transfers: [], from_details: [], to_details: [], internal_transactions: [] };
+    expect(contracts.validate('kafka/chain.tx.v1', { id: '1', network: 'ethereum-mainnet', is_reorg_resend: false, tx })).to.deep.equal({ ok: true });
+    const bad = contracts.validate('kafka/chain.tx.v1', { id: '1', network: 'x', is_reorg_resend: false, tx: { ...tx, amount: '1.5' } });
+    expect(bad.ok).to.equal(false);
+    if (!bad.ok) expect(bad.errors).to.match(/tx\.amount/);
+  });
+
+  it('fails at load, naming the schema, when a $ref does not resolve or an $id does not match its path', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'schemas-'));
+    mkdirSync(path.join(dir, 'kafka'));
+    writeFileSync(path.join(dir, 'kafka/a.json'), JSON.stringify({ $id: 'kafka/a', type: 'object', properties: { x: { $ref: 'common/missing' } } }));
+    expect(() => loadContracts(dir)).to.throw(/missing/);
+    writeFileSync(path.join(dir, 'kafka/a.json'), JSON.stringify({ $id: 'kafka/b', type: 'object' }));
+    expect(() => loadContracts(dir)).to.throw(/must have \$id "kafka\/a"/);
+  });
+});

@@ -1,0 +1,219 @@
+import type { NetworkInfo } from '@chainpipe/chains';
+import type { Knex } from '@chainpipe/db';
+import type { BlockRef, NormalizedTx } from '@chainpipe/tx-parsers';
+import {
+  INDEX_INSERT_COLUMNS,
+  TX_INSERT_COLUMNS,
+  assertSameChain,
+  chunkRows,
+  flatten,
+  indexRowValues,
+  storedRecord,
+  txRowValues,
+  uniqueByHash,
+  type IndexRowValues,
+  type TxRowValues,
+} from './rows';
+import {
+  BLOCK_LOCK_SQL,
+  DELETE_STALE_INDEX_SQL,
+  ORPHAN_OLD_BLOCKS_SQL,
+  ORPHAN_OLD_TXS_SQL,
+  UPSERT_BLOCK_SQL,
+  upsertBlockTxsSql,
+  upsertIndexSql,
+  upsertLooseTxsSql,
+} from './sql';
+import { compactDbError } from './errors';
+
+export interface StoredTx {
+  id: string;
+  network: string;
+  is_reorg_resend: boolean;
+  orphaned: boolean;
+  tx: NormalizedTx;
+}
+
+export interface StoreBlockInput {
+  network: NetworkInfo;
+  block: BlockRef;
+  transactions: NormalizedTx[];
+  /** The streamer listed this height in `blocks_reorged`. */
+  reorged?: boolean;
+}
+
+export interface StoreBlockResult {
+  /** Every transaction of the block as stored, in block order (also on a replay). */
+  stored: StoredTx[];
+  /** Transactions of the block(s) this call replaced that the new block does not contain. */
+  orphaned: StoredTx[];
+  /** Hashes of the canonical blocks of this height that this call orphaned. */
+  replacedBlocks: string[];
+  /** Transactions of the block that had no row before this call. */
+  inserted: number;
+}
+
+export interface StoreOptions {
+  /** Upper bound of bind parameters in one statement (tests lower it to exercise chunking). */
+  maxParamsPerStatement?: number;
+}
+
+interface TxReturning {
+  id: string;
+  tx_hash: string;
+  tx_status: string | null;
+  block_hash: string | null;
+  height: string | null;
+  tx_index: number | null;
+  tx_time: string | null;
+  orphaned: boolean;
+  is_reorg_resend: boolean;
+  inserted: boolean;
+}
+
+interface RecordReturning {
+  id: string;
+  tx_hash: string;
+  orphaned: boolean;
+  is_reorg_resend: boolean;
+  record: NormalizedTx;
+  inserted?: boolean;
+}
+
+const toStored = (network: string, row: RecordReturning): StoredTx => ({
+  id: row.id,
+  network,
+  is_reorg_resend: row.is_reorg_resend,
+  orphaned: row.orphaned,
+  tx: row.record,
+});
+
+/**
+ * Stores one parsed block atomically (one DB transaction): block row, transactions, address
+ * index; handles reorgs; returns every transaction of the block as stored (also on a replay of
+ * the same block), plus the transactions orphaned by this call.
+ *
+ * - A replay (same network, height and hash) rewrites the same rows and returns the same ids and
+ *   flags: the caller may re-emit them (downstream dedupes).
+ * - Reorg: when this height has a canonical block under another hash (or the streamer flagged the
+ *   height as reorged), that block is orphaned; its transactions the new block does not contain
+ *   get `orphaned = true` and are returned in `orphaned`; transactions moved from it (or from any
+ *   other block, or back from an orphaned one) are re-pointed and get `is_reorg_resend = true`,
+ *   persisted; brand-new ones have `is_reorg_resend = false`.
+ * - Address index rows of orphaned transactions stay: readers join tx.transactions and filter
+ *   `orphaned = false`, and the rows are right again if the transaction comes back.
+ * - The transactions of a block with height and hash are stored in that block (their own
+ *   block_hash/height are set from it). A block without height or hash (getTransaction results
+ *   grouped by slot) has no block row and no reorg handling; its records never move a
+ *   transaction out of a block it is in.
+ * - Writers of one (network, height) are serialised by a transaction-scoped advisory lock, so two
+ *   consumers storing the same block at once (a rebalance) behave as a store and a replay.
+ */
+export async function storeBlock(
+  db: Knex,
+  input: { network: NetworkInfo; block: BlockRef; transactions: NormalizedTx[]; reorged?: boolean },
+  opts: StoreOptions = {},
+): Promise<StoreBlockResult> {
+  const { network, block } = input;
+  const hasBlockRow = block.height !== null && block.hash !== null;
+  // The block is the unit of reorg handling: its transactions are stored in it, whatever a
+  // parser put in their own block fields.
+  const txs = uniqueByHash(input.transactions).map((tx) =>
+    hasBlockRow && (tx.block_hash !== block.hash || tx.height !== block.height) ? { ...tx, block_hash: block.hash, height: block.height } : tx,
+  );
+  for (const tx of txs) assertSameChain(network, tx);
+
+  return inTransaction(db, async (trx) => {
+    if (block.height !== null) await trx.raw(BLOCK_LOCK_SQL, [`${network.network}:${block.height}`]);
+
+    let replacedBlocks: string[] = [];
+    if (hasBlockRow) {
+      // `reorged` needs nothing extra: any canonical block of this height under another hash is
+      // replaced either way, and the same hash again is a replay whatever the streamer says.
+      const old = await trx.raw<{ rows: { hash: string }[] }>(ORPHAN_OLD_BLOCKS_SQL, [network.network, block.height, block.hash]);
+      replacedBlocks = old.rows.map((r) => r.hash);
+      await trx.raw(UPSERT_BLOCK_SQL, [network.network, block.height, block.hash, block.parent_hash, block.time, txs.length]);
+    }
+
+    const returned = await upsertTransactions(trx, txs.map((tx) => txRowValues(network, tx)), upsertBlockTxsSql, opts);
+    const byHash = new Map(returned.map((r) => [r.tx_hash, r]));
+    const stored: StoredTx[] = txs.map((tx) => {
+      const row = byHash.get(tx.tx_hash);
+      if (!row) throw new Error(`upsert returned no row for ${tx.tx_hash}`);
+      return { id: row.id, network: network.network, is_reorg_resend: row.is_reorg_resend, orphaned: row.orphaned, tx: storedRecord(tx, row) };
+    });
+
+    const updatedIds = new Set(returned.filter((r) => !r.inserted).map((r) => r.id));
+    await writeIndex(trx, network, stored, updatedIds, opts);
+
+    let orphaned: StoredTx[] = [];
+    if (replacedBlocks.length) {
+      const res = await trx.raw<{ rows: RecordReturning[] }>(ORPHAN_OLD_TXS_SQL, [network.network, replacedBlocks]);
+      orphaned = res.rows.map((r) => toStored(network.network, r));
+    }
+    return { stored, orphaned, replacedBlocks, inserted: returned.length - updatedIds.size };
+  });
+}
+
+/**
+ * Stores transactions known without a block (origin fetch of a single tx, pending txs): upsert
+ * by (chain_type, chain_id, tx_hash) with tx_status moving only forward (pending →
+ * success|failed), never moving a tx out of a block it is already in. Returns them as stored.
+ *
+ * A row in a live (non-orphaned) block keeps its record and placement and only takes a status
+ * step forward; any other row becomes the incoming record (status forward only), no longer
+ * orphaned, and its address index follows the stored record.
+ */
+export async function storeLooseTransactions(db: Knex, network: NetworkInfo, txs: NormalizedTx[], opts: StoreOptions = {}): Promise<StoredTx[]> {
+  const unique = uniqueByHash(txs);
+  for (const tx of unique) assertSameChain(network, tx);
+  if (!unique.length) return [];
+  return inTransaction(db, async (trx) => {
+    const returned = await upsertTransactions(trx, unique.map((tx) => txRowValues(network, tx)), upsertLooseTxsSql, opts, true);
+    const byHash = new Map(returned.map((r) => [r.tx_hash, r]));
+    const stored = unique.map((tx) => {
+      const row = byHash.get(tx.tx_hash);
+      if (!row) throw new Error(`upsert returned no row for ${tx.tx_hash}`);
+      return toStored(network.network, row);
+    });
+    const updatedIds = new Set(returned.filter((r) => !r.inserted).map((r) => r.id));
+    await writeIndex(trx, network, stored, updatedIds, opts);
+    return stored;
+  });
+}
+
+/** One DB transaction; a failure comes out as a compact StoreDbError (never the statement text). */
+async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  try {
+    return await db.transaction(work);
+  } catch (err) {
+    throw compactDbError(err);
+  }
+}
+
+async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sql: (n: number) => string, opts: StoreOptions): Promise<TxReturning[]>;
+async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sql: (n: number) => string, opts: StoreOptions, withRecord: true): Promise<RecordReturning[]>;
+async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sql: (n: number) => string, opts: StoreOptions, _withRecord?: boolean): Promise<unknown[]> {
+  if (!rows.length) return [];
+  // Rows in hash order: concurrent writers then lock shared rows in the same order (no deadlock).
+  const sorted = [...rows].sort((a, b) => (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0));
+  const out: unknown[] = [];
+  for (const part of chunkRows(sorted, TX_INSERT_COLUMNS.length, opts.maxParamsPerStatement)) {
+    const res = await trx.raw<{ rows: unknown[] }>(sql(part.length), flatten(part));
+    out.push(...res.rows);
+  }
+  return out;
+}
+
+/** Index rows mirror the stored records; for rows that existed, addresses they lost are removed. */
+async function writeIndex(trx: Knex.Transaction, network: NetworkInfo, stored: StoredTx[], updatedIds: Set<string>, opts: StoreOptions): Promise<void> {
+  const rows: IndexRowValues[] = [];
+  for (const s of stored) rows.push(...indexRowValues(network, s.id, s.tx));
+  if (updatedIds.size) {
+    const keep = rows.filter((r) => updatedIds.has(r[3]));
+    await trx.raw(DELETE_STALE_INDEX_SQL, [[...updatedIds], keep.map((r) => r[3]), keep.map((r) => r[0])]);
+  }
+  for (const part of chunkRows(rows, INDEX_INSERT_COLUMNS.length, opts.maxParamsPerStatement)) {
+    await trx.raw(upsertIndexSql(part.length), flatten(part));
+  }
+}

@@ -1,0 +1,300 @@
+import { randomInt } from 'node:crypto';
+import { expect } from 'chai';
+import type { Consumer, KafkaMessage } from 'kafkajs';
+import { TOPICS, dlqName, type ChainTxMessage } from '@chainpipe/contracts';
+import { createDb, type Knex } from '@chainpipe/db';
+import {
+  createRegistryTopics,
+  freePort,
+  parsePrometheusText,
+  readTopic,
+  spawnTs,
+  stopProcess,
+  testEnv,
+  testKafka,
+  uniquePrefix,
+  waitFor,
+  waitReady,
+  type RunningProcess,
+} from '@chainpipe/testing';
+import {
+  FIXTURE_NETWORKS,
+  bitcoinBlockItem,
+  datasetOf,
+  evmBlockItem,
+  randomSuffix,
+  rebaseBlock,
+  replaceStrings,
+  solanaBlockItem,
+  streamerBody,
+  tronBlockItem,
+  withSuffix,
+  type FixtureFamily,
+  type Rebased,
+} from '../../libs/tx-store/test/fixture-blocks';
+
+type Json = any;
+
+/**
+ * The write path end to end with real processes: chain-ingest (POST /stream → chain.raw.v1) and
+ * chain-parser (chain.raw.v1 → Postgres → chain.tx.v1) on the test broker and database.
+ *
+ * Isolation: topics and the consumer group carry a unique prefix. Networks must be real (the
+ * ingest refuses others), and other tests may store the same fixtures in the shared database, so
+ * every block posted here is rebased first: a run-specific height (above 3e9) and every block and
+ * transaction hash ending in a run-specific 6-character suffix (see rebaseBlock). Rows are then
+ * looked up by those hashes only. Expected values are read from the fixture JSON.
+ */
+describe('chain-parser end to end: chain-ingest → chain.raw → chain-parser → Postgres + chain.tx (real processes)', () => {
+  const secret = `secret-${randomSuffix()}`;
+  let prefix: string;
+  let db: Knex;
+  let ingest: RunningProcess;
+  let parser: RunningProcess;
+  let ingestPort: number;
+  let parserOps: number;
+  let heightBase: number;
+  let heightOffset = 0;
+  /** chain.tx.v1 messages this describe block has caused so far (tests run in order). */
+  let expectedMessages = 0;
+  const txMessages: KafkaMessage[] = [];
+  let txReader: Consumer | undefined;
+
+  before(async function () {
+    this.timeout(90_000);
+    prefix = uniquePrefix('cp');
+    heightBase = 3_000_000_000 + randomInt(1_000_000_000);
+    await createRegistryTopics(prefix);
+    db = createDb({ url: testEnv().databaseUrl, poolMax: 3 });
+    const kafkaEnv = { KAFKA_BROKERS: testEnv().kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix };
+    ingestPort = await freePort();
+    const ingestOps = await freePort();
+    parserOps = await freePort();
+    ingest = spawnTs('apps/chain-ingest/src/main.ts', { ...kafkaEnv, STREAM_SECRET: secret, PORT: String(ingestPort), OPS_PORT: String(ingestOps) });
+    parser = spawnTs('apps/chain-parser/src/main.ts', {
+      ...kafkaEnv,
+      DATABASE_URL: testEnv().databaseUrl,
+      OPS_PORT: String(parserOps),
+      CHAIN_PARSER_GROUP: `${prefix}chain-parser`,
+      DB_POOL_MAX: '4',
+    });
+    txReader = testKafka().consumer({ groupId: `${prefix}reader`, maxBytesPerPartition: 32 * 1024 * 1024 });
+    await txReader.connect();
+    await txReader.subscribe({ topic: prefix + TOPICS.chainTx.name, fromBeginning: true });
+    await txReader.run({ eachMessage: async ({ message }) => void txMessages.push(message) });
+    await Promise.all([waitReady(ingest, ingestOps, 60_000), waitReady(parser, parserOps, 60_000)]);
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    const codes = await Promise.all([ingest, parser].filter(Boolean).map((p) => stopProcess(p)));
+    await txReader?.disconnect();
+    await db?.destroy();
+    expect(codes, 'both apps shut down cleanly').to.deep.equal([0, 0]);
+    expect(parser.output()).to.match(/"msg":"shutdown_complete","exitCode":0/);
+  });
+
+  const rawDlq = () => dlqName(prefix + TOPICS.chainRaw.name);
+
+  async function post(network: string, body: string | Buffer, extraHeaders: Record<string, string> = {}): Promise<void> {
+    const res = await fetch(`http://127.0.0.1:${ingestPort}/stream`, {
+      method: 'POST',
+      headers: { 'content-secret-x': secret, 'cl-stream-network': network, 'content-type': 'application/json', ...extraHeaders },
+      body,
+    });
+    expect(res.status, await res.clone().text()).to.equal(200);
+  }
+
+  /** A fixture block under this run's next height and a fresh hash suffix. */
+  function rebased(family: FixtureFamily, item: Json): Rebased {
+    heightOffset += 10;
+    return rebaseBlock(family, item, heightBase + heightOffset, randomSuffix());
+  }
+
+  async function postBlock(family: FixtureFamily, block: Rebased | { item: Json; height: number }, reorged?: number[]): Promise<void> {
+    const network = FIXTURE_NETWORKS[family];
+    await post(network, streamerBody([block.item], { network, dataset: datasetOf(family), start: block.height, reorged }), {
+      'batch-start-range': String(block.height),
+      'stream-dataset': datasetOf(family),
+    });
+  }
+
+  const rowsOfBlock = (network: string, blockHash: string) => db('tx.transactions').where({ network, block_hash: blockHash });
+  async function waitRows(network: string, blockHash: string, count: number): Promise<Json[]> {
+    return waitFor(
+      async () => {
+        const rows = await rowsOfBlock(network, blockHash).select('*').orderBy('tx_index');
+        return rows.length >= count ? rows : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 100, what: `${count} rows of ${network} block ${blockHash}` },
+    );
+  }
+
+  /**
+   * Every chain.tx message so far, once `added` more than before have arrived (plus a short grace
+   * period, so an unexpected extra message shows up). One reader for the whole block: a fresh
+   * consumer group per read would wait for a group join each time.
+   */
+  async function chainTxMessages(added: number): Promise<{ key: string; value: ChainTxMessage }[]> {
+    expectedMessages += added;
+    await waitFor(() => txMessages.length >= expectedMessages, { timeoutMs: 30_000, what: `${expectedMessages} chain.tx messages (have ${txMessages.length})` });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(txMessages.length, 'no unexpected chain.tx messages').to.equal(expectedMessages);
+    return txMessages.map((m) => ({ key: m.key!.toString(), value: JSON.parse(m.value!.toString()) as ChainTxMessage }));
+  }
+
+  it('stores real blocks of all four families, checks transfers against the fixtures, and publishes one chain.tx message per stored transaction', async () => {
+    const evm = rebased('evm', evmBlockItem());
+    const sol = rebased('svm', solanaBlockItem());
+    const tron = rebased('tvm', tronBlockItem());
+    const btc = rebased('utxo', bitcoinBlockItem(766390));
+    for (const [family, block] of [['evm', evm], ['svm', sol], ['tvm', tron], ['utxo', btc]] as const) await postBlock(family, block);
+
+    // EVM: every transaction of the block; receipt #0's first log is an ERC-20 Transfer.
+    const evmRows = await waitRows('ethereum-mainnet', evm.blockHash, evm.item.block.transactions.length);
+    expect(evmRows.map((r) => r.tx_hash)).to.deep.equal(evm.item.block.transactions.map((t: Json) => t.hash));
+    expect(evmRows.every((r) => Number(r.height) === evm.height && r.chain_id === 1 && !r.orphaned && !r.is_reorg_resend)).to.equal(true);
+    const receipt = evm.item.receipts[0];
+    const log = receipt.logs[0];
+    const evmTransfer = evmRows.find((r) => r.tx_hash === receipt.transactionHash).record.token_transfers[0];
+    expect(evmTransfer).to.include({
+      from_address: '0x' + log.topics[1].slice(26),
+      to_address: '0x' + log.topics[2].slice(26),
+      token_contract_address: log.address.toLowerCase(),
+      amount: BigInt(log.data).toString(),
+    });
+    const failedHashes = evm.item.receipts.filter((r: Json) => r.status === '0x0').map((r: Json) => r.transactionHash);
+    expect(evmRows.filter((r) => r.tx_status === 'failed').map((r) => r.tx_hash)).to.have.members(failedHashes);
+
+    // Solana: vote-only transactions produce no record; tx #1 moves 12500 units between token accounts (inner spl-token transfer).
+    const VOTE = 'Vote111111111111111111111111111111111111111';
+    const nonVote = sol.item.transactions.filter((t: Json) => !t.transaction.message.instructions.every((i: Json) => i.programId === VOTE));
+    const solRows = await waitRows('solana-devnet', sol.blockHash, nonVote.length);
+    expect(solRows.map((r) => r.tx_hash)).to.have.members(nonVote.map((t: Json) => t.transaction.signatures[0]));
+    expect(solRows.every((r) => Number(r.height) === sol.height && r.chain_id === 103)).to.equal(true);
+    const solTx = sol.item.transactions[1];
+    const inner = solTx.meta.innerInstructions[0].instructions[0].parsed.info;
+    const solRecord = solRows.find((r) => r.tx_hash === solTx.transaction.signatures[0]).record;
+    expect(solRecord.token_transfers).to.have.length(1);
+    expect(solRecord.token_transfers[0]).to.include({ from_token_address: inner.source, to_token_address: inner.destination, amount: inner.amount });
+
+    // Tron: every transaction; the first TransferContract pays `amount` sun from owner to to_address.
+    const tronRows = await waitRows('tron-mainnet', tron.blockHash, tron.item.transactions.length);
+    const trx = tron.item.transactions.find((t: Json) => t.raw_data.contract[0].type === 'TransferContract');
+    const trxValue = trx.raw_data.contract[0].parameter.value;
+    expect(tronRows.find((r) => r.tx_hash === trx.txID).record).to.include({ sender: trxValue.owner_address, receiver: trxValue.to_address, amount: String(trxValue.amount), transfer_type: 'native' });
+
+    // Bitcoin: every transaction; outputs in satoshi, by address.
+    const btcRows = await waitRows('bitcoin-mainnet', btc.blockHash, btc.item.tx.length);
+    expect(btcRows.map((r) => r.tx_hash)).to.deep.equal(btc.item.tx.map((t: Json) => t.txid));
+    for (const t of btc.item.tx) {
+      const rec = btcRows.find((r) => r.tx_hash === t.txid).record;
+      expect(rec.to_details.map((d: Json) => [d.address, d.amount])).to.deep.equal(t.vout.map((o: Json) => [o.scriptPubKey.address ?? null, String(Math.round(o.value * 1e8))]));
+    }
+
+    // The address index serves the token filter of the EVM transfer's receiver.
+    const evmTx = evmRows.find((r) => r.tx_hash === receipt.transactionHash);
+    const idx = await db('tx.address_index').where({ tx_id: evmTx.id, address: evmTransfer.to_address }).first();
+    expect(idx.tokens).to.include(evmTransfer.token_contract_address);
+
+    // chain.tx.v1: one message per stored row (published after the rows were committed), id = row id.
+    const rows = [...evmRows, ...solRows, ...tronRows, ...btcRows];
+    const messages = await chainTxMessages(rows.length);
+    const byHash = new Map(messages.map((m) => [m.value.tx.tx_hash, m]));
+    for (const row of rows) {
+      const m = byHash.get(row.tx_hash);
+      expect(m, `message for ${row.tx_hash}`).to.not.equal(undefined);
+      expect(m!.key).to.equal(`${row.chain_type}:${row.chain_id}:${row.tx_hash}`);
+      expect(m!.value).to.deep.equal({ id: row.id, network: row.network, is_reorg_resend: false, orphaned: false, tx: row.record });
+    }
+  });
+
+  it('the same block posted again adds no row and re-emits every transaction with the same ids', async () => {
+    const block = rebased('evm', evmBlockItem());
+    await postBlock('evm', block);
+    const first = await waitRows('ethereum-mainnet', block.blockHash, 125);
+    await chainTxMessages(125);
+
+    await postBlock('evm', block);
+    const messages = await chainTxMessages(125);
+    const mine = messages.filter((m) => m.value.tx.block_hash === block.blockHash);
+    expect(mine).to.have.length(250);
+    const again = await rowsOfBlock('ethereum-mainnet', block.blockHash).select('*').orderBy('tx_index');
+    expect(again.map((r) => [r.id, r.tx_hash, r.record])).to.deep.equal(first.map((r) => [r.id, r.tx_hash, r.record]));
+    const ids = new Map(first.map((r) => [r.tx_hash, r.id]));
+    for (const m of mine) expect(m.value.id).to.equal(ids.get(m.value.tx.tx_hash));
+    expect(await db('tx.blocks').where({ network: 'ethereum-mainnet', height: block.height })).to.have.length(1);
+  });
+
+  it('dead-letters garbage and a block Postgres rejects, with the reason, and goes on with the next good post', async () => {
+    await post('ethereum-mainnet', 'not json');
+    // A real block whose first transaction claims an index beyond Postgres's integer: a data error.
+    const bad = rebased('evm', evmBlockItem());
+    bad.item.block.transactions[0].transactionIndex = '0x10000000000';
+    await postBlock('evm', bad);
+    const good = rebased('utxo', bitcoinBlockItem(766393));
+    await postBlock('utxo', good);
+
+    await waitRows('bitcoin-mainnet', good.blockHash, good.item.tx.length);
+    await chainTxMessages(good.item.tx.length);
+    const dead = await readTopic(rawDlq(), 2, 30_000);
+    expect(dead).to.have.length(2);
+    const [garbage, rejected] = dead;
+    expect(garbage.value!.toString()).to.equal('not json');
+    expect(garbage.headers!.network!.toString()).to.equal('ethereum-mainnet');
+    expect(garbage.headers!['dlq-error-code']!.toString()).to.equal('UNPARSABLE');
+    expect(garbage.headers!['dlq-error']!.toString()).to.match(/not JSON/);
+    expect(rejected.headers!['dlq-error-code']!.toString()).to.equal('STORE_REJECTED');
+    expect(rejected.headers!['dlq-error']!.toString()).to.match(/out of range/);
+    expect(JSON.parse(rejected.value!.toString()).data[0].block.hash).to.equal(bad.blockHash);
+    // The rejected block left nothing behind (one DB transaction).
+    expect(await rowsOfBlock('ethereum-mainnet', bad.blockHash)).to.deep.equal([]);
+    expect(await db('tx.blocks').where({ network: 'ethereum-mainnet', hash: bad.blockHash })).to.deep.equal([]);
+  });
+
+  it('a reorg (same height, another hash) orphans the transactions the new block lost and re-sends the moved ones', async () => {
+    const old = rebased('evm', evmBlockItem());
+    await postBlock('evm', old);
+    const oldRows = await waitRows('ethereum-mainnet', old.blockHash, 125);
+    await chainTxMessages(125);
+
+    // The competing block: same height, another hash, the first 120 transactions of the old one.
+    const newHash = withSuffix(old.blockHash, randomSuffix());
+    const item = replaceStrings(old.item, new Map([[old.blockHash, newHash]]));
+    item.block.transactions = item.block.transactions.slice(0, 120);
+    item.receipts = item.receipts.slice(0, 120);
+    item.traces = item.traces.slice(0, 120);
+    await postBlock('evm', { item, height: old.height }, [old.height]);
+
+    const moved = await waitRows('ethereum-mainnet', newHash, 120);
+    const lost = oldRows.slice(120).map((r) => r.tx_hash);
+    expect(moved.map((r) => r.id)).to.deep.equal(oldRows.slice(0, 120).map((r) => r.id));
+    expect(moved.every((r) => r.is_reorg_resend && !r.orphaned)).to.equal(true);
+    const lostRows = await db('tx.transactions').where({ chain_type: 'ethereum', chain_id: 1 }).whereIn('tx_hash', lost);
+    expect(lostRows.map((r) => [r.tx_hash, r.orphaned, r.block_hash])).to.have.deep.members(lost.map((h) => [h, true, old.blockHash]));
+    const blocks = await db('tx.blocks').where({ network: 'ethereum-mainnet', height: old.height });
+    expect(blocks.map((b) => [b.hash, b.orphaned])).to.have.deep.members([
+      [old.blockHash, true],
+      [newHash, false],
+    ]);
+
+    // Messages are keyed per transaction over 3 partitions: compare as sets, not in order.
+    const messages = await chainTxMessages(125);
+    const resent = messages.filter((m) => m.value.tx.block_hash === newHash);
+    expect(resent.map((m) => [m.value.id, m.value.tx.tx_hash, m.value.is_reorg_resend, m.value.orphaned])).to.have.deep.members(
+      moved.map((r) => [r.id, r.tx_hash, true, false]),
+    );
+    const orphanedMessages = messages.filter((m) => m.value.orphaned);
+    expect(orphanedMessages.map((m) => [m.value.tx.tx_hash, m.value.tx.block_hash])).to.have.deep.members(lost.map((h) => [h, old.blockHash]));
+
+    // The metrics tell the same story.
+    const text = await (await fetch(`http://127.0.0.1:${parserOps}/metrics`)).text();
+    const samples = parsePrometheusText(text).samples;
+    const value = (name: string, labels: Record<string, string>) =>
+      samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((n, s) => n + s.value, 0);
+    expect(value('chainpipe_parser_blocks_stored_total', { network: 'ethereum-mainnet', kind: 'reorg' })).to.equal(1);
+    expect(value('chainpipe_parser_txs_orphaned_total', { network: 'ethereum-mainnet' })).to.equal(5);
+    expect(value('chainpipe_parser_records_total', { outcome: 'dead_letter' })).to.equal(2);
+    expect(value('chainpipe_parser_store_duration_seconds_count', { network: 'ethereum-mainnet' })).to.be.greaterThan(0);
+  });
+});

@@ -1,0 +1,329 @@
+import { expect } from 'chai';
+import type { NetworkInfo } from '@chainpipe/chains';
+import { createDb, type Knex } from '@chainpipe/db';
+import { testEnv } from '@chainpipe/testing';
+import { addressIndexEntries, type NormalizedTx, type ParsedBlock } from '@chainpipe/tx-parsers';
+import { classifyStoreError, storeBlock, storeLooseTransactions, type StoredTx } from '@chainpipe/tx-store';
+import { bitcoinBlockItem, evmBlockItem, parseFixture, solanaBlockItem, testNetwork, tronBlockItem, withSuffix } from '../../libs/tx-store/test/fixture-blocks';
+
+/**
+ * tx-store against the real Postgres. Every test stores real fixture blocks (parsed by the real
+ * parsers) under a network of its own (unique name and chain id), so it sees only its own rows in
+ * the shared database and never truncates anything.
+ */
+describe('tx-store: storeBlock / storeLooseTransactions (real Postgres)', () => {
+  let db: Knex;
+  const evmItem = evmBlockItem();
+
+  before(() => {
+    db = createDb({ url: testEnv().databaseUrl, poolMax: 6 });
+  });
+  after(async () => {
+    await db.destroy();
+  });
+
+  const txRows = (network: NetworkInfo) => db('tx.transactions').where({ chain_type: network.chainType, chain_id: network.chainId });
+  const blockRows = (network: NetworkInfo) => db('tx.blocks').where({ network: network.network }).orderBy('hash');
+  const indexCount = async (network: NetworkInfo): Promise<number> =>
+    Number((await db('tx.address_index').where({ chain_type: network.chainType, chain_id: network.chainId }).count<{ n: string }[]>({ n: '*' }))[0].n);
+  const expectedIndexRows = (network: NetworkInfo, txs: NormalizedTx[]) => txs.reduce((n, t) => n + addressIndexEntries(t, network.family).length, 0);
+  const idsByHash = (stored: StoredTx[]) => new Map(stored.map((s) => [s.tx.tx_hash, s.id]));
+
+  /** A copy of a parsed block under another block hash (what a reorg delivers), keeping `keep` txs. */
+  function replacement(parsed: ParsedBlock, suffix: string, keep: NormalizedTx[]): ParsedBlock {
+    const hash = withSuffix(parsed.block.hash!, suffix);
+    return { block: { ...parsed.block, hash }, transactions: keep.map((t) => ({ ...t, block_hash: hash })) };
+  }
+
+  it('stores a 125-tx EVM block: block row, one row per transaction holding the record, the address index', async () => {
+    const network = testNetwork('evm', 'store-evm');
+    const parsed = parseFixture('evm', evmItem, network);
+    expect(parsed.transactions).to.have.length(evmItem.block.transactions.length);
+    const res = await storeBlock(db, { network, ...parsed });
+
+    expect(res.stored.map((s) => s.tx.tx_hash)).to.deep.equal(evmItem.block.transactions.map((t: any) => t.hash));
+    expect(res.orphaned).to.deep.equal([]);
+    expect(res.inserted).to.equal(125);
+    expect(res.stored.every((s) => !s.is_reorg_resend && !s.orphaned && s.network === network.network)).to.equal(true);
+
+    const rows = await txRows(network).select('*');
+    expect(rows).to.have.length(125);
+    const byHash = new Map(rows.map((r) => [r.tx_hash, r]));
+    for (const s of res.stored) {
+      const row = byHash.get(s.tx.tx_hash);
+      expect(row.id).to.equal(s.id);
+      expect(row.record, 'the returned record is the stored one').to.deep.equal(s.tx);
+      expect(row.block_hash).to.equal(evmItem.block.hash);
+      expect(Number(row.height)).to.equal(Number(BigInt(evmItem.block.number)));
+      expect(row.network).to.equal(network.network);
+    }
+    // The four status 0x0 receipts of the block (SOURCES.md) are stored failed.
+    const failed = evmItem.receipts.filter((r: any) => r.status === '0x0').map((r: any) => r.transactionHash);
+    expect(rows.filter((r) => r.tx_status === 'failed').map((r) => r.tx_hash)).to.have.members(failed);
+
+    const [blockRow] = await blockRows(network);
+    expect(blockRow).to.include({ hash: evmItem.block.hash, parent_hash: evmItem.block.parentHash, tx_count: 125, orphaned: false });
+    expect(Number(blockRow.block_time)).to.equal(Number(BigInt(evmItem.block.timestamp)));
+
+    expect(await indexCount(network)).to.equal(expectedIndexRows(network, parsed.transactions));
+    // Token filter: receipt #0's first log is an ERC-20 Transfer to topic2's address of token log.address.
+    const log = evmItem.receipts[0].logs[0];
+    const to = '0x' + log.topics[2].slice(26);
+    const idx = await db('tx.address_index').where({ address: to, chain_type: network.chainType, chain_id: network.chainId, tx_id: byHash.get(evmItem.receipts[0].transactionHash).id }).first();
+    expect(idx.tokens).to.include(log.address.toLowerCase());
+  });
+
+  it('is idempotent: the same block again changes no row and returns every transaction with the same ids and flags', async () => {
+    const network = testNetwork('evm', 'store-replay');
+    const parsed = parseFixture('evm', evmItem, network);
+    const first = await storeBlock(db, { network, ...parsed });
+    const before = await txRows(network).select('id', 'tx_hash', 'record', 'is_reorg_resend', 'orphaned').orderBy('id');
+    const indexBefore = await indexCount(network);
+
+    const again = await storeBlock(db, { network, ...parsed });
+    expect(again.stored).to.deep.equal(first.stored);
+    expect(again.inserted).to.equal(0);
+    expect(again.orphaned).to.deep.equal([]);
+    expect(await txRows(network).select('id', 'tx_hash', 'record', 'is_reorg_resend', 'orphaned').orderBy('id')).to.deep.equal(before);
+    expect(await indexCount(network)).to.equal(indexBefore);
+    expect(await blockRows(network)).to.have.length(1);
+  });
+
+  it('two consumers storing the same block at once store it once and both answer with the same rows', async () => {
+    const network = testNetwork('evm', 'store-race');
+    const parsed = parseFixture('evm', evmItem, network);
+    const [a, b] = await Promise.all([storeBlock(db, { network, ...parsed }), storeBlock(db, { network, ...parsed })]);
+    expect(a.stored.map((s) => s.id)).to.deep.equal(b.stored.map((s) => s.id));
+    expect(a.inserted + b.inserted).to.equal(125);
+    expect(await txRows(network).count<{ n: string }[]>({ n: '*' })).to.deep.equal([{ n: '125' }]);
+    expect(await indexCount(network)).to.equal(expectedIndexRows(network, parsed.transactions));
+  });
+
+  it('reorg by a different hash: the old block and its missing transactions are orphaned, moved ones become reorg resends, new ones are not', async () => {
+    const network = testNetwork('evm', 'store-reorg');
+    const parsed = parseFixture('evm', evmItem, network);
+    const first = await storeBlock(db, { network, ...parsed });
+    const firstIds = idsByHash(first.stored);
+
+    // The new block keeps the first 120 transactions, loses the last 5, and adds one never seen.
+    const fresh: NormalizedTx = { ...parsed.transactions[0], tx_hash: withSuffix(parsed.transactions[0].tx_hash, 'f1f1f1'), tx_index: 120 };
+    const next = replacement(parsed, 'a1a1a1', [...parsed.transactions.slice(0, 120), fresh]);
+    const res = await storeBlock(db, { network, ...next });
+
+    expect(res.replacedBlocks).to.deep.equal([parsed.block.hash]);
+    expect(res.stored).to.have.length(121);
+    expect(res.inserted).to.equal(1);
+    const moved = res.stored.slice(0, 120);
+    expect(moved.every((s) => s.is_reorg_resend && !s.orphaned && s.tx.block_hash === next.block.hash)).to.equal(true);
+    expect(moved.map((s) => s.id), 'moved rows keep their ids').to.deep.equal(parsed.transactions.slice(0, 120).map((t) => firstIds.get(t.tx_hash)));
+    expect(res.stored[120]).to.include({ is_reorg_resend: false, orphaned: false });
+    expect(res.stored[120].tx.tx_hash).to.equal(fresh.tx_hash);
+
+    const lost = parsed.transactions.slice(120).map((t) => t.tx_hash);
+    expect(res.orphaned.map((s) => s.tx.tx_hash)).to.have.members(lost);
+    expect(res.orphaned.every((s) => s.orphaned && s.tx.block_hash === parsed.block.hash)).to.equal(true);
+    expect(res.orphaned.map((s) => s.id)).to.have.members(lost.map((h) => firstIds.get(h)));
+
+    const blocks = await blockRows(network);
+    expect(blocks.map((b) => [b.hash, b.orphaned])).to.have.deep.members([
+      [parsed.block.hash, true],
+      [next.block.hash, false],
+    ]);
+    const rows = await txRows(network).select('tx_hash', 'orphaned', 'is_reorg_resend', 'block_hash');
+    expect(rows).to.have.length(126);
+    expect(rows.filter((r) => r.orphaned).map((r) => r.tx_hash)).to.have.members(lost);
+
+    // What queries see (index joined with non-orphaned transactions) no longer holds the lost ones.
+    const visible = await db('tx.address_index as a')
+      .join('tx.transactions as t', 't.id', 'a.tx_id')
+      .where({ 'a.chain_type': network.chainType, 'a.chain_id': network.chainId, 't.orphaned': false })
+      .distinct('t.tx_hash');
+    expect(visible.map((r) => r.tx_hash)).to.not.include.members(lost);
+    expect(visible).to.have.length(121);
+
+    // A replay of the new block answers with the flags as stored.
+    const replay = await storeBlock(db, { network, ...next });
+    expect(replay.stored).to.deep.equal(res.stored);
+    expect(replay.orphaned).to.deep.equal([]);
+    expect(replay.replacedBlocks).to.deep.equal([]);
+  });
+
+  it('reorg flagged by the streamer (blocks_reorged): the same handling; the flag on an unchanged block is a replay', async () => {
+    const network = testNetwork('svm', 'store-flag');
+    const parsed = parseFixture('svm', solanaBlockItem(), network);
+    const first = await storeBlock(db, { network, ...parsed });
+
+    const same = await storeBlock(db, { network, ...parsed, reorged: true });
+    expect(same.stored).to.deep.equal(first.stored);
+    expect(same.orphaned).to.deep.equal([]);
+
+    const next = replacement(parsed, 'b2b2b2', parsed.transactions.slice(2));
+    const res = await storeBlock(db, { network, ...next, reorged: true });
+    expect(res.replacedBlocks).to.deep.equal([parsed.block.hash]);
+    expect(res.orphaned.map((s) => s.tx.tx_hash)).to.have.members(parsed.transactions.slice(0, 2).map((t) => t.tx_hash));
+    expect(res.stored.every((s) => s.is_reorg_resend)).to.equal(true);
+  });
+
+  it('a reorg back to the first block revives its orphaned transactions as reorg resends', async () => {
+    const network = testNetwork('tvm', 'store-back');
+    const parsed = parseFixture('tvm', tronBlockItem(), network);
+    const first = await storeBlock(db, { network, ...parsed });
+    const other = replacement(parsed, 'c3c3c3', parsed.transactions.slice(0, 100));
+    await storeBlock(db, { network, ...other });
+
+    const back = await storeBlock(db, { network, ...parsed });
+    expect(back.replacedBlocks).to.deep.equal([other.block.hash]);
+    expect(back.orphaned).to.deep.equal([]);
+    expect(back.stored.map((s) => s.id)).to.deep.equal(first.stored.map((s) => s.id));
+    expect(back.stored.every((s) => s.is_reorg_resend && !s.orphaned && s.tx.block_hash === parsed.block.hash)).to.equal(true);
+    const blocks = await blockRows(network);
+    expect(blocks.map((b) => [b.hash, b.orphaned])).to.have.deep.members([
+      [parsed.block.hash, false],
+      [other.block.hash, true],
+    ]);
+    expect(await txRows(network).where({ orphaned: true }).count<{ n: string }[]>({ n: '*' })).to.deep.equal([{ n: '0' }]);
+  });
+
+  it('tx_status only moves forward: pending → success/failed, never back to pending', async () => {
+    const network = testNetwork('evm', 'store-status');
+    const parsed = parseFixture('evm', evmItem, network);
+    const [a, b, c] = parsed.transactions;
+    const asPending = (t: NormalizedTx): NormalizedTx => ({ ...t, tx_status: 'pending', block_hash: null, height: null, tx_index: null });
+
+    // Seen pending first, then in the block: the block's final status wins and the tx gets its block.
+    const [pendingA] = await storeLooseTransactions(db, network, [asPending(a)]);
+    expect(pendingA.tx.tx_status).to.equal('pending');
+    const stored = await storeBlock(db, { network, block: parsed.block, transactions: [a, b, c] });
+    expect(stored.stored[0].id).to.equal(pendingA.id);
+    expect(stored.stored[0].tx.tx_status).to.equal(a.tx_status);
+    expect(stored.stored[0].is_reorg_resend, 'first confirmation is not a reorg resend').to.equal(false);
+
+    // A late pending report of a confirmed tx changes nothing.
+    const [late] = await storeLooseTransactions(db, network, [asPending(b)]);
+    expect(late.tx).to.deep.equal(stored.stored[1].tx);
+    expect((await txRows(network).where({ tx_hash: b.tx_hash }).first()).tx_status).to.equal(b.tx_status);
+
+    // A block record claiming pending does not undo a final status either.
+    const res = await storeBlock(db, { network, block: parsed.block, transactions: [a, b, { ...c, tx_status: 'pending' }] });
+    expect(res.stored[2].tx.tx_status).to.equal(c.tx_status);
+    const row = await txRows(network).where({ tx_hash: c.tx_hash }).first();
+    expect(row.tx_status).to.equal(c.tx_status);
+    expect(row.record.tx_status).to.equal(c.tx_status);
+  });
+
+  it('loose transactions: upserted by hash, status forward only, never moved out of a block they are in', async () => {
+    const network = testNetwork('utxo', 'store-loose');
+    const parsed = parseFixture('utxo', bitcoinBlockItem(766393), network);
+    const [inBlock, ...rest] = parsed.transactions;
+    const loose = rest.map((t): NormalizedTx => ({ ...t, tx_status: 'pending', block_hash: null, height: null, tx_index: null, tx_time: null }));
+
+    const first = await storeLooseTransactions(db, network, loose);
+    expect(first.map((s) => s.tx)).to.deep.equal(loose);
+    expect(first.every((s) => !s.orphaned && !s.is_reorg_resend)).to.equal(true);
+    expect(await indexCount(network)).to.equal(expectedIndexRows(network, loose));
+    const again = await storeLooseTransactions(db, network, loose);
+    expect(again).to.deep.equal(first);
+
+    // pending → failed (origin says so), then pending again stays failed.
+    const [failed] = await storeLooseTransactions(db, network, [{ ...loose[0], tx_status: 'failed' }]);
+    expect(failed).to.include({ id: first[0].id });
+    expect(failed.tx.tx_status).to.equal('failed');
+    const [stillFailed] = await storeLooseTransactions(db, network, [loose[0]]);
+    expect(stillFailed.tx.tx_status).to.equal('failed');
+
+    // A tx in a live block keeps its block and record; a loose copy cannot move it.
+    const block = await storeBlock(db, { network, block: parsed.block, transactions: [inBlock] });
+    const originCopy: NormalizedTx = { ...inBlock, block_hash: null, height: null, tx_status: 'pending', tx_time: 1 };
+    const [kept] = await storeLooseTransactions(db, network, [originCopy]);
+    expect(kept.id).to.equal(block.stored[0].id);
+    expect(kept.tx).to.deep.equal(block.stored[0].tx);
+    const row = await txRows(network).where({ tx_hash: inBlock.tx_hash }).first();
+    expect(row.block_hash).to.equal(parsed.block.hash);
+    expect(Number(row.height)).to.equal(parsed.block.height);
+  });
+
+  it('stores the 1034-tx Bitcoin block (thousands of index rows) in chunked statements, and replays it', async () => {
+    const network = testNetwork('utxo', 'store-big');
+    const item = bitcoinBlockItem(766391);
+    const parsed = parseFixture('utxo', item, network);
+    expect(parsed.transactions).to.have.length(item.tx.length);
+    const entries = expectedIndexRows(network, parsed.transactions);
+    expect(entries).to.be.greaterThan(3000);
+
+    // 2000 parameters per statement: 200 transactions and 400 index rows a statement.
+    const res = await storeBlock(db, { network, ...parsed }, { maxParamsPerStatement: 2000 });
+    expect(res.stored).to.have.length(1034);
+    expect(res.stored.map((s) => s.tx.tx_hash)).to.deep.equal(item.tx.map((t: any) => t.txid));
+    expect(await txRows(network).count<{ n: string }[]>({ n: '*' })).to.deep.equal([{ n: '1034' }]);
+    expect(await indexCount(network)).to.equal(entries);
+    // The coinbase pays the subsidy plus the fees: its outputs as stored, in satoshi.
+    const coinbase = (await txRows(network).where({ tx_hash: item.tx[0].txid }).first()).record;
+    expect(coinbase.to_details.map((d: any) => d.amount)).to.deep.equal(item.tx[0].vout.map((o: any) => String(Math.round(o.value * 1e8))));
+
+    // The default budget stores it with one statement per table; the replay returns the same rows.
+    const t0 = Date.now();
+    const replay = await storeBlock(db, { network, ...parsed });
+    const ms = Date.now() - t0;
+    expect(replay.stored).to.deep.equal(res.stored);
+    expect(ms, 'a 1034-tx replay stays well under a second').to.be.lessThan(3000);
+  });
+
+  it('a value Postgres cannot hold fails the whole block as a data error, storing nothing', async () => {
+    const network = testNetwork('evm', 'store-bad');
+    const parsed = parseFixture('evm', evmItem, network);
+    const bad = { ...parsed.transactions[3], tx_index: 2 ** 40 };
+    let error: unknown;
+    try {
+      await storeBlock(db, { network, block: parsed.block, transactions: [parsed.transactions[0], bad] });
+    } catch (err) {
+      error = err;
+    }
+    expect(error, 'storeBlock rejected').to.be.instanceOf(Error);
+    expect(classifyStoreError(error)).to.equal('data');
+    expect((error as Error).message).to.match(/out of range for type integer/);
+    expect((error as Error).message.length, 'the statement and its values are not in the message').to.be.lessThan(300);
+    expect(await txRows(network).count<{ n: string }[]>({ n: '*' })).to.deep.equal([{ n: '0' }]);
+    expect(await blockRows(network)).to.deep.equal([]);
+  });
+
+  it('keeps a record with a NUL character (Postgres text cannot) as U+FFFD instead of failing the block', async () => {
+    const network = testNetwork('svm', 'store-nul');
+    const parsed = parseFixture('svm', solanaBlockItem(), network);
+    const tx = { ...parsed.transactions[0], method_call: 'memo:\u0000end', symbol: 'back\\u0000slash' };
+    const res = await storeBlock(db, { network, block: parsed.block, transactions: [tx] });
+    const row = await txRows(network).where({ tx_hash: tx.tx_hash }).first();
+    expect(row.record.method_call).to.equal('memo:\ufffdend');
+    // A literal backslash-u0000 text is not a NUL and is kept as it was.
+    expect(row.record.symbol).to.equal('back\\u0000slash');
+    expect(res.stored[0].id).to.equal(row.id);
+  });
+
+  it('stores a block\'s transactions in that block whatever their own block fields say; a hash-less block keeps them where they are', async () => {
+    const network = testNetwork('evm', 'store-place');
+    const parsed = parseFixture('evm', evmItem, network);
+    const [a, b] = parsed.transactions;
+    const res = await storeBlock(db, { network, block: parsed.block, transactions: [{ ...a, block_hash: null, height: null }, b] });
+    expect(res.stored[0].tx).to.include({ block_hash: parsed.block.hash, height: parsed.block.height });
+    const row = await txRows(network).where({ tx_hash: a.tx_hash }).first();
+    expect(row.block_hash).to.equal(parsed.block.hash);
+    expect(row.record.block_hash).to.equal(parsed.block.hash);
+
+    // getTransaction-style results (no block hash) grouped as a block of their slot: no block row, no move.
+    const hashless = await storeBlock(db, { network, block: { height: parsed.block.height, hash: null, parent_hash: null, time: null }, transactions: [{ ...b, block_hash: null, tx_index: null }] });
+    expect(hashless.stored[0]).to.include({ id: res.stored[1].id, is_reorg_resend: false, orphaned: false });
+    expect(hashless.stored[0].tx).to.deep.equal(res.stored[1].tx);
+    expect(await blockRows(network)).to.have.length(1);
+  });
+
+  it('stores blocks of every family (Solana, Tron) with their index', async () => {
+    for (const [family, item] of [['svm', solanaBlockItem()], ['tvm', tronBlockItem()]] as const) {
+      const network = testNetwork(family, `store-${family}`);
+      const parsed = parseFixture(family, item, network);
+      const res = await storeBlock(db, { network, ...parsed });
+      expect(res.stored).to.have.length(parsed.transactions.length);
+      expect(await indexCount(network)).to.equal(expectedIndexRows(network, parsed.transactions));
+      const rows = await txRows(network).select('tx_hash', 'record');
+      expect(new Map(rows.map((r) => [r.tx_hash, r.record]))).to.deep.equal(new Map(res.stored.map((s) => [s.tx.tx_hash, s.tx])));
+    }
+  });
+});
