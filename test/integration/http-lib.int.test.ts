@@ -128,3 +128,18 @@ describe('redis factory (real Redis)', () => {
     expect(redis.status).to.equal('end');
   });
 });
+
+describe('db factory (real Postgres)', () => {
+  it('bounds statements with statement_timeout', async () => {
+    const db = createDb({ url: testEnv().databaseUrl, poolMax: 1, statementTimeoutMs: 200 });
+    try {
+      const t0 = Date.now();
+      let err: unknown;
+      await db.raw('select pg_sleep(5)').catch((e) => (err = e));
+      expect((err as { code?: string }).code).to.equal('57014'); // query_canceled
+      expect(Date.now() - t0).to.be.lessThan(2000);
+    } finally {
+      await db.destroy();
+    }
+  });
+});

@@ -13,7 +13,7 @@ runMain(async () => {
   const origins = parseChainOrigins(config.CHAIN_RPC_URLS, config.CHAIN_RPC_DEFAULT_BASE || null);
   const secretBox = new SecretBox(config.WEBHOOK_SECRET_KEY);
 
-  const db = createDb({ url: config.DATABASE_URL, poolMax: config.DB_POOL_MAX, applicationName: 'tx-gateway' });
+  const db = createDb({ url: config.DATABASE_URL, poolMax: config.DB_POOL_MAX, applicationName: 'tx-gateway', statementTimeoutMs: config.REQUEST_TIMEOUT_MS });
   lifecycle.add(dbComponent(db));
 
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: `${config.KAFKA_CLIENT_ID}-tx-gateway`, logger });

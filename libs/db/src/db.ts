@@ -11,10 +11,18 @@ export type { Knex };
 
 export const MIGRATIONS_DIR = path.resolve(__dirname, '../migrations');
 
-export function createDb(opts: { url: string; poolMax?: number; applicationName?: string }): Knex {
+/**
+ * A knex pool. `statementTimeoutMs` bounds every statement server-side: an HTTP request that
+ * already answered 504 must not leave its query running.
+ */
+export function createDb(opts: { url: string; poolMax?: number; applicationName?: string; statementTimeoutMs?: number }): Knex {
   return knex({
     client: 'pg',
-    connection: { connectionString: opts.url, application_name: opts.applicationName ?? 'chainpipe' },
+    connection: {
+      connectionString: opts.url,
+      application_name: opts.applicationName ?? 'chainpipe',
+      ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
+    },
     pool: { min: 0, max: opts.poolMax ?? 10 },
     acquireConnectionTimeout: 10_000,
   });
