@@ -5,3 +5,4 @@ export * from './prometheus';
 export * from './processes';
 export * from './kafka';
 export * from './http';
+export * from './fuzz';

@@ -1,24 +1,14 @@
-import { readFixtureJson } from '@chainpipe/testing';
+import { type Random, collectSlots, deepClone, mutationOperators, pick, readFixtureJson, seededRandom } from '@chainpipe/testing';
 import { expect } from 'chai';
 import { parseEvmPayload } from '../src/evm';
 import type { ChainContext, ParseResult } from '../src/types';
+import { expectWellFormedParseResult } from './support/parse-result';
 
 // Deterministic fuzzing: real fixtures, mutated by a seeded PRNG (truncated arrays and strings,
 // deleted keys, values of the wrong type). The parser must never throw and must always return a
 // well-formed ParseResult.
 
 const CTX: ChainContext = { chainType: 'ethereum', chainId: 1, family: 'evm', nativeSymbol: 'ETH', nativeDecimals: 18 };
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const f = (name: string): any => readFixtureJson(`evm/${name}`);
 const result = (name: string): any => {
@@ -90,28 +80,6 @@ function bases(): Array<{ name: string; items: unknown[] }> {
   ];
 }
 
-type Slot = { parent: any; key: string | number };
-
-function slots(root: any): Slot[] {
-  const out: Slot[] = [];
-  const stack: any[] = [root];
-  while (stack.length) {
-    const node = stack.pop();
-    if (Array.isArray(node)) {
-      node.forEach((v, i) => {
-        out.push({ parent: node, key: i });
-        if (v && typeof v === 'object') stack.push(v);
-      });
-    } else if (node && typeof node === 'object') {
-      for (const k of Object.keys(node)) {
-        out.push({ parent: node, key: k });
-        if (node[k] && typeof node[k] === 'object') stack.push(node[k]);
-      }
-    }
-  }
-  return out;
-}
-
 const WRONG_VALUES: unknown[] = [
   null,
   0,
@@ -133,65 +101,40 @@ const WRONG_VALUES: unknown[] = [
   { result: null },
 ];
 
-function mutate(root: any, rnd: () => number): void {
-  const all = slots(root);
+const ops = mutationOperators(WRONG_VALUES);
+
+function mutate(root: any, rnd: Random): void {
+  const all = collectSlots(root, 'stack');
   if (all.length === 0) return;
-  const { parent, key } = all[Math.floor(rnd() * all.length)];
-  const value = parent[key];
+  const slot = pick(rnd, all);
   const kind = Math.floor(rnd() * 4);
-  if (kind === 0) {
-    if (Array.isArray(parent)) parent.splice(key as number, 1);
-    else delete parent[key];
-  } else if (kind === 1) {
-    parent[key] = WRONG_VALUES[Math.floor(rnd() * WRONG_VALUES.length)];
-  } else if (kind === 2 && typeof value === 'string') {
-    parent[key] = value.slice(0, Math.floor(rnd() * value.length));
-  } else if (kind === 2 && Array.isArray(value)) {
-    value.length = Math.floor(rnd() * value.length);
-  } else {
-    parent[key] = typeof value === 'string' ? value.toUpperCase() + 'x' : WRONG_VALUES[Math.floor(rnd() * WRONG_VALUES.length)];
-  }
+  if (kind === 0) return ops.deleteKey(slot);
+  if (kind === 1) return ops.wrongValue(slot, rnd);
+  if (kind === 2 && ops.truncate(slot, rnd)) return;
+  // Otherwise a string changes case and gains a character; anything else gets a wrong value.
+  const value = slot.parent[slot.key];
+  if (typeof value === 'string') slot.parent[slot.key] = value.toUpperCase() + 'x';
+  else ops.wrongValue(slot, rnd);
 }
 
-const DIGITS = /^\d+$/;
-
 function assertWellFormed(res: ParseResult, label: string): void {
-  expect(res, label).to.be.an('object');
-  expect(res.blocks, label).to.be.an('array');
-  expect(res.issues, label).to.be.an('array');
-  const amountOk = (v: unknown) => v === null || (typeof v === 'string' && DIGITS.test(v));
-  for (const issue of res.issues) {
-    expect(issue.block_index, label).to.be.a('number');
-    expect(issue.reason, label).to.be.a('string');
-  }
-  for (const b of res.blocks) {
-    expect(b.block, label).to.be.an('object');
-    expect(b.transactions, label).to.be.an('array');
-    for (const t of b.transactions) {
-      expect(t.tx_hash, label).to.be.a('string').and.not.equal('');
-      for (const v of [t.amount, t.tx_fee, t.gas_limit, t.gas_used, t.gas_price, t.max_fee_per_gas, t.max_priority_fee_per_gas, t.nonce]) {
-        expect(amountOk(v), `${label}: ${String(v)}`).to.equal(true);
-      }
-      expect(t.token_transfers, label).to.be.an('array');
-      expect(t.internal_transactions, label).to.be.an('array');
-      expect(t.from_details, label).to.be.an('array');
-      expect(t.to_details, label).to.be.an('array');
-      for (const x of t.token_transfers) expect(amountOk(x.amount), label).to.equal(true);
-      for (const x of t.internal_transactions) expect(amountOk(x.amount), label).to.equal(true);
-    }
-  }
+  expectWellFormedParseResult(res, {
+    label,
+    amounts: ['amount', 'tx_fee', 'gas_limit', 'gas_used', 'gas_price', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'nonce'],
+    entryAmounts: ['token_transfers', 'internal_transactions'],
+  });
 }
 
 describe('parseEvmPayload — fuzz', () => {
   it('never throws and always returns a well-formed result over 400 seeded mutations', function () {
     this.timeout(60000);
-    const rnd = mulberry32(0xe7a1);
+    const rnd = seededRandom(0xe7a1);
     const pristine = bases();
     let records = 0;
     let issues = 0;
     for (let i = 0; i < 400; i++) {
       const base = pristine[i % pristine.length];
-      const items = structuredClone(base.items);
+      const items = deepClone(base.items);
       const rounds = 1 + Math.floor(rnd() * 5);
       for (let r = 0; r < rounds; r++) mutate(items, rnd);
       const label = `mutation ${i} of ${base.name}`;

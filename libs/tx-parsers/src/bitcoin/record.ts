@@ -1,3 +1,4 @@
+import { emptyTx } from '../record-base';
 import type { ChainContext, FromDetail, NormalizedTx, ToDetail } from '../types';
 import type { TxPlacement, UtxoOutput, UtxoTx } from './model';
 
@@ -76,35 +77,19 @@ export function buildRecord(tx: UtxoTx, place: TxPlacement, ctx: ChainContext): 
   }));
 
   return {
-    chain_type: ctx.chainType,
-    chain_id: ctx.chainId,
+    ...emptyTx(ctx, tx.txid),
     height: place.height,
     block_hash: place.blockHash,
     tx_time: place.time,
-    tx_hash: tx.txid,
     tx_index: place.txIndex,
     tx_version: tx.version,
     sender: tx.inputs.find((i) => i.address !== null)?.address ?? null,
     receiver,
-    fee_payer: null,
     transfer_type: tx.coinbase ? 'system' : 'native',
     amount: amount === null ? null : amount.toString(),
-    symbol: ctx.nativeSymbol,
-    decimals: ctx.nativeDecimals,
     tx_status: place.status,
     tx_fee: fee === null ? null : fee.toString(),
-    gas_limit: null,
-    gas_used: null,
-    gas_price: null,
-    max_fee_per_gas: null,
-    max_priority_fee_per_gas: null,
-    nonce: null,
-    method_id: null,
-    method_call: null,
-    l1_origin_hash: null,
-    token_transfers: [],
     from_details: fromDetails,
     to_details: toDetails,
-    internal_transactions: [],
   };
 }

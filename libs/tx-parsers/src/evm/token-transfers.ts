@@ -1,3 +1,4 @@
+import { tokenTransfer } from '../record-base';
 import type { TokenTransfer } from '../types';
 import { address, firstWord, hash32, isObject, safeInt, topicAddress } from './hex';
 
@@ -44,20 +45,12 @@ function decodeTransferLog(log: unknown, position: number): TokenTransfer | null
   }
   if (amount === null) return null;
 
-  return {
+  return tokenTransfer({
     from_address: from,
     to_address: to,
     token_contract_address: contract,
-    symbol: null,
     amount: amount.toString(),
-    from_token_address: null,
-    to_token_address: null,
-    mint: null,
-    program_id: null,
-    decimals: null,
-    is_from_contract: false,
-    is_to_contract: false,
     standard,
     log_index: safeInt(log.logIndex) ?? position,
-  };
+  });
 }

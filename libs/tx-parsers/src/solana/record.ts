@@ -1,4 +1,5 @@
 import type { ChainType } from '@chainpipe/chains';
+import { emptyTx } from '../record-base';
 import type { InternalTransaction, NormalizedTx, TransferType, TxStatus } from '../types';
 import { accountKeys, tokenBalances } from './accounts';
 import { type Instruction, flattenInstructions } from './instructions';
@@ -152,12 +153,10 @@ export function buildRecord(rawTx: unknown, place: TxPlacement, ctx: RecordConte
         : 'contract_call';
 
   const record: NormalizedTx = {
-    chain_type: ctx.chainType,
-    chain_id: ctx.chainId,
+    ...emptyTx(ctx, txHash),
     height: place.slot,
     block_hash: place.blockHash,
     tx_time: place.blockTime,
-    tx_hash: txHash,
     tx_index: place.txIndex,
     tx_version: txVersion(tx.version),
     sender: native ? native.from : feePayer,
@@ -165,22 +164,10 @@ export function buildRecord(rawTx: unknown, place: TxPlacement, ctx: RecordConte
     fee_payer: feePayer,
     transfer_type: transferType,
     amount: native ? native.lamports.toString() : '0',
-    symbol: ctx.nativeSymbol,
-    decimals: ctx.nativeDecimals,
     tx_status: status,
     tx_fee: fee === null ? null : fee.toString(),
-    gas_limit: null,
     gas_used: toDecimal(meta?.computeUnitsConsumed),
-    gas_price: null,
-    max_fee_per_gas: null,
-    max_priority_fee_per_gas: null,
-    nonce: null,
-    method_id: null,
-    method_call: null,
-    l1_origin_hash: null,
     token_transfers: tokenTransfers,
-    from_details: [],
-    to_details: [],
     internal_transactions: internal,
   };
   return { kind: 'record', record };

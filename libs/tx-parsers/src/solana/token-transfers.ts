@@ -1,3 +1,4 @@
+import { tokenTransfer } from '../record-base';
 import type { TokenTransfer } from '../types';
 import type { TokenAccount, TokenBalances } from './accounts';
 import type { TokenMove } from './movements';
@@ -13,22 +14,19 @@ function record(fields: {
   programId: string | null;
   logIndex: number | null;
 }): TokenTransfer {
-  return {
+  return tokenTransfer({
     from_address: fields.from,
     to_address: fields.to,
     token_contract_address: fields.mint,
-    symbol: null,
     amount: fields.amount.toString(),
     from_token_address: fields.fromToken,
     to_token_address: fields.toToken,
     mint: fields.mint,
     program_id: fields.programId,
     decimals: fields.decimals,
-    is_from_contract: false,
-    is_to_contract: false,
     standard: 'spl',
     log_index: fields.logIndex,
-  };
+  });
 }
 
 /**

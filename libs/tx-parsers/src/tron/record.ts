@@ -1,3 +1,4 @@
+import { emptyTx } from '../record-base';
 import type { ChainContext, NormalizedTx, TxStatus } from '../types';
 import { asArray, asObject, asString } from './json';
 
@@ -10,39 +11,7 @@ export interface BlockFacts {
 }
 
 export function emptyRecord(ctx: ChainContext, block: BlockFacts, txHash: string, txIndex: number | null): NormalizedTx {
-  return {
-    chain_type: ctx.chainType,
-    chain_id: ctx.chainId,
-    height: block.height,
-    block_hash: block.blockHash,
-    tx_time: block.time,
-    tx_hash: txHash,
-    tx_index: txIndex,
-    tx_version: null,
-    sender: null,
-    receiver: null,
-    fee_payer: null,
-    transfer_type: null,
-    amount: null,
-    // The top-level amount of a Tron record is always TRX (token amounts live in token_transfers).
-    symbol: ctx.nativeSymbol,
-    decimals: ctx.nativeDecimals,
-    tx_status: null,
-    tx_fee: null,
-    gas_limit: null,
-    gas_used: null,
-    gas_price: null,
-    max_fee_per_gas: null,
-    max_priority_fee_per_gas: null,
-    nonce: null,
-    method_id: null,
-    method_call: null,
-    l1_origin_hash: null,
-    token_transfers: [],
-    from_details: [],
-    to_details: [],
-    internal_transactions: [],
-  };
+  return { ...emptyTx(ctx, txHash), height: block.height, block_hash: block.blockHash, tx_time: block.time, tx_index: txIndex };
 }
 
 /** Tron result codes: only SUCCESS succeeded (REVERT, OUT_OF_ENERGY, OUT_OF_TIME… failed). */

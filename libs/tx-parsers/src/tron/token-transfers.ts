@@ -1,3 +1,4 @@
+import { tokenTransfer } from '../record-base';
 import type { TokenTransfer } from '../types';
 import { toTronAddress } from './address';
 import { asArray, asObject, asString, hexToDecimal, isHex, strip0x } from './json';
@@ -15,24 +16,15 @@ interface TransferParts {
   logIndex: number | null;
 }
 
-function tokenTransfer(p: TransferParts): TokenTransfer {
-  return {
+function transfer(p: TransferParts): TokenTransfer {
+  return tokenTransfer({
     from_address: p.from,
     to_address: p.to,
     token_contract_address: p.contract,
-    symbol: null,
     amount: p.amount,
-    from_token_address: null,
-    to_token_address: null,
-    mint: null,
-    program_id: null,
-    decimals: null,
-    // Payloads do not say whether an account is a contract; only an account lookup would.
-    is_from_contract: false,
-    is_to_contract: false,
     standard: p.standard,
     log_index: p.logIndex,
-  };
+  });
 }
 
 function word(hex: string, index: number): string | undefined {
@@ -60,10 +52,10 @@ export function transfersFromLogs(logs: unknown): TokenTransfer[] {
       const data = strip0x(asString(log.data) ?? '');
       const first = word(data, 0);
       const amount = first !== undefined && isHex(first) ? hexToDecimal(first) : null;
-      out.push(tokenTransfer({ from, to, contract, amount, standard: 'trc20', logIndex: i }));
+      out.push(transfer({ from, to, contract, amount, standard: 'trc20', logIndex: i }));
     } else {
       const amount = isHex(topics[3]) ? hexToDecimal(topics[3]) : null;
-      out.push(tokenTransfer({ from, to, contract, amount, standard: 'trc721', logIndex: i }));
+      out.push(transfer({ from, to, contract, amount, standard: 'trc721', logIndex: i }));
     }
   });
   return out;
@@ -95,7 +87,7 @@ export function transferFromCallData(
     const to = word(args, 0);
     const amount = word(args, 1);
     if (to === undefined || amount === undefined) return null;
-    return tokenTransfer({
+    return transfer({
       from: caller,
       to: toTronAddress(to),
       contract,
@@ -109,7 +101,7 @@ export function transferFromCallData(
     const to = word(args, 1);
     const amount = word(args, 2);
     if (from === undefined || to === undefined || amount === undefined) return null;
-    return tokenTransfer({
+    return transfer({
       from: toTronAddress(from),
       to: toTronAddress(to),
       contract,
@@ -144,5 +136,5 @@ export function trc10Transfer(
   assetId: string | null,
   amount: string | null,
 ): TokenTransfer {
-  return tokenTransfer({ from, to, contract: assetId, amount, standard: 'trc10', logIndex: null });
+  return transfer({ from, to, contract: assetId, amount, standard: 'trc10', logIndex: null });
 }
