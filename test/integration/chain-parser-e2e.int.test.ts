@@ -252,6 +252,25 @@ describe('chain-parser end to end: chain-ingest → chain.raw → chain-parser �
     expect(await db('tx.blocks').where({ network: 'ethereum-mainnet', hash: bad.blockHash })).to.deep.equal([]);
   });
 
+  it('stores the readable rest of a block with one unreadable transaction and keeps the delivery in the DLQ for a replay', async () => {
+    const block = rebased('utxo', bitcoinBlockItem(766393));
+    // The third transaction loses its id: the parser cannot name it, so it cannot be stored.
+    const broken = block.item.tx[2].txid;
+    delete block.item.tx[2].txid;
+    delete block.item.tx[2].hash;
+    await postBlock('utxo', block);
+    const rows = await waitRows('bitcoin-mainnet', block.blockHash, block.item.tx.length - 1);
+    expect(rows).to.have.length(block.item.tx.length - 1);
+    expect(rows.map((r: Json) => r.tx_hash)).to.not.include(broken);
+    await chainTxMessages(block.item.tx.length - 1);
+    const partial = await waitFor(
+      async () => (await readTopic(rawDlq(), 1, 10_000)).find((m) => m.headers!['dlq-error-code']!.toString() === 'PARTIAL_PARSE'),
+      { timeoutMs: 40_000, what: 'the delivery in the DLQ' },
+    );
+    expect(partial.headers!['dlq-error']!.toString()).to.match(/1 unreadable item\(s\), the rest stored: .*missing or invalid txid/);
+    expect(JSON.parse(partial.value!.toString()).data[0].hash).to.equal(block.blockHash);
+  });
+
   it('a reorg (same height, another hash) orphans the transactions the new block lost and re-sends the moved ones', async () => {
     const old = rebased('evm', evmBlockItem());
     await postBlock('evm', old);

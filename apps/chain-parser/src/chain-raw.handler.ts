@@ -23,7 +23,7 @@ const LOGGED_ISSUES = 5;
 
 function parserMetrics(registry: Registry) {
   return {
-    records: new Counter({ name: 'chainpipe_parser_records_total', help: 'chain.raw records by outcome (stored, dead_letter, empty)', labelNames: ['network', 'outcome'], registers: [registry] }),
+    records: new Counter({ name: 'chainpipe_parser_records_total', help: 'chain.raw records by outcome (stored, partial = stored and dead-lettered for the unreadable rest, dead_letter, empty)', labelNames: ['network', 'outcome'], registers: [registry] }),
     blocks: new Counter({ name: 'chainpipe_parser_blocks_stored_total', help: 'Blocks stored, by kind (new, known = replay, reorg = replaced another block of its height)', labelNames: ['network', 'kind'], registers: [registry] }),
     txs: new Counter({ name: 'chainpipe_parser_txs_stored_total', help: 'Transactions stored (replays included)', labelNames: ['network'], registers: [registry] }),
     orphaned: new Counter({ name: 'chainpipe_parser_txs_orphaned_total', help: 'Transactions orphaned by a reorg', labelNames: ['network'], registers: [registry] }),
@@ -42,7 +42,8 @@ function parserMetrics(registry: Registry) {
  * go out again (downstream dedupes).
  *
  * Failures: a record that cannot be parsed, or a block Postgres rejects for its data, is
- * dead-lettered (the rest of the batch goes on); anything else (database or broker down) is a
+ * dead-lettered (the rest of the batch goes on); a record parsed only in part is stored and
+ * dead-lettered too (`PARTIAL_PARSE`), keeping its bytes for a replay; anything else (database or broker down) is a
  * RetryableError and the whole call is retried with backoff.
  */
 export function createChainRawHandler(deps: ChainRawHandlerDeps): BatchHandler<Buffer> {
@@ -101,7 +102,16 @@ export function createChainRawHandler(deps: ChainRawHandlerDeps): BatchHandler<B
         }
         outgoing.push(...blockMessages(result));
       }
-      if (!rejected) metrics.records.inc({ network, outcome: 'stored' });
+      if (rejected) continue;
+      if (plan.issues.length) {
+        // The good transactions are stored; the delivery also goes to the DLQ so that its bytes
+        // survive for a replay once the parser is fixed (storing again is idempotent).
+        const summary = plan.issues.slice(0, LOGGED_ISSUES).map((i) => `${i.tx_hash ?? `block ${i.block_index} tx ${i.tx_index ?? '?'}`}: ${i.reason}`);
+        deadLetters.push({ record: record as ConsumedRecord<unknown>, code: 'PARTIAL_PARSE', reason: `${plan.issues.length} unreadable item(s), the rest stored: ${summary.join('; ')}` });
+        metrics.records.inc({ network, outcome: 'partial' });
+      } else {
+        metrics.records.inc({ network, outcome: 'stored' });
+      }
     }
 
     await publishAll(outgoing);
