@@ -259,7 +259,7 @@ export async function run(): Promise<void> {
   const started = performance.now();
   try {
     await migrateLatest(db);
-    await db.raw('TRUNCATE tx.address_index, tx.transactions, tx.blocks RESTART IDENTITY');
+    await db.raw('TRUNCATE tx.address_token_index, tx.address_index, tx.transactions, tx.blocks RESTART IDENTITY');
     await client.connect();
     const { rows } = await client.query<{ server_version: string }>('SHOW server_version');
 

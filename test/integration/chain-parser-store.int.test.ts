@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import pg from 'pg';
 import type { NetworkInfo } from '@chainpipe/chains';
-import { createDb, type Knex } from '@chainpipe/db';
-import { testEnv } from '@chainpipe/testing';
+import { MIGRATIONS_DIR, createDb, ensureDatabase, migrateLatest, type Knex } from '@chainpipe/db';
+import { assertTestDatabase, testEnv } from '@chainpipe/testing';
 import { addressIndexEntries, type NormalizedTx, type ParsedBlock } from '@chainpipe/tx-parsers';
 import { classifyStoreError, storeBlock, storeLooseTransactions, type StoredTx } from '@chainpipe/tx-store';
 import { bitcoinBlockItem, evmBlockItem, parseFixture, solanaBlockItem, testNetwork, tronBlockItem, withSuffix } from '../../libs/tx-store/test/fixture-blocks';
@@ -28,6 +30,56 @@ describe('tx-store: storeBlock / storeLooseTransactions (real Postgres)', () => 
     Number((await db('tx.address_index').where({ chain_type: network.chainType, chain_id: network.chainId }).count<{ n: string }[]>({ n: '*' }))[0].n);
   const expectedIndexRows = (network: NetworkInfo, txs: NormalizedTx[]) => txs.reduce((n, t) => n + addressIndexEntries(t, network.family).length, 0);
   const idsByHash = (stored: StoredTx[]) => new Map(stored.map((s) => [s.tx.tx_hash, s.id]));
+
+  /**
+   * The filter indexes of a network as stored: address rows as `hash address type tokens`, token
+   * rows as `hash address token type`, with the xmin of each row (which changes when a row is
+   * rewritten), sorted.
+   */
+  async function filterIndexes(on: Knex, network: NetworkInfo) {
+    const where = { chain_type: network.chainType, chain_id: network.chainId };
+    const addr = await on('tx.address_index as a')
+      .join('tx.transactions as t', 't.id', 'a.tx_id')
+      .where({ 'a.chain_type': where.chain_type, 'a.chain_id': where.chain_id })
+      .select('t.tx_hash', 'a.address', 'a.transfer_type', 'a.tokens', on.raw('a.xmin::text as xmin'));
+    // A token row of a transaction that does not exist would be a leak: a left join shows it.
+    const tokens = await on('tx.address_token_index as k')
+      .leftJoin('tx.transactions as t', 't.id', 'k.tx_id')
+      .where({ 'k.chain_type': where.chain_type, 'k.chain_id': where.chain_id })
+      .select('t.tx_hash', 'k.address', 'k.token', 'k.transfer_type', on.raw('k.xmin::text as xmin'));
+    return {
+      address: addr.map((r) => `${r.tx_hash} ${r.address} ${r.transfer_type ?? '-'} ${r.tokens.join(',')}`).sort(),
+      token: tokens.map((r) => `${r.tx_hash} ${r.address} ${r.token} ${r.transfer_type ?? '-'}`).sort(),
+      xmins: [...addr, ...tokens].map((r) => r.xmin).sort(),
+    };
+  }
+
+  /**
+   * The filter indexes a network must have, from its stored records (every transaction, orphaned
+   * ones too: their rows stay): per record, one address row per address `addressIndexEntries`
+   * finds, with the record's transfer_type, and one token row per token that address moved.
+   */
+  async function filterIndexesOfRecords(on: Knex, network: NetworkInfo) {
+    const rows = await on('tx.transactions').where({ chain_type: network.chainType, chain_id: network.chainId }).select('tx_hash', 'record');
+    const address: string[] = [];
+    const token: string[] = [];
+    for (const { tx_hash, record } of rows) {
+      for (const e of addressIndexEntries(record, network.family)) {
+        address.push(`${tx_hash} ${e.address} ${record.transfer_type ?? '-'} ${e.tokens.join(',')}`);
+        for (const t of e.tokens) token.push(`${tx_hash} ${e.address} ${t} ${record.transfer_type ?? '-'}`);
+      }
+    }
+    return { address: address.sort(), token: token.sort() };
+  }
+
+  /** The filter indexes mirror the records exactly (no missing, stale or duplicate row); returns them. */
+  async function expectIndexesMirrorRecords(network: NetworkInfo, on: Knex = db) {
+    const stored = await filterIndexes(on, network);
+    const expected = await filterIndexesOfRecords(on, network);
+    expect(stored.address, 'tx.address_index').to.deep.equal(expected.address);
+    expect(stored.token, 'tx.address_token_index').to.deep.equal(expected.token);
+    return stored;
+  }
 
   /** A copy of a parsed block under another block hash (what a reorg delivers), keeping `keep` txs. */
   function replacement(parsed: ParsedBlock, suffix: string, keep: NormalizedTx[]): ParsedBlock {
@@ -325,5 +377,154 @@ describe('tx-store: storeBlock / storeLooseTransactions (real Postgres)', () => 
       const rows = await txRows(network).select('tx_hash', 'record');
       expect(new Map(rows.map((r) => [r.tx_hash, r.record]))).to.deep.equal(new Map(res.stored.map((s) => [s.tx.tx_hash, s.tx])));
     }
+  });
+  describe('filter indexes: address_index.transfer_type and tx.address_token_index', () => {
+    it('a stored block: every address row carries its record\'s transfer_type, one token row per (address, token it moved)', async () => {
+      const network = testNetwork('evm', 'filters-store');
+      const parsed = parseFixture('evm', evmItem, network);
+      await storeBlock(db, { network, ...parsed });
+      const stored = await expectIndexesMirrorRecords(network);
+      // Read from the raw fixture: receipt #0's first log is an ERC-20 Transfer of log.address to topic2.
+      const log = evmItem.receipts[0].logs[0];
+      const to = '0x' + log.topics[2].slice(26);
+      const type = parsed.transactions.find((t) => t.tx_hash === evmItem.receipts[0].transactionHash)!.transfer_type;
+      expect(stored.token).to.include(`${evmItem.receipts[0].transactionHash} ${to} ${log.address.toLowerCase()} ${type}`);
+      expect(stored.token.length).to.be.greaterThan(100);
+      expect([...new Set(stored.address.map((r) => r.split(' ')[2]))]).to.include.members(['token', 'native', 'contract_call']);
+    });
+
+    it('a replay and a race rewrite no index row (same rows, same row versions), and add none', async () => {
+      const network = testNetwork('evm', 'filters-replay');
+      const parsed = parseFixture('evm', evmItem, network);
+      await Promise.all([storeBlock(db, { network, ...parsed }), storeBlock(db, { network, ...parsed })]);
+      const first = await expectIndexesMirrorRecords(network);
+      await storeBlock(db, { network, ...parsed });
+      await storeBlock(db, { network, ...parsed, reorged: true });
+      const again = await expectIndexesMirrorRecords(network);
+      expect(again).to.deep.equal(first);
+    });
+
+    it('a reorg that rewrites records moves the index along: types change, lost tokens and addresses go, a reorg back restores them', async () => {
+      const network = testNetwork('evm', 'filters-reorg');
+      const parsed = parseFixture('evm', evmItem, network);
+      await storeBlock(db, { network, ...parsed });
+      const before = await expectIndexesMirrorRecords(network);
+
+      // The new block keeps every transaction, but one token transfer failed there (a reorg may turn
+      // a transfer into a failed call: no token moved, a plain contract call) and the last 5 are gone.
+      const addressesOf = (t: NormalizedTx) => addressIndexEntries(t, network.family).map((e) => e.address);
+      const asFailed = (t: NormalizedTx): NormalizedTx => ({ ...t, tx_status: 'failed', transfer_type: 'contract_call', token_transfers: [] });
+      // One whose token transfers name an address nothing else in the transaction does.
+      const changedAt = parsed.transactions.findIndex((t, i) => i < 120 && t.transfer_type === 'token' && addressesOf(asFailed(t)).length < addressesOf(t).length);
+      expect(changedAt).to.be.at.least(0);
+      const changed = parsed.transactions[changedAt];
+      // And one whose record is classified differently there while still moving its tokens.
+      const retypedAt = parsed.transactions.findIndex((t, i) => i < 120 && i !== changedAt && t.transfer_type === 'token');
+      const retyped = parsed.transactions[retypedAt];
+      const keep = parsed.transactions.slice(0, 120).map((t, i) => (i === changedAt ? asFailed(t) : i === retypedAt ? { ...t, transfer_type: 'contract_call' as const } : t));
+      const next = replacement(parsed, 'd4d4d4', keep);
+      const res = await storeBlock(db, { network, ...next });
+      expect(res.orphaned).to.have.length(5);
+      const after = await expectIndexesMirrorRecords(network);
+      expect(after.token.filter((r) => r.startsWith(changed.tx_hash + ' ')), 'its token rows are gone').to.deep.equal([]);
+      expect(after.address.filter((r) => r.startsWith(changed.tx_hash + ' ')).every((r) => r.split(' ')[2] === 'contract_call')).to.equal(true);
+      const retypedTokens = after.token.filter((r) => r.startsWith(retyped.tx_hash + ' '));
+      expect(retypedTokens.length).to.be.greaterThan(0);
+      expect(retypedTokens.every((r) => r.endsWith(' contract_call'))).to.equal(true);
+      // The addresses only its token transfers named are no longer in it.
+      const gone = addressesOf(changed).filter((a) => !addressesOf(asFailed(changed)).includes(a));
+      for (const a of gone) {
+        expect(before.address.some((r) => r.startsWith(`${changed.tx_hash} ${a} `))).to.equal(true);
+        expect(after.address.some((r) => r.startsWith(`${changed.tx_hash} ${a} `))).to.equal(false);
+      }
+      // The orphaned transactions keep their rows (readers skip them by the orphaned flag).
+      expect(after.token.length).to.be.lessThan(before.token.length);
+
+      const replay = await storeBlock(db, { network, ...next });
+      expect(replay.orphaned).to.deep.equal([]);
+      expect(await expectIndexesMirrorRecords(network)).to.deep.equal(after);
+
+      await storeBlock(db, { network, ...parsed });
+      const back = await expectIndexesMirrorRecords(network);
+      expect(back.address).to.deep.equal(before.address);
+      expect(back.token).to.deep.equal(before.token);
+    });
+
+    it('a loose record then its block: the type and token rows follow the stored record each time', async () => {
+      const network = testNetwork('evm', 'filters-loose');
+      const parsed = parseFixture('evm', evmItem, network);
+      const tx = parsed.transactions.find((t) => t.transfer_type === 'token')!;
+      // Seen pending first: no receipt yet, so no token transfer and no type.
+      await storeLooseTransactions(db, network, [{ ...tx, tx_status: 'pending', block_hash: null, height: null, tx_index: null, token_transfers: [], transfer_type: null }]);
+      const pending = await expectIndexesMirrorRecords(network);
+      expect(pending.token).to.deep.equal([]);
+      expect(pending.address.every((r) => r.split(' ')[2] === '-')).to.equal(true);
+      await storeBlock(db, { network, block: parsed.block, transactions: [tx] });
+      const mined = await expectIndexesMirrorRecords(network);
+      expect(mined.token.length).to.be.greaterThan(0);
+      expect(mined.address.every((r) => r.split(' ')[2] === 'token')).to.equal(true);
+      // A late loose copy of a transaction in a live block changes nothing.
+      await storeLooseTransactions(db, network, [{ ...tx, block_hash: null, height: null, token_transfers: [], transfer_type: null }]);
+      expect(await expectIndexesMirrorRecords(network)).to.deep.equal(mined);
+    });
+
+    it('writes token rows in chunked statements as well (a few rows per statement), Solana mints included', async () => {
+      const network = testNetwork('evm', 'filters-chunks');
+      const parsed = parseFixture('evm', evmItem, network);
+      // 60 parameters per statement: 10 index or token rows, 6 transactions.
+      await storeBlock(db, { network, ...parsed }, { maxParamsPerStatement: 60 });
+      const small = await expectIndexesMirrorRecords(network);
+      await storeBlock(db, { network, ...parsed });
+      expect(await expectIndexesMirrorRecords(network)).to.deep.equal(small);
+
+      const sol = testNetwork('svm', 'filters-sol');
+      const solParsed = parseFixture('svm', solanaBlockItem(), sol);
+      await storeBlock(db, { network: sol, ...solParsed }, { maxParamsPerStatement: 60 });
+      const solIndexes = await expectIndexesMirrorRecords(sol);
+      const mints = solParsed.transactions.flatMap((t) => t.token_transfers.map((x) => x.mint)).filter(Boolean);
+      expect(mints.length).to.be.greaterThan(0);
+      expect(solIndexes.token.some((r) => r.split(' ')[2] === mints[0])).to.equal(true);
+    });
+
+    it('the migration backfills both from the records of a database filled before it (down, then up: the same rows)', async function () {
+      this.timeout(60_000);
+      // A database of its own: the shared test schema is never rolled back.
+      const url = new URL(testEnv().databaseUrl);
+      url.pathname = `/chainpipe_test_backfill_${randomBytes(4).toString('hex')}`;
+      assertTestDatabase(url.toString());
+      await ensureDatabase(url.toString());
+      const other = createDb({ url: url.toString(), poolMax: 2 });
+      const migrations = { directory: MIGRATIONS_DIR, loadExtensions: ['.ts'], tableName: 'knex_migrations', schemaName: 'public' };
+      try {
+        await migrateLatest(other);
+        const evm = testNetwork('evm', 'backfill-evm');
+        const parsed = parseFixture('evm', evmItem, evm);
+        await storeBlock(other, { network: evm, ...parsed });
+        const changed = parsed.transactions.findIndex((t) => t.transfer_type === 'token');
+        await storeBlock(other, { network: evm, ...replacement(parsed, 'e5e5e5', parsed.transactions.slice(0, 100).map((t, i) => (i === changed ? { ...t, transfer_type: 'contract_call' as const, token_transfers: [] } : t))) });
+        const tron = testNetwork('tvm', 'backfill-tron');
+        await storeBlock(other, { network: tron, ...parseFixture('tvm', tronBlockItem(), tron) });
+        const written = [await expectIndexesMirrorRecords(evm, other), await expectIndexesMirrorRecords(tron, other)];
+
+        const [, undone] = (await other.migrate.down({ ...migrations, name: '20261121020000_address_index_filters.ts' })) as [number, string[]];
+        expect(undone).to.deep.equal(['20261121020000_address_index_filters.ts']);
+        expect((await other.raw("select to_regclass('tx.address_token_index') as t")).rows[0].t).to.equal(null);
+        const [, applied] = (await other.migrate.up({ ...migrations, name: '20261121020000_address_index_filters.ts' })) as [number, string[]];
+        expect(applied).to.deep.equal(['20261121020000_address_index_filters.ts']);
+
+        const backfilled = [await expectIndexesMirrorRecords(evm, other), await expectIndexesMirrorRecords(tron, other)];
+        expect(backfilled.map((b) => [b.address, b.token])).to.deep.equal(written.map((w) => [w.address, w.token]));
+        expect(backfilled[0].token.length).to.be.greaterThan(100);
+        // And the write path carries on over backfilled rows: a replay rewrites none of them.
+        await storeBlock(other, { network: tron, ...parseFixture('tvm', tronBlockItem(), tron) });
+        expect((await filterIndexes(other, tron)).xmins).to.deep.equal(backfilled[1].xmins);
+      } finally {
+        await other.destroy();
+        const admin = new pg.Client({ connectionString: Object.assign(new URL(url), { pathname: '/postgres' }).toString() });
+        await admin.connect();
+        await admin.query(`drop database if exists "${url.pathname.slice(1)}" with (force)`);
+        await admin.end();
+      }
+    });
   });
 });

@@ -143,3 +143,15 @@ describe('db factory (real Postgres)', () => {
     }
   });
 });
+
+describe('db factory settings', () => {
+  it('turns JIT off for its connections', async () => {
+    const db = createDb({ url: testEnv().databaseUrl, poolMax: 1 });
+    try {
+      const { rows } = await db.raw<{ rows: { jit: string }[] }>('show jit');
+      expect(rows[0].jit).to.equal('off');
+    } finally {
+      await db.destroy();
+    }
+  });
+});

@@ -29,16 +29,16 @@ const ZERO_ADDRESS = '0'.repeat(40);
 // ---------------------------------------------------------------------------------------------
 // Fixtures, rewritten per run
 
-/** Every address (40 hex) and every transaction / block hash (64 hex) of a fixture, with RUN in their last 8 digits. */
-function rewrite<T>(raw: T, hashes: string[]): T {
+/** Every address (40 hex) and every transaction / block hash (64 hex) of a fixture, with `tag` (RUN) in their last 8 digits. */
+function rewrite<T>(raw: T, hashes: string[], tag = RUN): T {
   const text = JSON.stringify(raw);
   const addresses = new Set<string>();
   for (const m of text.matchAll(/0x([0-9a-fA-F]{40})(?![0-9a-fA-F])/g)) addresses.add(m[1].toLowerCase());
   for (const m of text.matchAll(/0x0{24}([0-9a-fA-F]{40})(?![0-9a-fA-F])/g)) addresses.add(m[1].toLowerCase());
   addresses.delete(ZERO_ADDRESS); // 40 zeros are also inside every zero-padded word
   const map = new Map<string, string>();
-  for (const a of addresses) map.set(a, a.slice(0, 32) + RUN);
-  for (const h of hashes) map.set(h.slice(2).toLowerCase(), h.slice(2, 58).toLowerCase() + RUN);
+  for (const a of addresses) map.set(a, a.slice(0, 32) + tag);
+  for (const h of hashes) map.set(h.slice(2).toLowerCase(), h.slice(2, 58).toLowerCase() + tag);
   const re = new RegExp([...map.keys()].sort((a, b) => b.length - a.length).join('|'), 'gi');
   return JSON.parse(text.replace(re, (m) => map.get(m.toLowerCase())!)) as T;
 }
@@ -48,12 +48,12 @@ interface Fixture {
   receipts: Json[];
 }
 
-function loadFixture(blockFile: string, receiptFiles: string[] | string): Fixture {
+function loadFixture(blockFile: string, receiptFiles: string[] | string, tag = RUN): Fixture {
   const unwrap = (v: Json) => (v && typeof v === 'object' && 'jsonrpc' in v ? v.result : v);
   const block = unwrap(readFixtureJson(blockFile));
   const receipts: Json[] = typeof receiptFiles === 'string' ? unwrap(readFixtureJson(receiptFiles)) : receiptFiles.map((f) => unwrap(readFixtureJson(f)));
   const hashes = [block.hash, block.parentHash, ...block.transactions.map((t: Json) => t.hash)];
-  return rewrite({ block, receipts }, hashes);
+  return rewrite({ block, receipts }, hashes, tag);
 }
 
 const A = loadFixture('evm/eth-mainnet-13998626.block_fulltx.json', 'evm/eth-mainnet-13998626.receipts.json');
@@ -62,6 +62,13 @@ const BSC = loadFixture('evm/bsc-testnet-11832497.eth_getBlockByHash_full.json',
   'evm/bsc-testnet-11832497.eth_getTransactionReceipt_bep20-transfer_0x4c4c66c0.json',
   'evm/bsc-testnet-11832497.eth_getTransactionReceipt_validator-deposit_0xac14bda8.json',
 ]);
+/**
+ * B once more under addresses and hashes of its own (another tag), for the reorg and replay tests:
+ * stored at a height of its own, so reorganising it touches none of the other fixtures' rows.
+ */
+const REORG_TAG = randomBytes(4).toString('hex');
+const R = loadFixture('evm/eth-mainnet-17053184.block_fulltx.json', 'evm/eth-mainnet-17053184.receipts.json', REORG_TAG);
+const R_HEIGHT = 900_000_000 + (parseInt(REORG_TAG.slice(0, 6), 16) % 90_000_000);
 /** Served by the stand-in node only: what the single-transaction endpoint has to fetch. */
 const C = loadFixture('evm/eth-mainnet-1755635.eth_getBlockByNumber_full.json', [
   'evm/eth-mainnet-1755635.eth_getTransactionReceipt_0x2e3dcd05.json',
@@ -111,6 +118,13 @@ function partiesOf(f: Fixture, tx: Json): Map<string, Set<string>> {
 
 const txsOf = (f: Fixture, address: string): Json[] => f.block.transactions.filter((tx: Json) => partiesOf(f, tx).has(address));
 const hashesOf = (f: Fixture, address: string): string[] => txsOf(f, address).map((t) => t.hash);
+
+/** transfer_type of a raw transaction: a creation, else a token transfer when a token moved, else native when value moved, else a call. */
+function typeOf(f: Fixture, tx: Json): string {
+  if (!tx.to) return 'contract_creation';
+  if (transfersOf(receiptOf(f, tx.hash)).length > 0) return 'token';
+  return BigInt(tx.value) > 0n ? 'native' : 'contract_call';
+}
 
 /** Whether an address appears only in this one of the stored blocks (so its history is exactly this block's part). */
 function onlyIn(f: Fixture, address: string): boolean {
@@ -239,18 +253,22 @@ describe('tx-gateway history queries (real app, real Postgres, stand-in chain no
 
   const strictlyDescending = (ids: number[]) => ids.every((id, i) => i === 0 || id < ids[i - 1]);
 
+  /** Parses a fixture block as chain-parser does and stores it with tx-store (at `height` if given). */
+  async function storeFixture(f: Fixture, network: NetworkInfo, height?: number): Promise<void> {
+    const ctx = { chainType: network.chainType, chainId: network.chainId, family: network.family, nativeSymbol: network.nativeSymbol, nativeDecimals: network.nativeDecimals };
+    const parsed = parseEvmPayload([{ block: f.block, receipts: f.receipts }], ctx);
+    expect(parsed.blocks).to.have.length(1);
+    const { block, transactions } = parsed.blocks[0];
+    await storeBlock(db, { network, block: height === undefined ? block : { ...block, height }, transactions });
+  }
+
   before(async function () {
     this.timeout(90_000);
     const env = testEnv();
     db = createDb({ url: env.databaseUrl, poolMax: 4 });
 
     // Stored in this order, so B's transactions are newer (higher ids) than A's.
-    const store = async (f: Fixture, network: NetworkInfo) => {
-      const ctx = { chainType: network.chainType, chainId: network.chainId, family: network.family, nativeSymbol: network.nativeSymbol, nativeDecimals: network.nativeDecimals };
-      const parsed = parseEvmPayload([{ block: f.block, receipts: f.receipts }], ctx);
-      expect(parsed.blocks).to.have.length(1);
-      await storeBlock(db, { network, block: parsed.blocks[0].block, transactions: parsed.blocks[0].transactions });
-    };
+    const store = storeFixture;
     await store(A, NET('ethereum-mainnet'));
     await store(A, NET('polygon-mainnet')); // the same account history on a second EVM chain
     await store(B, NET('ethereum-mainnet'));
@@ -450,6 +468,115 @@ describe('tx-gateway history queries (real app, real Postgres, stand-in chain no
     it('earlier layout POST /api/v1/transfer answers the same', async () => {
       const body = { address: busiest(B), chain_type: 'ethereum', chain_id: 1, limit: 5 };
       expect(await search(body, '/api/v1/transfer')).to.deep.equal(await search(body));
+    });
+  });
+
+  describe('tx_type and token filters across a reorg and replays (fixture B under a tag of its own, at a height of its own)', () => {
+    const eth = NET('ethereum-mainnet');
+    // The (address, token) pair of R with most transactions, among addresses that also have others.
+    const pairs = new Map<string, { address: string; token: string; n: number }>();
+    for (const tx of R.block.transactions) {
+      for (const [a, tokens] of partiesOf(R, tx)) {
+        for (const t of tokens) {
+          const p = pairs.get(`${a}:${t}`) ?? { address: a, token: t, n: 0 };
+          p.n += 1;
+          pairs.set(`${a}:${t}`, p);
+        }
+      }
+    }
+    const { address, token } = [...pairs.values()]
+      .filter((p) => p.address !== '0x' + ZERO_ADDRESS && p.n > 2 && p.n < hashesOf(R, p.address).length)
+      .sort((x, y) => y.n - x.n)[0];
+    const pairTxs = (f: Fixture) => txsOf(f, address).filter((tx) => partiesOf(f, tx).get(address)!.has(token));
+
+    // The reorg's block: every third transaction gone, and one of the pair's token transfers failed
+    // there (a failed receipt has no logs: no token moved).
+    const changed = pairTxs(R).find((tx) => R.block.transactions.indexOf(tx) % 3 !== 2)!;
+    const kept = R.block.transactions.filter((_: Json, i: number) => i % 3 !== 2);
+    const R2: Fixture = JSON.parse(
+      JSON.stringify({
+        block: { ...R.block, transactions: kept },
+        receipts: R.receipts.filter((r) => kept.some((t: Json) => t.hash === r.transactionHash)).map((r) => (r.transactionHash === changed.hash ? { ...r, status: '0x0', logs: [] } : r)),
+      }).replaceAll(R.block.hash, '0x' + 'f'.repeat(8) + R.block.hash.slice(10)),
+    );
+
+    /** What the failed transaction is in the reorg's block (it was a token transfer). */
+    const failedType = typeOf(R2, changed);
+
+    /** What the filters must answer for a stored fixture, read from its raw transactions and receipts. */
+    const expectedOf = (f: Fixture) => {
+      const hashes = (txs: Json[]) => txs.map((t) => t.hash).sort();
+      const byToken = pairTxs(f);
+      return {
+        token: hashes(byToken),
+        tokenAll: hashes(byToken),
+        typeToken: hashes(txsOf(f, address).filter((tx) => typeOf(f, tx) === 'token')),
+        typeTokenAll: hashes(txsOf(f, address).filter((tx) => typeOf(f, tx) === 'token')),
+        typeOfFailed: hashes(txsOf(f, address).filter((tx) => typeOf(f, tx) === failedType)),
+        tokenAndType: hashes(byToken.filter((tx) => typeOf(f, tx) === 'token')),
+        tokenAndNative: hashes(byToken.filter((tx) => typeOf(f, tx) === 'native')),
+      };
+    };
+    const shapes: Record<keyof ReturnType<typeof expectedOf>, Json> = {
+      token: { address, token, chain_type: 'ethereum', chain_id: 1 },
+      tokenAll: { address, token: token.toUpperCase().replace('0X', '0x') },
+      typeToken: { address, tx_type: 'token', chain_type: 'ethereum', chain_id: 1 },
+      typeTokenAll: { address, tx_type: 'token' },
+      typeOfFailed: { address, tx_type: failedType, chain_type: 'ethereum' },
+      tokenAndType: { address, token, tx_type: 'token' },
+      tokenAndNative: { address, token, tx_type: 'native', chain_id: 1 },
+    };
+
+    /** Every filter's answer, every page followed (2 a page): newest first and no transaction twice, checked. */
+    async function answers(): Promise<Record<string, Json[]>> {
+      const out: Record<string, Json[]> = {};
+      for (const [label, body] of Object.entries(shapes)) {
+        const { records } = await allPages({ ...body, limit: 2 });
+        const hashes = records.map((r) => r.tx_hash);
+        expect(new Set(hashes).size, `${label}: no duplicates`).to.equal(hashes.length);
+        expect(strictlyDescending(records.map((r) => r.id)), `${label}: newest first`).to.equal(true);
+        out[label] = records;
+      }
+      return out;
+    }
+    const hashSets = (a: Record<string, Json[]>) => Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v.map((r) => r.tx_hash).sort()]));
+
+    let first: Record<string, Json[]>;
+    let reorged: Record<string, Json[]>;
+
+    it('answer exactly the transactions the raw block says, per chain and across chains, alone and combined', async () => {
+      await storeFixture(R, eth, R_HEIGHT);
+      const expected = expectedOf(R);
+      expect(expected.token.length).to.be.greaterThan(2);
+      expect(expected.typeToken.length).to.be.lessThan(hashesOf(R, address).length);
+      first = await answers();
+      expect(hashSets(first)).to.deep.equal(expected);
+      for (const r of first.tokenAndType) expect(r.transfer_type).to.equal('token');
+    });
+
+    it('after a reorg: transactions of the replaced block are gone, the one that failed there has left the token filters', async () => {
+      await storeFixture(R2, eth, R_HEIGHT);
+      const expected = expectedOf(R2);
+      expect(expected.token).to.not.include(changed.hash);
+      expect(expected.token.length).to.be.greaterThan(0);
+      expect(expected.token.length).to.be.lessThan(first.token.length);
+      expect(expected.typeOfFailed).to.include(changed.hash);
+      reorged = await answers();
+      expect(hashSets(reorged)).to.deep.equal(expected);
+      const lost = R.block.transactions.filter((_: Json, i: number) => i % 3 === 2).map((t: Json) => t.hash);
+      for (const records of Object.values(reorged)) expect(records.map((r) => r.tx_hash)).to.not.include.members(lost);
+      // The failed transaction is still the address's, as what it now is.
+      const all = await search({ address, chain_type: 'ethereum', chain_id: 1, limit: 100 });
+      expect(all.find((r) => r.tx_hash === changed.hash)).to.include({ tx_status: 'failed', transfer_type: typeOf(R2, changed) });
+    });
+
+    it('a replay of the new block answers the same pages; a reorg back answers what the first block did', async () => {
+      await storeFixture(R2, eth, R_HEIGHT);
+      expect(await answers()).to.deep.equal(reorged);
+      await storeFixture(R, eth, R_HEIGHT);
+      expect(await answers()).to.deep.equal(first);
+      await storeFixture(R, eth, R_HEIGHT);
+      expect(await answers()).to.deep.equal(first);
     });
   });
 

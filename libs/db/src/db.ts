@@ -21,6 +21,9 @@ export function createDb(opts: { url: string; poolMax?: number; applicationName?
     connection: {
       connectionString: opts.url,
       application_name: opts.applicationName ?? 'chainpipe',
+      // Short indexed statements only: JIT compilation costs more than it saves (tens of ms on
+      // a query whose cost estimate crosses the threshold).
+      options: '-c jit=off',
       ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
     },
     pool: { min: 0, max: opts.poolMax ?? 10 },

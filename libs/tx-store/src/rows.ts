@@ -4,19 +4,27 @@ import { addressIndexEntries, type NormalizedTx } from '@chainpipe/tx-parsers';
 
 /**
  * Pure row building for the tx schema: what goes into each column, how many rows fit in one
- * statement, and the placeholders of a multi-row VALUES list. No I/O here.
+ * statement, and the bind values of the write statements (one array per column; the
+ * placeholders of a multi-row VALUES list remain for callers such as the benchmark baselines).
+ * No I/O here.
  */
 
-/** Postgres refuses a statement with more than 65535 bind parameters; stay well below it. */
+/**
+ * Values (rows × columns) in one write statement. Rows travel as arrays, one bind parameter per
+ * column, so Postgres's limit of 65535 bind parameters no longer binds; the budget keeps each
+ * statement (and its arrays) a bounded size, and stays below that limit anyway.
+ */
 export const PG_MAX_BIND_PARAMS = 65_535;
 export const DEFAULT_MAX_PARAMS_PER_STATEMENT = 30_000;
 
 /** Columns written by an insert into tx.transactions, in VALUES order. */
 export const TX_INSERT_COLUMNS = ['chain_type', 'chain_id', 'network', 'tx_hash', 'block_hash', 'height', 'tx_index', 'tx_time', 'tx_status', 'record'] as const;
-export const INDEX_INSERT_COLUMNS = ['address', 'chain_type', 'chain_id', 'tx_id', 'tokens'] as const;
+/** Columns written by an insert into tx.address_index, in VALUES order. */
+export const INDEX_INSERT_COLUMNS = ['address', 'chain_type', 'chain_id', 'tx_id', 'tokens', 'transfer_type'] as const;
 
 export type TxRowValues = [string, number, string, string, string | null, number | null, number | null, number | null, string | null, string];
-export type IndexRowValues = [string, string, number, string, string[]];
+export type IndexRowValues = [address: string, chainType: string, chainId: number, txId: string, tokens: string[], transferType: string | null];
+export type TokenIndexRowValues = [address: string, token: string, chainType: string, chainId: number, txId: string, transferType: string | null];
 
 /**
  * Postgres text and jsonb cannot hold U+0000, which JSON may carry (a Solana memo, a hostile
@@ -67,9 +75,54 @@ export function txRowValues(network: NetworkInfo, tx: NormalizedTx): TxRowValues
   ];
 }
 
-/** Address index rows of one stored transaction: one per address, with the tokens it moved. */
+/**
+ * The bind values of the transaction upserts for rows: one array per TX_INSERT_COLUMNS column
+ * but the last, then the records as one JSON array (each record is JSON text already).
+ */
+export function txRowArrays(rows: readonly TxRowValues[]): unknown[] {
+  const columns: unknown[][] = Array.from({ length: TX_INSERT_COLUMNS.length - 1 }, () => []);
+  const records: string[] = [];
+  for (const r of rows) {
+    for (let c = 0; c < columns.length; c++) columns[c].push(r[c]);
+    records.push(r[TX_INSERT_COLUMNS.length - 1] as string);
+  }
+  return [...columns, `[${records.join(',')}]`];
+}
+
+/**
+ * Address index rows of one stored transaction: one per address, with the tokens it moved and the
+ * record's transfer_type (the `tx_type` filter walks an index on it, so it must be the stored
+ * record's: callers pass the record as stored, not as received).
+ */
 export function indexRowValues(network: NetworkInfo, txId: string, tx: NormalizedTx): IndexRowValues[] {
-  return addressIndexEntries(tx, network.family).map((e) => [e.address, network.chainType, network.chainId, txId, e.tokens]);
+  const type = tx.transfer_type ?? null;
+  return addressIndexEntries(tx, network.family).map((e) => [e.address, network.chainType, network.chainId, txId, e.tokens, type]);
+}
+
+/**
+ * The bind values of UPSERT_INDEX_SQL for address index rows: one array per column, in
+ * INDEX_INSERT_COLUMNS order, each row's `tokens` as a JSON array.
+ */
+export function indexRowArrays(rows: readonly IndexRowValues[]): [string[], string[], number[], string[], string[], (string | null)[]] {
+  const out: [string[], string[], number[], string[], string[], (string | null)[]] = [[], [], [], [], [], []];
+  for (const [address, chainType, chainId, txId, tokens, type] of rows) {
+    out[0].push(address);
+    out[1].push(chainType);
+    out[2].push(chainId);
+    out[3].push(txId);
+    out[4].push(JSON.stringify(tokens));
+    out[5].push(type);
+  }
+  return out;
+}
+
+/** Token index rows of address index rows: one per (address, token it moved, transaction). */
+export function tokenIndexRowValues(rows: readonly IndexRowValues[]): TokenIndexRowValues[] {
+  const out: TokenIndexRowValues[] = [];
+  for (const [address, chainType, chainId, txId, tokens, type] of rows) {
+    for (const token of tokens) out.push([address, token, chainType, chainId, txId, type]);
+  }
+  return out;
 }
 
 /** Rows per statement so that rows × columns stays within the parameter budget. */

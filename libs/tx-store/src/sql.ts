@@ -1,8 +1,8 @@
-import { INDEX_INSERT_COLUMNS, TX_INSERT_COLUMNS, valuesPlaceholders } from './rows';
+import { INDEX_INSERT_COLUMNS, TX_INSERT_COLUMNS } from './rows';
 
 /**
- * SQL texts of the write path. Only placeholders are generated here; every value travels as a
- * bind parameter. `t` is the stored row, `excluded` the incoming one (ON CONFLICT DO UPDATE
+ * SQL texts of the write path: fixed texts, every value a bind parameter (rows travel as one
+ * array per column, see `txRowArrays` and `indexRowArrays`). `t` is the stored row, `excluded` the incoming one (ON CONFLICT DO UPDATE
  * evaluates every SET expression against the row as it was before the update).
  */
 
@@ -24,12 +24,22 @@ const KEEP_BLOCK = `(excluded.block_hash IS NULL AND t.block_hash IS NOT NULL)`;
 const blockPlacement = (col: string) => `CASE WHEN ${KEEP_BLOCK} THEN t.${col} ELSE excluded.${col} END`;
 
 /**
+ * The incoming transaction rows of an upsert, from the arrays of `txRowArrays`: one array per
+ * column and the records as one JSON array, zipped in order by ROWS FROM (no join, so the rows
+ * are written, and their locks taken, in the order given). Ten parameters whatever the number
+ * of rows: Postgres parses and plans no VALUES list of thousands of placeholders.
+ */
+const TX_ROWS = `SELECT * FROM ROWS FROM (
+  unnest(?::text[]), unnest(?::int[]), unnest(?::text[]), unnest(?::text[]), unnest(?::text[]),
+  unnest(?::bigint[]), unnest(?::int[]), unnest(?::bigint[]), unnest(?::text[]), jsonb_array_elements(?::jsonb)
+) AS r(${TX_INSERT_COLUMNS.join(', ')})`;
+
+/**
  * storeBlock's upsert. Moved rows (stored in another block, or orphaned, and now seen in a block)
  * become reorg resends; the flag is persisted so a replay of the block answers the same.
  */
-export function upsertBlockTxsSql(rowCount: number): string {
-  return `INSERT INTO tx.transactions AS t (${TX_INSERT_COLUMNS.join(', ')})
-VALUES ${valuesPlaceholders(rowCount, TX_INSERT_COLUMNS.length, { 9: 'jsonb' })}
+export const UPSERT_BLOCK_TXS_SQL = `INSERT INTO tx.transactions AS t (${TX_INSERT_COLUMNS.join(', ')})
+${TX_ROWS}
 ON CONFLICT (chain_type, chain_id, tx_hash) DO UPDATE SET
   network = excluded.network,
   block_hash = ${blockPlacement('block_hash')},
@@ -50,7 +60,6 @@ ON CONFLICT (chain_type, chain_id, tx_hash) DO UPDATE SET
   ),
   updated_at = now()
 RETURNING id, tx_hash, tx_status, block_hash, height, tx_index, tx_time, orphaned, is_reorg_resend, (xmax = 0) AS inserted`;
-}
 
 /** A row that sits in a block that is still canonical. */
 const LIVE = `(t.block_hash IS NOT NULL AND NOT t.orphaned)`;
@@ -62,9 +71,8 @@ const LOOSE_STATUS = `CASE WHEN ${LIVE} AND t.tx_status IN ${FINAL} THEN t.tx_st
  * only takes a status step forward (pending → final); any other row becomes the incoming record
  * (status still forward only) and is no longer orphaned: the transaction exists again.
  */
-export function upsertLooseTxsSql(rowCount: number): string {
-  return `INSERT INTO tx.transactions AS t (${TX_INSERT_COLUMNS.join(', ')})
-VALUES ${valuesPlaceholders(rowCount, TX_INSERT_COLUMNS.length, { 9: 'jsonb' })}
+export const UPSERT_LOOSE_TXS_SQL = `INSERT INTO tx.transactions AS t (${TX_INSERT_COLUMNS.join(', ')})
+${TX_ROWS}
 ON CONFLICT (chain_type, chain_id, tx_hash) DO UPDATE SET
   network = excluded.network,
   block_hash = ${loosePlacement('block_hash')},
@@ -76,26 +84,64 @@ ON CONFLICT (chain_type, chain_id, tx_hash) DO UPDATE SET
   record = (CASE WHEN ${LIVE} THEN t.record ELSE excluded.record END) || jsonb_build_object('tx_status', ${LOOSE_STATUS}),
   updated_at = now()
 RETURNING id, tx_hash, orphaned, is_reorg_resend, record, (xmax = 0) AS inserted`;
-}
-
-/** Address index rows; a replay rewrites nothing (the WHERE skips identical rows). */
-export function upsertIndexSql(rowCount: number): string {
-  return `INSERT INTO tx.address_index AS a (${INDEX_INSERT_COLUMNS.join(', ')})
-VALUES ${valuesPlaceholders(rowCount, INDEX_INSERT_COLUMNS.length, { 4: 'text[]' })}
-ON CONFLICT (address, chain_type, chain_id, tx_id) DO UPDATE SET tokens = excluded.tokens
-WHERE a.tokens IS DISTINCT FROM excluded.tokens`;
-}
 
 /**
- * Index rows of updated transactions whose address is no longer in their record (a reorg may
- * turn a transfer into a failed call). Three array parameters whatever the size.
+ * Address index rows and their token index rows, in one statement from one set of arrays (one
+ * array per INDEX_INSERT_COLUMNS column, `tokens` as JSON arrays: Postgres has no arrays of
+ * arrays of different lengths), so the token rows are exactly those of the address rows: one per
+ * (address, token in its `tokens`, chain, transaction), with the same transfer_type. A replay
+ * rewrites nothing (the WHEREs skip identical rows); a changed record updates tokens and type.
+ * Six parameters whatever the number of rows (arrays also spare Postgres the parse and plan of a
+ * VALUES list with thousands of placeholders).
  */
-export const DELETE_STALE_INDEX_SQL = `DELETE FROM tx.address_index a
-WHERE a.tx_id = ANY(?::bigint[])
-  AND NOT EXISTS (
-    SELECT 1 FROM unnest(?::bigint[], ?::text[]) AS k(tx_id, address)
-    WHERE k.tx_id = a.tx_id AND k.address = a.address
-  )`;
+export const UPSERT_INDEX_SQL = `WITH v AS (
+  SELECT u.address, u.chain_type, u.chain_id, u.tx_id, u.transfer_type,
+    CASE WHEN u.tokens_json = '[]' THEN '{}'::text[] ELSE ARRAY(SELECT jsonb_array_elements_text(u.tokens_json::jsonb)) END AS tokens
+  FROM unnest(?::text[], ?::text[], ?::int[], ?::bigint[], ?::text[], ?::text[]) AS u(address, chain_type, chain_id, tx_id, tokens_json, transfer_type)
+), address_rows AS (
+  INSERT INTO tx.address_index AS a (${INDEX_INSERT_COLUMNS.join(', ')})
+  SELECT ${INDEX_INSERT_COLUMNS.map((c) => `v.${c}`).join(', ')} FROM v
+  ON CONFLICT (address, chain_type, chain_id, tx_id) DO UPDATE SET tokens = excluded.tokens, transfer_type = excluded.transfer_type
+  WHERE (a.tokens, a.transfer_type) IS DISTINCT FROM (excluded.tokens, excluded.transfer_type)
+)
+INSERT INTO tx.address_token_index AS k (address, token, chain_type, chain_id, tx_id, transfer_type)
+SELECT v.address, t.token, v.chain_type, v.chain_id, v.tx_id, v.transfer_type
+FROM v CROSS JOIN LATERAL unnest(v.tokens) AS t(token)
+ON CONFLICT (address, token, chain_type, chain_id, tx_id) DO UPDATE SET transfer_type = excluded.transfer_type
+WHERE k.transfer_type IS DISTINCT FROM excluded.transfer_type`;
+
+/**
+ * For updated transactions: deletes the index rows whose address is no longer in their record (a
+ * reorg may turn a transfer into a failed call), and lists the token index rows whose
+ * (address, token) pair is no longer in it, for `DELETE_TOKEN_INDEX_ROWS_SQL`. The pairs stored so
+ * far are the `tokens` arrays of the address index rows (written in the same DB transactions as
+ * the token rows); both parts read them as they were before this statement. Seven array
+ * parameters whatever the size. Listing rather than deleting the token rows here keeps
+ * tx.address_token_index out of this statement's plan: only rows known by their primary key are
+ * deleted (a join here could be planned as a scan of the whole token table).
+ */
+export const DELETE_STALE_INDEX_SQL = `WITH stale_tokens AS (
+  SELECT a.address, o.token, a.chain_type, a.chain_id, a.tx_id
+  FROM tx.address_index a CROSS JOIN LATERAL unnest(a.tokens) AS o(token)
+  WHERE a.tx_id = ANY(?::bigint[]) AND cardinality(a.tokens) > 0
+    AND NOT EXISTS (
+      SELECT 1 FROM unnest(?::bigint[], ?::text[], ?::text[]) AS n(tx_id, address, token)
+      WHERE n.tx_id = a.tx_id AND n.address = a.address AND n.token = o.token
+    )
+), stale_addresses AS (
+  DELETE FROM tx.address_index a
+  WHERE a.tx_id = ANY(?::bigint[])
+    AND NOT EXISTS (
+      SELECT 1 FROM unnest(?::bigint[], ?::text[]) AS k(tx_id, address)
+      WHERE k.tx_id = a.tx_id AND k.address = a.address
+    )
+)
+SELECT address, token, chain_type, chain_id, tx_id FROM stale_tokens`;
+
+/** Token index rows by primary key (the rows `DELETE_STALE_INDEX_SQL` listed). Five array parameters. */
+export const DELETE_TOKEN_INDEX_ROWS_SQL = `DELETE FROM tx.address_token_index k
+USING unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::bigint[]) AS s(address, token, chain_type, chain_id, tx_id)
+WHERE k.address = s.address AND k.token = s.token AND k.chain_type = s.chain_type AND k.chain_id = s.chain_id AND k.tx_id = s.tx_id`;
 
 /** Serialises every writer of one (network, height): replays and racing consumers queue here. */
 export const BLOCK_LOCK_SQL = 'SELECT pg_advisory_xact_lock(hashtext(?))';

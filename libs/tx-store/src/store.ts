@@ -6,9 +6,11 @@ import {
   TX_INSERT_COLUMNS,
   assertSameChain,
   chunkRows,
-  flatten,
+  indexRowArrays,
   indexRowValues,
   storedRecord,
+  tokenIndexRowValues,
+  txRowArrays,
   txRowValues,
   uniqueByHash,
   type IndexRowValues,
@@ -17,12 +19,13 @@ import {
 import {
   BLOCK_LOCK_SQL,
   DELETE_STALE_INDEX_SQL,
+  DELETE_TOKEN_INDEX_ROWS_SQL,
   ORPHAN_OLD_BLOCKS_SQL,
   ORPHAN_OLD_TXS_SQL,
   UPSERT_BLOCK_SQL,
-  upsertBlockTxsSql,
-  upsertIndexSql,
-  upsertLooseTxsSql,
+  UPSERT_BLOCK_TXS_SQL,
+  UPSERT_INDEX_SQL,
+  UPSERT_LOOSE_TXS_SQL,
 } from './sql';
 import { compactDbError } from './errors';
 
@@ -54,7 +57,10 @@ export interface StoreBlockResult {
 }
 
 export interface StoreOptions {
-  /** Upper bound of bind parameters in one statement (tests lower it to exercise chunking). */
+  /**
+   * Upper bound of values (rows × columns) in one statement (tests lower it to exercise
+   * chunking): bind parameters of the transaction upserts, array elements of the index upsert.
+   */
   maxParamsPerStatement?: number;
 }
 
@@ -100,8 +106,10 @@ const toStored = (network: string, row: RecordReturning): StoredTx => ({
  *   get `orphaned = true` and are returned in `orphaned`; transactions moved from it (or from any
  *   other block, or back from an orphaned one) are re-pointed and get `is_reorg_resend = true`,
  *   persisted; brand-new ones have `is_reorg_resend = false`.
- * - Address index rows of orphaned transactions stay: readers join tx.transactions and filter
- *   `orphaned = false`, and the rows are right again if the transaction comes back.
+ * - Address index rows (tx.address_index, tx.address_token_index) of orphaned transactions stay:
+ *   readers check the transaction's `orphaned` flag, and the rows are right again if the
+ *   transaction comes back. Index rows always follow the record as stored, also its
+ *   transfer_type (the `tx_type` filter's index) when a reorg or a replay rewrites it.
  * - The transactions of a block with height and hash are stored in that block (their own
  *   block_hash/height are set from it). A block without height or hash (getTransaction results
  *   grouped by slot) has no block row and no reorg handling; its records never move a
@@ -135,7 +143,7 @@ export async function storeBlock(
       await trx.raw(UPSERT_BLOCK_SQL, [network.network, block.height, block.hash, block.parent_hash, block.time, txs.length]);
     }
 
-    const returned = await upsertTransactions(trx, txs.map((tx) => txRowValues(network, tx)), upsertBlockTxsSql, opts);
+    const returned = await upsertTransactions(trx, txs.map((tx) => txRowValues(network, tx)), UPSERT_BLOCK_TXS_SQL, opts);
     const byHash = new Map(returned.map((r) => [r.tx_hash, r]));
     const stored: StoredTx[] = txs.map((tx) => {
       const row = byHash.get(tx.tx_hash);
@@ -169,7 +177,7 @@ export async function storeLooseTransactions(db: Knex, network: NetworkInfo, txs
   for (const tx of unique) assertSameChain(network, tx);
   if (!unique.length) return [];
   return inTransaction(db, async (trx) => {
-    const returned = await upsertTransactions(trx, unique.map((tx) => txRowValues(network, tx)), upsertLooseTxsSql, opts, true);
+    const returned = await upsertTransactions(trx, unique.map((tx) => txRowValues(network, tx)), UPSERT_LOOSE_TXS_SQL, opts, true);
     const byHash = new Map(returned.map((r) => [r.tx_hash, r]));
     const stored = unique.map((tx) => {
       const row = byHash.get(tx.tx_hash);
@@ -191,29 +199,62 @@ async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promi
   }
 }
 
-async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sql: (n: number) => string, opts: StoreOptions): Promise<TxReturning[]>;
-async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sql: (n: number) => string, opts: StoreOptions, withRecord: true): Promise<RecordReturning[]>;
-async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sql: (n: number) => string, opts: StoreOptions, _withRecord?: boolean): Promise<unknown[]> {
+async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sql: string, opts: StoreOptions): Promise<TxReturning[]>;
+async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sql: string, opts: StoreOptions, withRecord: true): Promise<RecordReturning[]>;
+async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sql: string, opts: StoreOptions, _withRecord?: boolean): Promise<unknown[]> {
   if (!rows.length) return [];
   // Rows in hash order: concurrent writers then lock shared rows in the same order (no deadlock).
   const sorted = [...rows].sort((a, b) => (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0));
   const out: unknown[] = [];
   for (const part of chunkRows(sorted, TX_INSERT_COLUMNS.length, opts.maxParamsPerStatement)) {
-    const res = await trx.raw<{ rows: unknown[] }>(sql(part.length), flatten(part));
+    // knex's binding type has no arrays holding nulls; pg sends those elements as NULL.
+    const res = await trx.raw<{ rows: unknown[] }>(sql, txRowArrays(part) as Knex.RawBinding[]);
     out.push(...res.rows);
   }
   return out;
 }
 
-/** Index rows mirror the stored records; for rows that existed, addresses they lost are removed. */
+/**
+ * Index rows mirror the stored records: tx.address_index (one row per address, with the tokens it
+ * moved and the record's transfer_type) and tx.address_token_index (one row per address and token
+ * moved). For rows that existed, the addresses and (address, token) pairs they lost are removed
+ * first (the token rows while the old `tokens` arrays still say which exist).
+ */
 async function writeIndex(trx: Knex.Transaction, network: NetworkInfo, stored: StoredTx[], updatedIds: Set<string>, opts: StoreOptions): Promise<void> {
   const rows: IndexRowValues[] = [];
   for (const s of stored) rows.push(...indexRowValues(network, s.id, s.tx));
   if (updatedIds.size) {
+    const ids = [...updatedIds];
     const keep = rows.filter((r) => updatedIds.has(r[3]));
-    await trx.raw(DELETE_STALE_INDEX_SQL, [[...updatedIds], keep.map((r) => r[3]), keep.map((r) => r[0])]);
+    const keepTokens = tokenIndexRowValues(keep);
+    const { rows: stale } = await trx.raw<{ rows: StaleTokenRow[] }>(DELETE_STALE_INDEX_SQL, [
+      ids,
+      keepTokens.map((r) => r[4]),
+      keepTokens.map((r) => r[0]),
+      keepTokens.map((r) => r[1]),
+      ids,
+      keep.map((r) => r[3]),
+      keep.map((r) => r[0]),
+    ]);
+    if (stale.length) {
+      await trx.raw(DELETE_TOKEN_INDEX_ROWS_SQL, [
+        stale.map((r) => r.address),
+        stale.map((r) => r.token),
+        stale.map((r) => r.chain_type),
+        stale.map((r) => r.chain_id),
+        stale.map((r) => r.tx_id),
+      ]);
+    }
   }
   for (const part of chunkRows(rows, INDEX_INSERT_COLUMNS.length, opts.maxParamsPerStatement)) {
-    await trx.raw(upsertIndexSql(part.length), flatten(part));
+    await trx.raw(UPSERT_INDEX_SQL, indexRowArrays(part) as Knex.RawBinding[]);
   }
+}
+
+interface StaleTokenRow {
+  address: string;
+  token: string;
+  chain_type: string;
+  chain_id: number;
+  tx_id: string;
 }

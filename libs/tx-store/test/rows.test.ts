@@ -1,7 +1,21 @@
 import { expect } from 'chai';
 import { networkByName } from '@chainpipe/chains';
 import { addressIndexEntries, type NormalizedTx } from '@chainpipe/tx-parsers';
-import { PG_MAX_BIND_PARAMS, TX_INSERT_COLUMNS, chunkRows, indexRowValues, recordJson, rowsPerStatement, txRowValues, uniqueByHash, valuesPlaceholders } from '../src';
+import {
+  INDEX_INSERT_COLUMNS,
+  PG_MAX_BIND_PARAMS,
+  TX_INSERT_COLUMNS,
+  chunkRows,
+  indexRowArrays,
+  indexRowValues,
+  txRowArrays,
+  recordJson,
+  rowsPerStatement,
+  tokenIndexRowValues,
+  txRowValues,
+  uniqueByHash,
+  valuesPlaceholders,
+} from '../src';
 import { assertSameChain, flatten, storedRecord } from '../src/rows';
 import { evmBlockItem, parseFixture } from './fixture-blocks';
 
@@ -45,12 +59,35 @@ describe('tx-store rows (pure)', () => {
       expect(JSON.parse(byColumn.record as string)).to.deep.equal(tx);
     });
 
-    it('builds one index row per address of the record, with its tokens', () => {
+    it('builds one index row per address of the record, with its tokens and the record\'s transfer_type', () => {
       const tx = txs.find((t) => t.token_transfers.length > 0)!;
       const rows = indexRowValues(eth, '42', tx);
       const entries = addressIndexEntries(tx, 'evm');
-      expect(rows).to.deep.equal(entries.map((e) => [e.address, 'ethereum', 1, '42', e.tokens]));
+      expect(rows).to.deep.equal(entries.map((e) => [e.address, 'ethereum', 1, '42', e.tokens, tx.transfer_type]));
+      expect(rows.every((r) => r.length === INDEX_INSERT_COLUMNS.length)).to.equal(true);
       expect(rows.some((r) => r[4].length > 0)).to.equal(true);
+      // A record without a type (an EVM receipt alone) leaves the column null, never "undefined".
+      expect(indexRowValues(eth, '42', { ...tx, transfer_type: null }).every((r) => r[5] === null)).to.equal(true);
+    });
+
+    it('builds one token index row per (address, token it moved), none for addresses that moved no token', () => {
+      const withTokens = txs.filter((t) => t.token_transfers.length > 0);
+      expect(withTokens.length).to.be.greaterThan(10);
+      for (const tx of withTokens) {
+        const rows = indexRowValues(eth, '7', tx);
+        const tokenRows = tokenIndexRowValues(rows);
+        const expected = addressIndexEntries(tx, 'evm').flatMap((e) => e.tokens.map((token) => [e.address, token, 'ethereum', 1, '7', tx.transfer_type]));
+        expect(tokenRows).to.deep.equal(expected);
+        // Each pair once: the primary key (address, token, chain, tx) of tx.address_token_index.
+        expect(new Set(tokenRows.map((r) => `${r[0]} ${r[1]}`)).size).to.equal(tokenRows.length);
+        // Every token the record moves is in there, for each of its parties (from the record itself).
+        for (const t of tx.token_transfers) {
+          for (const party of [t.from_address, t.to_address].filter((a): a is string => !!a)) {
+            expect(tokenRows.some((r) => r[0] === party.toLowerCase() && r[1] === (t.token_contract_address ?? '').toLowerCase()), `${tx.tx_hash} ${party}`).to.equal(true);
+          }
+        }
+      }
+      expect(tokenIndexRowValues(indexRowValues(eth, '7', txs.find((t) => t.token_transfers.length === 0)!))).to.deep.equal([]);
     });
 
     it('refuses a record of another chain than the network it is stored under', () => {
@@ -68,6 +105,30 @@ describe('tx-store rows (pure)', () => {
       const rec = storedRecord(tx, { tx_status: 'failed', block_hash: '0xabc', height: '17', tx_index: 3, tx_time: '1700000000' });
       expect(rec).to.deep.equal({ ...tx, tx_status: 'failed', block_hash: '0xabc', height: 17, tx_index: 3, tx_time: 1_700_000_000 });
       expect(storedRecord(tx, { tx_status: null, block_hash: null, height: null, tx_index: null, tx_time: null }).height).to.equal(null);
+    });
+  });
+
+  describe('upsert arrays', () => {
+    it('transactions: one array per column but the record, then the records as one JSON array, row order kept', () => {
+      const rows = txs.slice(0, 7).map((t) => txRowValues(eth, t));
+      const arrays = txRowArrays(rows);
+      expect(arrays).to.have.length(TX_INSERT_COLUMNS.length);
+      for (let c = 0; c < TX_INSERT_COLUMNS.length - 1; c++) expect(arrays[c], TX_INSERT_COLUMNS[c]).to.deep.equal(rows.map((r) => r[c]));
+      expect(JSON.parse(arrays[TX_INSERT_COLUMNS.length - 1] as string)).to.deep.equal(txs.slice(0, 7));
+      expect(txRowArrays([])).to.deep.equal([[], [], [], [], [], [], [], [], [], '[]']);
+    });
+
+    it('address index: one array per column in INDEX_INSERT_COLUMNS order, tokens as JSON arrays, null types kept', () => {
+      const rows = txs.flatMap((t, i) => indexRowValues(eth, String(100 + i), i === 0 ? { ...t, transfer_type: null } : t));
+      const arrays = indexRowArrays(rows);
+      expect(arrays).to.have.length(INDEX_INSERT_COLUMNS.length);
+      expect(arrays.every((a) => a.length === rows.length)).to.equal(true);
+      // Back to rows, every value where it was (tokens through JSON, as Postgres reads them).
+      const back = rows.map((_, i) => [arrays[0][i], arrays[1][i], arrays[2][i], arrays[3][i], JSON.parse(arrays[4][i]), arrays[5][i]]);
+      expect(back).to.deep.equal(rows);
+      expect(arrays[4].some((j) => j !== '[]')).to.equal(true);
+      expect(arrays[5][0]).to.equal(null);
+      expect(indexRowArrays([])).to.deep.equal([[], [], [], [], [], []]);
     });
   });
 
