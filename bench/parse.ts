@@ -41,7 +41,7 @@ import {
   streamerBody,
   tronBlockItem,
   type FixtureFamily,
-} from '../libs/tx-store/test/fixture-blocks';
+} from '@chainpipe/testing';
 import { copyFrom } from './lib-pg-copy';
 
 type Json = any;

@@ -4,27 +4,25 @@ import { TOPICS } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
 import { generateApiKey } from '@chainpipe/http';
 import {
+  bitcoinBlockItem,
   createRegistryTopics,
+  evmBlockItem,
+  type FixtureFamily,
   freePort,
   readJson,
+  rebaseBlock,
+  type Rebased,
+  type RunningProcess,
+  solanaBlockItem,
   spawnTs,
   stopProcess,
+  streamerBody,
   testEnv,
+  tronBlockItem,
   uniquePrefix,
   waitFor,
   waitReady,
-  type RunningProcess,
 } from '@chainpipe/testing';
-import {
-  bitcoinBlockItem,
-  evmBlockItem,
-  rebaseBlock,
-  solanaBlockItem,
-  streamerBody,
-  tronBlockItem,
-  type FixtureFamily,
-  type Rebased,
-} from '../../libs/tx-store/test/fixture-blocks';
 
 type Json = any;
 

@@ -4,34 +4,32 @@ import type { Consumer, KafkaMessage } from 'kafkajs';
 import { TOPICS, dlqName, type ChainTxMessage } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
 import {
+  bitcoinBlockItem,
   createRegistryTopics,
+  datasetOf,
+  evmBlockItem,
+  FIXTURE_NETWORKS,
+  type FixtureFamily,
   freePort,
   parsePrometheusText,
+  randomSuffix,
   readTopic,
+  rebaseBlock,
+  type Rebased,
+  replaceStrings,
+  type RunningProcess,
+  solanaBlockItem,
   spawnTs,
   stopProcess,
+  streamerBody,
   testEnv,
   testKafka,
+  tronBlockItem,
   uniquePrefix,
   waitFor,
   waitReady,
-  type RunningProcess,
-} from '@chainpipe/testing';
-import {
-  FIXTURE_NETWORKS,
-  bitcoinBlockItem,
-  datasetOf,
-  evmBlockItem,
-  randomSuffix,
-  rebaseBlock,
-  replaceStrings,
-  solanaBlockItem,
-  streamerBody,
-  tronBlockItem,
   withSuffix,
-  type FixtureFamily,
-  type Rebased,
-} from '../../libs/tx-store/test/fixture-blocks';
+} from '@chainpipe/testing';
 
 type Json = any;
 

@@ -3,10 +3,19 @@ import { expect } from 'chai';
 import pg from 'pg';
 import type { NetworkInfo } from '@chainpipe/chains';
 import { MIGRATIONS_DIR, createDb, ensureDatabase, migrateLatest, type Knex } from '@chainpipe/db';
-import { assertTestDatabase, testEnv } from '@chainpipe/testing';
+import {
+  assertTestDatabase,
+  bitcoinBlockItem,
+  evmBlockItem,
+  parseFixture,
+  solanaBlockItem,
+  testEnv,
+  testNetwork,
+  tronBlockItem,
+  withSuffix,
+} from '@chainpipe/testing';
 import { addressIndexEntries, type NormalizedTx, type ParsedBlock } from '@chainpipe/tx-parsers';
 import { classifyStoreError, storeBlock, storeLooseTransactions, type StoredTx } from '@chainpipe/tx-store';
-import { bitcoinBlockItem, evmBlockItem, parseFixture, solanaBlockItem, testNetwork, tronBlockItem, withSuffix } from '../../libs/tx-store/test/fixture-blocks';
 
 /**
  * tx-store against the real Postgres. Every test stores real fixture blocks (parsed by the real

@@ -3,7 +3,7 @@ import { networkByName } from '@chainpipe/chains';
 import { loadContracts, type ChainTxMessage } from '@chainpipe/contracts';
 import type { OutgoingMessage } from '@chainpipe/kafka';
 import type { StoredTx } from '@chainpipe/tx-store';
-import { bitcoinBlockItem, evmBlockItem, parseFixture, solanaBlockItem, streamerBody, tronBlockItem } from '../../../libs/tx-store/test/fixture-blocks';
+import { bitcoinBlockItem, evmBlockItem, parseFixture, solanaBlockItem, streamerBody, tronBlockItem } from '@chainpipe/testing';
 import { CHAIN_TX_MAX_BYTES, blockMessages, blockOutcome, chainTxKey, planRecord, publishGroups, type TxCheck } from '../src/plan';
 import { normalizedTxCheck } from '../src/tx-contract';
 

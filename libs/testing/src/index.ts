@@ -6,3 +6,4 @@ export * from './processes';
 export * from './kafka';
 export * from './http';
 export * from './fuzz';
+export * from './chain-blocks';

@@ -17,7 +17,7 @@ import {
   valuesPlaceholders,
 } from '../src';
 import { assertSameChain, flatten, storedRecord } from '../src/rows';
-import { evmBlockItem, parseFixture } from './fixture-blocks';
+import { evmBlockItem, parseFixture } from '@chainpipe/testing';
 
 const eth = networkByName('ethereum-mainnet')!;
 const txs = parseFixture('evm', evmBlockItem(), eth).transactions;

@@ -10,7 +10,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { networkByName, type NetworkInfo } from '@chainpipe/chains';
-import { readFixtureJson } from '@chainpipe/testing';
+import { readFixtureJson } from './fixtures';
 import { parseChainPayload, type ParsedBlock } from '@chainpipe/tx-parsers';
 
 type Json = any;
