@@ -3,7 +3,7 @@ import { Registry } from 'prom-client';
 import { TOPICS, dlqName, loadContracts, type AddressChangeMessage } from '@chainpipe/contracts';
 import { BatchConsumer, TopicProducer, createKafka, type ConsumedRecord } from '@chainpipe/kafka';
 import { NonRetryableError, RetryableError, createLogger } from '@chainpipe/runtime';
-import { committedOffset, createRegistryTopics, readTopic, testEnv, testKafka, uniquePrefix, waitFor } from '@chainpipe/testing';
+import { committedOffset, createRegistryTopics, parsePrometheusText, readTopic, testEnv, testKafka, uniquePrefix, waitFor } from '@chainpipe/testing';
 
 const contracts = loadContracts();
 const logger = createLogger({ name: 'test', level: 'silent' });
@@ -148,5 +148,63 @@ describe('kafka pipeline: registry, typed producer, batch consumer (real broker)
     expect(calls).to.equal(3);
     const metrics = await registry.getSingleMetricAsString('chainpipe_consumer_retries_total');
     expect(metrics).to.match(/chainpipe_consumer_retries_total\{[^}]*\} 2/);
+  });
+});
+
+describe('kafka consumer group of two members (real broker)', () => {
+  it('splits partitions between members, hands them over when one leaves, and processes every record once', async () => {
+    const prefix = uniquePrefix('grp');
+    await createRegistryTopics(prefix, [TOPICS.chainRaw]); // 3 partitions
+    const registry = new Registry();
+    const kafka = createKafka({ brokers: testEnv().kafkaBrokers, clientId: 'grp-test', logger });
+    const producer = new TopicProducer({ kafka, contracts, logger, registry, topicPrefix: prefix });
+    await producer.connect();
+    const headers = (n: number) => ({ network: 'ethereum-mainnet', received_at: String(1_700_000_000_000 + n), content_encoding: 'identity', ingest_route: 'stream' as const });
+    const publish = (from: number, to: number) =>
+      producer.publish(TOPICS.chainRaw, Array.from({ length: to - from }, (_, i) => ({ key: `k${from + i}`, value: Buffer.from(String(from + i)), headers: headers(from + i) })));
+    const seen = new Map<string, Set<number>>();
+    const fatal: unknown[] = [];
+    const member = (name: string) =>
+      new BatchConsumer<Buffer>({
+        kafka: createKafka({ brokers: testEnv().kafkaBrokers, clientId: name, logger }),
+        groupId: `${prefix}group`,
+        spec: TOPICS.chainRaw,
+        contracts,
+        producer,
+        logger,
+        registry,
+        topicPrefix: prefix,
+        sessionTimeoutMs: 10_000,
+        onFatal: (_r, err) => fatal.push(err),
+        handler: async (records) => {
+          for (const r of records) {
+            const set = seen.get(r.value.toString()) ?? new Set<number>();
+            set.add(r.partition);
+            seen.set(r.value.toString(), set);
+          }
+        },
+      });
+    const a = member('member-a');
+    const b = member('member-b');
+    try {
+      await a.start();
+      await b.start();
+      await waitFor(() => a.ready() && b.ready(), { timeoutMs: 30_000, what: 'both members joined' });
+      await publish(0, 60);
+      await waitFor(() => seen.size >= 60, { timeoutMs: 30_000, what: '60 records consumed by the group' });
+      await b.stop(); // leaves the group: its partitions move to a
+      await publish(60, 120);
+      await waitFor(() => seen.size >= 120, { timeoutMs: 45_000, what: '120 records after the hand-over' });
+      await new Promise((r) => setTimeout(r, 500));
+      expect([...seen.keys()].map(Number).sort((x, y) => x - y)).to.deep.equal(Array.from({ length: 120 }, (_, i) => i));
+      expect(new Set([...seen.values()].flatMap((s) => [...s])).size, 'records came from all 3 partitions').to.equal(3);
+      const joins = parsePrometheusText(await registry.metrics()).samples.filter((x) => x.name === 'chainpipe_consumer_rebalances_total').reduce((n, x) => n + x.value, 0);
+      expect(joins, 'each member joined, and a rejoined after b left').to.be.at.least(3);
+      expect(fatal).to.deep.equal([]);
+    } finally {
+      // b may have stopped already; a second disconnect is harmless.
+      await Promise.allSettled([a.stop(), b.stop()]);
+      await producer.disconnect();
+    }
   });
 });
