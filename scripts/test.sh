@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # make test: lint, typecheck, unit tests, then integration tests against a broker of their own
-# (port 19092, state in .kafka-test) and the machine's Postgres and Redis. Stops what it started.
+# (port 19092 or the next free pair, state in .kafka-test) and the machine's Postgres and Redis. Stops what it started.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 export KAFKAJS_NO_PARTITIONER_WARNING=1
-TEST_KAFKA_PORT="${TEST_KAFKA_PORT:-19092}"
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# 19092 unless something else holds it (a broker of another checkout, say): then the next free pair.
+if [ -z "${TEST_KAFKA_PORT:-}" ]; then
+  for p in 19092 19192 19292 19392 19492 19592; do
+    if ! port_open "$p" && ! port_open "$((p + 1))"; then TEST_KAFKA_PORT="$p"; break; fi
+  done
+  [ -n "${TEST_KAFKA_PORT:-}" ] || { echo "test: no free port pair for the test broker" >&2; exit 1; }
+fi
 export TEST_KAFKA_BROKERS="127.0.0.1:$TEST_KAFKA_PORT"
 broker_env=(KAFKA_STATE_DIR="$ROOT/.kafka-test" KAFKA_PORT="$TEST_KAFKA_PORT" KAFKA_CONTROLLER_PORT="$((TEST_KAFKA_PORT + 1))")
 LOG="$(mktemp)"
