@@ -1,7 +1,7 @@
 import express, { type RequestHandler, type Router } from 'express';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { TOPICS } from '@chainpipe/contracts';
-import { messageEnvelope, safeEqual, sendError, sendOk, useEnvelope } from '@chainpipe/http';
+import { safeEqual, sendError, sendOk } from '@chainpipe/http';
 import type { TopicProducer } from '@chainpipe/kafka';
 import { errorMessage, type Logger } from '@chainpipe/runtime';
 import { rawRecordHeaders, resolveNetwork, type IngestRoute } from './raw-record';
@@ -96,7 +96,6 @@ export function ingestRouter(deps: IngestDeps): Router {
     },
   ];
 
-  router.use(useEnvelope(messageEnvelope));
   for (const prefix of ['', '/tx/api/v1']) {
     router.post(`${prefix}/stream`, checkSecret, ...handle('stream'));
     router.post(`${prefix}/webhook`, ...handle('webhook'));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express } from 'express';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '@chainpipe/runtime';
 import { envelopeOf, sendError, setEnvelope, type EnvelopeStyle } from './envelope';
@@ -19,14 +19,6 @@ export interface HttpAppOptions {
   envelopeFor?: (path: string) => EnvelopeStyle | undefined;
   /** A request running longer than this gets 504 (the spec's 15 s). */
   timeoutMs?: number;
-}
-
-/** Sets the envelope style of every response of the routes it precedes. */
-export function useEnvelope(style: EnvelopeStyle): RequestHandler {
-  return (_req, res, next) => {
-    setEnvelope(res, style);
-    next();
-  };
 }
 
 function httpMetrics(registry: Registry) {

@@ -2,8 +2,9 @@ import type { Response } from 'express';
 
 /**
  * Each service of the spec wraps responses its own way (`msg` vs `message`, `data` null vs ""
- * on errors, extra error objects). A style says how; routers set theirs with `useEnvelope`, and
- * every success and error of that router, including timeouts and body-parser errors, uses it.
+ * on errors, extra error objects). A style says how; the app picks one per path before anything
+ * runs (`createHttpApp`'s `envelopeFor`), so every success and error of a route, including
+ * auth failures, timeouts and body-parser errors, uses it.
  */
 export interface EnvelopeStyle {
   name: string;

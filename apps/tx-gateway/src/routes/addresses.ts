@@ -1,7 +1,7 @@
 import express, { type RequestHandler, type Response, type Router } from 'express';
 import { Counter } from 'prom-client';
 import { TOPICS } from '@chainpipe/contracts';
-import { PRINCIPAL, messageEnvelope, sendError, sendOk, useEnvelope, validateBody, type Principal } from '@chainpipe/http';
+import { PRINCIPAL, sendError, sendOk, validateBody, type Principal } from '@chainpipe/http';
 import { errorMessage } from '@chainpipe/runtime';
 import type { TxGatewayDeps } from '../deps';
 import {
@@ -15,7 +15,6 @@ import {
   type PatchBody,
   type WalletsBody,
 } from '../management/address-requests';
-import { ADDRESS_PATH_PREFIXES } from '../management/envelopes';
 import { MonitoredAddressRepository } from '../management/monitored-addresses.repository';
 
 type AddressDeps = Pick<TxGatewayDeps, 'db' | 'contracts' | 'producer' | 'logger' | 'registry' | 'now'>;
@@ -99,7 +98,6 @@ export function addressesRoutes(deps: TxGatewayDeps): Router {
     sendOk(res, { is_exist: await repo.existsAnywhere(q.chainType, q.address) });
   });
 
-  router.use([...ADDRESS_PATH_PREFIXES], useEnvelope(messageEnvelope));
   router.post('/tx/api/v1/addresses', ...add);
   router.post('/tx/api/v1/addresses/batch-delete', ...remove);
   router.patch('/tx/api/v1/addresses', ...patch);

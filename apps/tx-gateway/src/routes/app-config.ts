@@ -1,9 +1,8 @@
 import express, { type Response, type Router } from 'express';
-import { PRINCIPAL, messageEnvelope, sendError, sendOk, useEnvelope, validateBody, type Principal } from '@chainpipe/http';
+import { PRINCIPAL, sendError, sendOk, validateBody, type Principal } from '@chainpipe/http';
 import type { TxGatewayDeps } from '../deps';
 import { configView, insertValues, planReplace, planUpdate, retryStatusView, sealColumns, type AppConfigInput } from '../management/app-config';
 import { AppConfigRepository } from '../management/app-config.repository';
-import { APP_CONFIG_PATH_PREFIXES } from '../management/envelopes';
 
 /**
  * Until `TxGatewayDeps` carries it (config ALLOW_PRIVATE_WEBHOOK_TARGETS), private and plain-http
@@ -26,8 +25,6 @@ export function appConfigRoutes(deps: TxGatewayDeps): Router {
 
   /** Fields written, for the log: names only, never values (the secret must not reach logs). */
   const fieldsOf = (input: AppConfigInput) => Object.keys(input).sort();
-
-  router.use([...APP_CONFIG_PATH_PREFIXES], useEnvelope(messageEnvelope));
 
   router.get('/tx/api/v1/app/config', async (_req, res) => {
     const row = await repo.find(appOf(res));

@@ -1,7 +1,7 @@
 import express, { type RequestHandler, type Response, type Router } from 'express';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { OriginError, jsonRpcCall, type NetworkInfo } from '@chainpipe/chains';
-import { msgEnvelope, sendError, sendOk, useEnvelope, validateBody } from '@chainpipe/http';
+import { sendError, sendOk, validateBody } from '@chainpipe/http';
 import { errorMessage } from '@chainpipe/runtime';
 import { storeLooseTransactions } from '@chainpipe/tx-store';
 import type { TxGatewayDeps } from '../deps';
@@ -61,7 +61,6 @@ export function queriesRoutes(deps: TxGatewayDeps): Router {
   const repo = new TxQueryRepository(deps.db);
   const metrics = queryMetrics(deps.registry);
   const log = deps.logger.child({ component: 'queries' });
-  const envelope = useEnvelope(msgEnvelope);
 
   /** Sends the 400 of a failed normalisation; true when it did. */
   const rejected = <T>(res: Response, n: Normalized<T>): n is { ok: false; error: string } => {
@@ -71,7 +70,6 @@ export function queriesRoutes(deps: TxGatewayDeps): Router {
   };
 
   const search: RequestHandler[] = [
-    envelope,
     validateBody(deps.contracts, 'http/tx/search'),
     async (req, res) => {
       const q = normalizeSearch(req.body);
@@ -82,7 +80,6 @@ export function queriesRoutes(deps: TxGatewayDeps): Router {
   ];
 
   const multiChain: RequestHandler[] = [
-    envelope,
     validateBody(deps.contracts, 'http/tx/multi-chain'),
     async (req, res) => {
       const q = normalizeMultiChain(req.body);
@@ -93,7 +90,6 @@ export function queriesRoutes(deps: TxGatewayDeps): Router {
   ];
 
   const batchGet: RequestHandler[] = [
-    envelope,
     validateBody(deps.contracts, 'http/tx/batch-get'),
     async (req, res) => {
       const q = normalizeBatchGet(req.body);
@@ -155,7 +151,6 @@ export function queriesRoutes(deps: TxGatewayDeps): Router {
   };
 
   const single = (hashFrom: 'path' | 'query'): RequestHandler[] => [
-    envelope,
     async (req, res) => {
       const params: Record<string, unknown> = { ...(req.query as Record<string, unknown>) };
       if (hashFrom === 'path') params.tx_hash = req.params.tx_hash;

@@ -1,7 +1,7 @@
 import express, { type RequestHandler, type Router } from 'express';
 import { Counter, Histogram } from 'prom-client';
 import { jsonRpcCall, type NetworkInfo } from '@chainpipe/chains';
-import { msgEnvelope, sendError, sendOk, useEnvelope, validateBody } from '@chainpipe/http';
+import { sendError, sendOk, validateBody } from '@chainpipe/http';
 import type { TxGatewayDeps } from '../deps';
 import { RPC_PROXY_PATHS } from '../management/envelopes';
 import { DEFAULT_RPC_METHOD, proxyFailure, resolveChainNet } from '../management/rpc-proxy';
@@ -73,7 +73,6 @@ export function rpcProxyRoutes(deps: TxGatewayDeps): Router {
     }
   };
 
-  router.use([...RPC_PROXY_PATHS], useEnvelope(msgEnvelope));
   for (const path of RPC_PROXY_PATHS) router.post(path, network, validateBody(deps.contracts, 'http/tx/rpc-proxy'), forward);
   return router;
 }

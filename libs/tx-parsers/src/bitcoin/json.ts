@@ -2,11 +2,10 @@ import { normalizeAddress } from '@chainpipe/chains';
 
 /** Narrowing helpers for raw node JSON: every accessor returns null instead of throwing. */
 
-export type Obj = Record<string, unknown>;
+import { isObject, type JsonObject } from '../json';
 
-export function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export type Obj = JsonObject;
+export const isObj = isObject;
 
 export function field(o: unknown, key: string): unknown {
   return isObj(o) ? o[key] : undefined;

@@ -11,9 +11,7 @@ const HASH32 = /^0x[0-9a-fA-F]{64}$/;
 const WORD_PREFIX = /^0x[0-9a-fA-F]{64}/;
 const SELECTOR_PREFIX = /^0x[0-9a-fA-F]{8}/;
 
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export { isObject } from '../json';
 
 /**
  * A non-negative integer from a hex quantity (`0x1a`), a decimal string (OP-stack `l1FeeScalar`

@@ -3,18 +3,11 @@
  * throwing, because parsers must survive any input.
  */
 
-export type JsonObject = Record<string, unknown>;
-
-export function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export { isObject, asArray, type JsonObject } from '../json';
+import { isObject, type JsonObject } from '../json';
 
 export function asObject(v: unknown): JsonObject | undefined {
   return isObject(v) ? v : undefined;
-}
-
-export function asArray(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : [];
 }
 
 export function asString(v: unknown): string | undefined {
