@@ -47,6 +47,7 @@ export class TopicProducer {
   private readonly opts: Required<Omit<TopicProducerOptions, 'kafka' | 'contracts' | 'logger' | 'registry'>>;
   private queue: Pending[] = [];
   private queuedBytes = 0;
+  private queuedMessages = 0;
   private timer?: NodeJS.Timeout;
   private inFlight = new Set<Promise<void>>();
   private connected = false;
@@ -153,8 +154,8 @@ export class TopicProducer {
     if (this.queue.length && this.queuedBytes + p.bytes > this.opts.maxBatchBytes) this.flush();
     this.queue.push(p);
     this.queuedBytes += p.bytes;
-    const count = this.queue.reduce((n, q) => n + q.messages.length, 0);
-    if (this.queuedBytes >= this.opts.maxBatchBytes || count >= this.opts.maxBatchMessages) this.flush();
+    this.queuedMessages += p.messages.length;
+    if (this.queuedBytes >= this.opts.maxBatchBytes || this.queuedMessages >= this.opts.maxBatchMessages) this.flush();
     else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.opts.lingerMs);
   }
 
@@ -167,6 +168,7 @@ export class TopicProducer {
     if (!batch.length) return;
     this.queue = [];
     this.queuedBytes = 0;
+    this.queuedMessages = 0;
     const byTopic = new Map<string, Message[]>();
     for (const p of batch) {
       const list = byTopic.get(p.topic) ?? [];
