@@ -43,7 +43,7 @@ export async function readTopic(topic: string, count: number, timeoutMs = 20_000
   }
 }
 
-/** Committed offset of a group on a single-partition topic, or -1 when none. */
+/** Offsets a group committed on a topic, summed over its partitions (records consumed), or -1 when none. */
 export async function committedOffset(groupId: string, topic: string): Promise<number> {
   const admin = testKafka().admin();
   await admin.connect();
