@@ -89,15 +89,18 @@ export const PRINCIPAL = 'principal';
 
 /**
  * `X-API-Key` authentication: missing key → 401, unknown, revoked or disabled → 403. The
- * application is then `res.locals.principal`.
+ * application is then `res.locals.principal`. `messages` gives a service's own error texts.
  */
-export function requireApiKey(resolve: (token: string) => Promise<Principal | undefined>): RequestHandler {
+export function requireApiKey(
+  resolve: (token: string) => Promise<Principal | undefined>,
+  messages: { missing: string; invalid: string } = { missing: 'missing X-API-Key', invalid: 'invalid API key' },
+): RequestHandler {
   return async (req, res, next) => {
     const token = req.header('x-api-key');
-    if (!token) return sendError(res, 401, 'missing X-API-Key');
+    if (!token) return sendError(res, 401, messages.missing);
     try {
       const principal = await resolve(token);
-      if (!principal) return sendError(res, 403, 'invalid API key');
+      if (!principal) return sendError(res, 403, messages.invalid);
       res.locals[PRINCIPAL] = principal;
       next();
     } catch (err) {

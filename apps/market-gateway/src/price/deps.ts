@@ -1,0 +1,17 @@
+import type { Knex } from '@chainpipe/db';
+import type { Principal } from '@chainpipe/http';
+import type { Redis } from '@chainpipe/redis';
+import type { Logger } from '@chainpipe/runtime';
+import type { Registry } from 'prom-client';
+
+/** What the token price routes use. */
+export interface PriceDeps {
+  db: Knex;
+  redis: Redis;
+  logger: Logger;
+  registry: Registry;
+  resolveKey: (token: string) => Promise<Principal | undefined>;
+  /** Unix milliseconds; injected so tests control time (pool cache expiry, quote age). */
+  now: () => number;
+  bodyLimitBytes: number;
+}

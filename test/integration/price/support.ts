@@ -1,0 +1,75 @@
+import { expect } from 'chai';
+import { ApiKeyRepository, type Knex } from '@chainpipe/db';
+import { generateApiKey } from '@chainpipe/http';
+import { freePort, spawnTs, testEnv, waitReady, type RunningProcess } from '@chainpipe/testing';
+
+/** Test support of the token price suites: keys, a spawned gateway, a fetch wrapper. Asserts nothing of its own. */
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export async function createTestKey(db: Knex, label: string, opts: { revoked?: boolean } = {}): Promise<string> {
+  const repo = new ApiKeyRepository(db);
+  const appId = `${testEnv().runId}-${label}`;
+  await repo.createApp(appId, `price test ${label}`);
+  const key = generateApiKey();
+  await repo.addKey(appId, key.keyId, key.secretHash, 'test');
+  if (opts.revoked) await repo.revokeKey(key.keyId);
+  return key.token;
+}
+
+export interface Started {
+  proc: RunningProcess;
+  base: string;
+  opsBase: string;
+}
+
+/** Starts an app's main.ts as a real process on free ports and waits for its /readyz. */
+export async function startApp(entry: string, env: Record<string, string>, opts: { publicPort?: boolean } = {}): Promise<Started> {
+  const port = await freePort();
+  const opsPort = await freePort();
+  const proc = spawnTs(entry, { ...(opts.publicPort === false ? {} : { PORT: String(port) }), OPS_PORT: String(opsPort), ...env });
+  await waitReady(proc, opsPort);
+  return { proc, base: `http://127.0.0.1:${port}`, opsBase: `http://127.0.0.1:${opsPort}` };
+}
+
+export function client(base: () => string, defaultKey: () => string) {
+  return async (method: string, path: string, opts: { key?: string | null; raw?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Reply> => {
+    const headers: Record<string, string> = { ...opts.headers };
+    const key = opts.key === undefined ? defaultKey() : opts.key;
+    if (key !== null) headers['x-api-key'] = key;
+    let body = opts.raw;
+    if (opts.body !== undefined) body = JSON.stringify(opts.body);
+    if (body !== undefined) headers['content-type'] ??= 'application/json';
+    const res = await fetch(base() + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  };
+}
+
+/** The price envelope of an error: HTTP status, business code, message, `data` an empty string. */
+export function expectPriceError(r: Reply, status: number, code: number, msg: string | RegExp): void {
+  expect(r.status, r.text).to.equal(status);
+  expect(Object.keys(r.body).sort()).to.deep.equal(['code', 'data', 'msg']);
+  expect(r.body.code).to.equal(code);
+  expect(r.body.data).to.equal('');
+  if (typeof msg === 'string') expect(r.body.msg).to.equal(msg);
+  else expect(r.body.msg).to.match(msg);
+}
+
+export function expectOk(r: Reply): any {
+  expect(r.status, r.text).to.equal(200);
+  expect(r.body.code, r.text).to.equal(0);
+  expect(r.body.msg).to.equal('success');
+  return r.body.data;
+}
