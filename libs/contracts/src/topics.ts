@@ -38,6 +38,21 @@ export interface AddressChangeMessage {
   changed_at: number;
 }
 
+/** tx.push.v1: one stored transaction matched to one application (see schemas/kafka/tx.push.v1). */
+export interface TxPushMessage {
+  message_id: string;
+  app_id: string;
+  tx_id: string;
+  network: string;
+  listen_address: string[];
+  is_reorg_resend: boolean;
+  orphaned: boolean;
+  ws: boolean;
+  webhook: boolean;
+  matched_at: number;
+  tx: NormalizedTx;
+}
+
 function topic<T>(spec: Omit<TopicSpec<T>, '__type'>): TopicSpec<T> {
   return spec;
 }
@@ -71,6 +86,16 @@ export const TOPICS = {
     key: 'app_id',
     producers: ['tx-gateway'],
     partitions: 1,
+  }),
+  txPush: topic<TxPushMessage>({
+    name: 'tx.push.v1',
+    encoding: 'json',
+    schema: 'kafka/tx.push.v1',
+    // Per application: its pushes stay in match order for WebSocket clients and the webhook queue.
+    key: 'app_id',
+    producers: ['tx-matcher', 'pending-compensator'],
+    partitions: 3,
+    configs: { 'max.message.bytes': '4194304' },
   }),
 } as const;
 

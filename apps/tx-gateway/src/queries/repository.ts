@@ -1,6 +1,6 @@
 import type { Knex } from '@chainpipe/db';
 import type { ChainType, NetworkInfo } from '@chainpipe/chains';
-import type { StoredRecord } from './format';
+import type { StoredRecord } from '@chainpipe/tx-records';
 import type { HistoryQuery } from './request';
 
 /**

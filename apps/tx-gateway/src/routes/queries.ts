@@ -5,7 +5,7 @@ import { sendError, sendOk, validateBody } from '@chainpipe/http';
 import { errorMessage } from '@chainpipe/runtime';
 import { storeLooseTransactions } from '@chainpipe/tx-store';
 import type { TxGatewayDeps } from '../deps';
-import { toListRecord, toV2Record } from '../queries/format';
+import { toListRecord, toV2Record } from '@chainpipe/tx-records';
 import { fetchFromOrigin, type OriginLookup } from '../queries/origin';
 import { TxQueryRepository } from '../queries/repository';
 import {

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { networkByName } from '@chainpipe/chains';
 import { parseEvmPayload, type NormalizedTx } from '@chainpipe/tx-parsers';
-import { readFixtureJson } from '@chainpipe/testing';
-import { toListRecord, toV2Record } from '../src/queries/format';
+import { loadContracts } from '@chainpipe/contracts';
+import { FIXTURE_NETWORKS, bitcoinBlockItem, evmBlockItem, parseFixture, readFixtureJson, solanaBlockItem, tronBlockItem, type FixtureFamily } from '@chainpipe/testing';
+import { toListRecord, toTransactionResult, toV2Record } from '../src/records';
 
 type Json = any;
 
@@ -35,7 +36,7 @@ const SPEC_V2_FIELDS = [
   'listenAddress', 'is_reorg_resend', 'sender', 'receiver', 'nonce', 'symbol', 'decimals', 'amount',
 ];
 
-describe('queries format: list and V2 records', () => {
+describe('records: list and V2 formats', () => {
   const [tokenTx, nativeTx] = parsed();
   const [rawTokenTx, rawNativeTx] = BLOCK.transactions;
 
@@ -96,5 +97,62 @@ describe('queries format: list and V2 records', () => {
   it('a transaction without a time keeps txTime null (not 0, not NaN)', () => {
     const v2 = toV2Record({ ...nativeTx, tx_time: null }, false);
     expect(v2.txTime).to.equal(null);
+  });
+});
+
+describe('TransactionResult and the record schemas, on a real block of every chain family', () => {
+  const contracts = loadContracts();
+  const families: Array<[FixtureFamily, Json]> = [
+    ['evm', evmBlockItem()],
+    ['svm', solanaBlockItem()],
+    ['tvm', tronBlockItem()],
+    ['utxo', bitcoinBlockItem()],
+  ];
+
+  for (const [family, item] of families) {
+    it(`${family}: every record maps to a V2 push, a TransactionResult and a webhook body that satisfy their schemas`, () => {
+      const txs = parseFixture(family, item, networkByName(FIXTURE_NETWORKS[family])!).transactions;
+      expect(txs.length).to.be.greaterThan(0);
+      for (const tx of txs) {
+        const push = { id: 'm1', time: 1, type: 'transaction', code: 0, msg: 'success', data: toV2Record(tx, false, [tx.tx_hash]) };
+        expect(contracts.validate('ws/tx/transaction-push', push), tx.tx_hash).to.deep.equal({ ok: true });
+        expect(contracts.validate('common/transaction-result', toTransactionResult(tx)), tx.tx_hash).to.deep.equal({ ok: true });
+      }
+      const body = txs.slice(0, 100).map(toTransactionResult);
+      expect(contracts.validate('webhook/tx/transaction-batch', body)).to.deep.equal({ ok: true });
+      expect(contracts.validate('webhook/tx/transaction-batch', [])).to.have.property('ok', false);
+    });
+  }
+
+  it('TransactionResult: camelCase, chain family as chainType, txTime in ms, PascalCase transfer types', () => {
+    const [tokenTx, nativeTx] = parsed();
+    const r = toTransactionResult(nativeTx);
+    const raw = BLOCK.transactions[1];
+    expect(r.chainType).to.equal('evm');
+    expect(r.chainId).to.equal(1);
+    expect(r.txHash).to.equal(raw.hash);
+    expect(r.txTime).to.equal(Number(BLOCK.timestamp) * 1000);
+    expect(r.amount).to.equal(hex(raw.value));
+    expect(r.transferType).to.equal('NativeCoin');
+    expect(toTransactionResult(tokenTx).transferType).to.equal('Token');
+    const log = TOKEN_RECEIPT.logs[0];
+    const t = toTransactionResult(tokenTx).tokenTransferDetails[0];
+    expect(t.from).to.equal('0x' + log.topics[1].slice(26));
+    expect(t.to).to.equal('0x' + log.topics[2].slice(26));
+    expect(t.tokenContractAddress).to.equal(log.address);
+  });
+
+  it('TransactionResult omits the optional fields a chain lacks and keeps nulls of the others', () => {
+    const [, nativeTx] = parsed();
+    const r = toTransactionResult({ ...nativeTx, fee_payer: null, tx_version: null, l1_origin_hash: null, symbol: null });
+    const json = JSON.parse(JSON.stringify(r));
+    expect(json).not.to.have.property('feePayer');
+    expect(json).not.to.have.property('txVersion');
+    expect(json).not.to.have.property('l1OriginHash');
+    expect(json).not.to.have.property('bizStatus');
+    expect(json.symbol).to.equal(null);
+    const withL1 = toTransactionResult({ ...nativeTx, l1_origin_hash: '0xabc', fee_payer: '0xdef' });
+    expect(withL1.l1OriginHash).to.equal('0xabc');
+    expect(withL1.feePayer).to.equal('0xdef');
   });
 });
