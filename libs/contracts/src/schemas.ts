@@ -41,13 +41,57 @@ export function formatErrors(errors: ErrorObject[] | null | undefined): string {
     .join('; ');
 }
 
+/** Validation problems by field, in the shape the candlestick API returns under `error.details`. */
+export interface FieldErrors {
+  formErrors: string[];
+  fieldErrors: Record<string, string[]>;
+}
+
+function fieldMessage(e: ErrorObject): string {
+  switch (e.keyword) {
+    case 'required':
+      return 'Required';
+    case 'type':
+      return `Expected ${String(e.params.type).replace(',', ' or ')}`;
+    case 'enum':
+      return `Expected one of: ${(e.params.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'pattern': {
+      // Verbose errors carry the field's schema: its description says what a valid value is.
+      const description = (e.parentSchema as { description?: string } | undefined)?.description;
+      return description ? `Expected ${description}` : 'Invalid format';
+    }
+    default:
+      return e.message ?? 'Invalid value';
+  }
+}
+
+/**
+ * Problems by top-level field (`fieldErrors`), the rest in `formErrors`: a missing property is
+ * reported under its own name, a wrong nested value under the top-level field holding it.
+ */
+export function fieldErrorsOf(errors: ErrorObject[] | null | undefined): FieldErrors {
+  const out: FieldErrors = { formErrors: [], fieldErrors: {} };
+  for (const e of errors ?? []) {
+    const path = e.instancePath.split('/').filter(Boolean);
+    const field = e.keyword === 'required' && path.length === 0 ? String(e.params.missingProperty) : path[0];
+    const message = fieldMessage(e);
+    if (field === undefined) {
+      out.formErrors.push(e.keyword === 'type' ? `Expected a JSON ${String(e.params.type)}` : message);
+      continue;
+    }
+    const list = (out.fieldErrors[field] ??= []);
+    if (!list.includes(message)) list.push(message);
+  }
+  return out;
+}
+
 /**
  * Loads every schema under `dir` (their `$id` is their path without `.json`; a `$ref` is relative
  * to the referring schema's `$id`, e.g. `../common/normalized-tx`) into one ajv instance and
  * compiles them all. Built once at boot and passed to whoever validates.
  */
 export function loadContracts(dir: string = SCHEMAS_DIR): Contracts {
-  const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true });
+  const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true, verbose: true });
   addFormats(ajv);
   const ids: string[] = [];
   for (const file of listJson(dir)) {

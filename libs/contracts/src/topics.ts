@@ -53,6 +53,49 @@ export interface TxPushMessage {
   tx: NormalizedTx;
 }
 
+/** One upstream update of one candle of a registered pool (`schemas/kafka/market.ticks.v1.json`). */
+export interface MarketTickMessage {
+  pool_id: number;
+  chain_type: string;
+  chain_id: number;
+  network_id: string;
+  pool_address: string;
+  token: 'base' | 'quote';
+  interval: '1s' | '1m' | '15m' | '1h' | '4h' | '1d';
+  open_time: number;
+  open: number | null;
+  high: number | null;
+  low: number | null;
+  close: number | null;
+  volume: number | null;
+  received_at: number;
+  seq: number;
+}
+
+/** A stored (or rolled-up) candle (`schemas/kafka/kline.candles.v1.json`). */
+export interface KlineCandleMessage {
+  pool_id: number;
+  chain_type: string;
+  chain_id: number;
+  pool_address: string;
+  token: 'base' | 'quote';
+  interval: '1s' | '1m' | '15m' | '1h' | '4h' | '1d' | '1w' | '1M' | '1Y';
+  open_time: number;
+  open: number | null;
+  high: number | null;
+  low: number | null;
+  close: number | null;
+  volume: number | null;
+  updated_at: number;
+}
+
+/** Pool activation notices and the ingester's ensure command (`schemas/kafka/kline.pools.v1.json`). */
+export interface KlinePoolNotice {
+  action: 'activated' | 'deactivated' | 'ensure';
+  pool_id: number | null;
+  at: number;
+}
+
 function topic<T>(spec: Omit<TopicSpec<T>, '__type'>): TopicSpec<T> {
   return spec;
 }
@@ -96,6 +139,32 @@ export const TOPICS = {
     producers: ['tx-matcher', 'pending-compensator'],
     partitions: 3,
     configs: { 'max.message.bytes': '4194304' },
+  }),
+  marketTicks: topic<MarketTickMessage>({
+    name: 'market.ticks.v1',
+    encoding: 'json',
+    schema: 'kafka/market.ticks.v1',
+    key: 'pool key (chain_type:chain_id:pool_address:token)',
+    producers: ['market-ingester'],
+    partitions: 3,
+    configs: { 'retention.ms': String(24 * 3600 * 1000) },
+  }),
+  klineCandles: topic<KlineCandleMessage>({
+    name: 'kline.candles.v1',
+    encoding: 'json',
+    schema: 'kafka/kline.candles.v1',
+    key: 'pool key (chain_type:chain_id:pool_address:token)',
+    producers: ['kline-aggregator'],
+    partitions: 3,
+    configs: { 'retention.ms': String(24 * 3600 * 1000) },
+  }),
+  klinePools: topic<KlinePoolNotice>({
+    name: 'kline.pools.v1',
+    encoding: 'json',
+    schema: 'kafka/kline.pools.v1',
+    key: 'pool id (`ensure` for ensure)',
+    producers: ['market-gateway'],
+    partitions: 1,
   }),
 } as const;
 

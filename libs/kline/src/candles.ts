@@ -1,0 +1,174 @@
+import { alignOpenTime, intervalsFedBy, type Interval, type RollupInterval, type StoredInterval } from './intervals';
+
+/**
+ * Candle arithmetic, free of I/O.
+ *
+ * The upstream sends repeated snapshots of the candle in progress (same open_time, growing
+ * volume, widening high/low, moving close). Updates may reach us twice or out of order, so every
+ * rule here is a merge that gives the same result whatever the order and however often an
+ * update is applied:
+ * - a snapshot of the same candle: open is fixed, high = max, low = min, volume = max (it only
+ *   grows), close = the close of the newest update by (received_at, seq) rank;
+ * - a longer candle is fed by its base candles: open of the earliest base candle, close of the
+ *   latest one (by its open_time, then rank), high/low the extremes, and volume grows by exactly
+ *   what each base candle's volume grew by (its delta), so a replay adds nothing.
+ */
+
+export type Price = number | null;
+
+export interface Ohlcv {
+  open: Price;
+  high: Price;
+  low: Price;
+  close: Price;
+  volume: Price;
+}
+
+/** One upstream update of one candle (the value of market.ticks.v1, narrowed to what merging needs). */
+export interface CandleUpdate extends Ohlcv {
+  interval: StoredInterval;
+  open_time: number;
+  /** Receive order at the ingester: Unix ms × 1000 + a per-process sequence (mod 1000). */
+  rank: number;
+}
+
+/** A stored candle with what the merge rules need to stay order-insensitive. */
+export interface CandleState extends Ohlcv {
+  /** open_time of the base candle that gave `open`. */
+  open_src: number;
+  /** open_time of the base candle that gave `close`, and that update's rank. */
+  close_src_time: number;
+  close_src_rank: number;
+}
+
+/** What one changed base candle adds to a longer candle. */
+export interface Contribution extends CandleState {
+  /** How much the base candle's volume grew (null: the base has no volume). */
+  volume_delta: number | null;
+}
+
+export interface OhlcvRecord extends Ohlcv {
+  pool_id: number;
+  interval: Interval;
+  open_time: number;
+}
+
+const max = (a: Price, b: Price): Price => (a === null ? b : b === null ? a : Math.max(a, b));
+const min = (a: Price, b: Price): Price => (a === null ? b : b === null ? a : Math.min(a, b));
+
+function later(aTime: number, aRank: number, bTime: number, bRank: number): boolean {
+  return aTime > bTime || (aTime === bTime && aRank > bRank);
+}
+
+/** Rank of an update: receive time in ms and a sequence number, so that later sorts higher. */
+export function updateRank(receivedAtMs: number, seq: number): number {
+  return receivedAtMs * 1000 + (seq % 1000);
+}
+
+/** Merges a snapshot update into the stored state of the same candle (undefined: none yet). */
+export function mergeSnapshot(existing: CandleState | undefined, u: CandleUpdate): CandleState {
+  if (!existing) {
+    return { open: u.open, high: u.high, low: u.low, close: u.close, volume: u.volume, open_src: u.open_time, close_src_time: u.open_time, close_src_rank: u.rank };
+  }
+  const newer = u.rank > existing.close_src_rank;
+  return {
+    open: existing.open ?? u.open,
+    high: max(existing.high, u.high),
+    low: min(existing.low, u.low),
+    close: newer ? (u.close ?? existing.close) : (existing.close ?? u.close),
+    volume: max(existing.volume, u.volume),
+    open_src: existing.open_src,
+    close_src_time: existing.close_src_time,
+    close_src_rank: Math.max(existing.close_src_rank, u.rank),
+  };
+}
+
+/** What a base candle, changed from `before` to `after`, adds to every longer candle it falls in. */
+export function contributionOf(before: CandleState | undefined, after: CandleState): Contribution {
+  const delta = after.volume === null ? null : after.volume - (before?.volume ?? 0);
+  return { ...after, volume_delta: delta };
+}
+
+/** Applies (or combines) a contribution; the same rules the SQL upsert of longer candles uses. */
+export function applyContribution(existing: Contribution | undefined, c: Contribution): Contribution {
+  if (!existing) return { ...c };
+  const earlier = c.open_src < existing.open_src || (c.open_src === existing.open_src && existing.open === null);
+  const newer = later(c.close_src_time, c.close_src_rank, existing.close_src_time, existing.close_src_rank);
+  return {
+    open: earlier ? (c.open ?? existing.open) : existing.open,
+    open_src: earlier ? c.open_src : existing.open_src,
+    high: max(existing.high, c.high),
+    low: min(existing.low, c.low),
+    close: newer ? (c.close ?? existing.close) : existing.close,
+    close_src_time: newer ? c.close_src_time : existing.close_src_time,
+    close_src_rank: newer ? c.close_src_rank : existing.close_src_rank,
+    volume: existing.volume === null && c.volume_delta === null ? null : (existing.volume ?? 0) + (c.volume_delta ?? 0),
+    volume_delta: existing.volume_delta === null && c.volume_delta === null ? null : (existing.volume_delta ?? 0) + (c.volume_delta ?? 0),
+  };
+}
+
+export interface CandleKey {
+  pool_id: number;
+  interval: StoredInterval;
+  open_time: number;
+}
+
+export const candleKeyString = (k: CandleKey): string => `${k.pool_id}|${k.interval}|${k.open_time}`;
+
+export interface PoolUpdate extends CandleUpdate {
+  pool_id: number;
+}
+
+/** Folds a batch of updates into one merged snapshot per base candle (order does not matter). */
+export function foldUpdates(updates: readonly PoolUpdate[]): Map<string, { key: CandleKey; state: CandleState }> {
+  const out = new Map<string, { key: CandleKey; state: CandleState }>();
+  for (const u of updates) {
+    const key: CandleKey = { pool_id: u.pool_id, interval: u.interval, open_time: alignOpenTime(u.interval, u.open_time) };
+    const id = candleKeyString(key);
+    const prev = out.get(id);
+    out.set(id, { key, state: mergeSnapshot(prev?.state, { ...u, open_time: key.open_time }) });
+  }
+  return out;
+}
+
+/**
+ * The longer candles a set of changed base candles feeds, one combined contribution each.
+ * `changes` are (key, before, after) of base candles.
+ */
+export function rollForward(changes: readonly { key: CandleKey; before: CandleState | undefined; after: CandleState }[]): Map<string, { key: CandleKey; contribution: Contribution }> {
+  const out = new Map<string, { key: CandleKey; contribution: Contribution }>();
+  for (const ch of changes) {
+    const c = contributionOf(ch.before, ch.after);
+    for (const interval of intervalsFedBy(ch.key.interval)) {
+      if (interval === ch.key.interval) continue;
+      const key: CandleKey = { pool_id: ch.key.pool_id, interval, open_time: alignOpenTime(interval, ch.key.open_time) };
+      const id = candleKeyString(key);
+      const prev = out.get(id);
+      out.set(id, { key, contribution: applyContribution(prev?.contribution, c) });
+    }
+  }
+  return out;
+}
+
+/**
+ * `1w`, `1M`, `1Y` candles from daily ones: open of the first day with an open, close of the
+ * last day with a close, extremes of high/low, sum of volumes (null when no day has one).
+ */
+export function rollUpDaily(interval: RollupInterval, days: readonly OhlcvRecord[]): OhlcvRecord[] {
+  const sorted = [...days].sort((a, b) => a.open_time - b.open_time);
+  const groups = new Map<number, OhlcvRecord>();
+  for (const d of sorted) {
+    const openTime = alignOpenTime(interval, d.open_time);
+    const g = groups.get(openTime);
+    if (!g) {
+      groups.set(openTime, { pool_id: d.pool_id, interval, open_time: openTime, open: d.open, high: d.high, low: d.low, close: d.close, volume: d.volume });
+      continue;
+    }
+    g.open = g.open ?? d.open;
+    g.high = max(g.high, d.high);
+    g.low = min(g.low, d.low);
+    g.close = d.close ?? g.close;
+    g.volume = g.volume === null ? d.volume : d.volume === null ? g.volume : g.volume + d.volume;
+  }
+  return [...groups.values()];
+}

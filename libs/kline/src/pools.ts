@@ -1,0 +1,49 @@
+import { normalizeChainTypeAlias } from '@chainpipe/chains';
+
+export type TokenSide = 'base' | 'quote';
+
+export function isTokenSide(v: unknown): v is TokenSide {
+  return v === 'base' || v === 'quote';
+}
+
+/** A registered pool as the service returns it (the spec's pool record). */
+export interface PoolRecord {
+  id: number;
+  chain_type: string;
+  chain_id: number;
+  network_id: string;
+  pool_address: string;
+  token: TokenSide;
+  dex_id: string | null;
+  label: string | null;
+  is_active: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export const normalizeChainType = (v: unknown): string | undefined => normalizeChainTypeAlias(v);
+
+/**
+ * The pool key of the WebSocket protocol and the debug endpoints:
+ * `<chain_type>:<chain_id>:<pool_address lowercase>:<token>`. Also the Kafka key of the pool's
+ * ticks and candles, so one pool's updates stay in order on one partition.
+ */
+export function poolKey(p: { chain_type: string; chain_id: number; pool_address: string; token: string }): string {
+  return `${p.chain_type}:${p.chain_id}:${p.pool_address.toLowerCase()}:${p.token}`;
+}
+
+/** The upstream's lookup form of a pool: `network_id:pool_address`. */
+export function upstreamPoolId(networkId: string, poolAddress: string): string {
+  return `${networkId}:${poolAddress}`;
+}
+
+export interface Pagination {
+  page: number;
+  pageSize: number;
+  total: number;
+  totalPages: number;
+}
+
+export function pagination(page: number, pageSize: number, total: number): Pagination {
+  return { page, pageSize, total, totalPages: Math.ceil(total / pageSize) };
+}
