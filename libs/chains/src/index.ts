@@ -1,4 +1,3 @@
 export * from './networks';
 export * from './address';
 export * from './rpc-client';
-export * from './chain-type-aliases';

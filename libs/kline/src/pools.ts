@@ -1,4 +1,4 @@
-import { normalizeChainTypeAlias } from '@chainpipe/chains';
+import { normalizeChainType as standardChainType } from '@chainpipe/price';
 
 export type TokenSide = 'base' | 'quote';
 
@@ -21,7 +21,15 @@ export interface PoolRecord {
   updated_at: string;
 }
 
-export const normalizeChainType = (v: unknown): string | undefined => normalizeChainTypeAlias(v);
+/**
+ * The candlestick service's `chain_type`: a standard type or one of its aliases becomes the
+ * standard type (`eth` → `evm` …, the table the price service uses); any other non-blank name is
+ * kept, lowercased.
+ */
+export function normalizeChainType(v: unknown): string | undefined {
+  if (typeof v !== 'string' || !v.trim()) return undefined;
+  return standardChainType(v) ?? v.trim().toLowerCase();
+}
 
 /**
  * The pool key of the WebSocket protocol and the debug endpoints:

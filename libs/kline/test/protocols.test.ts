@@ -41,7 +41,8 @@ describe('kline WebSocket client messages', () => {
     expect(normalizeChainType('Bitcoin Cash')).to.equal('utxo');
     expect(normalizeChainType('apt')).to.equal('move');
     expect(normalizeChainType('Atom')).to.equal('cosmos');
-    expect(normalizeChainType('Base')).to.equal('base');
+    expect(normalizeChainType('Base')).to.equal('evm');
+    expect(normalizeChainType(' Near ')).to.equal('near');
     expect(normalizeChainType('  ')).to.equal(undefined);
   });
 });
