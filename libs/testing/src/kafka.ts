@@ -55,3 +55,33 @@ export async function committedOffset(groupId: string, topic: string): Promise<n
     await admin.disconnect();
   }
 }
+
+export interface TopicCollector {
+  /** Every message read so far, in arrival order. */
+  readonly messages: KafkaMessage[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Reads a topic from the beginning into `messages` until stopped (plain kafkajs, a throwaway
+ * group): for tests that wait on conditions over a stream whose final length they do not know.
+ */
+export async function collectTopic(topic: string): Promise<TopicCollector> {
+  const consumer = testKafka().consumer({ groupId: `collector-${topic}-${Date.now()}-${Math.random().toString(36).slice(2)}`, maxBytesPerPartition: 32 * 1024 * 1024 });
+  const messages: KafkaMessage[] = [];
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({ eachMessage: async ({ message }) => void messages.push(message) });
+  return { messages, stop: () => consumer.disconnect() };
+}
+
+/** Publishes JSON values to a physical topic with plain kafkajs (test input, not our producer). */
+export async function produceJson(topic: string, messages: Array<{ key: string; value: unknown }>): Promise<void> {
+  const producer = testKafka().producer();
+  await producer.connect();
+  try {
+    await producer.send({ topic, acks: -1, messages: messages.map((m) => ({ key: m.key, value: JSON.stringify(m.value) })) });
+  } finally {
+    await producer.disconnect();
+  }
+}

@@ -1,0 +1,17 @@
+import { int, str } from '@chainpipe/runtime';
+import { dbConfig } from '@chainpipe/db';
+import { kafkaConfig } from '@chainpipe/kafka';
+
+export const txMatcherConfig = {
+  ...kafkaConfig,
+  ...dbConfig,
+  OPS_PORT: int({ default: 9104, min: 0, max: 65535, doc: 'port of /metrics, /healthz, /readyz' }),
+  TX_MATCHER_GROUP: str({ default: 'tx-matcher', doc: 'consumer group reading chain.tx.v1 (copies share it: partitions split)' }),
+  TX_MATCHER_CHANGES_GROUP_PREFIX: str({
+    default: 'tx-matcher-changes',
+    doc: 'prefix of the per-process group reading addresses.changes.v1 (every copy needs every change)',
+  }),
+  TX_MATCHER_RESYNC_INTERVAL_MS: int({ default: 300_000, min: 1_000, doc: 'period of the full reload of tx.monitored_addresses (repairs missed change notices)' }),
+  TX_MATCHER_SCAN_PAGE_SIZE: int({ default: 50_000, min: 100, max: 1_000_000, doc: 'rows per page of a full reload' }),
+  TX_MATCHER_MAX_RECORDS_PER_CALL: int({ default: 500, min: 1, max: 5000, doc: 'chain.tx records per handler call (matched, pushed, then committed)' }),
+};

@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import { chainInfo } from '@chainpipe/chains';
+import type { ChainTxMessage, TxPushMessage } from '@chainpipe/contracts';
+import type { OutgoingMessage } from '@chainpipe/kafka';
+import { addressIndexEntries, type NormalizedTx } from '@chainpipe/tx-parsers';
+import type { AddressIndex } from './address-index';
+
+/**
+ * From stored transactions to pushes. Pure.
+ *
+ * The parties of a transaction are exactly the addresses the history index stores for it
+ * (`addressIndexEntries`: sender, receiver, fee payer, token transfer parties and Solana token
+ * accounts, internal transfer parties, Bitcoin inputs and outputs), in the same canonical form,
+ * so whatever a search finds for an address is also what its application is pushed.
+ */
+
+/** Delivery switches of an application when its transaction is matched. */
+export interface AppDelivery {
+  ws: boolean;
+  webhook: boolean;
+}
+
+/** A tx.app_configs row's switches, or undefined for an application without configuration. */
+export interface AppSwitches {
+  enable_ws: boolean;
+  enable_webhook: boolean;
+  webhook_url: string | null;
+  is_active: boolean;
+  /** core.apps.is_active: a disabled application gets nothing. */
+  app_active: boolean;
+}
+
+/**
+ * The channels a push goes to. An application without configuration has the table's defaults
+ * (migration 20261121010000: WebSocket on, webhook off, active).
+ */
+export function deliveryOf(s: AppSwitches | undefined): AppDelivery {
+  if (!s) return { ws: true, webhook: false };
+  const on = s.is_active && s.app_active;
+  return { ws: on && s.enable_ws, webhook: on && s.enable_webhook && Boolean(s.webhook_url) };
+}
+
+/** The canonical parties of a transaction. */
+export function partiesOf(tx: NormalizedTx): string[] {
+  return addressIndexEntries(tx, chainInfo(tx.chain_type).family).map((e) => e.address);
+}
+
+/**
+ * Deterministic message id: the same application, transaction, block, status and flags always
+ * give the same id, so a replay after a crash is recognisable downstream. The status is part of
+ * it because a status change is a new push (DECISIONS.md: receivers deduplicate on it too).
+ */
+export function messageId(appId: string, tx: NormalizedTx, isReorgResend: boolean, orphaned: boolean): string {
+  const parts = [appId, tx.chain_type, String(tx.chain_id), tx.tx_hash, tx.block_hash ?? '', tx.tx_status ?? '', isReorgResend ? 'r' : '', orphaned ? 'o' : ''];
+  return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32);
+}
+
+export interface Match {
+  appId: string;
+  listenAddress: string[];
+  record: ChainTxMessage;
+}
+
+/** Every (application, transaction) pair of the records, in record order. */
+export function matchRecords(index: AddressIndex, records: readonly ChainTxMessage[]): Match[] {
+  const out: Match[] = [];
+  for (const record of records) {
+    const matched = index.match(record.tx.chain_type, partiesOf(record.tx));
+    for (const [appId, listenAddress] of matched) out.push({ appId, listenAddress, record });
+  }
+  return out;
+}
+
+/** The tx.push.v1 messages of the matches, keyed by application; muted applications get none. */
+export function pushMessages(matches: readonly Match[], delivery: (appId: string) => AppDelivery, now: number): OutgoingMessage<TxPushMessage>[] {
+  const out: OutgoingMessage<TxPushMessage>[] = [];
+  for (const m of matches) {
+    const d = delivery(m.appId);
+    if (!d.ws && !d.webhook) continue;
+    const orphaned = m.record.orphaned ?? false;
+    out.push({
+      key: m.appId,
+      value: {
+        message_id: messageId(m.appId, m.record.tx, m.record.is_reorg_resend, orphaned),
+        app_id: m.appId,
+        tx_id: m.record.id,
+        network: m.record.network,
+        listen_address: m.listenAddress,
+        is_reorg_resend: m.record.is_reorg_resend,
+        orphaned,
+        ws: d.ws,
+        webhook: d.webhook,
+        matched_at: now,
+        tx: m.record.tx,
+      },
+    });
+  }
+  return out;
+}
