@@ -13,5 +13,6 @@ export const txMatcherConfig = {
   }),
   TX_MATCHER_RESYNC_INTERVAL_MS: int({ default: 300_000, min: 1_000, doc: 'period of the full reload of tx.monitored_addresses (repairs missed change notices)' }),
   TX_MATCHER_SCAN_PAGE_SIZE: int({ default: 50_000, min: 100, max: 1_000_000, doc: 'rows per page of a full reload' }),
+  TX_MATCHER_SESSION_TIMEOUT_MS: int({ default: 30_000, min: 6_000, max: 300_000, doc: 'Kafka session timeout: how long a crashed copy holds its partitions' }),
   TX_MATCHER_MAX_RECORDS_PER_CALL: int({ default: 500, min: 1, max: 5000, doc: 'chain.tx records per handler call (matched, pushed, then committed)' }),
 };

@@ -85,6 +85,7 @@ runMain(async () => {
     registry,
     topicPrefix: config.KAFKA_TOPIC_PREFIX,
     maxRecordsPerCall: config.TX_MATCHER_MAX_RECORDS_PER_CALL,
+    sessionTimeoutMs: config.TX_MATCHER_SESSION_TIMEOUT_MS,
     onFatal: (reason, err) => lifecycle.fail(reason, err),
   });
   // Added last, stopped first: it finishes its chunk while the producer and pool are still open.
