@@ -28,6 +28,8 @@ if ! grep -q '^DEMO_API_KEY=' "$ENV_FILE"; then
   export DEMO_API_KEY="$key"
 fi
 
+# The port table (APP_PORTS in libs/runtime), in start order; apps not written yet are skipped.
+APPS="$(npx --no-install tsx scripts/dev/apps.ts)"
 started=()
 while read -r name port ops; do
   [[ -z "$name" || "$name" == \#* ]] && continue
@@ -38,7 +40,7 @@ while read -r name port ops; do
   env "${envs[@]}" LOG_PRETTY=false nohup node --require tsx/cjs "apps/$name/src/main.ts" >>"$RUN/logs/$name.log" 2>&1 &
   echo $! > "$pidf"
   started+=("$name $port $ops")
-done < scripts/dev/apps.txt
+done <<< "$APPS"
 
 for entry in "${started[@]}"; do
   read -r name port ops <<<"$entry"

@@ -5,7 +5,6 @@ import { kafkaConfig } from '@chainpipe/kafka';
 export const chainParserConfig = {
   ...kafkaConfig,
   ...dbConfig,
-  OPS_PORT: int({ default: 9103, min: 0, max: 65535, doc: 'port of /metrics, /healthz, /readyz' }),
   CHAIN_PARSER_GROUP: str({ default: 'chain-parser', doc: 'Kafka consumer group reading chain.raw.v1' }),
   CHAIN_PARSER_MAX_RECORDS_PER_CALL: int({
     default: 20,

@@ -1,5 +1,6 @@
 import { bool, int, secret, str } from '@chainpipe/runtime';
 import { dbConfig } from '@chainpipe/db';
+import { httpServerConfig } from '@chainpipe/http';
 import { kafkaConfig } from '@chainpipe/kafka';
 import { redisConfig } from '@chainpipe/redis';
 
@@ -7,10 +8,7 @@ export const txGatewayConfig = {
   ...kafkaConfig,
   ...dbConfig,
   ...redisConfig,
-  HOST: str({ default: '127.0.0.1', doc: 'interface of the public port' }),
-  PORT: int({ default: 8081, min: 0, max: 65535 }),
-  OPS_PORT: int({ default: 9101, min: 0, max: 65535, doc: 'port of /metrics, /healthz, /readyz' }),
-  REQUEST_TIMEOUT_MS: int({ default: 15_000, min: 100 }),
+  ...httpServerConfig('tx-gateway'),
   BODY_LIMIT_BYTES: int({ default: 1024 * 1024, min: 1024 }),
   CHAIN_RPC_URLS: str({
     default: '',

@@ -1,3 +1,4 @@
 export * from './config';
 export * from './db';
 export * from './api-keys.repository';
+export * from './service';

@@ -3,3 +3,4 @@ export * from './client';
 export * from './producer';
 export * from './consumer';
 export * from './offsets';
+export * from './service';

@@ -17,14 +17,21 @@ export interface AppContext<S extends Section> {
  * metrics registry and lifecycle, and install signal handlers. Throws ConfigError listing every
  * bad variable.
  */
-export function bootApp<S extends Section>(name: string, section: S, env: Record<string, string | undefined> = process.env): AppContext<S> {
+export interface BootOptions {
+  env?: Record<string, string | undefined>;
+  /** Injected by tests: the lifecycle calls it instead of exiting, and no process handlers are installed. */
+  exit?: (code: number) => void;
+}
+
+export function bootApp<S extends Section>(name: string, section: S, opts: BootOptions = {}): AppContext<S> {
+  const env = opts.env ?? process.env;
   const full = { ...baseConfig, ...section };
   const config = loadConfig(full, env) as ConfigOf<S> & BaseConfig;
   const logger = createLogger({ name, level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
   logger.info({ msg: 'config_loaded', config: describeConfig(full, config as never) });
   const registry = createMetricsRegistry(name);
-  const lifecycle = new Lifecycle({ logger, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
-  lifecycle.installProcessHandlers();
+  const lifecycle = new Lifecycle({ logger, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS, exit: opts.exit });
+  if (!opts.exit) lifecycle.installProcessHandlers();
   return { config, logger, registry, lifecycle };
 }
 

@@ -6,3 +6,5 @@ export * from './lifecycle';
 export * from './base-config';
 export * from './boot';
 export * from './secret-box';
+export * from './ports';
+export * from './service';

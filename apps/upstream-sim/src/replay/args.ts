@@ -1,11 +1,14 @@
 import { networkByName } from '@chainpipe/chains';
+import { publicPort } from '@chainpipe/runtime';
 import type { ReplayOptions } from './replay';
+
+const DEFAULT_TARGET = `http://127.0.0.1:${publicPort('chain-ingest')}/stream`;
 
 export const REPLAY_USAGE = `usage: npm run replay -- [options]
 
 Posts fixture blocks to chain-ingest wrapped the way the streamer delivers them.
 
-  --target URL      chain-ingest stream URL (default http://127.0.0.1:8082/stream)
+  --target URL      chain-ingest stream URL (default ${DEFAULT_TARGET})
   --secret S        Content-Secret-X (default: env STREAM_SECRET, else .run/dev.env)
   --network N       with --all: only N's blocks; with --file: post the files as network N
   --file PATH       a fixture (or a {data, metadata} delivery) to post; repeatable
@@ -44,7 +47,7 @@ export function parseReplayArgs(argv: readonly string[], env: { STREAM_SECRET: s
     else values.set(name, value);
   }
 
-  const target = values.get('--target') ?? 'http://127.0.0.1:8082/stream';
+  const target = values.get('--target') ?? DEFAULT_TARGET;
   try {
     const u = new URL(target);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http');
