@@ -1,3 +1,4 @@
+import { loadContracts } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, dbComponent } from '@chainpipe/db';
 import { createKeyResolver, listen } from '@chainpipe/http';
 import { createRedis, redisComponent } from '@chainpipe/redis';
@@ -20,7 +21,22 @@ runMain(async () => {
     logger,
     registry,
     timeoutMs: config.REQUEST_TIMEOUT_MS,
-    modules: [priceModule({ db, redis, logger, registry, resolveKey, now: Date.now, bodyLimitBytes: config.BODY_LIMIT_BYTES })],
+    modules: [
+      priceModule({
+        db,
+        redis,
+        contracts: loadContracts(),
+        logger,
+        registry,
+        resolveKey,
+        now: Date.now,
+        bodyLimitBytes: config.BODY_LIMIT_BYTES,
+        quoteMaxAgeMs: config.QUOTE_MAX_AGE_MS,
+        referenceRefreshMs: config.REFERENCE_REFRESH_MS,
+        poolUpstream: { baseUrl: config.POOL_UPSTREAM_URL, apiKey: config.POOL_UPSTREAM_API_KEY, timeoutMs: config.POOL_UPSTREAM_TIMEOUT_MS },
+        poolCacheTtlMs: config.POOL_CACHE_TTL_MS,
+      }),
+    ],
   });
   const http = await listen(app, config.PORT, config.HOST);
   lifecycle.add({ name: 'http', stop: () => http.close() });

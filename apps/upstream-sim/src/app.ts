@@ -6,6 +6,7 @@ import { Counter } from 'prom-client';
 import { chainNodesRouter } from './chain-nodes/router';
 import type { ChainNodes } from './chain-nodes/nodes';
 import { faultMiddleware, type HeldRequests } from './faults';
+import { marketRouter, type MarketSources, type StickyFaults } from './market/router';
 
 /** The simulator's own errors (unknown network or route, bad fault header): `{error: {code, message}}`. */
 export const simEnvelope: EnvelopeStyle = {
@@ -18,6 +19,7 @@ export interface UpstreamSimDeps {
   logger: Logger;
   registry: Registry;
   chainNodes: ChainNodes;
+  market: { sources: MarketSources; faults: StickyFaults };
   held: HeldRequests;
   holdMs: number;
   bodyLimitBytes: number;
@@ -26,8 +28,8 @@ export interface UpstreamSimDeps {
 }
 
 /**
- * One express app for every simulated upstream, a router each (chain nodes now; market data
- * upstreams mount the same way under their own prefix). Faults apply to all of them.
+ * One express app for every simulated upstream, a router each (chain nodes; market data under
+ * their providers' prefixes). Faults apply to all of them.
  */
 export function createUpstreamSimApp(deps: UpstreamSimDeps): Express {
   // The request deadline must not answer a request the timeout fault is holding.
@@ -35,6 +37,7 @@ export function createUpstreamSimApp(deps: UpstreamSimDeps): Express {
   const faults = new Counter({ name: 'chainpipe_upstream_sim_faults_total', help: 'Requests failed on purpose by x-sim-fault', labelNames: ['kind'], registers: [deps.registry] });
   app.use(faultMiddleware(deps.held, (kind) => faults.inc({ kind })));
   app.use(chainNodesRouter({ chainNodes: deps.chainNodes, logger: deps.logger, registry: deps.registry, bodyLimitBytes: deps.bodyLimitBytes, maxBatch: deps.maxBatch }));
+  app.use(marketRouter({ ...deps.market, registry: deps.registry }));
   finishHttpApp(app, deps.logger);
   return app;
 }

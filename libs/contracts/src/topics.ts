@@ -1,3 +1,4 @@
+import type { PriceQuoteMessage } from '@chainpipe/price/src/quotes';
 import type { NormalizedTx } from '@chainpipe/tx-parsers/src/types';
 
 /**
@@ -165,6 +166,16 @@ export const TOPICS = {
     key: 'pool id (`ensure` for ensure)',
     producers: ['market-gateway'],
     partitions: 1,
+  }),
+  priceQuotes: topic<PriceQuoteMessage>({
+    name: 'price.quotes.v1',
+    encoding: 'json',
+    schema: 'kafka/price.quotes.v1',
+    key: 'crypto:<external_id> | fiat:<base>',
+    producers: ['price-ingester'],
+    partitions: 3,
+    // Only the newest quote of an asset matters downstream; history is kept in Postgres.
+    configs: { 'retention.ms': String(24 * 3600 * 1000) },
   }),
 } as const;
 

@@ -4,3 +4,7 @@ export * from './decimal';
 export * from './pagination';
 export * from './reference';
 export * from './reference.repository';
+export * from './quotes';
+export * from './quote-store';
+export * from './quote-items';
+export * from './pool-detail';

@@ -96,6 +96,10 @@ export class ReferenceRepository {
     return this.tokens().whereIn('t.id', [...ids]);
   }
 
+  allTokens(): Promise<TokenRow[]> {
+    return this.tokens().orderBy('t.id');
+  }
+
   /** Every active token with an external id (what the quotes source is asked for). */
   allQuotedTokens(): Promise<TokenRow[]> {
     return this.tokens().whereNotNull('t.external_id').orderBy('t.id');

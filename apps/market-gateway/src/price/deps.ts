@@ -1,3 +1,4 @@
+import type { Contracts } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import type { Principal } from '@chainpipe/http';
 import type { Redis } from '@chainpipe/redis';
@@ -8,10 +9,17 @@ import type { Registry } from 'prom-client';
 export interface PriceDeps {
   db: Knex;
   redis: Redis;
+  contracts: Contracts;
   logger: Logger;
   registry: Registry;
   resolveKey: (token: string) => Promise<Principal | undefined>;
   /** Unix milliseconds; injected so tests control time (pool cache expiry, quote age). */
   now: () => number;
   bodyLimitBytes: number;
+  /** Quotes older than this (by their source timestamp) are not served. */
+  quoteMaxAgeMs: number;
+  /** How old the in-memory tokens and fiats may get before a background reload. */
+  referenceRefreshMs: number;
+  poolUpstream: { baseUrl: string; apiKey: string; timeoutMs: number };
+  poolCacheTtlMs: number;
 }

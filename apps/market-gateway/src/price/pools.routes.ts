@@ -1,0 +1,39 @@
+import express, { type Router } from 'express';
+import { sendOk } from '@chainpipe/http';
+import { normalizeChainType } from '@chainpipe/price';
+import type { Logger } from '@chainpipe/runtime';
+import { PriceCode, sendPriceError } from './envelope';
+import { PoolUpstreamError, type PoolDetailService } from './pool-detail.service';
+
+const one = (v: unknown): unknown => (Array.isArray(v) ? v[0] : v);
+const present = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
+
+/**
+ * `GET /pools?chain_type&chain_id&pool_address`: 20001 per missing parameter (in that order),
+ * `data` null for an unknown chain type, chain or pool, 503/30001 when the upstream fails.
+ */
+export function poolsRoutes(deps: { pools: Pick<PoolDetailService, 'detail'>; logger: Logger }): Router {
+  const router = express.Router();
+  router.get('/pools', async (req, res) => {
+    const chainTypeRaw = one(req.query.chain_type);
+    const chainIdRaw = one(req.query.chain_id);
+    const addressRaw = one(req.query.pool_address);
+    for (const [name, v] of [['chain_type', chainTypeRaw], ['chain_id', chainIdRaw], ['pool_address', addressRaw]] as const) {
+      if (!present(v)) return sendPriceError(res, 400, PriceCode.missingParameter, `${name} is required`);
+    }
+    const chainIdText = (chainIdRaw as string).trim();
+    if (!/^\d{1,18}$/.test(chainIdText)) return sendPriceError(res, 400, PriceCode.missingParameter, 'chain_id must be an integer');
+    const address = (addressRaw as string).trim();
+    if (address.length > 200) return sendPriceError(res, 400, PriceCode.missingParameter, 'pool_address must be at most 200 characters');
+    const chainType = normalizeChainType(chainTypeRaw);
+    if (!chainType) return sendOk(res, null);
+    try {
+      sendOk(res, await deps.pools.detail(chainType, Number(chainIdText), address));
+    } catch (err) {
+      // The upstream, the cache or the chains table failing: all are the spec's internal query failure.
+      if (!(err instanceof PoolUpstreamError)) deps.logger.error({ msg: 'pool_lookup_failed', err });
+      sendPriceError(res, 503, PriceCode.poolFetchFailed, 'Failed to fetch pool data');
+    }
+  });
+  return router;
+}

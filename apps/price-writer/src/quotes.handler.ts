@@ -1,0 +1,50 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Knex } from '@chainpipe/db';
+import type { BatchHandler } from '@chainpipe/kafka';
+import type { CryptoQuoteMessage, FiatRatesMessage, PriceQuoteMessage, QuoteStore } from '@chainpipe/price';
+
+export interface QuotesHandlerDeps {
+  db: Knex;
+  store: Pick<QuoteStore, 'writeLatest'>;
+  registry: Registry;
+  now: () => number;
+}
+
+/**
+ * price.quotes.v1 → history in Postgres (one row per asset and source timestamp, so a replay
+ * inserts nothing) → latest in Redis (only if newer). Both writes are idempotent; the consumer
+ * commits the offsets after this resolves.
+ */
+export function quotesHandler(deps: QuotesHandlerDeps): BatchHandler<PriceQuoteMessage> {
+  const written = new Counter({ name: 'chainpipe_price_latest_writes_total', help: 'Latest-quote writes by kind and outcome (newer: stored; older: a newer one was already there)', labelNames: ['kind', 'outcome'], registers: [deps.registry] });
+  let newestCrypto: number | null = null;
+  new Gauge({
+    name: 'chainpipe_price_newest_quote_age_seconds',
+    help: 'Age of the newest crypto quote this writer stored, by its source timestamp; grows while the pipeline is stale',
+    registers: [deps.registry],
+    collect() {
+      if (newestCrypto !== null) this.set(Math.max(0, deps.now() - newestCrypto) / 1000);
+    },
+  });
+
+  return async (records) => {
+    const messages = records.map((r) => r.value);
+    const crypto = messages.filter((m): m is CryptoQuoteMessage => m.kind === 'crypto');
+    const fiat = messages.filter((m): m is FiatRatesMessage => m.kind === 'fiat');
+    if (crypto.length) {
+      await deps.db('price.quote_history')
+        .insert(crypto.map((m) => ({ external_id: m.external_id, last_updated: new Date(m.as_of), price_usd: m.usd.price, quote: JSON.stringify(m) })))
+        .onConflict(['external_id', 'last_updated'])
+        .ignore();
+    }
+    if (fiat.length) {
+      await deps.db('price.fiat_rate_history')
+        .insert(fiat.map((m) => ({ base: m.base, as_of: new Date(m.as_of), rates: JSON.stringify(m.rates) })))
+        .onConflict(['base', 'as_of'])
+        .ignore();
+    }
+    const landed = await deps.store.writeLatest(messages);
+    messages.forEach((m, i) => written.inc({ kind: m.kind, outcome: landed[i] ? 'newer' : 'older' }));
+    for (const m of crypto) newestCrypto = Math.max(newestCrypto ?? 0, m.as_of);
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * Values that move like a market: each read at least `stepMs` after the last one moves the value
+ * by a random relative step (±`volatility` at most). A pinned value stays put, so a test can
+ * publish a known quote upstream and wait for it downstream.
+ */
+export class RandomWalk {
+  private value: number;
+  private at: number;
+  private pinned = false;
+
+  constructor(
+    initial: number,
+    private readonly opts: { volatility: number; stepMs: number; now: () => number; random: () => number },
+  ) {
+    this.value = initial;
+    this.at = opts.now();
+  }
+
+  /** The current value and the time it last changed (Unix ms). */
+  read(): { value: number; at: number } {
+    const now = this.opts.now();
+    if (!this.pinned && now - this.at >= this.opts.stepMs) {
+      this.value *= 1 + (this.opts.random() * 2 - 1) * this.opts.volatility;
+      this.at = now;
+    }
+    return { value: this.value, at: this.at };
+  }
+
+  pin(value: number): void {
+    this.value = value;
+    this.at = this.opts.now();
+    this.pinned = true;
+  }
+
+  unpin(): void {
+    this.pinned = false;
+  }
+}
+
+export interface Clock {
+  now: () => number;
+  random: () => number;
+}
