@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ApiKeyRepository, type Knex } from '@chainpipe/db';
 import { generateApiKey } from '@chainpipe/http';
-import { freePort, spawnTs, testEnv, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { freePort, parsePrometheusText, spawnTs, testEnv, waitReady, type RunningProcess } from '@chainpipe/testing';
 
 /** Test support of the token price suites: keys, a spawned gateway, a fetch wrapper. Asserts nothing of its own. */
 
@@ -33,7 +33,7 @@ export async function startApp(entry: string, env: Record<string, string>, opts:
   const port = await freePort();
   const opsPort = await freePort();
   const proc = spawnTs(entry, { ...(opts.publicPort === false ? {} : { PORT: String(port) }), OPS_PORT: String(opsPort), ...env });
-  await waitReady(proc, opsPort);
+  await waitReady(proc, opsPort, 90_000);
   return { proc, base: `http://127.0.0.1:${port}`, opsBase: `http://127.0.0.1:${opsPort}` };
 }
 
@@ -72,4 +72,17 @@ export function expectOk(r: Reply): any {
   expect(r.body.code, r.text).to.equal(0);
   expect(r.body.msg).to.equal('success');
   return r.body.data;
+}
+
+/** The value of one sample of an app's /metrics (undefined when absent). */
+export async function metricValue(opsBase: string, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
+  const text = await (await fetch(`${opsBase}/metrics`)).text();
+  const sample = parsePrometheusText(text).samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+  return sample?.value;
+}
+
+/** A simulator control call (`/sim/...`); throws unless it answers 200. */
+export async function simControl(simBase: string, method: 'PUT' | 'DELETE', path: string, body?: unknown): Promise<void> {
+  const res = await fetch(simBase + path, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+  if (res.status !== 200) throw new Error(`sim control ${method} ${path}: ${res.status} ${await res.text()}`);
 }

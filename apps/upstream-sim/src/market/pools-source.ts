@@ -69,6 +69,8 @@ export class PoolsSource {
       const included: Json[] = doc.included ?? [];
       for (const pool of list) {
         const network = String(pool.id).slice(0, String(pool.id).length - String(pool.attributes.address).length - 1);
+        // The detail example comes first and wins: the 2023 top-pools list repeats its pool with fewer fields.
+        if (this.pools.has(this.key(network, pool.attributes.address))) continue;
         const rel = pool.relationships ?? {};
         const ids = [rel.base_token?.data?.id, rel.quote_token?.data?.id, rel.dex?.data?.id];
         const copy = structuredClone(pool);

@@ -1,6 +1,7 @@
 /**
  * Values that move like a market: each read at least `stepMs` after the last one moves the value
- * by a random relative step (±`volatility` at most). A pinned value stays put, so a test can
+ * by a random relative step (±`volatility` at most) and stamps it anew. A pinned value keeps its
+ * value (still stamped anew, as a live source re-confirms an unchanged price), so a test can
  * publish a known quote upstream and wait for it downstream.
  */
 export class RandomWalk {
@@ -19,8 +20,8 @@ export class RandomWalk {
   /** The current value and the time it last changed (Unix ms). */
   read(): { value: number; at: number } {
     const now = this.opts.now();
-    if (!this.pinned && now - this.at >= this.opts.stepMs) {
-      this.value *= 1 + (this.opts.random() * 2 - 1) * this.opts.volatility;
+    if (now - this.at >= this.opts.stepMs) {
+      if (!this.pinned) this.value *= 1 + (this.opts.random() * 2 - 1) * this.opts.volatility;
       this.at = now;
     }
     return { value: this.value, at: this.at };
