@@ -103,6 +103,13 @@ describe('chain-parser end to end: chain-ingest → chain.raw → chain-parser �
     expect(res.status, await res.clone().text()).to.equal(200);
   }
 
+  /** chain-parser's metrics now: the sum of a metric's samples matching `labels`. */
+  async function parserMetrics(): Promise<(name: string, labels: Record<string, string>) => number> {
+    const text = await (await fetch(`http://127.0.0.1:${parserOps}/metrics`)).text();
+    const samples = parsePrometheusText(text).samples;
+    return (name, labels) => samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((n, s) => n + s.value, 0);
+  }
+
   /** A fixture block under this run's next height and a fresh hash suffix. */
   function rebased(family: FixtureFamily, item: Json): Rebased {
     heightOffset += 10;
@@ -207,20 +214,36 @@ describe('chain-parser end to end: chain-ingest → chain.raw → chain-parser �
     }
   });
 
-  it('the same block posted again adds no row and re-emits every transaction with the same ids', async () => {
+  it('the same block posted again adds no row and publishes nothing; a receipts post of a stored block publishes what it changed', async () => {
     const block = rebased('evm', evmBlockItem());
-    await postBlock('evm', block);
+    // First the block alone (the `block` dataset), then the full element again and again.
+    await post('ethereum-mainnet', streamerBody([block.item.block], { network: 'ethereum-mainnet', dataset: 'block', start: block.height }));
     const first = await waitRows('ethereum-mainnet', block.blockHash, 125);
     await chainTxMessages(125);
+    expect(first.every((r) => r.record.gas_used === null)).to.equal(true);
 
     await postBlock('evm', block);
+    // Receipts and traces add gas used and fees to every transaction of the block.
     const messages = await chainTxMessages(125);
-    const mine = messages.filter((m) => m.value.tx.block_hash === block.blockHash);
-    expect(mine).to.have.length(250);
+    const merged = await waitFor(
+      async () => {
+        const rows = await rowsOfBlock('ethereum-mainnet', block.blockHash).select('*').orderBy('tx_index');
+        return rows.every((r) => r.record.gas_used !== null) ? rows : undefined;
+      },
+      { timeoutMs: 10_000, what: 'merged rows' },
+    );
+    expect(merged.map((r) => [r.id, r.tx_hash])).to.deep.equal(first.map((r) => [r.id, r.tx_hash]));
+    const latest = new Map(messages.slice(-125).map((m) => [m.value.tx.tx_hash, m.value]));
+    for (const row of merged) expect(latest.get(row.tx_hash), row.tx_hash).to.deep.equal({ id: row.id, network: row.network, is_reorg_resend: false, orphaned: false, tx: row.record });
+
+    // The same full post again adds nothing: stored, and no message (chainTxMessages checks none came).
+    const storedRecords = async () => (await parserMetrics())('chainpipe_parser_records_total', { network: 'ethereum-mainnet', outcome: 'stored' });
+    const storedBefore = await storedRecords();
+    await postBlock('evm', block);
+    await waitFor(async () => (await storedRecords()) > storedBefore, { timeoutMs: 10_000, what: 'the repeated post stored' });
+    await chainTxMessages(0);
     const again = await rowsOfBlock('ethereum-mainnet', block.blockHash).select('*').orderBy('tx_index');
-    expect(again.map((r) => [r.id, r.tx_hash, r.record])).to.deep.equal(first.map((r) => [r.id, r.tx_hash, r.record]));
-    const ids = new Map(first.map((r) => [r.tx_hash, r.id]));
-    for (const m of mine) expect(m.value.id).to.equal(ids.get(m.value.tx.tx_hash));
+    expect(again.map((r) => [r.id, r.tx_hash, r.record])).to.deep.equal(merged.map((r) => [r.id, r.tx_hash, r.record]));
     expect(await db('tx.blocks').where({ network: 'ethereum-mainnet', height: block.height })).to.have.length(1);
   });
 
@@ -305,10 +328,7 @@ describe('chain-parser end to end: chain-ingest → chain.raw → chain-parser �
     expect(orphanedMessages.map((m) => [m.value.tx.tx_hash, m.value.tx.block_hash])).to.have.deep.members(lost.map((h) => [h, old.blockHash]));
 
     // The metrics tell the same story.
-    const text = await (await fetch(`http://127.0.0.1:${parserOps}/metrics`)).text();
-    const samples = parsePrometheusText(text).samples;
-    const value = (name: string, labels: Record<string, string>) =>
-      samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((n, s) => n + s.value, 0);
+    const value = await parserMetrics();
     expect(value('chainpipe_parser_blocks_stored_total', { network: 'ethereum-mainnet', kind: 'reorg' })).to.equal(1);
     expect(value('chainpipe_parser_txs_orphaned_total', { network: 'ethereum-mainnet' })).to.equal(5);
     expect(value('chainpipe_parser_records_total', { outcome: 'dead_letter' })).to.equal(2);

@@ -3,7 +3,7 @@ import type { ChainTxMessage } from '@chainpipe/contracts';
 import type { BatchHandler, ConsumedRecord, DeadLetter, OutgoingMessage } from '@chainpipe/kafka';
 import { RetryableError, errorMessage, type Logger } from '@chainpipe/runtime';
 import { classifyStoreError, type StoreBlockInput, type StoreBlockResult } from '@chainpipe/tx-store';
-import { CHAIN_TX_MAX_BYTES, blockMessages, blockOutcome, planRecord, publishGroups, type TxCheck } from './plan';
+import { CHAIN_TX_MAX_BYTES, blockMessages, blockOutcome, deliverySource, planRecord, publishGroups, type TxCheck } from './plan';
 
 export interface ChainRawHandlerDeps {
   /** Stores one block atomically (tx-store's storeBlock bound to the pool). */
@@ -82,7 +82,7 @@ export function createChainRawHandler(deps: ChainRawHandlerDeps): BatchHandler<B
         const end = metrics.storeDuration.startTimer({ network });
         let result: StoreBlockResult;
         try {
-          result = await deps.storeBlock(input);
+          result = await deps.storeBlock({ ...input, source: deliverySource(record) });
         } catch (err) {
           if (classifyStoreError(err) === 'data') {
             const reason = `block ${input.block.height ?? '?'} ${input.block.hash ?? ''} rejected by the database: ${errorMessage(err)}`;

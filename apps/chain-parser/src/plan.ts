@@ -54,9 +54,17 @@ export function chainTxMessage(s: StoredTx): OutgoingMessage<ChainTxMessage> {
   return { key: chainTxKey(s.tx), value: { id: s.id, network: s.network, is_reorg_resend: s.is_reorg_resend, orphaned: s.orphaned, tx: s.tx } };
 }
 
-/** Every stored transaction of the block, then the ones it orphaned (orphaned: true). */
-export function blockMessages(result: Pick<StoreBlockResult, 'stored' | 'orphaned'>): OutgoingMessage<ChainTxMessage>[] {
-  return [...result.stored, ...result.orphaned].map(chainTxMessage);
+/**
+ * The transactions of the block whose stored form the delivery changed (a delivery of the same
+ * block that adds nothing publishes nothing), then the ones it orphaned (orphaned: true).
+ */
+export function blockMessages(result: Pick<StoreBlockResult, 'changed' | 'orphaned'>): OutgoingMessage<ChainTxMessage>[] {
+  return [...result.changed, ...result.orphaned].map(chainTxMessage);
+}
+
+/** Names a raw record as a delivery for storeBlock's `source`: a replay of it has the same name. */
+export function deliverySource(record: { topic: string; partition: number; offset: string }): string {
+  return `${record.topic}:${record.partition}:${record.offset}`;
 }
 
 /** chain.tx.v1's `max.message.bytes`, less room for the key, headers and record overhead. */

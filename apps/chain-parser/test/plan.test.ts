@@ -4,7 +4,7 @@ import { loadContracts, type ChainTxMessage } from '@chainpipe/contracts';
 import type { OutgoingMessage } from '@chainpipe/kafka';
 import type { StoredTx } from '@chainpipe/tx-store';
 import { bitcoinBlockItem, evmBlockItem, parseFixture, solanaBlockItem, streamerBody, tronBlockItem } from '@chainpipe/testing';
-import { CHAIN_TX_MAX_BYTES, blockMessages, blockOutcome, chainTxKey, planRecord, publishGroups, type TxCheck } from '../src/plan';
+import { CHAIN_TX_MAX_BYTES, blockMessages, blockOutcome, chainTxKey, deliverySource, planRecord, publishGroups, type TxCheck } from '../src/plan';
 import { normalizedTxCheck } from '../src/tx-contract';
 
 const checkTx = normalizedTxCheck(loadContracts());
@@ -92,14 +92,21 @@ describe('chain-parser plan (pure)', () => {
     const stored: StoredTx[] = parsed.transactions.slice(0, 3).map((tx, i) => ({ id: String(100 + i), network: 'ethereum-mainnet', is_reorg_resend: i === 1, orphaned: false, tx }));
     const orphaned: StoredTx[] = [{ id: '7', network: 'ethereum-mainnet', is_reorg_resend: false, orphaned: true, tx: parsed.transactions[5] }];
 
-    it('one message per stored transaction, then the orphaned ones, keyed chain_type:chain_id:tx_hash', () => {
-      const messages = blockMessages({ stored, orphaned });
+    it('one message per changed transaction, then the orphaned ones, keyed chain_type:chain_id:tx_hash', () => {
+      const messages = blockMessages({ changed: stored, orphaned });
       expect(messages.map((m) => m.key)).to.deep.equal([...stored, ...orphaned].map((s) => `ethereum:1:${s.tx.tx_hash}`));
       expect(messages[1].value).to.deep.equal({ id: '101', network: 'ethereum-mainnet', is_reorg_resend: true, orphaned: false, tx: stored[1].tx });
       expect(messages[3].value).to.include({ id: '7', orphaned: true });
       expect(chainTxKey(parsed.transactions[0])).to.equal(`ethereum:1:${parsed.transactions[0].tx_hash}`);
       const validate = loadContracts();
       for (const m of messages) expect(validate.validate('kafka/chain.tx.v1', m.value)).to.deep.equal({ ok: true });
+    });
+
+    it('a delivery is named by its raw record: a replay of the record has the same name, another record another', () => {
+      const record = { topic: 'chain.raw.v1', partition: 2, offset: '17' };
+      expect(deliverySource(record)).to.equal(deliverySource({ ...record }));
+      expect(deliverySource(record)).to.not.equal(deliverySource({ ...record, offset: '18' }));
+      expect(deliverySource(record)).to.not.equal(deliverySource({ ...record, partition: 1 }));
     });
 
     it('groups messages by bytes and count, in order, and sets aside one that can never fit the topic', () => {
@@ -113,7 +120,7 @@ describe('chain-parser plan (pure)', () => {
     });
 
     it('measures real messages by their JSON size against the topic limit', () => {
-      const messages = blockMessages({ stored, orphaned: [] });
+      const messages = blockMessages({ changed: stored, orphaned: [] });
       const { groups, tooLarge } = publishGroups(messages, { maxBytes: 3 * 1024 * 1024, maxMessages: 1000, maxMessageBytes: CHAIN_TX_MAX_BYTES });
       expect(groups).to.deep.equal([messages]);
       expect(tooLarge).to.deep.equal([]);

@@ -31,6 +31,22 @@ export function evmBlockItem(): Json {
   };
 }
 
+/**
+ * One eth-mainnet block as each streamer dataset delivers it: `block` (eth_getBlockByNumber with
+ * full transactions), `receipts` (eth_getBlockReceipts), `traces` (debug_traceBlock with
+ * callTracer) and `all` (`{block, receipts, traces}`). The fixtures hold bare callTracer frames in
+ * transaction order (SOURCES.md: the `{txHash, result}` wrapper was not kept upstream); the traces
+ * delivery wraps each frame with the hash of the transaction at its position, as recent geth
+ * sends it, since a trace delivery without a block can only be matched by that hash.
+ */
+export function evmDatasetItems(height: 13998626 | 17053184): { block: Json; receipts: Json; traces: Json; all: Json } {
+  const block = rpcResult(`evm/eth-mainnet-${height}.block_fulltx.json`);
+  const receipts = rpcResult(`evm/eth-mainnet-${height}.receipts.json`);
+  const frames: Json[] = rpcResult(`evm/eth-mainnet-${height}.debug_trace_callTracer.json`);
+  const traces = frames.map((result, i) => ({ txHash: block.transactions[i].hash, result }));
+  return { block, receipts, traces, all: { block, receipts, traces } };
+}
+
 /** Solana devnet getBlock (jsonParsed, full): 25 txs, 2 of them votes. Its slot comes from the batch metadata. */
 export function solanaBlockItem(): Json {
   return rpcResult('solana/sol-devnet-blockheight139015678.getBlock_jsonParsed_full.json');

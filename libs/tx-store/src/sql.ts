@@ -35,11 +35,13 @@ const TX_ROWS = `SELECT * FROM ROWS FROM (
 ) AS r(${TX_INSERT_COLUMNS.join(', ')})`;
 
 /**
- * storeBlock's upsert. Moved rows (stored in another block, or orphaned, and now seen in a block)
- * become reorg resends; the flag is persisted so a replay of the block answers the same.
+ * storeBlock's upsert of the rows a delivery changes (new ones, and stored ones its merged record
+ * or its block changes). Moved rows (stored in another block, or orphaned, and now seen in a
+ * block) become reorg resends; the flag is persisted so a replay of the block answers the same.
+ * `changed_by` (first parameter) names the delivery that wrote the row last.
  */
-export const UPSERT_BLOCK_TXS_SQL = `INSERT INTO tx.transactions AS t (${TX_INSERT_COLUMNS.join(', ')})
-${TX_ROWS}
+export const UPSERT_BLOCK_TXS_SQL = `INSERT INTO tx.transactions AS t (changed_by, ${TX_INSERT_COLUMNS.join(', ')})
+SELECT ?::text, r.* FROM (${TX_ROWS}) AS r
 ON CONFLICT (chain_type, chain_id, tx_hash) DO UPDATE SET
   network = excluded.network,
   block_hash = ${blockPlacement('block_hash')},
@@ -58,8 +60,20 @@ ON CONFLICT (chain_type, chain_id, tx_hash) DO UPDATE SET
     'tx_index', ${blockPlacement('tx_index')},
     'tx_time', ${blockPlacement('tx_time')}
   ),
+  changed_by = excluded.changed_by,
   updated_at = now()
 RETURNING id, tx_hash, tx_status, block_hash, height, tx_index, tx_time, orphaned, is_reorg_resend, (xmax = 0) AS inserted`;
+
+/**
+ * What is stored of a block's transactions before storeBlock writes them: the records it merges
+ * the delivery into. The rows are locked in hash order, the order every writer of tx.transactions
+ * locks them in, so a loose-transaction write racing a block waits instead of interleaving.
+ */
+export const SELECT_STORED_TXS_SQL = `SELECT id, tx_hash, block_hash, orphaned, is_reorg_resend, changed_by, record
+FROM tx.transactions
+WHERE chain_type = ? AND chain_id = ? AND tx_hash = ANY(?::text[])
+ORDER BY tx_hash
+FOR UPDATE`;
 
 /** A row that sits in a block that is still canonical. */
 const LIVE = `(t.block_hash IS NOT NULL AND NOT t.orphaned)`;
@@ -157,7 +171,7 @@ ON CONFLICT (network, height, hash) DO UPDATE SET
   orphaned = false,
   parent_hash = coalesce(excluded.parent_hash, b.parent_hash),
   block_time = coalesce(excluded.block_time, b.block_time),
-  tx_count = excluded.tx_count
+  tx_count = greatest(excluded.tx_count, b.tx_count)
 RETURNING (xmax = 0) AS inserted`;
 
 /** Transactions still placed in an orphaned block (the ones the new block did not take over). */

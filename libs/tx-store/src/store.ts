@@ -1,6 +1,6 @@
 import type { NetworkInfo } from '@chainpipe/chains';
 import type { Knex } from '@chainpipe/db';
-import type { BlockRef, NormalizedTx } from '@chainpipe/tx-parsers';
+import { mergeRecords, recordChanged, type BlockRef, type NormalizedTx } from '@chainpipe/tx-parsers';
 import {
   INDEX_INSERT_COLUMNS,
   TX_INSERT_COLUMNS,
@@ -22,6 +22,7 @@ import {
   DELETE_TOKEN_INDEX_ROWS_SQL,
   ORPHAN_OLD_BLOCKS_SQL,
   ORPHAN_OLD_TXS_SQL,
+  SELECT_STORED_TXS_SQL,
   UPSERT_BLOCK_SQL,
   UPSERT_BLOCK_TXS_SQL,
   UPSERT_INDEX_SQL,
@@ -43,6 +44,12 @@ export interface StoreBlockInput {
   transactions: NormalizedTx[];
   /** The streamer listed this height in `blocks_reorged`. */
   reorged?: boolean;
+  /**
+   * Names the delivery (chain-parser: topic, partition and offset of the raw record). A row this
+   * delivery changed is in `changed` again when the same delivery is stored again (a replay after
+   * a crash between the commit and the publish), though the replay itself changes nothing.
+   */
+  source?: string;
 }
 
 export interface StoreBlockResult {
@@ -54,6 +61,12 @@ export interface StoreBlockResult {
   replacedBlocks: string[];
   /** Transactions of the block that had no row before this call. */
   inserted: number;
+  /**
+   * The transactions of `stored` whose stored form this call changed (new, merged with more
+   * information, moved, back from orphaned), or that the same `source` changed before: what the
+   * caller publishes. A delivery that adds nothing leaves it empty.
+   */
+  changed: StoredTx[];
 }
 
 export interface StoreOptions {
@@ -99,30 +112,33 @@ const toStored = (network: string, row: RecordReturning): StoredTx => ({
  * index; handles reorgs; returns every transaction of the block as stored (also on a replay of
  * the same block), plus the transactions orphaned by this call.
  *
- * - A replay (same network, height and hash) rewrites the same rows and returns the same ids and
- *   flags: the caller may re-emit them (downstream dedupes).
+ * - Deliveries of one block merge: a transaction already stored in the same block (or in none,
+ *   or delivered without a block hash, as callTracer traces are) is stored as
+ *   `mergeRecords(stored, delivered)`, so a receipts or traces delivery adds to what a block
+ *   delivery brought and never erases it, in any order. A row the merge leaves as it was is not
+ *   written at all (nor its index rows), and is not in `changed`.
+ * - A replay (same network, height and hash) returns the same rows, ids and flags and changes
+ *   nothing; `changed` then only lists rows the same `source` had changed (see StoreBlockInput).
  * - Reorg: when this height has a canonical block under another hash (or the streamer flagged the
  *   height as reorged), that block is orphaned; its transactions the new block does not contain
  *   get `orphaned = true` and are returned in `orphaned`; transactions moved from it (or from any
- *   other block, or back from an orphaned one) are re-pointed and get `is_reorg_resend = true`,
+ *   other block, or back from an orphaned one) are re-pointed, get the new block's record (not a
+ *   merge: another block may have executed them differently) and `is_reorg_resend = true`,
  *   persisted; brand-new ones have `is_reorg_resend = false`.
  * - Address index rows (tx.address_index, tx.address_token_index) of orphaned transactions stay:
  *   readers check the transaction's `orphaned` flag, and the rows are right again if the
- *   transaction comes back. Index rows always follow the record as stored, also its
- *   transfer_type (the `tx_type` filter's index) when a reorg or a replay rewrites it.
+ *   transaction comes back. Index rows always follow the record as stored (the merged one), also
+ *   its transfer_type (the `tx_type` filter's index).
  * - The transactions of a block with height and hash are stored in that block (their own
  *   block_hash/height are set from it). A block without height or hash (getTransaction results
- *   grouped by slot) has no block row and no reorg handling; its records never move a
- *   transaction out of a block it is in.
+ *   grouped by slot, hash-less traces) has no block row and no reorg handling; its records never
+ *   move a transaction out of a block it is in.
  * - Writers of one (network, height) are serialised by a transaction-scoped advisory lock, so two
  *   consumers storing the same block at once (a rebalance) behave as a store and a replay.
  */
-export async function storeBlock(
-  db: Knex,
-  input: { network: NetworkInfo; block: BlockRef; transactions: NormalizedTx[]; reorged?: boolean },
-  opts: StoreOptions = {},
-): Promise<StoreBlockResult> {
+export async function storeBlock(db: Knex, input: StoreBlockInput, opts: StoreOptions = {}): Promise<StoreBlockResult> {
   const { network, block } = input;
+  const source = input.source ?? null;
   const hasBlockRow = block.height !== null && block.hash !== null;
   // The block is the unit of reorg handling: its transactions are stored in it, whatever a
   // parser put in their own block fields.
@@ -143,24 +159,70 @@ export async function storeBlock(
       await trx.raw(UPSERT_BLOCK_SQL, [network.network, block.height, block.hash, block.parent_hash, block.time, txs.length]);
     }
 
-    const returned = await upsertTransactions(trx, txs.map((tx) => txRowValues(network, tx)), UPSERT_BLOCK_TXS_SQL, opts);
+    const existing = await storedRows(trx, network, txs);
+    const plans = txs.map((tx) => planWrite(existing.get(tx.tx_hash), tx));
+    const writes = plans.flatMap((p) => (p.write ? [p.write] : []));
+    const returned = await upsertTransactions(trx, writes.map((tx) => txRowValues(network, tx)), UPSERT_BLOCK_TXS_SQL, opts, [source]);
     const byHash = new Map(returned.map((r) => [r.tx_hash, r]));
-    const stored: StoredTx[] = txs.map((tx) => {
-      const row = byHash.get(tx.tx_hash);
-      if (!row) throw new Error(`upsert returned no row for ${tx.tx_hash}`);
-      return { id: row.id, network: network.network, is_reorg_resend: row.is_reorg_resend, orphaned: row.orphaned, tx: storedRecord(tx, row) };
+    const written: StoredTx[] = [];
+    const changed: StoredTx[] = [];
+    const stored: StoredTx[] = plans.map((p) => {
+      if (!p.write) {
+        const kept = toStored(network.network, p.row);
+        if (source !== null && p.row.changed_by === source) changed.push(kept);
+        return kept;
+      }
+      const row = byHash.get(p.write.tx_hash);
+      if (!row) throw new Error(`upsert returned no row for ${p.write.tx_hash}`);
+      const s: StoredTx = { id: row.id, network: network.network, is_reorg_resend: row.is_reorg_resend, orphaned: row.orphaned, tx: storedRecord(p.write, row) };
+      written.push(s);
+      changed.push(s);
+      return s;
     });
 
     const updatedIds = new Set(returned.filter((r) => !r.inserted).map((r) => r.id));
-    await writeIndex(trx, network, stored, updatedIds, opts);
+    await writeIndex(trx, network, written, updatedIds, opts);
 
     let orphaned: StoredTx[] = [];
     if (replacedBlocks.length) {
       const res = await trx.raw<{ rows: RecordReturning[] }>(ORPHAN_OLD_TXS_SQL, [network.network, replacedBlocks]);
       orphaned = res.rows.map((r) => toStored(network.network, r));
     }
-    return { stored, orphaned, replacedBlocks, inserted: returned.length - updatedIds.size };
+    return { stored, orphaned, replacedBlocks, inserted: returned.length - updatedIds.size, changed };
   });
+}
+
+interface StoredRow extends RecordReturning {
+  block_hash: string | null;
+  changed_by: string | null;
+}
+
+/** The stored rows of these transactions, locked, by hash (one indexed read; none on a first store). */
+async function storedRows(trx: Knex.Transaction, network: NetworkInfo, txs: NormalizedTx[]): Promise<Map<string, StoredRow>> {
+  if (!txs.length) return new Map();
+  const { rows } = await trx.raw<{ rows: StoredRow[] }>(SELECT_STORED_TXS_SQL, [network.chainType, network.chainId, txs.map((t) => t.tx_hash)]);
+  return new Map(rows.map((r) => [r.tx_hash, r]));
+}
+
+type WritePlan = { write: NormalizedTx; row?: StoredRow } | { write: null; row: StoredRow };
+
+/**
+ * What storeBlock writes for one delivered transaction: the record as delivered when there is no
+ * row or the row is in another block (a reorg); else the merge of the stored and the delivered
+ * record, or nothing when that adds nothing (and the row is not coming back from orphaned).
+ */
+function planWrite(row: StoredRow | undefined, tx: NormalizedTx): WritePlan {
+  if (!row) return { write: tx };
+  const sameBlock = row.block_hash === null || tx.block_hash === null || row.block_hash === tx.block_hash;
+  if (!sameBlock) return { write: tx, row };
+  let merged = mergeRecords(row.record, tx);
+  if (tx.block_hash === null && row.block_hash !== null) {
+    // A delivery that does not name its block never moves the row (the upsert keeps its placement).
+    const { block_hash, height, tx_index, tx_time } = row.record;
+    merged = { ...merged, block_hash, height, tx_index, tx_time };
+  }
+  const comesBack = row.orphaned && tx.block_hash !== null;
+  return recordChanged(row.record, merged) || comesBack ? { write: merged, row } : { write: null, row };
 }
 
 /**
@@ -177,7 +239,7 @@ export async function storeLooseTransactions(db: Knex, network: NetworkInfo, txs
   for (const tx of unique) assertSameChain(network, tx);
   if (!unique.length) return [];
   return inTransaction(db, async (trx) => {
-    const returned = await upsertTransactions(trx, unique.map((tx) => txRowValues(network, tx)), UPSERT_LOOSE_TXS_SQL, opts, true);
+    const returned = await upsertTransactions(trx, unique.map((tx) => txRowValues(network, tx)), UPSERT_LOOSE_TXS_SQL, opts, [], true);
     const byHash = new Map(returned.map((r) => [r.tx_hash, r]));
     const stored = unique.map((tx) => {
       const row = byHash.get(tx.tx_hash);
@@ -199,16 +261,17 @@ async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promi
   }
 }
 
-async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sql: string, opts: StoreOptions): Promise<TxReturning[]>;
-async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sql: string, opts: StoreOptions, withRecord: true): Promise<RecordReturning[]>;
-async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sql: string, opts: StoreOptions, _withRecord?: boolean): Promise<unknown[]> {
+async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sql: string, opts: StoreOptions, leading: Knex.RawBinding[]): Promise<TxReturning[]>;
+async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sql: string, opts: StoreOptions, leading: Knex.RawBinding[], withRecord: true): Promise<RecordReturning[]>;
+/** `leading`: bind values of the statement that come before the row arrays. */
+async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sql: string, opts: StoreOptions, leading: Knex.RawBinding[], _withRecord?: boolean): Promise<unknown[]> {
   if (!rows.length) return [];
   // Rows in hash order: concurrent writers then lock shared rows in the same order (no deadlock).
   const sorted = [...rows].sort((a, b) => (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0));
   const out: unknown[] = [];
   for (const part of chunkRows(sorted, TX_INSERT_COLUMNS.length, opts.maxParamsPerStatement)) {
     // knex's binding type has no arrays holding nulls; pg sends those elements as NULL.
-    const res = await trx.raw<{ rows: unknown[] }>(sql, txRowArrays(part) as Knex.RawBinding[]);
+    const res = await trx.raw<{ rows: unknown[] }>(sql, [...leading, ...(txRowArrays(part) as Knex.RawBinding[])]);
     out.push(...res.rows);
   }
   return out;
