@@ -15,6 +15,12 @@
  *                            (no ON CONFLICT, no lock, no reorg check), RETURNING ids.
  *    Every iteration writes a new block (fresh hashes and height); row building (record JSON,
  *    address index entries) is inside every timed path.
+ *    Two more storeBlock paths show what merging deliveries of one block costs:
+ *    - storeBlock, replay    the first block stored again: reads the stored rows, merges, finds
+ *                            nothing new and writes nothing (a delivery that adds nothing);
+ *    - storeBlock, merge     (EVM) a block stored from its `block` delivery first (untimed),
+ *                            then timed: its receipts + traces delivery, which changes every
+ *                            row (read, merge, rewrite the rows and their index).
  *
  * "Transfers" = value movements in the records: a top-level amount > 0, each token transfer,
  * for EVM each internal call moving value, for Bitcoin each output (Solana's
@@ -35,6 +41,7 @@ import {
   bitcoinBlockItem,
   datasetOf,
   evmBlockItem,
+  evmDatasetItems,
   fixtureHeight,
   rebaseBlock,
   solanaBlockItem,
@@ -98,6 +105,13 @@ function loadFixture(family: FixtureFamily, label: string, item: Json): Fixture 
   const res = parseChainPayload(body, network, {});
   if (!res.ok || res.blocks.length !== 1) throw new Error(`${label}: fixture did not parse`);
   return { family, label, network, item, body, parsed: res.blocks[0] };
+}
+
+/** One streamer element of a dataset, parsed as chain-parser does. */
+function parseOne(network: NetworkInfo, item: Json, dataset: string, height: number): ParsedBlock {
+  const res = parseChainPayload(streamerBody([item], { network: network.network, dataset, start: height }), network, {});
+  if (!res.ok || res.blocks.length !== 1 || res.issues.length) throw new Error(`${dataset}: did not parse`);
+  return res.blocks[0];
 }
 
 // ---- parse only ----------------------------------------------------------------------------
@@ -194,13 +208,20 @@ interface StoreRun {
   samples: number[];
 }
 
-async function benchStore(db: Knex, client: pg.Client, f: Fixture, rounds: number, heightBase: number): Promise<{ runs: StoreRun[]; txs: number; transfers: number }> {
+/** One block as two deliveries (a first store, then a merge), for the merge path. */
+interface MergePair {
+  first: ParsedBlock;
+  second: ParsedBlock;
+}
+
+async function benchStore(db: Knex, client: pg.Client, f: Fixture, rounds: number, heightBase: number, merge?: MergePair): Promise<{ runs: StoreRun[]; txs: number; transfers: number }> {
   const txs = f.parsed.transactions.length;
   const transfers = countTransfers(f.family, f.parsed.transactions);
   const runs: Record<string, StoreRun> = {
     store: { label: 'storeBlock', samples: [] },
     parseStore: { label: 'parse + storeBlock', samples: [] },
     replay: { label: 'storeBlock, replay', samples: [] },
+    ...(merge ? { merge: { label: 'storeBlock, merge', samples: [] } } : {}),
     copy: { label: 'raw COPY (baseline)', samples: [] },
     insert: { label: 'raw INSERT (baseline)', samples: [] },
   };
@@ -232,6 +253,15 @@ async function benchStore(db: Knex, client: pg.Client, f: Fixture, rounds: numbe
     t0 = performance.now();
     await storeBlock(db, { network: f.network, ...replayBlock });
     if (record) runs.replay.samples.push(performance.now() - t0);
+
+    if (merge) {
+      await storeBlock(db, { network: f.network, ...variant(merge.first, `:m${i}`, height + 4) });
+      const second = variant(merge.second, `:m${i}`, height + 4);
+      t0 = performance.now();
+      const res = await storeBlock(db, { network: f.network, ...second });
+      if (record) runs.merge.samples.push(performance.now() - t0);
+      if (res.changed.length !== second.transactions.length) throw new Error(`merge changed ${res.changed.length} of ${second.transactions.length} rows`);
+    }
 
     t0 = performance.now();
     await rawCopy(client, f.network, forCopy);
@@ -267,6 +297,11 @@ export async function run(): Promise<void> {
     console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB; node ${process.version}; Postgres ${rows[0].server_version}; database ${dbName}\n`);
 
     const evm = loadFixture('evm', 'EVM eth-mainnet 17053184 (+receipts, traces)', evmBlockItem());
+    const datasets = evmDatasetItems(17053184);
+    const evmMerge: MergePair = {
+      first: parseOne(evm.network, datasets.block, 'block', evm.parsed.block.height!),
+      second: parseOne(evm.network, { receipts: datasets.receipts, traces: datasets.traces }, 'receipts_traces', evm.parsed.block.height!),
+    };
     const sol = loadFixture('svm', 'Solana devnet getBlock (jsonParsed)', solanaBlockItem());
     const tron = loadFixture('tvm', 'Tron mainnet 60836289', tronBlockItem());
     const btc = loadFixture('utxo', 'Bitcoin 766391 (getblock v2)', bitcoinBlockItem(766391));
@@ -275,11 +310,11 @@ export async function run(): Promise<void> {
     console.log(table(['block', 'txs', 'transfers', 'MiB', 'p50 ms', 'txs/s', 'transfers/s', 'MiB/s'], [evm, sol, tron, btc].map(benchParse)));
 
     const results: { f: Fixture; runs: StoreRun[]; txs: number; transfers: number }[] = [];
-    for (const [f, rounds, heightBase] of [
-      [evm, 60, 100_000_000],
-      [sol, 120, 200_000_000],
+    for (const [f, rounds, heightBase, merge] of [
+      [evm, 60, 100_000_000, evmMerge],
+      [sol, 120, 200_000_000, undefined],
     ] as const) {
-      const r = await benchStore(db, client, f, rounds, heightBase);
+      const r = await benchStore(db, client, f, rounds, heightBase, merge);
       results.push({ f, ...r });
     }
 
@@ -300,7 +335,7 @@ export async function run(): Promise<void> {
     }
     // Every path wrote what it claims: distinct blocks, one row per transaction.
     const stored = await countRows(db, evm.network.network);
-    const expected = (5 + 60) * 4 * evm.parsed.transactions.length;
+    const expected = (5 + 60) * 5 * evm.parsed.transactions.length;
     if (stored !== expected) throw new Error(`expected ${expected} EVM rows in the bench database, found ${stored}`);
     console.log(`\n"vs COPY" / "vs INSERT": time per block relative to the baseline (lower is better; 2.00x = half the throughput).`);
     console.log('Transfers: top-level amount > 0, token transfers, EVM internal value calls, Bitcoin outputs.');

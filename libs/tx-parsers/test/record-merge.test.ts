@@ -120,6 +120,40 @@ describe('mergeRecords: deliveries of one block by different datasets', () => {
     expect(merged.nonce).to.equal(BigInt(items.block.transactions[2].nonce).toString());
   });
 
+  describe('the two trace formats of one block (trace_block and callTracer) merge into either one', () => {
+    for (const height of [1000000, 1000690, 1000895, 1011973]) {
+      it(`eth-mainnet ${height}`, () => {
+        const parity: Json[] = readFixtureJson(`evm/eth-mainnet-${height}.trace_block.json`).result;
+        const frames: Json[] = readFixtureJson(`evm/eth-mainnet-${height}.debug_traceBlockByNumber_callTracer.json`).result;
+        // The old geth results carry no txHash: each gets the hash trace_block gives its position.
+        const hashAt = new Map(parity.filter((t) => t.transactionHash).map((t) => [t.transactionPosition, t.transactionHash]));
+        const geth = frames.map((f, i) => ({ txHash: hashAt.get(i), result: f.result }));
+        const fromParity = byHash(records(ETH, [parity], 'trace_blocks', height));
+        const fromGeth = byHash(records(ETH, [geth], 'debug_traces', height));
+        expect(fromGeth.size).to.equal(fromParity.size);
+        for (const [hash, p] of fromParity) {
+          const g = fromGeth.get(hash)!;
+          const merged = mergeRecords(p, g);
+          expect(mergeRecords(g, p), hash).to.deep.equal(merged);
+          // Every internal transfer either format found is in the merge, once; trace_block's
+          // numbering is geth's (depth-first pre-order), so a transfer both found is one entry.
+          const key = (i: Json) => JSON.stringify([i.from_address, i.to_address, i.amount, i.instr_index]);
+          const union = new Set([...p.internal_transactions, ...g.internal_transactions].map(key));
+          expect(merged.internal_transactions.map(key)).to.have.members([...union]);
+          expect(merged.block_hash).to.equal(parity[0].blockHash);
+        }
+        if (height === 1011973) {
+          // Old geth's SELFDESTRUCT frame has no from/to/value; Parity's `suicide` moves
+          // balance 0xb1a2bc2ec50000 = 0.05 ETH to refundAddress: only trace_block knows it.
+          const [p] = fromParity.values();
+          const g = fromGeth.get(p.tx_hash)!;
+          expect(g.internal_transactions).to.deep.equal([]);
+          expect(mergeRecords(g, p).internal_transactions.map((i) => [i.instruction, i.amount])).to.deep.equal([['selfdestruct', '50000000000000000']]);
+        }
+      });
+    }
+  });
+
   describe('Tron 60836289 with and without the transaction info of 661f1df8…', () => {
     const raw: Json = tronBlockItem();
     const info: Json = readFixtureJson('tron/tron-mainnet-60836289.wallet_gettransactioninfobyid_661f1df8_visible.json');

@@ -35,6 +35,16 @@ const TX_ROWS = `SELECT * FROM ROWS FROM (
 ) AS r(${TX_INSERT_COLUMNS.join(', ')})`;
 
 /**
+ * storeBlock's first statement: the transactions that have no row yet, as they are (the whole
+ * work of a first store). Rows that exist are left alone here (no lock, no write) and returned
+ * by nothing: storeBlock reads them next and merges.
+ */
+export const INSERT_NEW_BLOCK_TXS_SQL = `INSERT INTO tx.transactions AS t (changed_by, ${TX_INSERT_COLUMNS.join(', ')})
+SELECT ?::text, r.* FROM (${TX_ROWS}) AS r
+ON CONFLICT (chain_type, chain_id, tx_hash) DO NOTHING
+RETURNING id, tx_hash, tx_status, block_hash, height, tx_index, tx_time, orphaned, is_reorg_resend, true AS inserted`;
+
+/**
  * storeBlock's upsert of the rows a delivery changes (new ones, and stored ones its merged record
  * or its block changes). Moved rows (stored in another block, or orphaned, and now seen in a
  * block) become reorg resends; the flag is persisted so a replay of the block answers the same.

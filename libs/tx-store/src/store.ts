@@ -21,6 +21,7 @@ import {
   DELETE_STALE_INDEX_SQL,
   DELETE_TOKEN_INDEX_ROWS_SQL,
   ORPHAN_OLD_BLOCKS_SQL,
+  INSERT_NEW_BLOCK_TXS_SQL,
   ORPHAN_OLD_TXS_SQL,
   SELECT_STORED_TXS_SQL,
   UPSERT_BLOCK_SQL,
@@ -159,11 +160,15 @@ export async function storeBlock(db: Knex, input: StoreBlockInput, opts: StoreOp
       await trx.raw(UPSERT_BLOCK_SQL, [network.network, block.height, block.hash, block.parent_hash, block.time, txs.length]);
     }
 
-    const existing = await storedRows(trx, network, txs);
-    const plans = txs.map((tx) => planWrite(existing.get(tx.tx_hash), tx));
-    const writes = plans.flatMap((p) => (p.write ? [p.write] : []));
-    const returned = await upsertTransactions(trx, writes.map((tx) => txRowValues(network, tx)), UPSERT_BLOCK_TXS_SQL, opts, [source]);
-    const byHash = new Map(returned.map((r) => [r.tx_hash, r]));
+    // New transactions go in as they are; the others are read, merged, and written if changed.
+    const inserted = await upsertTransactions(trx, txs.map((tx) => txRowValues(network, tx)), INSERT_NEW_BLOCK_TXS_SQL, opts, [source]);
+    const byHash = new Map(inserted.map((r) => [r.tx_hash, r]));
+    const isNew = new Set(byHash.keys());
+    const existing = await storedRows(trx, network, txs.filter((tx) => !isNew.has(tx.tx_hash)));
+    const plans: WritePlan[] = txs.map((tx) => (isNew.has(tx.tx_hash) ? { write: tx } : planWrite(existing.get(tx.tx_hash), tx)));
+    const updates = plans.flatMap((p) => (p.write && !isNew.has(p.write.tx_hash) ? [p.write] : []));
+    const updated = await upsertTransactions(trx, updates.map((tx) => txRowValues(network, tx)), UPSERT_BLOCK_TXS_SQL, opts, [source]);
+    for (const r of updated) byHash.set(r.tx_hash, r);
     const written: StoredTx[] = [];
     const changed: StoredTx[] = [];
     const stored: StoredTx[] = plans.map((p) => {
@@ -180,7 +185,7 @@ export async function storeBlock(db: Knex, input: StoreBlockInput, opts: StoreOp
       return s;
     });
 
-    const updatedIds = new Set(returned.filter((r) => !r.inserted).map((r) => r.id));
+    const updatedIds = new Set(updated.filter((r) => !r.inserted).map((r) => r.id));
     await writeIndex(trx, network, written, updatedIds, opts);
 
     let orphaned: StoredTx[] = [];
@@ -188,7 +193,7 @@ export async function storeBlock(db: Knex, input: StoreBlockInput, opts: StoreOp
       const res = await trx.raw<{ rows: RecordReturning[] }>(ORPHAN_OLD_TXS_SQL, [network.network, replacedBlocks]);
       orphaned = res.rows.map((r) => toStored(network.network, r));
     }
-    return { stored, orphaned, replacedBlocks, inserted: returned.length - updatedIds.size, changed };
+    return { stored, orphaned, replacedBlocks, inserted: inserted.length + updated.length - updatedIds.size, changed };
   });
 }
 
@@ -212,6 +217,7 @@ type WritePlan = { write: NormalizedTx; row?: StoredRow } | { write: null; row: 
  * record, or nothing when that adds nothing (and the row is not coming back from orphaned).
  */
 function planWrite(row: StoredRow | undefined, tx: NormalizedTx): WritePlan {
+  // Gone since the insert found it (a concurrent delete): the upsert writes it as new.
   if (!row) return { write: tx };
   const sameBlock = row.block_hash === null || tx.block_hash === null || row.block_hash === tx.block_hash;
   if (!sameBlock) return { write: tx, row };
