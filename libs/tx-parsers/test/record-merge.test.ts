@@ -2,6 +2,7 @@ import { networkByName, type NetworkInfo } from '@chainpipe/chains';
 import { evmDatasetItems, readFixtureJson, streamerBody, tronBlockItem } from '@chainpipe/testing';
 import { expect } from 'chai';
 import { parseChainPayload } from '../src';
+import { tokenTransfer } from '../src/record-base';
 import { mergeRecords, recordChanged } from '../src/record-merge';
 import type { NormalizedTx } from '../src/types';
 
@@ -216,20 +217,12 @@ describe('mergeRecords: deliveries of one block by different datasets', () => {
 });
 
 function tokenEntry() {
-  return {
+  return tokenTransfer({
     from_address: '0x1111111111111111111111111111111111111111',
     to_address: '0x2222222222222222222222222222222222222222',
     token_contract_address: '0x3333333333333333333333333333333333333333',
-    symbol: null,
     amount: '5',
-    from_token_address: null,
-    to_token_address: null,
-    mint: null,
-    program_id: null,
-    decimals: null,
-    is_from_contract: false,
-    is_to_contract: false,
     standard: 'erc20',
-    log_index: null as number | null,
-  };
+    log_index: null,
+  });
 }
