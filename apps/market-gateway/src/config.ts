@@ -1,14 +1,12 @@
 import { int, secret, str } from '@chainpipe/runtime';
 import { dbConfig } from '@chainpipe/db';
+import { httpServerConfig } from '@chainpipe/http';
 import { redisConfig } from '@chainpipe/redis';
 
 export const marketGatewayConfig = {
   ...dbConfig,
   ...redisConfig,
-  HOST: str({ default: '127.0.0.1', doc: 'interface of the public port' }),
-  PORT: int({ default: 8080, min: 0, max: 65535 }),
-  OPS_PORT: int({ default: 9100, min: 0, max: 65535, doc: 'port of /metrics, /healthz, /readyz' }),
-  REQUEST_TIMEOUT_MS: int({ default: 15_000, min: 100, doc: 'deadline of a request (504 past it); also the Postgres statement_timeout' }),
+  ...httpServerConfig('market-gateway'),
   BODY_LIMIT_BYTES: int({ default: 1024 * 1024, min: 1024 }),
   QUOTE_MAX_AGE_MS: int({ default: 600_000, min: 1_000, doc: 'quotes older than this (by their source timestamp) are not served' }),
   REFERENCE_REFRESH_MS: int({ default: 30_000, min: 100, doc: 'age of the in-memory tokens and fiats before a background reload (a lookup that misses reloads at once)' }),

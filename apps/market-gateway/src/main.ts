@@ -1,20 +1,16 @@
+import { ApiKeyRepository, addPostgres } from '@chainpipe/db';
+import { addHttpServer, createKeyResolver } from '@chainpipe/http';
 import { loadContracts } from '@chainpipe/contracts';
-import { ApiKeyRepository, createDb, dbComponent } from '@chainpipe/db';
-import { createKeyResolver, listen } from '@chainpipe/http';
-import { createRedis, redisComponent } from '@chainpipe/redis';
-import { bootApp, runMain } from '@chainpipe/runtime';
+import { addRedis } from '@chainpipe/redis';
+import { runService } from '@chainpipe/runtime';
 import { createMarketGatewayApp } from './app';
 import { marketGatewayConfig } from './config';
 import { priceModule } from './price/module';
 
-runMain(async () => {
-  const { config, logger, registry, lifecycle } = bootApp('market-gateway', marketGatewayConfig);
-
-  const db = createDb({ url: config.DATABASE_URL, poolMax: config.DB_POOL_MAX, applicationName: 'market-gateway', statementTimeoutMs: config.REQUEST_TIMEOUT_MS });
-  lifecycle.add(dbComponent(db));
-  const redis = createRedis({ url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX });
-  lifecycle.add(redisComponent(redis));
-
+runService('market-gateway', marketGatewayConfig, (svc) => {
+  const { config, logger, registry } = svc;
+  const db = addPostgres(svc, { statementTimeoutMs: config.REQUEST_TIMEOUT_MS });
+  const redis = addRedis(svc);
   const keys = new ApiKeyRepository(db);
   const resolveKey = createKeyResolver((keyId) => keys.findKey(keyId));
   const app = createMarketGatewayApp({
@@ -38,10 +34,5 @@ runMain(async () => {
       }),
     ],
   });
-  const http = await listen(app, config.PORT, config.HOST);
-  lifecycle.add({ name: 'http', stop: () => http.close() });
-
-  const ops = await lifecycle.serveOps({ host: config.OPS_HOST, port: config.OPS_PORT, registry });
-  lifecycle.markStarted();
-  logger.info({ msg: 'started', port: http.address.port, opsPort: ops.port });
+  addHttpServer(svc, app);
 });

@@ -5,7 +5,6 @@ import { kafkaConfig } from '@chainpipe/kafka';
 export const priceIngesterConfig = {
   ...kafkaConfig,
   ...dbConfig,
-  OPS_PORT: int({ default: 9109, min: 0, max: 65535, doc: 'port of /metrics, /healthz, /readyz' }),
   QUOTES_SOURCE_URL: str({ default: 'http://127.0.0.1:8090/cmc', doc: 'base URL of the CoinMarketCap-shaped quotes source (https://pro-api.coinmarketcap.com for the real one)' }),
   QUOTES_SOURCE_API_KEY: secret({ default: '', doc: 'sent as X-CMC_PRO_API_KEY when set' }),
   QUOTES_POLL_INTERVAL_MS: int({ default: 60_000, min: 100, doc: 'time between two polls of the quotes source' }),

@@ -7,7 +7,6 @@ export const priceWriterConfig = {
   ...kafkaConfig,
   ...dbConfig,
   ...redisConfig,
-  OPS_PORT: int({ default: 9110, min: 0, max: 65535, doc: 'port of /metrics, /healthz, /readyz' }),
   PRICE_WRITER_GROUP: str({ default: 'price-writer', doc: 'consumer group of price.quotes.v1' }),
   PRICE_WRITER_MAX_RECORDS_PER_CALL: int({ default: 500, min: 1, max: 10_000, doc: 'quotes per handler call (stored, then committed)' }),
 };
