@@ -1,7 +1,13 @@
+import { execFile } from 'node:child_process';
+import { randomBytes, randomInt } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createDb, type Knex } from '@chainpipe/db';
-import { SEED_CHAINS, SEED_FIATS, SEED_TOKENS } from '@chainpipe/price';
-import { stopProcess, testEnv } from '@chainpipe/testing';
+import { IMPORT_ID_START, SEED_CHAINS, SEED_FIATS, SEED_TOKENS } from '@chainpipe/price';
+import { REPO_ROOT, stopProcess, testEnv } from '@chainpipe/testing';
 import { client, createTestKey, expectOk, expectPriceError, startApp, type Started } from './price/support';
 
 /**
@@ -156,6 +162,65 @@ describe('price API: reference data (market-gateway process, Postgres)', functio
       expect(d.total).to.equal(d.items.length);
       for (const f of SEED_FIATS) expect(d.items.find((i: any) => i.id === f.id), f.code).to.deep.equal({ id: f.id, code: f.code, name: f.name, symbol: f.symbol, precision: f.precision });
       expect(d.items.find((i: any) => i.code === 'JPY').precision).to.equal(0);
+    });
+  });
+
+  describe('admin reference:import (the command as a process)', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'price-import-'));
+    const chainName = `Importnet ${env.runId}`;
+    const chainId = 2_000_000_000 + randomInt(1_000_000_000);
+    const tokenAddress = `0x${randomBytes(20).toString('hex').toUpperCase()}`;
+    const admin = (args: string[]) =>
+      promisify(execFile)(process.execPath, ['--require', 'tsx/cjs', 'apps/admin/src/main.ts', ...args], { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: env.databaseUrl } }).then(
+        (r) => ({ code: 0, out: r.stdout }),
+        (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
+      );
+
+    it('adds a chain and its tokens from JSON and CSV; the API serves them at once; a second import keeps their ids', async function () {
+      this.timeout(60_000);
+      const json = path.join(dir, 'chain.json');
+      writeFileSync(json, JSON.stringify({ chains: [{ name: chainName, short_name: 'IMP', chain_id: chainId, chain_type: 'evm', explorer_url: 'https://explorer.example' }], tokens: [{ chain: chainName, name: 'Import Ether', symbol: 'IETH', decimals: 18 }] }));
+      const csv = path.join(dir, 'tokens.csv');
+      writeFileSync(csv, `chain,name,symbol,decimals,contract_address,external_id\n"${chainName}","Import Dollar, bridged",IUSD,6,${tokenAddress},825\n`);
+      let r = await admin(['reference:import', '--file', json]);
+      expect(r.out).to.contain('chains: 1 added, 0 updated').and.contain('tokens: 1 added, 0 updated');
+      expect(r.code).to.equal(0);
+      r = await admin(['reference:import', '--file', csv, '--kind', 'tokens']);
+      expect(r.out).to.contain('tokens: 1 added, 0 updated');
+
+      const chain = expectOk(await call('GET', `/price/api/v1/chains/${encodeURIComponent(chainName.toLowerCase())}`)).items[0];
+      expect(chain).to.include({ name: chainName, short_name: 'IMP', chain_id: chainId, chain_type: 'evm' });
+      expect(chain.id).to.be.at.least(IMPORT_ID_START.chains);
+      const native = expectOk(await call('GET', `/price/api/v1/tokens?chain_id=${chain.id}`)).items;
+      expect(native.map((t: any) => [t.symbol, t.is_native])).to.deep.equal([['IETH', true]]);
+      const found = expectOk(await call('GET', `/price/api/v1/tokens/platforms/${tokenAddress.toLowerCase()}`)).items;
+      expect(found).to.have.length(1);
+      expect(found[0]).to.include({ name: 'Import Dollar, bridged', symbol: 'IUSD', decimals: 6, chain_id: chain.id, contract_address: tokenAddress });
+      expect(found[0].id).to.be.at.least(IMPORT_ID_START.tokens);
+
+      writeFileSync(csv, `chain,name,symbol,decimals,contract_address\n${chain.id},Import Dollar,IUSD,6,${tokenAddress.toLowerCase()}\n`);
+      r = await admin(['reference:import', '--file', csv, '--kind', 'tokens']);
+      expect(r.out).to.contain('tokens: 0 added, 1 updated');
+      const again = expectOk(await call('GET', `/price/api/v1/tokens?chain_id=${chain.id}&address=${tokenAddress}`)).items;
+      expect(again.map((t: any) => [t.id, t.name])).to.deep.equal([[found[0].id, 'Import Dollar']]);
+    });
+
+    it('writes nothing when a row is bad, naming every bad row', async function () {
+      this.timeout(60_000);
+      const json = path.join(dir, 'bad.json');
+      const name = `Badnet ${env.runId}`;
+      writeFileSync(json, JSON.stringify({ chains: [{ name, chain_type: 'evm', chain_id: 5 }, { name: 'x', chain_type: 'plasma' }], tokens: [{ chain: name, name: 'T', symbol: 'T', decimals: 99 }] }));
+      const r = await admin(['reference:import', '--file', json]);
+      expect(r.code).to.equal(1);
+      expect(r.out).to.contain('chains[1]: chain_type must be one of').and.contain('tokens[0]: decimals must be an integer from 0 to 36').and.contain('nothing imported');
+      expectPriceError(await call('GET', `/price/api/v1/chains/${encodeURIComponent(name)}`), 200, 20002, 'chain not found');
+      const unknownChain = path.join(dir, 'orphan.json');
+      writeFileSync(unknownChain, JSON.stringify({ chains: [{ name, chain_type: 'evm', chain_id: 5 }], tokens: [{ chain: 'No such chain', name: 'T', symbol: 'T', decimals: 6 }] }));
+      const r2 = await admin(['reference:import', '--file', unknownChain]);
+      expect(r2.code).to.equal(1);
+      expect(r2.out).to.contain('unknown chain');
+      // The transaction rolled back: the chain of that file is not there either.
+      expectPriceError(await call('GET', `/price/api/v1/chains/${encodeURIComponent(name)}`), 200, 20002, 'chain not found');
     });
   });
 });

@@ -1,12 +1,22 @@
 import { ApiKeyRepository, createDb, dbConfig } from '@chainpipe/db';
 import { loadConfig } from '@chainpipe/runtime';
-import { USAGE, UsageError, runCommand } from './commands';
+import { USAGE as KEY_USAGE, UsageError, runCommand } from './commands';
+import { REFERENCE_USAGE, runReferenceCommand } from './reference-commands';
+
+const USAGE = KEY_USAGE + REFERENCE_USAGE;
 
 async function main(): Promise<number> {
   const config = loadConfig(dbConfig, process.env);
   const db = createDb({ url: config.DATABASE_URL, poolMax: 1, applicationName: 'chainpipe-admin' });
   try {
-    return await runCommand(process.argv.slice(2), new ApiKeyRepository(db), { out: (l) => console.log(l) });
+    const argv = process.argv.slice(2);
+    const io = { out: (l: string) => console.log(l) };
+    if (argv[0]?.startsWith('reference:')) return await runReferenceCommand(argv, db, io);
+    if (argv[0] === undefined || argv[0] === 'help' || argv[0] === '--help') {
+      io.out(USAGE);
+      return 0;
+    }
+    return await runCommand(argv, new ApiKeyRepository(db), io);
   } finally {
     await db.destroy();
   }

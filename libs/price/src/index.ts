@@ -8,3 +8,4 @@ export * from './quotes';
 export * from './quote-store';
 export * from './quote-items';
 export * from './pool-detail';
+export * from './reference-import';

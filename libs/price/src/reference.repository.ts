@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
+import { addressKey } from './chain-types';
 import type { ChainRow, FiatRow, TokenRow } from './reference';
+import type { ImportChain, ImportToken } from './reference-import';
 
 const TOKEN_COLUMNS = [
   't.id',
@@ -108,4 +110,47 @@ export class ReferenceRepository {
   listFiats(): Promise<FiatRow[]> {
     return this.db('price.fiats').select('id', 'code', 'name', 'symbol', 'icon_url', 'precision').orderBy('id');
   }
+}
+
+export interface ImportOutcome {
+  chains: { added: number; updated: number };
+  tokens: { added: number; updated: number };
+}
+
+/**
+ * Writes an operator import in one transaction. Chains are matched by name (case-insensitive),
+ * tokens by chain + contract address (the chain's address form) or, for a native coin, by chain:
+ * a match is updated in place and keeps its id (the ids other services hold stay valid); anything
+ * new gets the next id of its sequence (above the seed's ids). Unknown chain references abort it.
+ */
+export async function importReference(db: Knex, data: { chains: ImportChain[]; tokens: ImportToken[] }): Promise<ImportOutcome> {
+  return db.transaction(async (trx) => {
+    const outcome: ImportOutcome = { chains: { added: 0, updated: 0 }, tokens: { added: 0, updated: 0 } };
+    for (const c of data.chains) {
+      const existing = await trx('price.chains').whereRaw('lower(name) = lower(?)', [c.name]).first('id');
+      if (existing) {
+        await trx('price.chains').where({ id: existing.id }).update({ ...c });
+        outcome.chains.updated += 1;
+      } else {
+        await trx('price.chains').insert({ ...c });
+        outcome.chains.added += 1;
+      }
+    }
+    const chains: { id: number; name: string; chain_type: string }[] = await trx('price.chains').select('id', 'name', 'chain_type');
+    for (const t of data.tokens) {
+      const chain = typeof t.chain === 'number' ? chains.find((c) => c.id === t.chain) : chains.find((c) => c.name.toLowerCase() === String(t.chain).toLowerCase());
+      if (!chain) throw new Error(`token ${t.symbol}: unknown chain ${JSON.stringify(t.chain)}`);
+      const key = t.contract_address ? addressKey(chain.chain_type, t.contract_address) : null;
+      const row = { chain_id: chain.id, name: t.name, symbol: t.symbol, decimals: t.decimals, logo_url: t.logo_url, contract_address: t.contract_address, address_key: key, is_native: key === null, external_id: t.external_id };
+      const existing = await (key === null ? trx('price.tokens').where({ chain_id: chain.id, is_native: true }) : trx('price.tokens').where({ chain_id: chain.id, address_key: key })).first('id');
+      if (existing) {
+        await trx('price.tokens').where({ id: existing.id }).update(row);
+        outcome.tokens.updated += 1;
+      } else {
+        await trx('price.tokens').insert(row);
+        outcome.tokens.added += 1;
+      }
+    }
+    return outcome;
+  });
 }
