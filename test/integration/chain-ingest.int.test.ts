@@ -152,6 +152,23 @@ describe('chain-ingest (real HTTP, real broker)', function () {
     expect(ok.status).to.equal(200);
   });
 
+  it('serves its OpenAPI document and the rendered /docs page with the renderer from node_modules, without a secret', async () => {
+    const doc = await fetch(`${app.url}/openapi.json`);
+    expect(doc.status).to.equal(200);
+    const body = (await doc.json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(body.openapi).to.equal('3.1.0');
+    expect(Object.keys(body.paths).sort()).to.deep.equal(['/stream', '/tx/api/v1/stream', '/tx/api/v1/webhook', '/webhook']);
+    const page = await fetch(`${app.url}/docs`);
+    expect(page.headers.get('content-type')).to.match(/text\/html/);
+    const html = await page.text();
+    // Both URLs relative to the page, served by the app itself: the page needs no network.
+    expect(html).to.include('spec-url="openapi.json"').and.include('src="docs/redoc.standalone.js"');
+    const script = await fetch(`${app.url}/docs/redoc.standalone.js`);
+    expect(script.status).to.equal(200);
+    expect(script.headers.get('content-type')).to.match(/javascript/);
+    expect((await script.arrayBuffer()).byteLength).to.be.greaterThan(100_000);
+  });
+
   it('serves /metrics as valid Prometheus text with the ingest counters', async () => {
     const res = await fetch(`${app.opsUrl}/metrics`);
     expect(res.status).to.equal(200);

@@ -320,6 +320,15 @@ describe('tx-gateway history queries (real app, real Postgres, stand-in chain no
       expect(v2.status).to.equal(401);
     });
 
+    it('serves its OpenAPI document and /docs without a key; everything else still needs one', async () => {
+      const doc = await fetch(`${base}/openapi.json`);
+      expect(doc.status).to.equal(200);
+      const paths = Object.keys(((await doc.json()) as { paths: object }).paths);
+      expect(paths).to.include.members(['/tx/api/v1/transfers/search', '/tx/api/v1/transactions/{tx_hash}', '/api/v1/rpcproxy', '/tx/api/v1/app/config']);
+      expect((await fetch(`${base}/docs`)).status).to.equal(200);
+      expect((await fetch(`${base}/docs/redoc.standalone.js`)).status).to.equal(200);
+    });
+
     it('400 with the envelope for every malformed body, 413 past the body limit', async () => {
       const group = (n: number) => ({ chain_type: 'ethereum', chain_id: 1, address: Array.from({ length: n }, (_, i) => `0x${i}`) });
       const cases: [string, unknown, RegExp][] = [

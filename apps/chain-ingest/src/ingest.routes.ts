@@ -1,12 +1,13 @@
-import express, { type RequestHandler, type Router } from 'express';
+import express, { type RequestHandler } from 'express';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { TOPICS } from '@chainpipe/contracts';
-import { safeEqual, sendError, sendOk } from '@chainpipe/http';
+import { TOPICS, type Contracts } from '@chainpipe/contracts';
+import { ApiRoutes, safeEqual, sendError, sendOk, type RouteSpec } from '@chainpipe/http';
 import type { TopicProducer } from '@chainpipe/kafka';
 import { errorMessage, type Logger } from '@chainpipe/runtime';
 import { rawRecordHeaders, resolveNetwork, type IngestRoute } from './raw-record';
 
 export interface IngestDeps {
+  contracts: Contracts;
   producer: Pick<TopicProducer, 'publish'>;
   logger: Logger;
   registry: Registry;
@@ -34,8 +35,7 @@ function ingestMetrics(registry: Registry) {
  * published to chain.raw.v1 keyed by network and answered only after the broker acknowledged
  * it, so a 200 means "durable" and anything else means "send it again".
  */
-export function ingestRouter(deps: IngestDeps): Router {
-  const router = express.Router();
+export function ingestRoutes(deps: IngestDeps): ApiRoutes {
   const metrics = ingestMetrics(deps.registry);
   const now = deps.now ?? Date.now;
   const log = deps.logger.child({ component: 'ingest' });
@@ -51,6 +51,17 @@ export function ingestRouter(deps: IngestDeps): Router {
     }
     next();
   };
+
+  const api = new ApiRoutes({
+    contracts: deps.contracts,
+    auth: {
+      streamSecret: {
+        handler: checkSecret,
+        scheme: { type: 'apiKey', in: 'header', name: 'Content-Secret-X', description: 'the stream secret configured by the operator (STREAM_SECRET); not for ordinary callers' },
+        errors: { 401: 'wrong or missing stream secret' },
+      },
+    },
+  });
 
   const handle = (route: IngestRoute): RequestHandler[] => [
     (req, res, next) => {
@@ -96,9 +107,29 @@ export function ingestRouter(deps: IngestDeps): Router {
     },
   ];
 
+  const ingestion = (path: string, auth: string, summary: string): RouteSpec => ({
+    method: 'post',
+    path,
+    summary,
+    description:
+      'The body, whatever it is, is published to chain.raw.v1 keyed by network and answered only after the broker acknowledged it: 200 means durable, anything else means send it again.',
+    tags: ['ingestion'],
+    auth,
+    request: {
+      headers: 'http/ingest/stream-headers',
+      rawBody: { mediaType: 'application/octet-stream', description: 'raw chain data as the streamer sends it (JSON or not, optionally gzip or deflate)' },
+    },
+    ok: { code: 0, message: 'ok', data: { type: 'null' }, description: 'published durably', example: null },
+    errors: {
+      400: 'missing or unknown network header, or an empty body',
+      413: 'body larger than the limit (after decompression)',
+      415: 'unsupported content encoding',
+      503: 'the event bus did not acknowledge in time; retry after the Retry-After seconds',
+    },
+  });
   for (const prefix of ['', '/tx/api/v1']) {
-    router.post(`${prefix}/stream`, checkSecret, ...handle('stream'));
-    router.post(`${prefix}/webhook`, ...handle('webhook'));
+    api.route(ingestion(`${prefix}/stream`, 'streamSecret', 'Ingest raw chain data from a streamer'), ...handle('stream'));
+    api.route(ingestion(`${prefix}/webhook`, 'none', 'Ingest raw chain data (no stream secret)'), ...handle('webhook'));
   }
-  return router;
+  return api;
 }

@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import { createHttpApp, finishHttpApp, msgEnvelope, requireApiKey } from '@chainpipe/http';
+import { ApiRoutes, apiKeyAuth, createHttpApp, finishHttpApp, msgEnvelope, serveApiDocs } from '@chainpipe/http';
 import type { TxGatewayDeps } from './deps';
 import { managementEnvelopeFor } from './management/envelopes';
 import { addressesRoutes } from './routes/addresses';
@@ -7,21 +7,40 @@ import { appConfigRoutes } from './routes/app-config';
 import { queriesRoutes } from './routes/queries';
 import { rpcProxyRoutes } from './routes/rpc-proxy';
 
+export const TX_GATEWAY_API = {
+  title: 'chainpipe address monitoring API',
+  version: '1.0.0',
+  description:
+    'History queries, monitored addresses, push configuration and the chain RPC proxy. Every operation is served under `/tx/api/v1/...` and the earlier `/api/v1/...` layout; every route needs `X-API-Key`.',
+  tags: [
+    { name: 'transaction queries', description: 'history of an address, newest first, paged by cursor (`id`)' },
+    { name: 'monitored addresses', description: 'the addresses whose transactions are pushed to the application' },
+    { name: 'push configuration', description: 'WebSocket and webhook settings of the application' },
+    { name: 'rpc proxy', description: 'one JSON-RPC call forwarded to a chain node' },
+  ],
+};
+
 /**
- * The address monitoring API. Every route group mounts itself under both path layouts the spec
- * names (`/tx/api/v1/...` and the earlier `/api/v1/...`), sets its own envelope style and sits
- * behind `X-API-Key` (the RPC proxy too: it spends our node quota).
+ * The address monitoring API. Every route group declares its routes under both path layouts the
+ * spec names (`/tx/api/v1/...` and the earlier `/api/v1/...`), in its own envelope style, behind
+ * `X-API-Key` (the RPC proxy too: it spends our node quota). `/openapi.json` and `/docs` are
+ * generated from the same declarations and need no key.
  */
 export function createTxGatewayApp(deps: TxGatewayDeps & { timeoutMs: number; bodyLimitBytes: number }): Express {
   // Query endpoints (list and V2 formats) use `msg`; addresses and app config use `message`.
   const app = createHttpApp({ logger: deps.logger, registry: deps.registry, defaultEnvelope: msgEnvelope, envelopeFor: managementEnvelopeFor, timeoutMs: deps.timeoutMs });
-  // Authenticate before reading bodies: a caller without a key costs us no parsing.
-  app.use(requireApiKey(deps.resolveKey));
-  app.use(express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true }));
-  app.use(queriesRoutes(deps));
-  app.use(addressesRoutes(deps));
-  app.use(appConfigRoutes(deps));
-  app.use(rpcProxyRoutes(deps));
+  const api = new ApiRoutes({
+    contracts: deps.contracts,
+    // Authentication runs before the body is read: a caller without a key costs us no parsing.
+    auth: { apiKey: apiKeyAuth(deps.resolveKey) },
+    jsonBody: express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true }),
+  });
+  queriesRoutes(api, deps);
+  addressesRoutes(api, deps);
+  appConfigRoutes(api, deps);
+  rpcProxyRoutes(api, deps);
+  app.use(api.router);
+  serveApiDocs(app, api, TX_GATEWAY_API);
   finishHttpApp(app, deps.logger);
   return app;
 }

@@ -8,6 +8,9 @@ export const SCHEMAS_DIR = path.resolve(__dirname, '../../../schemas');
 
 export type Validation = { ok: true } | { ok: false; errors: string };
 
+/** A JSON Schema as written in `schemas/` (draft-07). */
+export type JsonSchema = { [keyword: string]: unknown };
+
 export interface Contracts {
   /** Schema ids loaded, e.g. `kafka/chain.tx.v1`. */
   readonly ids: readonly string[];
@@ -15,6 +18,19 @@ export interface Contracts {
   validate(id: string, value: unknown): Validation;
   /** A compiled validator, for hot paths that call it per message. */
   validator(id: string): ValidateFunction;
+  /** The schema as written (for documents generated from it); throws for an unknown id. */
+  schema(id: string): JsonSchema;
+}
+
+/**
+ * The schema id a `$ref` of schema `fromId` points to, and the JSON pointer inside it: refs are
+ * relative to the referring schema's `$id` (`../common/normalized-tx` from `kafka/chain.tx.v1` is
+ * `common/normalized-tx`), as ajv resolves them; `#/definitions/x` stays in the same schema.
+ */
+export function resolveSchemaRef(fromId: string, ref: string): { id: string; pointer: string } {
+  const base = 'https://schemas.invalid/';
+  const url = new URL(ref, base + fromId);
+  return { id: decodeURIComponent(url.pathname.slice(1)), pointer: decodeURIComponent(url.hash.slice(1)) };
 }
 
 function listJson(dir: string): string[] {
@@ -94,12 +110,14 @@ export function loadContracts(dir: string = SCHEMAS_DIR): Contracts {
   const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true, verbose: true });
   addFormats(ajv);
   const ids: string[] = [];
+  const sources = new Map<string, JsonSchema>();
   for (const file of listJson(dir)) {
-    const schema = JSON.parse(readFileSync(file, 'utf8')) as { $id?: string };
+    const schema = JSON.parse(readFileSync(file, 'utf8')) as JsonSchema;
     const expected = path.relative(dir, file).replace(/\\/g, '/').replace(/\.json$/, '');
     if (schema.$id !== expected) throw new Error(`schema ${file} must have $id "${expected}", has ${JSON.stringify(schema.$id)}`);
     ajv.addSchema(schema);
     ids.push(expected);
+    sources.set(expected, schema);
   }
   const cache = new Map<string, ValidateFunction>();
   // Compile everything now: a broken $ref must stop the app at boot, not fail its first message.
@@ -119,8 +137,13 @@ export function loadContracts(dir: string = SCHEMAS_DIR): Contracts {
   };
   return {
     ids,
-    has: (id) => ids.includes(id),
+    has: (id) => sources.has(id),
     validator,
+    schema(id) {
+      const schema = sources.get(id);
+      if (!schema) throw new Error(`unknown schema ${id}`);
+      return schema;
+    },
     validate(id, value) {
       const fn = validator(id);
       return fn(value) ? { ok: true } : { ok: false, errors: formatErrors(fn.errors) };

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
+import type { ApiAuth } from './api-routes';
 import { sendError } from './envelope';
 
 /**
@@ -106,5 +107,14 @@ export function requireApiKey(
     } catch (err) {
       next(err);
     }
+  };
+}
+
+/** `X-API-Key` authentication as an `ApiRoutes` auth scheme: the middleware and how documents describe it. */
+export function apiKeyAuth(resolve: (token: string) => Promise<Principal | undefined>): ApiAuth {
+  return {
+    handler: requireApiKey(resolve),
+    scheme: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'the application key (`cpk_<key id>_<secret>`), created with `npm run admin -- app:create`' },
+    errors: { 401: 'missing X-API-Key', 403: 'invalid API key (unknown, revoked, or its application disabled)' },
   };
 }

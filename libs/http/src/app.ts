@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '@chainpipe/runtime';
+import { ENVELOPE_CHOICE, apiDocumentOf, assertRoutesDocumented } from './api-docs';
 import { envelopeOf, sendError, setEnvelope, type EnvelopeStyle } from './envelope';
 import { HttpError } from './errors';
 
@@ -52,13 +53,16 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   const metrics = httpMetrics(opts.registry);
   const timeoutMs = opts.timeoutMs ?? 15_000;
   const log = opts.logger.child({ component: 'http' });
+  const envelopeFor = (path: string) => opts.envelopeFor?.(path) ?? opts.defaultEnvelope;
+  // The API document describes each route in the envelope this chooses (serveApiDocs).
+  app.locals[ENVELOPE_CHOICE] = envelopeFor;
 
   app.use((req, res, next) => {
     const incoming = req.header('x-request-id');
     const id = incoming && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = id;
     res.setHeader('x-request-id', id);
-    setEnvelope(res, opts.envelopeFor?.(req.path) ?? opts.defaultEnvelope);
+    setEnvelope(res, envelopeFor(req.path));
     const start = process.hrtime.bigint();
     const timer = setTimeout(() => {
       if (!res.headersSent) {
@@ -103,8 +107,13 @@ function classify(err: unknown): { status: number; message: string; code?: numbe
   return { status: 500, message: 'internal error', expected: false };
 }
 
-/** Adds the 404 and error handlers; call after every route is mounted. */
+/**
+ * Adds the 404 and error handlers; call after every route is mounted. An app that serves an API
+ * document (`serveApiDocs`) must serve exactly the documented routes, or this throws at boot.
+ */
 export function finishHttpApp(app: Express, logger: Logger): void {
+  const document = apiDocumentOf(app);
+  if (document) assertRoutesDocumented(app, document);
   app.use((req, res) => sendError(res, 404, `no route for ${req.method} ${req.path}`));
   const onError: ErrorRequestHandler = (err, req, res, _next) => {
     const c = classify(err);

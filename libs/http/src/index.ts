@@ -4,3 +4,6 @@ export * from './app';
 export * from './api-keys';
 export * from './validation';
 export * from './service';
+export * from './api-routes';
+export * from './openapi';
+export * from './api-docs';

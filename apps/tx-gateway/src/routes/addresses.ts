@@ -1,8 +1,9 @@
-import express, { type RequestHandler, type Response, type Router } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { Counter } from 'prom-client';
 import { TOPICS } from '@chainpipe/contracts';
-import { PRINCIPAL, sendError, sendOk, validateBody, type Principal } from '@chainpipe/http';
+import { PRINCIPAL, sendError, sendOk, type ApiRoutes, type Principal } from '@chainpipe/http';
 import { errorMessage } from '@chainpipe/runtime';
+import { EXAMPLE_ADDRESS } from '../api-examples';
 import type { TxGatewayDeps } from '../deps';
 import {
   changeMessages,
@@ -16,6 +17,7 @@ import {
   type WalletsBody,
 } from '../management/address-requests';
 import { MonitoredAddressRepository } from '../management/monitored-addresses.repository';
+import { declareOperation } from './layouts';
 
 type AddressDeps = Pick<TxGatewayDeps, 'db' | 'contracts' | 'producer' | 'logger' | 'registry' | 'now'>;
 
@@ -43,8 +45,7 @@ function addressMetrics(deps: AddressDeps) {
  * block the local write, so a publish failure still answers success, and is logged and counted
  * for the operator (the matcher rebuilds its view from the table).
  */
-export function addressesRoutes(deps: TxGatewayDeps): Router {
-  const router = express.Router();
+export function addressesRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
   const repo = new MonitoredAddressRepository(deps.db);
   const metrics = addressMetrics(deps);
   const log = deps.logger.child({ component: 'addresses' });
@@ -81,31 +82,53 @@ export function addressesRoutes(deps: TxGatewayDeps): Router {
     sendOk(res, 'success');
   }
 
-  /** Schema first (shape, sizes), then the chain-specific checks of the pure parser. */
-  const handle = <B, T>(schemaId: string, parse: (body: B) => Parsed<T>, run: (res: Response, value: T) => Promise<void>): RequestHandler[] => [
-    validateBody(deps.contracts, schemaId),
+  /** After the schema (shape, sizes): the chain-specific checks of the pure parser. */
+  const handle = <B, T>(parse: (body: B) => Parsed<T>, run: (res: Response, value: T) => Promise<void>): RequestHandler =>
     async (req, res) => {
       const parsed = parse(req.body as B);
       if (!parsed.ok) return sendError(res, 400, parsed.error);
       await run(res, parsed.value);
-    },
-  ];
+    };
 
-  const add = handle('http/tx/addresses-wallets', (b: WalletsBody) => parseWallets(b, 'add'), apply);
-  const remove = handle('http/tx/addresses-wallets', (b: WalletsBody) => parseWallets(b, 'remove'), apply);
-  const patch = handle('http/tx/addresses-patch', (b: PatchBody) => parsePatch(b), (res, change) => apply(res, [change]));
-  const contains = handle('http/tx/addresses-contains', (b: ContainsBody) => parseContains(b), async (res, q) => {
+  const add = handle((b: WalletsBody) => parseWallets(b, 'add'), apply);
+  const remove = handle((b: WalletsBody) => parseWallets(b, 'remove'), apply);
+  const patch = handle((b: PatchBody) => parsePatch(b), (res, change) => apply(res, [change]));
+  const contains = handle((b: ContainsBody) => parseContains(b), async (res, q) => {
     sendOk(res, { is_exist: await repo.existsAnywhere(q.chainType, q.address) });
   });
 
-  router.post('/tx/api/v1/addresses', ...add);
-  router.post('/tx/api/v1/addresses/batch-delete', ...remove);
-  router.patch('/tx/api/v1/addresses', ...patch);
-  router.post('/tx/api/v1/addresses/contains', ...contains);
-  // Earlier layout: same operations and bodies.
-  router.post('/api/v1/address/add', ...add);
-  router.post('/api/v1/address/remove', ...remove);
-  router.post('/api/v1/address', ...patch);
-  router.post('/api/v1/address/contains', ...contains);
-  return router;
+  const tags = ['monitored addresses'];
+  const done = { data: { const: 'success' }, description: 'stored (`data` is `success`)', example: 'success' } as const;
+  const invalid = { 400: 'request validation failed, or an address is not valid for its chain (the message names it)' };
+  const addSpec = {
+    summary: 'Monitor addresses',
+    description: 'At most 1000 addresses per request over all wallets. Each address is stored in its canonical form; the change is published to addresses.changes.v1.',
+    tags,
+    auth: 'apiKey',
+    request: { body: 'http/tx/addresses-wallets', bodyExample: { wallets: [{ chain_type: 'ethereum', address: [EXAMPLE_ADDRESS] }] } },
+    ok: done,
+    errors: invalid,
+  } as const;
+  const removeSpec = { ...addSpec, summary: 'Stop monitoring addresses', description: 'Same body as add; the addresses\' new transactions are no longer pushed to the application.' };
+  const patchSpec = {
+    summary: 'Add and remove addresses of one chain',
+    tags,
+    auth: 'apiKey',
+    request: { body: 'http/tx/addresses-patch', bodyExample: { chain_type: 'ethereum', adds: [EXAMPLE_ADDRESS], removes: [] } },
+    ok: done,
+    errors: invalid,
+  } as const;
+  const containsSpec = {
+    summary: 'Is an address monitored by any application',
+    description: 'Checks the global address table; not scoped to the key\'s application.',
+    tags,
+    auth: 'apiKey',
+    request: { body: 'http/tx/addresses-contains', bodyExample: { chain_type: 'ethereum', address: EXAMPLE_ADDRESS } },
+    ok: { data: 'http/tx/addresses-contains-result', description: 'whether the address is monitored', example: { is_exist: true } },
+    errors: invalid,
+  } as const;
+  declareOperation(api, { method: 'post', path: '/tx/api/v1/addresses', ...addSpec }, add, { path: '/api/v1/address/add' });
+  declareOperation(api, { method: 'post', path: '/tx/api/v1/addresses/batch-delete', ...removeSpec }, remove, { path: '/api/v1/address/remove' });
+  declareOperation(api, { method: 'patch', path: '/tx/api/v1/addresses', ...patchSpec }, patch, { method: 'post', path: '/api/v1/address' });
+  declareOperation(api, { method: 'post', path: '/tx/api/v1/addresses/contains', ...containsSpec }, contains, { path: '/api/v1/address/contains' });
 }

@@ -1,21 +1,15 @@
-import express, { type Response, type Router } from 'express';
-import { PRINCIPAL, sendError, sendOk, validateBody, type Principal } from '@chainpipe/http';
+import type { Response } from 'express';
+import { PRINCIPAL, sendError, sendOk, type ApiRoutes, type Principal } from '@chainpipe/http';
 import type { TxGatewayDeps } from '../deps';
 import { configView, insertValues, planReplace, planUpdate, retryStatusView, sealColumns, type AppConfigInput } from '../management/app-config';
 import { AppConfigRepository } from '../management/app-config.repository';
-
-/**
- * Until `TxGatewayDeps` carries it (config ALLOW_PRIVATE_WEBHOOK_TARGETS), private and plain-http
- * webhook targets are refused: the safe default.
- */
 
 /**
  * Push configuration of the caller's application (GET/POST/PUT/DELETE /tx/api/v1/app/config)
  * and its webhook retry status. Every query is scoped by the API key's application; the webhook
  * secret is sealed before it is stored and never read back out through this API.
  */
-export function appConfigRoutes(deps: TxGatewayDeps): Router {
-  const router = express.Router();
+export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
   const repo = new AppConfigRepository(deps.db);
   const log = deps.logger.child({ component: 'app-config' });
   const targetOptions = { allowPrivate: deps.allowPrivateWebhookTargets };
@@ -26,21 +20,64 @@ export function appConfigRoutes(deps: TxGatewayDeps): Router {
   /** Fields written, for the log: names only, never values (the secret must not reach logs). */
   const fieldsOf = (input: AppConfigInput) => Object.keys(input).sort();
 
-  router.get('/tx/api/v1/app/config', async (_req, res) => {
-    const row = await repo.find(appOf(res));
-    sendOk(res, row ? configView(row) : null);
-  });
+  const tags = ['push configuration'];
+  const done = { data: { const: 'success' }, description: '`data` is `success`', example: 'success' } as const;
+  const badTarget = { 400: 'request validation failed, or webhook_url is not an https URL of a public host (the message says why)' };
+  const configBody = { enable_webhook: true, webhook_url: 'https://hooks.example.com/chainpipe', webhook_secret: 'a shared secret', ws_ack_resend_interval_seconds: 30 };
 
-  router.post(
-    '/tx/api/v1/app/config',
-    (req, res, next) => {
-      // Named before the schema's generic "is not allowed": the field exists, just not here.
-      if (req.body && typeof req.body === 'object' && !Array.isArray(req.body) && 'is_active' in req.body) {
-        return sendError(res, 400, 'is_active can only be changed with PUT');
-      }
-      next();
+  api.route(
+    {
+      method: 'get',
+      path: '/tx/api/v1/app/config',
+      summary: 'Push configuration of the application',
+      tags,
+      auth: 'apiKey',
+      ok: {
+        data: 'http/tx/app-config',
+        description: 'the configuration (never the webhook secret), or null when none is stored',
+        example: {
+          app_id: 'my-app',
+          enable_ws: true,
+          enable_webhook: true,
+          webhook_url: 'https://hooks.example.com/chainpipe',
+          ws_ack_resend_interval_seconds: 30,
+          webhook_delivery_status: 'active',
+          webhook_retrying_since: null,
+          webhook_last_failed_transaction_id: null,
+          webhook_last_failure_reason: null,
+          is_active: true,
+          created_at: '2026-11-20T08:00:00.000Z',
+          updated_at: '2026-11-21T09:30:00.000Z',
+        },
+      },
     },
-    validateBody(deps.contracts, 'http/tx/app-config-post'),
+    async (_req, res) => {
+    const row = await repo.find(appOf(res));
+      sendOk(res, row ? configView(row) : null);
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/tx/api/v1/app/config',
+      summary: 'Create or replace the push configuration',
+      description: 'Fields not sent return to their defaults (the secret included). `is_active` can only be changed with PUT.',
+      tags,
+      auth: 'apiKey',
+      request: { body: 'http/tx/app-config-post', bodyExample: configBody },
+      preValidation: [
+        (req, res, next) => {
+          // Named before the schema's generic "is not allowed": the field exists, just not here.
+          if (req.body && typeof req.body === 'object' && !Array.isArray(req.body) && 'is_active' in req.body) {
+            return sendError(res, 400, 'is_active can only be changed with PUT');
+          }
+          next();
+        },
+      ],
+      ok: done,
+      errors: badTarget,
+    },
     async (req, res) => {
       const input = req.body as AppConfigInput;
       const plan = planReplace(input, targetOptions);
@@ -52,28 +89,65 @@ export function appConfigRoutes(deps: TxGatewayDeps): Router {
     },
   );
 
-  router.put('/tx/api/v1/app/config', validateBody(deps.contracts, 'http/tx/app-config-put'), async (req, res) => {
-    const input = req.body as AppConfigInput;
-    const plan = planUpdate(input, targetOptions);
-    if (!plan.ok) return sendError(res, 400, plan.error);
-    const appId = appOf(res);
-    await repo.update(appId, sealColumns(plan.values, seal), sealColumns(insertValues(plan.values), seal), new Date(deps.now()));
-    log.info({ msg: 'app_config_updated', appId, fields: fieldsOf(input) });
-    sendOk(res, 'success');
-  });
+  api.route(
+    {
+      method: 'put',
+      path: '/tx/api/v1/app/config',
+      summary: 'Change parts of the push configuration',
+      description: 'Only the fields sent change; without a stored configuration the defaults plus these fields are stored.',
+      tags,
+      auth: 'apiKey',
+      request: { body: 'http/tx/app-config-put', bodyExample: { enable_webhook: false, is_active: true } },
+      ok: done,
+      errors: badTarget,
+    },
+    async (req, res) => {
+      const input = req.body as AppConfigInput;
+      const plan = planUpdate(input, targetOptions);
+      if (!plan.ok) return sendError(res, 400, plan.error);
+      const appId = appOf(res);
+      await repo.update(appId, sealColumns(plan.values, seal), sealColumns(insertValues(plan.values), seal), new Date(deps.now()));
+      log.info({ msg: 'app_config_updated', appId, fields: fieldsOf(input) });
+      sendOk(res, 'success');
+    },
+  );
 
-  router.delete('/tx/api/v1/app/config', async (_req, res) => {
-    const appId = appOf(res);
-    const deleted = await repo.remove(appId);
-    log.info({ msg: 'app_config_deleted', appId, existed: deleted });
-    sendOk(res, 'success');
-  });
+  api.route(
+    { method: 'delete', path: '/tx/api/v1/app/config', summary: 'Delete the push configuration', description: 'Idempotent; a later GET answers `data` null.', tags, auth: 'apiKey', ok: done },
+    async (_req, res) => {
+      const appId = appOf(res);
+      const deleted = await repo.remove(appId);
+      log.info({ msg: 'app_config_deleted', appId, existed: deleted });
+      sendOk(res, 'success');
+    },
+  );
 
-  router.get('/tx/api/v1/app/webhook/retry/status', async (_req, res) => {
-    const appId = appOf(res);
-    const [row, queue] = await Promise.all([repo.find(appId), repo.queueSummary(appId)]);
-    sendOk(res, retryStatusView(appId, row, queue));
-  });
-
-  return router;
+  api.route(
+    {
+      method: 'get',
+      path: '/tx/api/v1/app/webhook/retry/status',
+      summary: 'Webhook delivery and retry status',
+      tags,
+      auth: 'apiKey',
+      ok: {
+        data: 'http/tx/retry-status',
+        description: 'delivery status and the retry queue of the application',
+        example: {
+          app_id: 'my-app',
+          enable_webhook: true,
+          webhook_delivery_status: 'retrying',
+          webhook_retrying_since: 1763712000,
+          webhook_last_failed_transaction_id: null,
+          webhook_last_failure_reason: 'HTTP 503',
+          pending: 12,
+          next_retry_at: 1763712064,
+        },
+      },
+    },
+    async (_req, res) => {
+      const appId = appOf(res);
+      const [row, queue] = await Promise.all([repo.find(appId), repo.queueSummary(appId)]);
+      sendOk(res, retryStatusView(appId, row, queue));
+    },
+  );
 }

@@ -1,9 +1,10 @@
-import express, { type RequestHandler, type Response, type Router } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { OriginError, jsonRpcCall, type NetworkInfo } from '@chainpipe/chains';
-import { sendError, sendOk, validateBody } from '@chainpipe/http';
+import { requestParams, sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
 import { errorMessage } from '@chainpipe/runtime';
 import { storeLooseTransactions } from '@chainpipe/tx-store';
+import { EXAMPLE_ADDRESS, EXAMPLE_LIST, EXAMPLE_V2 } from '../api-examples';
 import type { TxGatewayDeps } from '../deps';
 import { toListRecord, toV2Record } from '@chainpipe/tx-records';
 import { fetchFromOrigin, type OriginLookup } from '../queries/origin';
@@ -17,6 +18,7 @@ import {
   type Normalized,
   type TransactionQuery,
 } from '../queries/request';
+import { declareOperation } from './layouts';
 
 /** Success codes of the spec's envelopes: 1 for the list endpoints, 0 for the V2 single transaction. */
 const LIST_OK = { code: 1, message: 'success' };
@@ -56,8 +58,7 @@ function queryMetrics(registry: Registry) {
  * errors `{code: <status>, msg, data: null}`. Histories are global: any valid key may read any
  * address's history (only pushes are per application).
  */
-export function queriesRoutes(deps: TxGatewayDeps): Router {
-  const router = express.Router();
+export function queriesRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
   const repo = new TxQueryRepository(deps.db);
   const metrics = queryMetrics(deps.registry);
   const log = deps.logger.child({ component: 'queries' });
@@ -69,35 +70,26 @@ export function queriesRoutes(deps: TxGatewayDeps): Router {
     return true;
   };
 
-  const search: RequestHandler[] = [
-    validateBody(deps.contracts, 'http/tx/search'),
-    async (req, res) => {
-      const q = normalizeSearch(req.body);
-      if (rejected(res, q)) return;
-      const rows = await repo.history(q.value);
-      sendOk(res, rows.map(toListRecord), LIST_OK);
-    },
-  ];
+  const search: RequestHandler = async (req, res) => {
+    const q = normalizeSearch(req.body);
+    if (rejected(res, q)) return;
+    const rows = await repo.history(q.value);
+    sendOk(res, rows.map(toListRecord), LIST_OK);
+  };
 
-  const multiChain: RequestHandler[] = [
-    validateBody(deps.contracts, 'http/tx/multi-chain'),
-    async (req, res) => {
-      const q = normalizeMultiChain(req.body);
-      if (rejected(res, q)) return;
-      const rows = await repo.history(q.value);
-      sendOk(res, rows.map(toListRecord), LIST_OK);
-    },
-  ];
+  const multiChain: RequestHandler = async (req, res) => {
+    const q = normalizeMultiChain(req.body);
+    if (rejected(res, q)) return;
+    const rows = await repo.history(q.value);
+    sendOk(res, rows.map(toListRecord), LIST_OK);
+  };
 
-  const batchGet: RequestHandler[] = [
-    validateBody(deps.contracts, 'http/tx/batch-get'),
-    async (req, res) => {
-      const q = normalizeBatchGet(req.body);
-      if (rejected(res, q)) return;
-      const rows = await repo.byHashes(q.value.network, q.value.hashes);
-      sendOk(res, rows.map(toListRecord), LIST_OK);
-    },
-  ];
+  const batchGet: RequestHandler = async (req, res) => {
+    const q = normalizeBatchGet(req.body);
+    if (rejected(res, q)) return;
+    const rows = await repo.byHashes(q.value.network, q.value.hashes);
+    sendOk(res, rows.map(toListRecord), LIST_OK);
+  };
 
   const originFetch = async (network: NetworkInfo, txHash: string): Promise<OriginLookup> => {
     const url = deps.origins.urlFor(network.network);
@@ -150,25 +142,49 @@ export function queriesRoutes(deps: TxGatewayDeps): Router {
     sendOk(res, toV2Record(tx, isReorgResend), V2_OK);
   };
 
-  const single = (hashFrom: 'path' | 'query'): RequestHandler[] => [
-    async (req, res) => {
-      const params: Record<string, unknown> = { ...(req.query as Record<string, unknown>) };
-      if (hashFrom === 'path') params.tx_hash = req.params.tx_hash;
-      const valid = deps.contracts.validate('http/tx/queries-transaction', params);
-      if (!valid.ok) return sendError(res, 400, valid.errors);
-      const q = normalizeTransactionQuery(params);
-      if (rejected(res, q)) return;
-      await transaction(q.value, res);
-    },
-  ];
+  const single: RequestHandler = async (_req, res) => {
+    const q = normalizeTransactionQuery(requestParams(res));
+    if (rejected(res, q)) return;
+    await transaction(q.value, res);
+  };
 
-  router.post('/tx/api/v1/transfers/search', ...search);
-  router.post('/api/v1/transfer', ...search);
-  router.post('/tx/api/v1/transfers/multi-chain', ...multiChain);
-  router.post('/api/v1/transfer/multiple', ...multiChain);
-  router.post('/tx/api/v1/transactions/batch-get', ...batchGet);
-  router.post('/api/v1/transfer/details', ...batchGet);
-  router.get('/tx/api/v1/transactions/:tx_hash', ...single('path'));
-  router.get('/transaction/transaction/tx', ...single('query'));
-  return router;
+  const tags = ['transaction queries'];
+  const list = (data: string, description: string) => ({ ...LIST_OK, data, description, example: EXAMPLE_LIST });
+  const searchSpec = {
+    summary: 'Transfers of one address',
+    description: 'Newest first. Without `chain_type` the search spans chains and every stored form of the address; `token` keeps transactions in which the address itself moved that token. Page with `id`: pass the `id` of the last record; fewer than `limit` records means the end.',
+    tags,
+    auth: 'apiKey',
+    request: { body: 'http/tx/search', bodyExample: { address: EXAMPLE_ADDRESS, chain_type: 'ethereum', chain_id: 1, limit: 20 } },
+    ok: list('http/tx/transfer-list', 'list-format records'),
+  } as const;
+  const multiChainSpec = {
+    summary: 'Transfers of several addresses on several chains, as one list',
+    description: 'One merged list, newest first, each transaction once; paged like search.',
+    tags,
+    auth: 'apiKey',
+    request: { body: 'http/tx/multi-chain', bodyExample: { addresses: [{ chain_type: 'ethereum', chain_id: 1, address: [EXAMPLE_ADDRESS] }], limit: 20 } },
+    ok: list('http/tx/transfer-list', 'list-format records'),
+  } as const;
+  const batchGetSpec = {
+    summary: 'Stored transactions by hash',
+    description: 'Up to 100 hashes, answered in request order; unknown hashes are skipped and the chain origin is never asked.',
+    tags,
+    auth: 'apiKey',
+    request: { body: 'http/tx/batch-get', bodyExample: { chain_type: 'ethereum', chain_id: 1, tx_hash: [EXAMPLE_LIST[0].tx_hash] } },
+    ok: list('http/tx/transfer-list', 'list-format records, in request order'),
+  } as const;
+  const singleSpec = {
+    summary: 'One transaction in the V2 format',
+    description: 'The stored record; when none is stored (or with `no_cache=true|1`) the chain origin is asked and what it returns is stored. `data` is null when the chain does not know the hash.',
+    tags,
+    auth: 'apiKey',
+    request: { params: 'http/tx/queries-transaction' },
+    ok: { ...V2_OK, data: 'http/tx/transaction-v2', description: 'the V2 record, or null', example: EXAMPLE_V2 },
+    errors: { 502: 'the chain origin failed', 504: 'the chain origin did not answer in time, or the request ran past 15 s' },
+  } as const;
+  declareOperation(api, { method: 'post', path: '/tx/api/v1/transfers/search', ...searchSpec }, search, { path: '/api/v1/transfer' });
+  declareOperation(api, { method: 'post', path: '/tx/api/v1/transfers/multi-chain', ...multiChainSpec }, multiChain, { path: '/api/v1/transfer/multiple' });
+  declareOperation(api, { method: 'post', path: '/tx/api/v1/transactions/batch-get', ...batchGetSpec }, batchGet, { path: '/api/v1/transfer/details' });
+  declareOperation(api, { method: 'get', path: '/tx/api/v1/transactions/:tx_hash', ...singleSpec }, single, { path: '/transaction/transaction/tx', note: 'tx_hash in the query' });
 }

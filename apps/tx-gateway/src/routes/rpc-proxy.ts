@@ -1,7 +1,7 @@
-import express, { type RequestHandler, type Router } from 'express';
+import type { RequestHandler } from 'express';
 import { Counter, Histogram } from 'prom-client';
 import { jsonRpcCall, type NetworkInfo } from '@chainpipe/chains';
-import { sendError, sendOk, validateBody } from '@chainpipe/http';
+import { sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
 import type { TxGatewayDeps } from '../deps';
 import { RPC_PROXY_PATHS } from '../management/envelopes';
 import { DEFAULT_RPC_METHOD, proxyFailure, resolveChainNet } from '../management/rpc-proxy';
@@ -33,8 +33,7 @@ function proxyMetrics(deps: RpcProxyDeps) {
  * client a 504, never a hung request. Any method name of the right shape is forwarded; a
  * per-family allowlist is not part of this service.
  */
-export function rpcProxyRoutes(deps: TxGatewayDeps): Router {
-  const router = express.Router();
+export function rpcProxyRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
   const metrics = proxyMetrics(deps);
   const log = deps.logger.child({ component: 'rpc-proxy' });
 
@@ -45,8 +44,6 @@ export function rpcProxyRoutes(deps: TxGatewayDeps): Router {
       return sendError(res, resolved.status, resolved.message);
     }
     res.locals.network = resolved.network;
-    // Both body fields are optional: a POST without a body asks for the default method.
-    if (req.body === undefined) req.body = {};
     next();
   };
 
@@ -73,6 +70,29 @@ export function rpcProxyRoutes(deps: TxGatewayDeps): Router {
     }
   };
 
-  for (const path of RPC_PROXY_PATHS) router.post(path, network, validateBody(deps.contracts, 'http/tx/rpc-proxy'), forward);
-  return router;
+  for (const path of RPC_PROXY_PATHS) {
+    api.route(
+      {
+        method: 'post',
+        path,
+        summary: 'Forward one JSON-RPC call to the node of a network',
+        description: 'The node of the network named in `x-chain-net` answers; any method name of the right shape is forwarded. A node\'s JSON-RPC error is a 502 naming its code and message.',
+        tags: ['rpc proxy'],
+        auth: 'apiKey',
+        // Both body fields are optional: a POST without a body asks for the default method.
+        request: { headers: 'http/tx/rpc-proxy-headers', body: 'http/tx/rpc-proxy', bodyRequired: false, bodyExample: { method: 'eth_blockNumber', params: [] } },
+        // The network is checked first: a missing x-chain-net is the spec's 500 whatever the body.
+        preValidation: [network],
+        ok: { code: 1, data: {}, description: '`data` is the node\'s JSON-RPC result', example: '0x10430e0' },
+        errors: {
+          400: 'invalid JSON, request validation failed, or an unknown network in x-chain-net',
+          500: 'x-chain-net is missing (the spec\'s status), or an internal error',
+          502: 'the node answered a JSON-RPC error, or could not be reached',
+          503: 'no node is configured for this network',
+          504: 'the node did not answer in time, or the request ran past 15 s',
+        },
+      },
+      forward,
+    );
+  }
 }

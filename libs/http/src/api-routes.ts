@@ -1,0 +1,173 @@
+import express, { type RequestHandler, type Response, type Router } from 'express';
+import { formatErrors, type Contracts, type JsonSchema } from '@chainpipe/contracts';
+import { sendError } from './envelope';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** A schema of `schemas/` by id, or a small inline one for trivial values (`{ const: 'success' }`). */
+export type SchemaRef = string | JsonSchema;
+
+/**
+ * How a route is authenticated: the middleware that checks it, how the API documents describe
+ * it (an OpenAPI security scheme) and the error statuses it answers.
+ */
+export interface ApiAuth {
+  handler: RequestHandler;
+  scheme: { type: 'apiKey'; in: 'header' | 'query'; name: string; description?: string };
+  errors: Readonly<Record<number, string>>;
+}
+
+export interface RouteSuccess {
+  /** HTTP status; 200 unless given. */
+  status?: number;
+  /** Business `code` and message of the envelope (what the handler passes to `sendOk`). */
+  code?: number;
+  message?: string;
+  /** Schema of `data` inside the envelope (of the whole body when `bare`). */
+  data: SchemaRef;
+  description: string;
+  /** Example of `data`; the documents wrap it in the route's envelope. Checked against `data` by the contract tests. */
+  example?: unknown;
+  /** The body is `data` itself, without an envelope. */
+  bare?: boolean;
+  /** Media type of a bare body; `application/json` unless given. */
+  mediaType?: string;
+}
+
+/**
+ * One route, declared once: `ApiRoutes.route` registers it on express (auth, body parsing,
+ * validation of parameters and body against `schemas/`) and the OpenAPI document is generated
+ * from the same declaration, so a route cannot exist undocumented.
+ */
+export interface RouteSpec {
+  method: HttpMethod;
+  /** Express path (`/tx/api/v1/transactions/:tx_hash`); documented as `{tx_hash}`. */
+  path: string;
+  summary: string;
+  description?: string;
+  /** Groups in the rendered docs. */
+  tags?: readonly string[];
+  /** A key of `ApiRoutesOptions.auth`, or `none` (the spec says which routes need no key). */
+  auth: string;
+  request?: {
+    /**
+     * Schema of the path and query parameters merged into one object (strings, as they arrive;
+     * path parameters win). A property named in the path template is a path parameter, the
+     * others are query parameters, so one schema serves two layouts that carry a value in the
+     * path or in the query. Validated; the result (defaults applied) is `requestParams(res)`.
+     */
+    params?: string;
+    /** Schema of the JSON body; parsed after authentication, then validated. */
+    body?: string;
+    /** An example body for the documents; checked against `body` by the contract tests. */
+    bodyExample?: unknown;
+    /** False when a request may come without a body: it is then validated as `{}`. */
+    bodyRequired?: boolean;
+    /**
+     * A body that is not JSON (its media type and what it is): documented only; the route's own
+     * handlers read it (e.g. `express.raw` after checks that must come before the upload).
+     */
+    rawBody?: { mediaType: string; description: string };
+    /**
+     * Schema of request headers: documented, not validated here. Handlers check headers
+     * themselves because the spec gives header failures their own statuses (401 for a stream
+     * secret, 500 for a missing `x-chain-net`).
+     */
+    headers?: string;
+  };
+  /** Checks that must answer before the schema's generic 400 (run after auth and body parsing). */
+  preValidation?: readonly RequestHandler[];
+  ok: RouteSuccess;
+  /** Error statuses this route answers beyond the generated ones (auth, 400, 413, 500, 504). */
+  errors?: Readonly<Record<number, string>>;
+  /** Stable name of the operation; derived from method and path when not given. */
+  operationId?: string;
+}
+
+export interface ApiRoutesOptions {
+  contracts: Contracts;
+  /** Authentication schemes by the name routes use in `auth`. */
+  auth?: Readonly<Record<string, ApiAuth>>;
+  /** The JSON body parser (with the app's size limit); run after auth, only on routes with a body. */
+  jsonBody?: RequestHandler;
+}
+
+const PARAMS = 'requestParams';
+
+/** The validated path and query parameters of a route declared with `request.params`. */
+export function requestParams<T = Record<string, unknown>>(res: Response): T {
+  return res.locals[PARAMS] as T;
+}
+
+/** Names of the path parameters of an express path (`:name`). */
+export function pathParams(path: string): string[] {
+  if (/[*?()[\]{}]/.test(path)) throw new Error(`route path ${path}: only literal segments and :name parameters are supported`);
+  return [...path.matchAll(/:(\w+)/g)].map((m) => m[1]);
+}
+
+function validateParams(contracts: Contracts, schemaId: string): RequestHandler {
+  const validate = contracts.validator(schemaId);
+  return (req, res, next) => {
+    const params: Record<string, unknown> = { ...(req.query as Record<string, unknown>), ...req.params };
+    if (!validate(params)) return sendError(res, 400, formatErrors(validate.errors));
+    res.locals[PARAMS] = params;
+    next();
+  };
+}
+
+function validateJsonBody(contracts: Contracts, schemaId: string, required: boolean): RequestHandler {
+  const validate = contracts.validator(schemaId);
+  return (req, res, next) => {
+    if (req.body === undefined && !required) req.body = {};
+    if (validate(req.body)) return next();
+    sendError(res, 400, formatErrors(validate.errors));
+  };
+}
+
+/**
+ * The routes of one public API. Every route goes through `route()`, which registers it on
+ * `router` and keeps its declaration for the API document (`openApiDocument`) and for the
+ * check that the app serves exactly the documented routes (`finishHttpApp`).
+ */
+export class ApiRoutes {
+  readonly router: Router = express.Router();
+  private readonly declared: RouteSpec[] = [];
+
+  constructor(readonly options: ApiRoutesOptions) {}
+
+  get routes(): readonly RouteSpec[] {
+    return this.declared;
+  }
+
+  route(spec: RouteSpec, ...handlers: RequestHandler[]): void {
+    const { contracts } = this.options;
+    const where = `${spec.method.toUpperCase()} ${spec.path}`;
+    if (this.declared.some((r) => r.method === spec.method && r.path.toLowerCase() === spec.path.toLowerCase())) throw new Error(`${where} is declared twice`);
+    const chain: RequestHandler[] = [];
+    if (spec.auth !== 'none') {
+      const auth = this.options.auth?.[spec.auth];
+      if (!auth) throw new Error(`${where}: unknown auth ${JSON.stringify(spec.auth)}`);
+      chain.push(auth.handler);
+    }
+    const request = spec.request ?? {};
+    if (request.body) {
+      if (!this.options.jsonBody) throw new Error(`${where} has a JSON body but the API has no jsonBody parser`);
+      chain.push(this.options.jsonBody);
+    }
+    chain.push(...(spec.preValidation ?? []));
+    const inPath = pathParams(spec.path);
+    if (request.params) {
+      const properties = (contracts.schema(request.params).properties ?? {}) as Record<string, unknown>;
+      const undeclared = inPath.filter((name) => !(name in properties));
+      if (undeclared.length) throw new Error(`${where}: path parameters ${undeclared.join(', ')} are not in ${request.params}`);
+      chain.push(validateParams(contracts, request.params));
+    } else if (inPath.length) {
+      throw new Error(`${where}: path parameters need a request.params schema`);
+    }
+    if (request.body) chain.push(validateJsonBody(contracts, request.body, request.bodyRequired ?? true));
+    if (request.headers) contracts.schema(request.headers);
+    if (typeof spec.ok.data === 'string') contracts.schema(spec.ok.data);
+    this.router[spec.method](spec.path, ...chain, ...handlers);
+    this.declared.push(spec);
+  }
+}

@@ -1,0 +1,237 @@
+import { resolveSchemaRef, type Contracts, type JsonSchema } from '@chainpipe/contracts';
+import type { ApiRoutes, RouteSpec, SchemaRef } from './api-routes';
+import { pathParams } from './api-routes';
+import type { EnvelopeStyle } from './envelope';
+
+/** An OpenAPI 3.1 document (only what the generator writes is typed). */
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description?: string };
+  tags?: { name: string; description?: string }[];
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: { schemas: Record<string, JsonSchema>; securitySchemes?: Record<string, unknown> };
+}
+
+export interface OpenApiOperation {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  security: Record<string, string[]>[];
+  parameters?: { name: string; in: 'path' | 'query' | 'header'; required: boolean; description?: string; schema: JsonSchema }[];
+  requestBody?: { required: boolean; description?: string; content: Record<string, { schema?: JsonSchema; example?: unknown }> };
+  responses: Record<string, { description: string; content?: Record<string, { schema: JsonSchema; example?: unknown }> }>;
+}
+
+export interface ApiInfo {
+  title: string;
+  version: string;
+  description?: string;
+  tags?: { name: string; description?: string }[];
+}
+
+/** The component name of a schema id (`common/normalized-tx` → `common.normalized-tx`). */
+export function componentName(id: string): string {
+  return id.replace(/\//g, '.');
+}
+
+/** Keywords whose values are data, not subschemas: a `$ref` in there is not a reference. */
+const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'example']);
+/** Draft-07 keywords OpenAPI 3.1 (JSON Schema 2020-12) does not need: the id is the component name. */
+const DROPPED_KEYWORDS = new Set(['$id', '$schema']);
+
+/**
+ * Copies schemas of `schemas/` into `components.schemas`, rewriting each `$ref` (relative to its
+ * schema's `$id`) into a reference to the target's component, and pulling the targets in too.
+ */
+class SchemaComponents {
+  readonly schemas: Record<string, JsonSchema> = {};
+
+  constructor(private readonly contracts: Contracts) {}
+
+  /** A `$ref` to the component of `id`, added with everything it refers to. */
+  ref(id: string): JsonSchema {
+    this.add(id);
+    return { $ref: `#/components/schemas/${componentName(id)}` };
+  }
+
+  /** A schema for a document position: a reference for an id, an inline copy otherwise. */
+  use(schema: SchemaRef): JsonSchema {
+    return typeof schema === 'string' ? this.ref(schema) : structuredClone(schema);
+  }
+
+  /** One property of a schema of `schemas/`, with its refs rewritten (for parameters). */
+  property(id: string, name: string): JsonSchema {
+    const props = (this.contracts.schema(id).properties ?? {}) as Record<string, JsonSchema>;
+    return this.rewrite(id, props[name] ?? {}) as JsonSchema;
+  }
+
+  private add(id: string): void {
+    const name = componentName(id);
+    if (name in this.schemas) return;
+    this.schemas[name] = {};
+    this.schemas[name] = this.rewrite(id, this.contracts.schema(id)) as JsonSchema;
+  }
+
+  private rewrite(id: string, node: unknown): unknown {
+    if (Array.isArray(node)) return node.map((n) => this.rewrite(id, n));
+    if (!node || typeof node !== 'object') return node;
+    const out: JsonSchema = {};
+    for (const [key, value] of Object.entries(node as JsonSchema)) {
+      if (DROPPED_KEYWORDS.has(key)) continue;
+      if (DATA_KEYWORDS.has(key)) out[key] = structuredClone(value);
+      else if (key === '$ref' && typeof value === 'string') {
+        const target = resolveSchemaRef(id, value);
+        this.add(target.id);
+        out.$ref = `#/components/schemas/${componentName(target.id)}${target.pointer ? `/${target.pointer.replace(/^\//, '')}` : ''}`;
+      } else out[key] = this.rewrite(id, value);
+    }
+    return out;
+  }
+}
+
+const MARK = { data: Symbol('data'), code: 987_654_321, message: '\u0000message\u0000' };
+
+/**
+ * The JSON Schema of an envelope style, read off the style itself: it builds a body around
+ * marker values and every field holding a marker becomes the data, code or message field, every
+ * other field the constant the style put there. So a new style needs no schema of its own.
+ */
+function envelopeSchema(body: unknown, data: JsonSchema, code: JsonSchema): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+    if (value === MARK.data) properties[key] = data;
+    else if (value === MARK.code) properties[key] = code;
+    else if (value === MARK.message) properties[key] = { type: 'string' };
+    else properties[key] = { const: value };
+  }
+  return { type: 'object', required: Object.keys(properties), properties };
+}
+
+const GENERATED_ERRORS: Record<number, string> = {
+  500: 'internal error (details are logged, never returned)',
+  504: 'the request ran past the deadline (15 s)',
+};
+
+function operationId(spec: RouteSpec): string {
+  if (spec.operationId) return spec.operationId;
+  const words = spec.path.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return [spec.method, ...words].map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join('');
+}
+
+/** `/a/:b` → `/a/{b}`. */
+export function openApiPath(expressPath: string): string {
+  return expressPath.replace(/:(\w+)/g, '{$1}');
+}
+
+/**
+ * The OpenAPI 3.1 document of an API: every declared route with its parameters, body, success
+ * and error responses in the route's envelope (`envelopeFor(path)`, the same choice the app makes
+ * at run time), and the schemas of `schemas/` they use.
+ */
+export function openApiDocument(api: ApiRoutes, info: ApiInfo, envelopeFor: (path: string) => EnvelopeStyle): OpenApiDocument {
+  const components = new SchemaComponents(api.options.contracts);
+  const paths: OpenApiDocument['paths'] = {};
+  const authSchemes = api.options.auth ?? {};
+  const used = new Set<string>();
+
+  for (const spec of api.routes) {
+    const envelope = envelopeFor(spec.path);
+    const request = spec.request ?? {};
+    const op: OpenApiOperation = {
+      operationId: operationId(spec),
+      summary: spec.summary,
+      ...(spec.description ? { description: spec.description } : {}),
+      ...(spec.tags ? { tags: [...spec.tags] } : {}),
+      security: spec.auth === 'none' ? [] : [{ [spec.auth]: [] }],
+      responses: {},
+    };
+    if (spec.auth !== 'none') used.add(spec.auth);
+
+    const parameters: NonNullable<OpenApiOperation['parameters']> = [];
+    const inPath = pathParams(spec.path);
+    if (request.params) {
+      const schema = api.options.contracts.schema(request.params);
+      const required = new Set((schema.required as string[] | undefined) ?? []);
+      for (const name of Object.keys((schema.properties ?? {}) as object)) {
+        const property = components.property(request.params, name);
+        const isPath = inPath.includes(name);
+        parameters.push({
+          name,
+          in: isPath ? 'path' : 'query',
+          required: isPath || required.has(name),
+          ...(typeof property.description === 'string' ? { description: property.description } : {}),
+          schema: property,
+        });
+      }
+    }
+    if (request.headers) {
+      const schema = api.options.contracts.schema(request.headers);
+      const required = new Set((schema.required as string[] | undefined) ?? []);
+      for (const name of Object.keys((schema.properties ?? {}) as object)) {
+        const property = components.property(request.headers, name);
+        parameters.push({
+          name,
+          in: 'header',
+          required: required.has(name),
+          ...(typeof property.description === 'string' ? { description: property.description } : {}),
+          schema: property,
+        });
+      }
+    }
+    if (parameters.length) op.parameters = parameters;
+
+    if (request.body) {
+      op.requestBody = { required: request.bodyRequired ?? true, content: { 'application/json': { schema: components.ref(request.body), ...(request.bodyExample !== undefined ? { example: request.bodyExample } : {}) } } };
+    } else if (request.rawBody) {
+      op.requestBody = { required: true, description: request.rawBody.description, content: { [request.rawBody.mediaType]: {} } };
+    }
+
+    const ok = spec.ok;
+    const data = components.use(ok.data);
+    const okCode = ok.code ?? 0;
+    const okMessage = ok.message ?? 'success';
+    op.responses[String(ok.status ?? 200)] = {
+      description: ok.description,
+      content: {
+        [ok.bare ? (ok.mediaType ?? 'application/json') : 'application/json']: {
+          schema: ok.bare ? data : envelopeSchema(envelope.ok(MARK.data, MARK.code, MARK.message), data, { const: okCode }),
+          ...(ok.example !== undefined ? { example: ok.bare ? ok.example : envelope.ok(ok.example, okCode, okMessage) } : {}),
+        },
+      },
+    };
+
+    const errors: Record<number, string> = {};
+    if (request.params || request.body) errors[400] = 'request validation failed (the message names the fields)';
+    if (request.body) {
+      errors[400] = 'invalid JSON, or request validation failed (the message names the fields)';
+      errors[413] = 'request body too large';
+    }
+    if (spec.auth !== 'none') Object.assign(errors, authSchemes[spec.auth]?.errors);
+    Object.assign(errors, GENERATED_ERRORS, spec.errors);
+    // One component per envelope style: every error response of the style refers to it.
+    const errorComponent = `error-envelope.${envelope.name}`;
+    components.schemas[errorComponent] ??= envelopeSchema(envelope.error(0, MARK.code, MARK.message), {}, { type: 'integer' });
+    const errorSchema = { $ref: `#/components/schemas/${errorComponent}` };
+    for (const [status, description] of Object.entries(errors)) {
+      op.responses[status] = {
+        description,
+        content: { 'application/json': { schema: errorSchema, example: envelope.error(Number(status), Number(status), description) } },
+      };
+    }
+
+    const path = openApiPath(spec.path);
+    paths[path] ??= {};
+    paths[path][spec.method] = op;
+  }
+
+  const securitySchemes: Record<string, unknown> = {};
+  for (const name of [...used].sort()) securitySchemes[name] = authSchemes[name].scheme;
+  return {
+    openapi: '3.1.0',
+    info: { title: info.title, version: info.version, ...(info.description ? { description: info.description } : {}) },
+    ...(info.tags ? { tags: info.tags } : {}),
+    paths,
+    components: { schemas: components.schemas, ...(used.size ? { securitySchemes } : {}) },
+  };
+}

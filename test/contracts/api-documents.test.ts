@@ -1,0 +1,111 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { expect } from 'chai';
+import type { Express } from 'express';
+import { Registry } from 'prom-client';
+import { parseChainOrigins } from '@chainpipe/chains';
+import { loadContracts } from '@chainpipe/contracts';
+import { createDb } from '@chainpipe/db';
+import { apiDocumentOf, compareRoutesWithDocument, type OpenApiDocument } from '@chainpipe/http';
+import { SecretBox, createLogger } from '@chainpipe/runtime';
+import { createIngestApp } from '../../apps/chain-ingest/src/app';
+import { createTxGatewayApp } from '../../apps/tx-gateway/src/app';
+
+/**
+ * Every public gateway's API document against the app itself: built in-process with inert
+ * dependencies (nothing is called: no request is made, the database is never connected), so the
+ * check needs no broker or database. A new gateway adds one line to GATEWAYS.
+ */
+const contracts = loadContracts();
+const logger = createLogger({ name: 'contract-test', level: 'silent' });
+const db = createDb({ url: 'postgres://127.0.0.1:1/never-connected' });
+const inert = {
+  contracts,
+  logger,
+  db,
+  producer: { publish: () => Promise.reject(new Error('inert')) },
+  resolveKey: () => Promise.resolve(undefined),
+  origins: parseChainOrigins('', null),
+  secretBox: new SecretBox('0'.repeat(64)),
+  rpcTimeoutMs: 1000,
+  allowPrivateWebhookTargets: false,
+  now: Date.now,
+  streamSecret: 'inert',
+  bodyLimitBytes: 1024,
+  timeoutMs: 1000,
+};
+const registry = () => ({ registry: new Registry() });
+
+const GATEWAYS: { name: string; build: () => Express }[] = [
+  { name: 'tx-gateway', build: () => createTxGatewayApp({ ...inert, ...registry() }) },
+  { name: 'chain-ingest', build: () => createIngestApp({ ...inert, ...registry() }) },
+];
+
+/** Validates examples against the document's own schemas (envelopes included), as a client would read them. */
+function exampleChecker(document: OpenApiDocument) {
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  addFormats(ajv);
+  ajv.addSchema({ $id: 'document', components: document.components });
+  return (schema: unknown, example: unknown): string | undefined => {
+    const validate = ajv.compile({ $id: `example-${Math.random()}`, allOf: [rebase(schema)] });
+    return validate(example) ? undefined : ajv.errorsText(validate.errors);
+  };
+}
+
+/** Component refs point into the document schema registered under `document`. */
+function rebase(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(rebase);
+  if (!node || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#/components/') ? `document${v}` : k === 'example' ? v : rebase(v)]),
+  );
+}
+
+after(() => db.destroy());
+
+for (const gateway of GATEWAYS) {
+  describe(`API document of ${gateway.name}`, () => {
+    let app: Express;
+    let document: OpenApiDocument;
+
+    before(() => {
+      app = gateway.build();
+      const served = apiDocumentOf(app);
+      expect(served, 'the app serves no /openapi.json (serveApiDocs)').to.not.equal(undefined);
+      document = served!;
+    });
+
+    it('documents exactly the routes the app serves', () => {
+      expect(compareRoutesWithDocument(app, document)).to.deep.equal({ undocumented: [], missing: [] });
+      expect(Object.keys(document.paths).length).to.be.greaterThan(0);
+    });
+
+    it('is a valid OpenAPI 3.1 document (swagger-parser)', async () => {
+      const api = await SwaggerParser.validate(structuredClone(document) as never);
+      expect((api as { openapi?: string }).openapi).to.equal('3.1.0');
+    });
+
+    it('has a description, success and error responses for every operation, and examples that satisfy their schemas', () => {
+      const check = exampleChecker(document);
+      let examples = 0;
+      for (const [path, operations] of Object.entries(document.paths)) {
+        for (const [method, op] of Object.entries(operations)) {
+          const where = `${method.toUpperCase()} ${path}`;
+          expect(Object.keys(op.responses).some((s) => s.startsWith('2')), `${where}: no success response`).to.equal(true);
+          expect(op.responses, `${where}: no 500`).to.have.property('500');
+          const contents = [
+            ...Object.values(op.responses).flatMap((r) => Object.values(r.content ?? {})),
+            ...Object.values(op.requestBody?.content ?? {}),
+          ];
+          for (const content of contents) {
+            if (content.example === undefined || !content.schema) continue;
+            expect(check(content.schema, content.example), `${where}: example does not match its schema`).to.equal(undefined);
+            examples++;
+          }
+        }
+      }
+      expect(examples).to.be.greaterThan(Object.keys(document.paths).length);
+    });
+  });
+}
