@@ -1,5 +1,5 @@
 import type { NormalizedTx } from '@chainpipe/tx-parsers';
-import { toListRecord, toV2Record } from './queries/format';
+import { toListRecord, toV2Record } from '@chainpipe/tx-records';
 
 /**
  * Examples of the API document. The record is transaction 0x110f…e83b of ethereum-mainnet block

@@ -57,6 +57,10 @@ export interface RouteSpec {
      * path or in the query. Validated; the result (defaults applied) is `requestParams(res)`.
      */
     params?: string;
+    /** Schema of the path parameters alone (when path and query have schemas of their own). */
+    path?: string;
+    /** Schema of the query parameters alone. */
+    query?: string;
     /** Schema of the JSON body; parsed after authentication, then validated. */
     body?: string;
     /** An example body for the documents; checked against `body` by the contract tests. */
@@ -94,7 +98,7 @@ export interface ApiRoutesOptions {
 
 const PARAMS = 'requestParams';
 
-/** The validated path and query parameters of a route declared with `request.params`. */
+/** The validated path and query parameters (`request.params`, or `request.path` and `request.query`), defaults applied. */
 export function requestParams<T = Record<string, unknown>>(res: Response): T {
   return res.locals[PARAMS] as T;
 }
@@ -105,12 +109,16 @@ export function pathParams(path: string): string[] {
   return [...path.matchAll(/:(\w+)/g)].map((m) => m[1]);
 }
 
-function validateParams(contracts: Contracts, schemaId: string): RequestHandler {
+type ParamsSource = 'merged' | 'path' | 'query';
+
+function validateParams(contracts: Contracts, schemaId: string, source: ParamsSource): RequestHandler {
   const validate = contracts.validator(schemaId);
   return (req, res, next) => {
-    const params: Record<string, unknown> = { ...(req.query as Record<string, unknown>), ...req.params };
+    // Express 5 re-parses req.query on every read: the validated copy is what handlers use.
+    const query = { ...(req.query as Record<string, unknown>) };
+    const params: Record<string, unknown> = source === 'path' ? { ...req.params } : source === 'query' ? query : { ...query, ...req.params };
     if (!validate(params)) return sendError(res, 400, formatErrors(validate.errors));
-    res.locals[PARAMS] = params;
+    res.locals[PARAMS] = { ...(res.locals[PARAMS] as object | undefined), ...params };
     next();
   };
 }
@@ -156,14 +164,15 @@ export class ApiRoutes {
     }
     chain.push(...(spec.preValidation ?? []));
     const inPath = pathParams(spec.path);
-    if (request.params) {
-      const properties = (contracts.schema(request.params).properties ?? {}) as Record<string, unknown>;
-      const undeclared = inPath.filter((name) => !(name in properties));
-      if (undeclared.length) throw new Error(`${where}: path parameters ${undeclared.join(', ')} are not in ${request.params}`);
-      chain.push(validateParams(contracts, request.params));
-    } else if (inPath.length) {
-      throw new Error(`${where}: path parameters need a request.params schema`);
-    }
+    const propertiesOf = (id: string) => Object.keys((contracts.schema(id).properties ?? {}) as object);
+    if (request.params && (request.path || request.query)) throw new Error(`${where}: request.params merges path and query; do not add request.path or request.query`);
+    const pathSchema = request.params ?? request.path;
+    const declared = pathSchema ? propertiesOf(pathSchema) : [];
+    const undeclared = inPath.filter((name) => !declared.includes(name));
+    if (undeclared.length) throw new Error(`${where}: path parameters ${undeclared.join(', ')} ${pathSchema ? `are not in ${pathSchema}` : 'need a request.params or request.path schema'}`);
+    if (request.params) chain.push(validateParams(contracts, request.params, 'merged'));
+    if (request.path) chain.push(validateParams(contracts, request.path, 'path'));
+    if (request.query) chain.push(validateParams(contracts, request.query, 'query'));
     if (request.body) chain.push(validateJsonBody(contracts, request.body, request.bodyRequired ?? true));
     if (request.headers) contracts.schema(request.headers);
     if (typeof spec.ok.data === 'string') contracts.schema(spec.ok.data);

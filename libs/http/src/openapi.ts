@@ -57,7 +57,8 @@ class SchemaComponents {
 
   /** A schema for a document position: a reference for an id, an inline copy otherwise. */
   use(schema: SchemaRef): JsonSchema {
-    return typeof schema === 'string' ? this.ref(schema) : structuredClone(schema);
+    // An inline schema's `$ref`s are schema ids (`common/tx-v2-record`).
+    return typeof schema === 'string' ? this.ref(schema) : (this.rewrite('', schema) as JsonSchema);
   }
 
   /** One property of a schema of `schemas/`, with its refs rewritten (for parameters). */
@@ -150,35 +151,25 @@ export function openApiDocument(api: ApiRoutes, info: ApiInfo, envelopeFor: (pat
 
     const parameters: NonNullable<OpenApiOperation['parameters']> = [];
     const inPath = pathParams(spec.path);
-    if (request.params) {
-      const schema = api.options.contracts.schema(request.params);
+    const addParameters = (schemaId: string, where: (name: string) => 'path' | 'query' | 'header') => {
+      const schema = api.options.contracts.schema(schemaId);
       const required = new Set((schema.required as string[] | undefined) ?? []);
       for (const name of Object.keys((schema.properties ?? {}) as object)) {
-        const property = components.property(request.params, name);
-        const isPath = inPath.includes(name);
+        const property = components.property(schemaId, name);
+        const position = where(name);
         parameters.push({
           name,
-          in: isPath ? 'path' : 'query',
-          required: isPath || required.has(name),
+          in: position,
+          required: position === 'path' || required.has(name),
           ...(typeof property.description === 'string' ? { description: property.description } : {}),
           schema: property,
         });
       }
-    }
-    if (request.headers) {
-      const schema = api.options.contracts.schema(request.headers);
-      const required = new Set((schema.required as string[] | undefined) ?? []);
-      for (const name of Object.keys((schema.properties ?? {}) as object)) {
-        const property = components.property(request.headers, name);
-        parameters.push({
-          name,
-          in: 'header',
-          required: required.has(name),
-          ...(typeof property.description === 'string' ? { description: property.description } : {}),
-          schema: property,
-        });
-      }
-    }
+    };
+    if (request.params) addParameters(request.params, (name) => (inPath.includes(name) ? 'path' : 'query'));
+    if (request.path) addParameters(request.path, () => 'path');
+    if (request.query) addParameters(request.query, () => 'query');
+    if (request.headers) addParameters(request.headers, () => 'header');
     if (parameters.length) op.parameters = parameters;
 
     if (request.body) {
@@ -202,7 +193,7 @@ export function openApiDocument(api: ApiRoutes, info: ApiInfo, envelopeFor: (pat
     };
 
     const errors: Record<number, string> = {};
-    if (request.params || request.body) errors[400] = 'request validation failed (the message names the fields)';
+    if (request.params || request.path || request.query || request.body) errors[400] = 'request validation failed (the message names the fields)';
     if (request.body) {
       errors[400] = 'invalid JSON, or request validation failed (the message names the fields)';
       errors[413] = 'request body too large';

@@ -24,7 +24,7 @@ const ok = { data: { const: 'success' }, description: 'done' };
 describe('ApiRoutes and the OpenAPI document', () => {
   it('refuses path parameters without a params schema, unknown auth, unknown schemas and duplicates', () => {
     const api = new ApiRoutes({ contracts, jsonBody: express.json() });
-    expect(() => api.route({ method: 'get', path: '/x/:id', summary: 's', auth: 'none', ok }, noop)).to.throw(/need a request.params schema/);
+    expect(() => api.route({ method: 'get', path: '/x/:id', summary: 's', auth: 'none', ok }, noop)).to.throw(/need a request.params or request.path schema/);
     expect(() => api.route({ method: 'get', path: '/x/:id', summary: 's', auth: 'none', request: { params: 'http/tx/queries-transaction' }, ok }, noop)).to.throw(/id are not in/);
     expect(() => api.route({ method: 'get', path: '/y', summary: 's', auth: 'apiKey', ok }, noop)).to.throw(/unknown auth/);
     expect(() => api.route({ method: 'post', path: '/y', summary: 's', auth: 'none', request: { body: 'http/nope' }, ok }, noop)).to.throw(/unknown schema http\/nope/);
@@ -34,7 +34,7 @@ describe('ApiRoutes and the OpenAPI document', () => {
 
   it('turns a merged params schema into path and query parameters, and a body schema into a component with its refs', () => {
     const api = new ApiRoutes({ contracts, jsonBody: express.json() });
-    api.route({ method: 'get', path: '/tx/:tx_hash', summary: 's', auth: 'none', request: { params: 'http/tx/queries-transaction' }, ok: { data: 'http/tx/transaction-v2', description: 'd' } }, noop);
+    api.route({ method: 'get', path: '/tx/:tx_hash', summary: 's', auth: 'none', request: { params: 'http/tx/queries-transaction' }, ok: { data: { anyOf: [{ $ref: 'common/tx-v2-record' }, { type: 'null' }] }, description: 'd' } }, noop);
     const doc = openApiDocument(api, INFO, () => msgEnvelope);
     const op = doc.paths['/tx/{tx_hash}'].get;
     // queries-transaction: tx_hash, chain_type, chain_id required; no_cache optional.
@@ -44,11 +44,24 @@ describe('ApiRoutes and the OpenAPI document', () => {
       ['chain_id', 'query', true],
       ['no_cache', 'query', false],
     ]);
-    // transaction-v2 refers to ../../common/normalized-tx#/definitions/…: pulled in, refs rewritten into the components.
-    const v2 = JSON.stringify(doc.components.schemas['http.tx.transaction-v2']);
-    expect(v2).to.include('"#/components/schemas/common.normalized-tx/definitions/token_transfer"');
+    // The inline data schema names common/tx-v2-record, which refers to normalized-tx#/properties/…:
+    // both pulled in, refs rewritten into the components.
+    expect(doc.paths['/tx/{tx_hash}'].get.responses['200'].content!['application/json'].schema.properties).to.have.nested.property('data.anyOf[0].$ref', '#/components/schemas/common.tx-v2-record');
+    const v2 = JSON.stringify(doc.components.schemas['common.tx-v2-record']);
+    expect(v2).to.include('"#/components/schemas/common.normalized-tx/properties/token_transfers"');
     expect(doc.components.schemas).to.have.property('common.normalized-tx');
     expect(JSON.stringify(doc.components.schemas)).to.not.match(/"\$id"|"\$schema"|"\.\.\//);
+  });
+
+  it('documents separate path and query schemas in their places', () => {
+    const api = new ApiRoutes({ contracts });
+    api.route({ method: 'get', path: '/m/:network/:address', summary: 's', auth: 'none', request: { path: 'http/kline/market-path', query: 'http/kline/market-pool-query' }, ok }, noop);
+    expect(() => api.route({ method: 'get', path: '/n/:other', summary: 's', auth: 'none', request: { path: 'http/kline/market-path' }, ok }, noop)).to.throw(/other are not in http\/kline\/market-path/);
+    const params = openApiDocument(api, INFO, () => msgEnvelope).paths['/m/{network}/{address}'].get.parameters!;
+    const pathNames = params.filter((p) => p.in === 'path').map((p) => p.name);
+    expect(pathNames).to.deep.equal(['network', 'address']);
+    const queryNames = params.filter((p) => p.in === 'query').map((p) => p.name);
+    expect(queryNames).to.deep.equal(Object.keys(contracts.schema('http/kline/market-pool-query').properties as object));
   });
 
   it('reads the envelope schema off the style, so a new style needs no schema of its own', () => {

@@ -4,9 +4,9 @@ import { OriginError, jsonRpcCall, type NetworkInfo } from '@chainpipe/chains';
 import { requestParams, sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
 import { errorMessage } from '@chainpipe/runtime';
 import { storeLooseTransactions } from '@chainpipe/tx-store';
+import { toListRecord, toV2Record } from '@chainpipe/tx-records';
 import { EXAMPLE_ADDRESS, EXAMPLE_LIST, EXAMPLE_V2 } from '../api-examples';
 import type { TxGatewayDeps } from '../deps';
-import { toListRecord, toV2Record } from '@chainpipe/tx-records';
 import { fetchFromOrigin, type OriginLookup } from '../queries/origin';
 import { TxQueryRepository } from '../queries/repository';
 import {
@@ -180,7 +180,7 @@ export function queriesRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
     tags,
     auth: 'apiKey',
     request: { params: 'http/tx/queries-transaction' },
-    ok: { ...V2_OK, data: 'http/tx/transaction-v2', description: 'the V2 record, or null', example: EXAMPLE_V2 },
+    ok: { ...V2_OK, data: { anyOf: [{ $ref: 'common/tx-v2-record' }, { type: 'null' }] }, description: 'the V2 record, or null', example: EXAMPLE_V2 },
     errors: { 502: 'the chain origin failed', 504: 'the chain origin did not answer in time, or the request ran past 15 s' },
   } as const;
   declareOperation(api, { method: 'post', path: '/tx/api/v1/transfers/search', ...searchSpec }, search, { path: '/api/v1/transfer' });
