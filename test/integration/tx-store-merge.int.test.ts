@@ -192,6 +192,29 @@ describe('tx-store: deliveries of the same block merge, never erase each other (
     expect(snap.address).to.deep.equal(indexOfRecords(snap.records, network));
   });
 
+  it('eth-mainnet 1000000 and 1011973: trace_block and callTracer deliveries end in the same rows in either order', async () => {
+    for (const height of [1000000, 1011973]) {
+      const parity: Json[] = readFixtureJson(`evm/eth-mainnet-${height}.trace_block.json`).result;
+      const frames: Json[] = readFixtureJson(`evm/eth-mainnet-${height}.debug_traceBlockByNumber_callTracer.json`).result;
+      // The old geth results carry no txHash: each gets the hash trace_block gives its position.
+      const hashAt = new Map(parity.filter((t) => t.transactionHash).map((t) => [t.transactionPosition, t.transactionHash]));
+      const geth = frames.map((f, i) => ({ txHash: hashAt.get(i), result: f.result }));
+      const snaps = [];
+      for (const parityFirst of [true, false]) {
+        const network = testNetwork('evm', `merge-traces-${height}`);
+        const fromParity = parse(network, [parity], 'trace_blocks', height);
+        const fromGeth = parse(network, [geth], 'debug_traces', height);
+        for (const p of parityFirst ? [fromParity, fromGeth] : [fromGeth, fromParity]) await store(network, p);
+        const snap = await snapshot(network);
+        expect(snap.address).to.deep.equal(indexOfRecords(snap.records, network));
+        // Placed in trace_block's block (callTracer results name none), whichever came first.
+        expect(Object.values(snap.records).every((r: Json) => r.block_hash === parity[0].blockHash)).to.equal(true);
+        snaps.push(snap);
+      }
+      expect(snaps[0]).to.deep.equal(snaps[1]);
+    }
+  });
+
   it('Tron 60836289 with and without the transaction info of 661f1df8…: either order ends as the block with its info', async () => {
     const raw: Json = tronBlockItem();
     const info: Json = readFixtureJson('tron/tron-mainnet-60836289.wallet_gettransactioninfobyid_661f1df8_visible.json');

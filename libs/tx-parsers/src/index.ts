@@ -9,7 +9,7 @@ import type { ChainContext, ParseResult } from './types';
 export * from './types';
 export * from './payload';
 export * from './addresses';
-export { mergeRecords, recordChanged } from './record-merge';
+export { mergeInto, mergeRecords, recordChanged } from './record-merge';
 export { parseEvmPayload, parseSolanaPayload, parseTronPayload, parseBitcoinPayload };
 
 const PARSERS = {

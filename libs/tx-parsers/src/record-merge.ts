@@ -17,7 +17,8 @@ import type { NormalizedTx, TokenTransfer, TransferType, TxStatus } from './type
  *   moves tokens) > `native` > `contract_call`, which is what the parsers decide with every
  *   source at hand: tokens are only known from logs, the coin value only from the transaction;
  * - lists (`token_transfers`, `internal_transactions`, `from_details`, `to_details`) are the
- *   union of both, each entry once. A token transfer read from call data (Tron without its
+ *   union of both: an entry either record lists is listed once (or as often as one record
+ *   lists it). A token transfer read from call data (Tron without its
  *   transaction info: no `log_index`) is dropped once a transfer read from a log states the same
  *   movement (same standard, token, sender, receiver and amount): the log says it happened;
  * - two different non-null values of any other field (consistent deliveries of one block never
@@ -28,6 +29,17 @@ import type { NormalizedTx, TokenTransfer, TransferType, TxStatus } from './type
  * another block hash is a reorg and replaces the stored one instead.
  */
 export function mergeRecords(a: NormalizedTx, b: NormalizedTx): NormalizedTx {
+  return mergeInto(a, b).record;
+}
+
+/**
+ * `mergeRecords(stored, delivered)`, and whether the result says anything `stored` did not
+ * (without a deep comparison: each field is compared as it is merged, lists by identity, since a
+ * merge that adds no entry returns the stored list itself).
+ */
+export function mergeInto(stored: NormalizedTx, delivered: NormalizedTx): { record: NormalizedTx; changed: boolean } {
+  const a = stored;
+  const b = delivered;
   if (a.tx_hash !== b.tx_hash || a.chain_type !== b.chain_type || a.chain_id !== b.chain_id) {
     throw new TypeError(`cannot merge records of different transactions: ${a.chain_type}:${a.chain_id}:${a.tx_hash} and ${b.chain_type}:${b.chain_id}:${b.tx_hash}`);
   }
@@ -49,7 +61,11 @@ export function mergeRecords(a: NormalizedTx, b: NormalizedTx): NormalizedTx {
   merged.from_details = mergeList(a.from_details ?? [], b.from_details ?? []);
   merged.to_details = mergeList(a.to_details ?? [], b.to_details ?? []);
   merged.transfer_type = mergeTransferType(a.transfer_type, b.transfer_type, merged.token_transfers.length > 0);
-  return merged;
+  let changed = false;
+  for (const key of Object.keys(out)) {
+    if (out[key] !== ra[key] && !(LIST_FIELDS.has(key) && ra[key] === undefined && (out[key] as unknown[]).length === 0)) changed = true;
+  }
+  return { record: merged, changed };
 }
 
 /** Whether `merged` says anything `stored` did not (deep comparison, key order ignored). */
@@ -82,6 +98,7 @@ function mergeTransferType(a: TransferType | null, b: TransferType | null, moves
 }
 
 function mergeScalar(a: unknown, b: unknown): unknown {
+  if (a === b) return a;
   if (a === null || a === undefined) return b === undefined ? null : b;
   if (b === null || b === undefined) return a;
   if (isDeepStrictEqual(a, b)) return a;
@@ -92,16 +109,27 @@ function mergeScalar(a: unknown, b: unknown): unknown {
 }
 
 /**
- * Union of two lists, each entry once (deep equality). When one list holds the other, it is
- * taken as it is (its order is the parser's); otherwise the entries of `b` the first list lacks
- * are appended and the result ordered by `position` (entries without one first, stable).
+ * Union of two lists, as multisets: an entry both lists hold is there once (twice if either list
+ * holds it twice: a parser may list one movement twice, e.g. two equal transfers of one batch).
+ * When one list holds the other, it is returned as it is (its order is the parser's); otherwise
+ * the entries of `b` the first list lacks are appended and the result ordered by `position`
+ * (entries without one first, stable).
  */
 function mergeList<T>(a: readonly T[], b: readonly T[], position?: (e: T) => number | null): T[] {
-  const keysA = new Set(a.map(entryKey));
-  const keysB = new Set(b.map(entryKey));
-  if ([...keysB].every((k) => keysA.has(k))) return dedupe(a);
-  if ([...keysA].every((k) => keysB.has(k))) return dedupe(b);
-  const out = dedupe([...a, ...b]);
+  if (!b.length) return a as T[];
+  if (!a.length) return b as T[];
+  const keysB = b.map(entryKey);
+  const countA = countKeys(a.map(entryKey));
+  const countB = countKeys(keysB);
+  if ([...countB].every(([k, n]) => n <= (countA.get(k) ?? 0))) return a as T[];
+  if ([...countA].every(([k, n]) => n <= (countB.get(k) ?? 0))) return b as T[];
+  const out = [...a];
+  const taken = new Map<string, number>();
+  keysB.forEach((k, i) => {
+    const seen = (taken.get(k) ?? 0) + 1;
+    taken.set(k, seen);
+    if (seen > (countA.get(k) ?? 0)) out.push(b[i]);
+  });
   if (!position) return out;
   return out
     .map((e, i) => ({ e, i, p: position(e) }))
@@ -109,15 +137,9 @@ function mergeList<T>(a: readonly T[], b: readonly T[], position?: (e: T) => num
     .map((x) => x.e);
 }
 
-function dedupe<T>(list: readonly T[]): T[] {
-  const seen = new Set<string>();
-  const out: T[] = [];
-  for (const e of list) {
-    const k = entryKey(e);
-    if (seen.has(k)) continue;
-    seen.add(k);
-    out.push(e);
-  }
+function countKeys(keys: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const k of keys) out.set(k, (out.get(k) ?? 0) + 1);
   return out;
 }
 
@@ -133,7 +155,9 @@ function mergeTokenTransfers(a: readonly TokenTransfer[], b: readonly TokenTrans
   const fromLogs = new Set(union.filter((t) => t.log_index !== null).map(movementKey));
   if (!fromLogs.size) return union;
   const kept = union.filter((t) => t.log_index !== null || !fromLogs.has(movementKey(t)));
-  return kept.length === union.length ? union : kept;
+  if (kept.length === union.length) return union;
+  // The first list itself when nothing of the second stayed (it added nothing).
+  return kept.length === a.length && kept.every((t, i) => t === a[i]) ? (a as TokenTransfer[]) : kept;
 }
 
 function movementKey(t: TokenTransfer): string {

@@ -1,6 +1,6 @@
 import type { NetworkInfo } from '@chainpipe/chains';
 import type { Knex } from '@chainpipe/db';
-import { mergeRecords, recordChanged, type BlockRef, type NormalizedTx } from '@chainpipe/tx-parsers';
+import { mergeInto, type BlockRef, type NormalizedTx } from '@chainpipe/tx-parsers';
 import {
   INDEX_INSERT_COLUMNS,
   TX_INSERT_COLUMNS,
@@ -221,14 +221,12 @@ function planWrite(row: StoredRow | undefined, tx: NormalizedTx): WritePlan {
   if (!row) return { write: tx };
   const sameBlock = row.block_hash === null || tx.block_hash === null || row.block_hash === tx.block_hash;
   if (!sameBlock) return { write: tx, row };
-  let merged = mergeRecords(row.record, tx);
-  if (tx.block_hash === null && row.block_hash !== null) {
-    // A delivery that does not name its block never moves the row (the upsert keeps its placement).
-    const { block_hash, height, tx_index, tx_time } = row.record;
-    merged = { ...merged, block_hash, height, tx_index, tx_time };
-  }
+  // A delivery that does not name its block never moves the row (the upsert keeps its placement).
+  const { block_hash, height, tx_index, tx_time } = row.record;
+  const delivered = tx.block_hash === null && row.block_hash !== null ? { ...tx, block_hash, height, tx_index, tx_time } : tx;
+  const { record, changed } = mergeInto(row.record, delivered);
   const comesBack = row.orphaned && tx.block_hash !== null;
-  return recordChanged(row.record, merged) || comesBack ? { write: merged, row } : { write: null, row };
+  return changed || comesBack ? { write: record, row } : { write: null, row };
 }
 
 /**
