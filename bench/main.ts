@@ -6,6 +6,7 @@ const BENCHES: Record<string, string> = {
   ingest: './ingest',
   parse: './parse',
   search: './search',
+  price: './price',
 };
 
 async function main(): Promise<void> {
