@@ -6,6 +6,7 @@ import { Counter } from 'prom-client';
 import { chainNodesRouter } from './chain-nodes/router';
 import type { ChainNodes } from './chain-nodes/nodes';
 import { faultMiddleware, type HeldRequests } from './faults';
+import { coingeckoRouter, type CoingeckoDeps } from './market/coingecko-router';
 import { marketRouter, type MarketSources, type StickyFaults } from './market/router';
 
 /** The simulator's own errors (unknown network or route, bad fault header): `{error: {code, message}}`. */
@@ -20,6 +21,7 @@ export interface UpstreamSimDeps {
   registry: Registry;
   chainNodes: ChainNodes;
   market: { sources: MarketSources; faults: StickyFaults };
+  coingecko: CoingeckoDeps;
   held: HeldRequests;
   holdMs: number;
   bodyLimitBytes: number;
@@ -29,7 +31,8 @@ export interface UpstreamSimDeps {
 
 /**
  * One express app for every simulated upstream, a router each (chain nodes; market data under
- * their providers' prefixes). Faults apply to all of them.
+ * their providers' prefixes; the OnchainOHLCV stream takes the upgrades of its path). Faults
+ * apply to all of them.
  */
 export function createUpstreamSimApp(deps: UpstreamSimDeps): Express {
   // The request deadline must not answer a request the timeout fault is holding.
@@ -38,6 +41,7 @@ export function createUpstreamSimApp(deps: UpstreamSimDeps): Express {
   app.use(faultMiddleware(deps.held, (kind) => faults.inc({ kind })));
   app.use(chainNodesRouter({ chainNodes: deps.chainNodes, logger: deps.logger, registry: deps.registry, bodyLimitBytes: deps.bodyLimitBytes, maxBatch: deps.maxBatch }));
   app.use(marketRouter({ ...deps.market, registry: deps.registry }));
+  app.use(coingeckoRouter(deps.coingecko));
   finishHttpApp(app, deps.logger);
   return app;
 }

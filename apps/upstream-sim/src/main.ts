@@ -5,6 +5,8 @@ import { loadFixtureDocs } from './chain-nodes/load-fixtures';
 import { buildChainNodes } from './chain-nodes/nodes';
 import { upstreamSimConfig } from './config';
 import { HeldRequests } from './faults';
+import { loadTopHolders } from './market/coingecko-router';
+import { OHLCV_STREAM_PATH, OhlcvStreamServer } from './market/ohlcv-stream';
 import { FiatRatesSource } from './market/fiat-rates-source';
 import { PoolsSource } from './market/pools-source';
 import { QuotesSource } from './market/quotes-source';
@@ -23,19 +25,41 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
   };
   logger.info({ msg: 'market_upstreams_ready', pools: market.sources.pools.size });
 
+  const stream = new OhlcvStreamServer({
+    logger,
+    apiKey: config.SIM_COINGECKO_API_KEY,
+    tickMs: config.SIM_OHLCV_TICK_MS,
+    maxSubscriptionsPerSocket: config.SIM_OHLCV_MAX_SUBSCRIPTIONS,
+    pingMs: config.SIM_OHLCV_PING_MS,
+  });
+  const coingecko = { pools: market.sources.pools, topHolders: loadTopHolders(config.FIXTURES_DIR), faults: market.faults, stream, apiKey: config.SIM_COINGECKO_API_KEY };
+
   const held = new HeldRequests(config.SIM_FAULT_HOLD_MS);
   const app = createUpstreamSimApp({
     logger,
     registry,
     chainNodes,
     market,
+    coingecko,
     held,
     holdMs: config.SIM_FAULT_HOLD_MS,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     maxBatch: config.RPC_MAX_BATCH,
     timeoutMs: config.REQUEST_TIMEOUT_MS,
   });
-  addHttpServer(svc, app);
+  const http = addHttpServer(svc, app);
+  // The OnchainOHLCV stream takes the upgrades of its path; it closes its sockets before the
+  // server stops, since open streams would keep the server from closing.
+  svc.serve({
+    name: 'ohlcv-stream',
+    start: async () => {
+      http.server()!.server.on('upgrade', (req, socket, head) => {
+        if (new URL(req.url ?? '/', 'http://sim').pathname === OHLCV_STREAM_PATH) stream.handleUpgrade(req, socket, head);
+        else socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+      });
+    },
+    stop: async () => stream.close(),
+  });
   // Registered after the server so it stops first: held requests would keep the server from closing.
   svc.serve({ name: 'held-requests', stop: async () => held.releaseAll() });
 });

@@ -5,7 +5,7 @@ import type { FiatRatesSource } from './fiat-rates-source';
 import type { PoolsSource } from './pools-source';
 import { QuotesSource, status } from './quotes-source';
 
-export const MARKET_UPSTREAMS = ['cmc', 'oxr', 'geckoterminal'] as const;
+export const MARKET_UPSTREAMS = ['cmc', 'oxr', 'geckoterminal', 'coingecko'] as const;
 export type MarketUpstream = (typeof MARKET_UPSTREAMS)[number];
 
 export interface MarketSources {

@@ -1,0 +1,229 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import {
+  API_KEY_HEADER,
+  API_KEY_QUERY,
+  OHLCV_CHANNEL,
+  OHLCV_CHANNEL_CODE,
+  UPSTREAM_CODE,
+  UPSTREAM_INTERVALS,
+  isTokenSide,
+  type UpstreamOhlcv,
+} from '@chainpipe/kline';
+import type { Logger } from '@chainpipe/runtime';
+
+/** Path of the stream, as `wss://stream.coingecko.com/v1`. */
+export const OHLCV_STREAM_PATH = '/v1';
+
+const INTERVAL_SECONDS: Record<string, number> = { '1s': 1, '1m': 60, '5m': 300, '15m': 900, '1h': 3600, '2h': 7200, '4h': 14_400, '8h': 28_800, '12h': 43_200, '1d': 86_400 };
+
+/** Codes the simulator uses for refusals the documentation does not spell out. */
+export const SIM_ERROR = { notSubscribed: 4000, badData: 4001, limitReached: 4029 } as const;
+
+export interface OhlcvStreamOptions {
+  logger: Logger;
+  /** Empty: any non-empty key is accepted. */
+  apiKey: string;
+  tickMs: number;
+  maxSubscriptionsPerSocket: number;
+  /** WebSocket ping interval; a socket that misses two pongs is closed. */
+  pingMs: number;
+  now?: () => number;
+  random?: () => number;
+}
+
+interface Candle {
+  t: number;
+  o: number;
+  h: number;
+  l: number;
+  c: number;
+  v: number;
+}
+
+interface Client {
+  ws: WebSocket;
+  channel: boolean;
+  /** `interval|token|network:address` */
+  subs: Set<string>;
+  alive: boolean;
+}
+
+/**
+ * The CoinGecko WebSocket API's OnchainOHLCV channel for any pool it is asked for: a random-walk
+ * price per pool and side, and for each subscription a moving candle of its interval, sent as the
+ * documented short-key updates every `tickMs`. `dropAll` cuts every connection (reconnect tests).
+ */
+export class OhlcvStreamServer {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  private readonly clients = new Set<Client>();
+  private readonly prices = new Map<string, number>();
+  private readonly candles = new Map<string, Candle>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private readonly log: Logger;
+
+  constructor(private readonly opts: OhlcvStreamOptions) {
+    this.now = opts.now ?? Date.now;
+    this.random = opts.random ?? Math.random;
+    this.log = opts.logger.child({ component: 'ohlcv-stream' });
+    this.timers.push(setInterval(() => this.tick(), opts.tickMs));
+    this.timers.push(setInterval(() => this.heartbeat(), opts.pingMs));
+    for (const t of this.timers) t.unref();
+  }
+
+  /** Takes over an HTTP upgrade on the stream path; answers 401 without a key. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(req.url ?? '/', 'http://sim');
+    const key = url.searchParams.get(API_KEY_QUERY) ?? req.headers[API_KEY_HEADER];
+    const ok = typeof key === 'string' && key !== '' && (this.opts.apiKey === '' || key === this.opts.apiKey);
+    if (!ok) {
+      socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"error":"invalid or missing API key"}');
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+  }
+
+  private accept(ws: WebSocket): void {
+    const client: Client = { ws, channel: false, subs: new Set(), alive: true };
+    this.clients.add(client);
+    const sid = randomUUID();
+    this.send(client, { code: UPSTREAM_CODE.connected, message: 'Connection established', uuid: sid });
+    this.send(client, { type: 'welcome', sid });
+    ws.on('pong', () => (client.alive = true));
+    ws.on('message', (raw, isBinary) => {
+      if (!isBinary) this.onCommand(client, raw.toString());
+    });
+    ws.on('close', () => this.clients.delete(client));
+    ws.on('error', () => this.clients.delete(client));
+  }
+
+  private onCommand(client: Client, text: string): void {
+    let cmd: any;
+    try {
+      cmd = JSON.parse(text);
+    } catch {
+      return this.send(client, { code: SIM_ERROR.badData, message: 'Invalid JSON' });
+    }
+    let channel: string | undefined;
+    try {
+      channel = JSON.parse(String(cmd?.identifier ?? '')).channel;
+    } catch {
+      channel = undefined;
+    }
+    const identifier = JSON.stringify({ channel });
+    if (cmd?.command === 'subscribe') {
+      if (channel !== OHLCV_CHANNEL) return this.send(client, { type: 'reject_subscription', identifier });
+      client.channel = true;
+      return this.send(client, { type: 'confirm_subscription', identifier });
+    }
+    if (cmd?.command === 'unsubscribe') {
+      client.channel = false;
+      client.subs.clear();
+      return;
+    }
+    if (cmd?.command !== 'message') return this.send(client, { code: SIM_ERROR.badData, message: 'Unknown command' });
+    if (!client.channel || channel !== OHLCV_CHANNEL) return this.send(client, { code: SIM_ERROR.notSubscribed, message: 'Subscribe to the channel first' });
+    let data: any;
+    try {
+      data = JSON.parse(String(cmd.data));
+    } catch {
+      return this.send(client, { code: SIM_ERROR.badData, message: 'data must be a JSON string' });
+    }
+    const pools = data?.['network_id:pool_addresses'];
+    const interval = data?.interval ?? '1m';
+    const token = data?.token ?? 'base';
+    if (!Array.isArray(pools) || !pools.every((p) => typeof p === 'string' && /^[^:]+:.+$/.test(p))) {
+      return this.send(client, { code: SIM_ERROR.badData, message: 'network_id:pool_addresses must be a list of network_id:pool_address' });
+    }
+    if (!(UPSTREAM_INTERVALS as readonly string[]).includes(interval) || !isTokenSide(token)) {
+      return this.send(client, { code: SIM_ERROR.badData, message: 'invalid interval or token' });
+    }
+    const keys = pools.map((p: string) => `${interval}|${token}|${p}`);
+    if (data.action === 'unset_pools') {
+      for (const k of keys) client.subs.delete(k);
+      return this.send(client, { code: UPSTREAM_CODE.ok, message: `Unsubscribed from ${pools.join(', ')}` });
+    }
+    if (data.action !== 'set_pools') return this.send(client, { code: SIM_ERROR.badData, message: 'action must be set_pools or unset_pools' });
+    const total = new Set([...client.subs, ...keys]).size;
+    if (total > this.opts.maxSubscriptionsPerSocket) {
+      return this.send(client, { code: SIM_ERROR.limitReached, message: `Subscription limit of ${this.opts.maxSubscriptionsPerSocket} per socket reached` });
+    }
+    for (const k of keys) client.subs.add(k);
+    this.send(client, { code: UPSTREAM_CODE.ok, message: `Subscribed to ${pools.join(', ')}` });
+  }
+
+  private tick(): void {
+    const nowSec = Math.floor(this.now() / 1000);
+    const moved = new Set<string>();
+    for (const client of this.clients) {
+      for (const sub of client.subs) {
+        const [interval, token, pool] = sub.split('|');
+        const priceKey = `${token}|${pool}`;
+        if (!moved.has(priceKey)) {
+          moved.add(priceKey);
+          this.walk(priceKey);
+        }
+        const update = this.candleUpdate(sub, interval, token as 'base' | 'quote', pool, nowSec);
+        this.send(client, update);
+      }
+    }
+  }
+
+  private walk(priceKey: string): number {
+    const prev = this.prices.get(priceKey) ?? 1 + this.random() * 100;
+    const next = Math.max(1e-9, prev * (1 + (this.random() - 0.5) * 0.01));
+    this.prices.set(priceKey, next);
+    return next;
+  }
+
+  private candleUpdate(sub: string, interval: string, token: 'base' | 'quote', pool: string, nowSec: number): UpstreamOhlcv {
+    const price = this.prices.get(`${token}|${pool}`) ?? this.walk(`${token}|${pool}`);
+    const len = INTERVAL_SECONDS[interval];
+    const t = nowSec - (nowSec % len);
+    const cur = this.candles.get(sub);
+    const volume = this.random() * 1000;
+    const candle: Candle = cur && cur.t === t
+      ? { t, o: cur.o, h: Math.max(cur.h, price), l: Math.min(cur.l, price), c: price, v: cur.v + volume }
+      : { t, o: price, h: price, l: price, c: price, v: volume };
+    this.candles.set(sub, candle);
+    const sep = pool.indexOf(':');
+    return { ch: OHLCV_CHANNEL_CODE, n: pool.slice(0, sep), pa: pool.slice(sep + 1), to: token, i: interval, o: candle.o, h: candle.h, l: candle.l, c: candle.c, v: candle.v, t };
+  }
+
+  private heartbeat(): void {
+    for (const client of this.clients) {
+      if (!client.alive) {
+        client.ws.terminate();
+        continue;
+      }
+      client.alive = false;
+      client.ws.ping();
+    }
+  }
+
+  private send(client: Client, body: unknown): void {
+    if (client.ws.readyState === client.ws.OPEN) client.ws.send(JSON.stringify(body));
+  }
+
+  /** Cuts every connection without a close handshake, as a network failure would. */
+  dropAll(): number {
+    const n = this.clients.size;
+    for (const c of [...this.clients]) c.ws.terminate();
+    this.log.info({ msg: 'ohlcv_connections_dropped', count: n });
+    return n;
+  }
+
+  status(): { sockets: { subscriptions: number; channel: boolean }[] } {
+    return { sockets: [...this.clients].map((c) => ({ subscriptions: c.subs.size, channel: c.channel })) };
+  }
+
+  close(): void {
+    for (const t of this.timers) clearInterval(t);
+    for (const c of [...this.clients]) c.ws.terminate();
+    this.wss.close();
+  }
+}

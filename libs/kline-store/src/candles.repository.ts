@@ -1,0 +1,189 @@
+import type { Knex } from '@chainpipe/db';
+import {
+  alignOpenTime,
+  foldUpdates,
+  isRollupInterval,
+  mergeSnapshot,
+  nextOpenTime,
+  rollForward,
+  rollUpDaily,
+  type CandleKey,
+  type CandleState,
+  type Interval,
+  type OhlcvRecord,
+  type PoolUpdate,
+  type RollupInterval,
+} from '@chainpipe/kline';
+
+interface CandleRow {
+  pool_id: number;
+  interval: string;
+  open_time: string;
+  open: number | null;
+  high: number | null;
+  low: number | null;
+  close: number | null;
+  volume: number | null;
+  open_src: string;
+  close_src_time: string;
+  close_src_rank: string;
+}
+
+const COLUMN_LIST = ['pool_id', 'interval', 'open_time', 'open', 'high', 'low', 'close', 'volume', 'open_src', 'close_src_time', 'close_src_rank'];
+const COLUMNS = COLUMN_LIST.join(', ');
+
+const toRecord = (r: CandleRow): OhlcvRecord => ({
+  pool_id: r.pool_id,
+  interval: r.interval as Interval,
+  open_time: Number(r.open_time),
+  open: r.open,
+  high: r.high,
+  low: r.low,
+  close: r.close,
+  volume: r.volume,
+});
+
+const toState = (r: CandleRow): CandleState => ({
+  open: r.open,
+  high: r.high,
+  low: r.low,
+  close: r.close,
+  volume: r.volume,
+  open_src: Number(r.open_src),
+  close_src_time: Number(r.close_src_time),
+  close_src_rank: Number(r.close_src_rank),
+});
+
+type Columns = [number[], string[], number[], (number | null)[], (number | null)[], (number | null)[], (number | null)[], (number | null)[], number[], number[], number[]];
+
+function columnsOf(rows: { key: CandleKey; state: CandleState; volume: number | null }[]): Columns {
+  const c: Columns = [[], [], [], [], [], [], [], [], [], [], []];
+  for (const { key, state, volume } of rows) {
+    c[0].push(key.pool_id);
+    c[1].push(key.interval);
+    c[2].push(key.open_time);
+    c[3].push(state.open);
+    c[4].push(state.high);
+    c[5].push(state.low);
+    c[6].push(state.close);
+    c[7].push(volume);
+    c[8].push(state.open_src);
+    c[9].push(state.close_src_time);
+    c[10].push(state.close_src_rank);
+  }
+  return c;
+}
+
+const UNNEST = `select * from unnest(?::int[], ?::text[], ?::bigint[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::bigint[], ?::bigint[], ?::bigint[])`;
+
+/** A later close wins: by its base candle's open_time, then by the update's rank. */
+const NEWER_CLOSE = '(excluded.close_src_time, excluded.close_src_rank) > (c.close_src_time, c.close_src_rank)';
+const EARLIER_OPEN = '(excluded.open_src < c.open_src or (excluded.open_src = c.open_src and c.open is null))';
+
+/** Candles (kline.candles): upserts from upstream updates, history reads, 1s retention. */
+export class CandleRepository {
+  constructor(private readonly db: Knex) {}
+
+  /**
+   * Stores a batch of updates in one transaction and returns every candle it changed. Base
+   * candles are locked, merged with the batch (see `mergeSnapshot`) and written whole; longer
+   * candles are upserted with the contribution rules in SQL, their volume growing by the base
+   * candles' volume deltas. Replaying a batch, or the same updates in another order, stores the
+   * same values.
+   */
+  async applyUpdates(updates: readonly PoolUpdate[]): Promise<OhlcvRecord[]> {
+    if (!updates.length) return [];
+    const folded = [...foldUpdates(updates).values()].sort((a, b) => a.key.pool_id - b.key.pool_id || a.key.interval.localeCompare(b.key.interval) || a.key.open_time - b.key.open_time);
+    return this.db.transaction(async (trx) => {
+      const keys = [folded.map((f) => f.key.pool_id), folded.map((f) => f.key.interval), folded.map((f) => f.key.open_time)];
+      const { rows: locked } = await trx.raw<{ rows: CandleRow[] }>(
+        `select ${COLUMNS} from kline.candles where (pool_id, interval, open_time) in (select * from unnest(?::int[], ?::text[], ?::bigint[]))
+         order by pool_id, interval, open_time for update`,
+        keys,
+      );
+      const existing = new Map(locked.map((r) => [`${r.pool_id}|${r.interval}|${r.open_time}`, toState(r)]));
+      const changes = folded.map(({ key, state }) => {
+        const before = existing.get(`${key.pool_id}|${key.interval}|${key.open_time}`);
+        const after = before ? mergeSnapshot(before, { ...state, interval: key.interval, open_time: key.open_time, rank: state.close_src_rank }) : state;
+        return { key, before, after };
+      });
+      const { rows: base } = await trx.raw<{ rows: CandleRow[] }>(
+        `insert into kline.candles as c (${COLUMNS}) ${UNNEST}
+         on conflict (pool_id, interval, open_time) do update set
+           open = excluded.open, high = excluded.high, low = excluded.low, close = excluded.close, volume = excluded.volume,
+           open_src = excluded.open_src, close_src_time = excluded.close_src_time, close_src_rank = excluded.close_src_rank, updated_at = now()
+         returning ${COLUMNS}`,
+        columnsOf(changes.map((c) => ({ key: c.key, state: c.after, volume: c.after.volume }))) as Knex.RawBinding[],
+      );
+      const longer = [...rollForward(changes).values()].sort((a, b) => a.key.pool_id - b.key.pool_id || a.key.interval.localeCompare(b.key.interval) || a.key.open_time - b.key.open_time);
+      if (!longer.length) return base.map(toRecord);
+      const { rows: rolled } = await trx.raw<{ rows: CandleRow[] }>(
+        `insert into kline.candles as c (${COLUMNS}) ${UNNEST}
+         on conflict (pool_id, interval, open_time) do update set
+           open = case when ${EARLIER_OPEN} then coalesce(excluded.open, c.open) else c.open end,
+           open_src = least(c.open_src, excluded.open_src),
+           high = greatest(c.high, excluded.high),
+           low = least(c.low, excluded.low),
+           close = case when ${NEWER_CLOSE} then coalesce(excluded.close, c.close) else c.close end,
+           close_src_time = case when ${NEWER_CLOSE} then excluded.close_src_time else c.close_src_time end,
+           close_src_rank = case when ${NEWER_CLOSE} then excluded.close_src_rank else c.close_src_rank end,
+           volume = case when c.volume is null and excluded.volume is null then null else coalesce(c.volume, 0) + coalesce(excluded.volume, 0) end,
+           updated_at = now()
+         returning ${COLUMNS}`,
+        columnsOf(longer.map((l) => ({ key: l.key, state: l.contribution, volume: l.contribution.volume_delta }))) as Knex.RawBinding[],
+      );
+      return [...base, ...rolled].map(toRecord);
+    });
+  }
+
+  /** The 1w / 1M / 1Y candles containing the given daily candles, rolled up from stored days. */
+  async rollupsOf(days: readonly OhlcvRecord[], intervals: readonly RollupInterval[] = ['1w', '1M', '1Y']): Promise<OhlcvRecord[]> {
+    if (!days.length) return [];
+    const poolIds = [...new Set(days.map((d) => d.pool_id))];
+    const since = Math.min(...days.map((d) => Math.min(...intervals.map((i) => alignOpenTime(i, d.open_time)))));
+    const rows = await this.db('kline.candles').select<CandleRow[]>(COLUMN_LIST).where('interval', '1d').whereIn('pool_id', poolIds).where('open_time', '>=', since).orderBy('open_time');
+    const byPool = new Map<number, OhlcvRecord[]>();
+    for (const r of rows) byPool.set(r.pool_id, [...(byPool.get(r.pool_id) ?? []), toRecord(r)]);
+    const wanted = new Set(days.flatMap((d) => intervals.map((i) => `${d.pool_id}|${i}|${alignOpenTime(i, d.open_time)}`)));
+    const out: OhlcvRecord[] = [];
+    for (const [, list] of byPool) {
+      for (const interval of intervals) {
+        for (const c of rollUpDaily(interval, list)) if (wanted.has(`${c.pool_id}|${interval}|${c.open_time}`)) out.push(c);
+      }
+    }
+    return out;
+  }
+
+  /** Candles of a pool with from ≤ open_time ≤ to, ascending, at most `limit`. */
+  async history(poolId: number, interval: Interval, from: number, to: number, limit: number): Promise<OhlcvRecord[]> {
+    if (from > to) return [];
+    if (!isRollupInterval(interval)) {
+      const rows = await this.db('kline.candles')
+        .select<CandleRow[]>(COLUMN_LIST)
+        .where({ pool_id: poolId, interval })
+        .whereBetween('open_time', [from, to])
+        .orderBy('open_time')
+        .limit(limit);
+      return rows.map(toRecord);
+    }
+    // Groups starting in [from, to], each with all of its days (the last one may end after `to`).
+    const start = alignOpenTime(interval, from) < from ? nextOpenTime(interval, alignOpenTime(interval, from)) : from;
+    const end = nextOpenTime(interval, alignOpenTime(interval, to));
+    const days = await this.db('kline.candles')
+      .select<CandleRow[]>(COLUMN_LIST)
+      .where({ pool_id: poolId, interval: '1d' })
+      .where('open_time', '>=', start)
+      .where('open_time', '<', end)
+      .orderBy('open_time');
+    return rollUpDaily(interval, days.map(toRecord)).slice(0, limit);
+  }
+
+  /** Deletes 1s candles older than `beforeOpenTime`, at most `batch` at a time; returns how many. */
+  async deleteSecondsBefore(beforeOpenTime: number, batch = 5000): Promise<number> {
+    const res = await this.db.raw<{ rowCount: number }>(
+      `delete from kline.candles where ctid in (select ctid from kline.candles where interval = '1s' and open_time < ? limit ?)`,
+      [beforeOpenTime, batch],
+    );
+    return res.rowCount;
+  }
+}

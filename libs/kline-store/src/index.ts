@@ -1,0 +1,3 @@
+export * from './pools.repository';
+export * from './candles.repository';
+export * from './redis-state';

@@ -1,0 +1,99 @@
+import type { Knex } from '@chainpipe/db';
+import type { PoolRecord, TokenSide } from '@chainpipe/kline';
+
+interface PoolRow {
+  id: number;
+  chain_type: string;
+  chain_id: string;
+  network_id: string;
+  pool_address: string;
+  token: TokenSide;
+  dex_id: string | null;
+  label: string | null;
+  is_active: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface NewPool {
+  chain_type: string;
+  chain_id: number;
+  network_id: string;
+  pool_address: string;
+  token: TokenSide;
+  dex_id: string | null;
+  label: string | null;
+}
+
+const toRecord = (r: PoolRow): PoolRecord => ({
+  id: r.id,
+  chain_type: r.chain_type,
+  chain_id: Number(r.chain_id),
+  network_id: r.network_id,
+  pool_address: r.pool_address,
+  token: r.token,
+  dex_id: r.dex_id,
+  label: r.label,
+  is_active: r.is_active,
+  created_at: r.created_at.toISOString(),
+  updated_at: r.updated_at.toISOString(),
+});
+
+/** Registered pools (kline.pools). The table is the source of truth for what is collected. */
+export class PoolRepository {
+  constructor(private readonly db: Knex) {}
+
+  /** Inserts a pool; undefined when the same chain, address (any case) and side exists already. */
+  async create(p: NewPool): Promise<PoolRecord | undefined> {
+    const rows: PoolRow[] = await this.db.raw(
+      `insert into kline.pools (chain_type, chain_id, network_id, pool_address, token, dex_id, label)
+       values (?, ?, ?, ?, ?, ?, ?)
+       on conflict (chain_type, chain_id, lower(pool_address), token) do nothing
+       returning *`,
+      [p.chain_type, p.chain_id, p.network_id, p.pool_address, p.token, p.dex_id, p.label],
+    ).then((r: { rows: PoolRow[] }) => r.rows);
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  }
+
+  async get(id: number): Promise<PoolRecord | undefined> {
+    const row = await this.db<PoolRow>('kline.pools').where({ id }).first();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async list(page: number, pageSize: number): Promise<{ items: PoolRecord[]; total: number }> {
+    const [rows, count] = await Promise.all([
+      this.db<PoolRow>('kline.pools').orderBy('id').limit(pageSize).offset((page - 1) * pageSize),
+      this.db('kline.pools').count<{ n: string }[]>({ n: '*' }),
+    ]);
+    return { items: rows.map(toRecord), total: Number(count[0].n) };
+  }
+
+  async setActive(id: number, active: boolean): Promise<PoolRecord | undefined> {
+    const [row] = await this.db<PoolRow>('kline.pools').where({ id }).update({ is_active: active, updated_at: this.db.fn.now() as unknown as Date }).returning('*');
+    return row ? toRecord(row) : undefined;
+  }
+
+  async active(): Promise<PoolRecord[]> {
+    const rows = await this.db<PoolRow>('kline.pools').where({ is_active: true }).orderBy('id');
+    return rows.map(toRecord);
+  }
+
+  /** Active pools with this chain and address (any case): the WebSocket needs exactly one. */
+  async activeByAddress(chainType: string, chainId: number, poolAddress: string): Promise<PoolRecord[]> {
+    const rows = await this.db<PoolRow>('kline.pools')
+      .where({ chain_type: chainType, chain_id: String(chainId), is_active: true })
+      .whereRaw('lower(pool_address) = lower(?)', [poolAddress])
+      .orderBy('id');
+    return rows.map(toRecord);
+  }
+
+  /** The pool whose candles a history query reads: an active one first, then the oldest. */
+  async findForHistory(chainType: string, chainId: number, poolAddress: string): Promise<PoolRecord | undefined> {
+    const row = await this.db<PoolRow>('kline.pools')
+      .where({ chain_type: chainType, chain_id: String(chainId) })
+      .whereRaw('lower(pool_address) = lower(?)', [poolAddress])
+      .orderBy([{ column: 'is_active', order: 'desc' }, { column: 'id', order: 'asc' }])
+      .first();
+    return row ? toRecord(row) : undefined;
+  }
+}

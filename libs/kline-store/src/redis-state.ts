@@ -1,0 +1,76 @@
+import type { KlineCandleMessage } from '@chainpipe/contracts';
+import type { Redis } from '@chainpipe/redis';
+
+/**
+ * The latest candle per pool and interval (the WebSocket snapshot): one hash per pool key, a
+ * field per interval. A candle replaces the stored one only if it does not open earlier, so
+ * late or replayed candles never move the snapshot back.
+ */
+const SET_IF_NOT_OLDER = `
+local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if cur then
+  local t = tonumber(string.match(cur, '"open_time":(%d+)'))
+  if t and t > tonumber(ARGV[2]) then return 0 end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1`;
+
+const latestKey = (poolKey: string) => `kline:latest:${poolKey}`;
+const STATUS_KEY = 'kline:ingester:status';
+
+type WithLatest = Redis & { klineSetLatest(key: string, interval: string, openTime: number, json: string, ttlMs: number): Promise<number> };
+
+export class LatestCandles {
+  private readonly redis: WithLatest;
+
+  constructor(redis: Redis, private readonly ttlMs = 7 * 24 * 3600 * 1000) {
+    if (!(redis as unknown as Partial<WithLatest>).klineSetLatest) redis.defineCommand('klineSetLatest', { numberOfKeys: 1, lua: SET_IF_NOT_OLDER });
+    this.redis = redis as unknown as WithLatest;
+  }
+
+  async put(poolKey: string, candles: readonly KlineCandleMessage[]): Promise<void> {
+    if (!candles.length) return;
+    const pipe = this.redis.pipeline();
+    for (const c of candles) (pipe as unknown as WithLatest).klineSetLatest(latestKey(poolKey), c.interval, c.open_time, JSON.stringify(c), this.ttlMs);
+    const results = await pipe.exec();
+    const failed = results?.find(([err]) => err);
+    if (failed) throw failed[0];
+  }
+
+  /** Latest candles of a pool by interval (only those present). */
+  async get(poolKey: string, intervals: readonly string[]): Promise<Map<string, KlineCandleMessage>> {
+    const out = new Map<string, KlineCandleMessage>();
+    if (!intervals.length) return out;
+    const values = await this.redis.hmget(latestKey(poolKey), ...intervals);
+    values.forEach((v, i) => {
+      if (v) out.set(intervals[i], JSON.parse(v) as KlineCandleMessage);
+    });
+    return out;
+  }
+}
+
+/** What `GET /api/v1/admin/debug/ingester/status` shows (spec field names). */
+export interface IngesterStatus {
+  connected: boolean;
+  channelConfirmed: boolean;
+  lastTickAt: string | null;
+  poolCount: number;
+  pools: { poolId: number; chainRefId: string; chainType: string; chainId: number; networkId: string; poolAddress: string; token: string }[];
+}
+
+export const DISCONNECTED_STATUS: IngesterStatus = { connected: false, channelConfirmed: false, lastTickAt: null, poolCount: 0, pools: [] };
+
+/** The ingester's status, written by it every few seconds with a TTL: a dead ingester reads as disconnected. */
+export class IngesterStatusStore {
+  constructor(private readonly redis: Redis) {}
+
+  async write(status: IngesterStatus, ttlMs: number): Promise<void> {
+    await this.redis.set(STATUS_KEY, JSON.stringify(status), 'PX', ttlMs);
+  }
+
+  async read(): Promise<IngesterStatus> {
+    const v = await this.redis.get(STATUS_KEY);
+    return v ? (JSON.parse(v) as IngesterStatus) : DISCONNECTED_STATUS;
+  }
+}
