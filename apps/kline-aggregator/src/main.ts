@@ -1,0 +1,30 @@
+import { TOPICS } from '@chainpipe/contracts';
+import { addPostgres } from '@chainpipe/db';
+import { addKafka } from '@chainpipe/kafka';
+import { CandleRepository, LatestCandles } from '@chainpipe/kline-store';
+import { addRedis } from '@chainpipe/redis';
+import { runService } from '@chainpipe/runtime';
+import { klineAggregatorConfig } from './config';
+import { secondsRetention } from './retention';
+import { createTicksHandler } from './ticks.handler';
+
+runService('kline-aggregator', klineAggregatorConfig, async (svc) => {
+  const { config, logger, registry } = svc;
+  const db = addPostgres(svc);
+  const redis = addRedis(svc);
+  const kafka = addKafka(svc);
+  const producer = await kafka.producer();
+  const candles = new CandleRepository(db);
+  await kafka.consume(TOPICS.marketTicks, {
+    groupId: config.KLINE_AGGREGATOR_GROUP,
+    maxRecordsPerCall: config.KLINE_AGGREGATOR_MAX_RECORDS_PER_CALL,
+    handler: createTicksHandler({
+      candles,
+      latest: new LatestCandles(redis),
+      publish: (messages) => producer.publish(TOPICS.klineCandles, messages),
+      registry,
+      now: Date.now,
+    }),
+  });
+  svc.serve(secondsRetention({ candles, retentionSeconds: config.KLINE_1S_RETENTION_HOURS * 3600, intervalMs: config.KLINE_RETENTION_INTERVAL_MS, logger, now: Date.now }));
+});

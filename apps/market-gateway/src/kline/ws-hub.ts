@@ -1,0 +1,198 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { WebSocket } from 'ws';
+import type { KlineCandleMessage } from '@chainpipe/contracts';
+import { envelope, parseClientMessage, poolKey, WS_CODE, type Interval, type PoolRecord } from '@chainpipe/kline';
+import type { LatestCandles } from '@chainpipe/kline-store';
+import { errorMessage, type Logger } from '@chainpipe/runtime';
+
+interface Connection {
+  ws: WebSocket;
+  /** pool key → intervals pushed to this connection. */
+  subs: Map<string, Set<Interval>>;
+  alive: boolean;
+}
+
+export interface KlineHubDeps {
+  /** Active pools with this chain and address (any case). */
+  activePools: (chainType: string, chainId: number, poolAddress: string) => Promise<PoolRecord[]>;
+  latest: Pick<LatestCandles, 'get'>;
+  logger: Logger;
+  registry: Registry;
+  now: () => number;
+  /** A connection with more than this queued unsent is too slow and is closed. */
+  maxBufferedBytes: number;
+}
+
+export interface HubStatus {
+  wsCount: number;
+  poolCount: number;
+  pools: { key: string; clientCount: number }[];
+  lastIngestAt: string | null;
+  lastIngestKey: string | null;
+}
+
+/**
+ * The candlestick WebSocket hub: per connection a map of subscribed pools and intervals, and an
+ * index pool → connections, so a candle is serialized once and sent only to connections
+ * subscribed to its pool and interval. Slow clients are bounded: past `maxBufferedBytes` queued
+ * the connection is closed (1013) instead of buffering without limit.
+ */
+export class KlineHub {
+  private readonly conns = new Set<Connection>();
+  private readonly byPool = new Map<string, Set<Connection>>();
+  private lastIngestAt: number | null = null;
+  private lastIngestKey: string | null = null;
+  private readonly log: Logger;
+  private readonly metrics;
+
+  constructor(private readonly deps: KlineHubDeps) {
+    this.log = deps.logger.child({ component: 'kline-hub' });
+    this.metrics = {
+      pushes: new Counter({ name: 'chainpipe_kline_ws_pushes_total', help: 'ohlcv frames sent to WebSocket clients', registers: [deps.registry] }),
+      slow: new Counter({ name: 'chainpipe_kline_ws_slow_closed_total', help: 'Connections closed for not reading fast enough', registers: [deps.registry] }),
+      conns: new Gauge({ name: 'chainpipe_kline_ws_connections', help: 'Open candlestick WebSocket connections', registers: [deps.registry] }),
+    };
+  }
+
+  add(ws: WebSocket): void {
+    const conn: Connection = { ws, subs: new Map(), alive: true };
+    this.conns.add(conn);
+    this.metrics.conns.set(this.conns.size);
+    ws.on('pong', () => (conn.alive = true));
+    ws.on('message', (data, isBinary) => {
+      conn.alive = true;
+      // Binary frames are ignored on this endpoint (spec).
+      if (!isBinary) void this.onText(conn, data.toString()).catch((err) => this.log.warn({ msg: 'ws_message_failed', err: errorMessage(err) }));
+    });
+    const drop = () => this.remove(conn);
+    ws.on('close', drop);
+    ws.on('error', drop);
+  }
+
+  private remove(conn: Connection): void {
+    if (!this.conns.delete(conn)) return;
+    for (const key of conn.subs.keys()) this.unindex(key, conn);
+    this.metrics.conns.set(this.conns.size);
+  }
+
+  private unindex(key: string, conn: Connection): void {
+    const set = this.byPool.get(key);
+    set?.delete(conn);
+    if (set && set.size === 0) this.byPool.delete(key);
+  }
+
+  private send(conn: Connection, frame: string): void {
+    const ws = conn.ws;
+    if (ws.readyState !== ws.OPEN) return;
+    if (ws.bufferedAmount > this.deps.maxBufferedBytes) {
+      this.metrics.slow.inc();
+      this.log.warn({ msg: 'ws_slow_client_closed', buffered: ws.bufferedAmount });
+      ws.close(1013, 'too slow');
+      this.remove(conn);
+      return;
+    }
+    ws.send(frame);
+  }
+
+  private reply(conn: Connection, type: string, data: unknown, opts: { id: string; code?: number; msg?: string }): void {
+    this.send(conn, JSON.stringify(envelope(type, data, { ...opts, now: this.deps.now() })));
+  }
+
+  private async onText(conn: Connection, text: string): Promise<void> {
+    const cmd = parseClientMessage(text);
+    if ('error' in cmd) return this.reply(conn, 'error', null, { id: cmd.error.id, code: cmd.error.code, msg: cmd.error.msg });
+    if (cmd.type === 'ping') return this.reply(conn, 'pong', {}, { id: cmd.id });
+    if (cmd.type === 'unsubscribe') {
+      const prefix = poolKey({ ...cmd.pool, token: '' });
+      const removed = [...conn.subs.keys()].filter((k) => k.startsWith(prefix) && !k.slice(prefix.length).includes(':'));
+      for (const k of removed) {
+        conn.subs.delete(k);
+        this.unindex(k, conn);
+      }
+      return this.reply(conn, 'unsubscribed', { key: removed[0] ?? `${prefix}base`, removed_keys: removed }, { id: cmd.id });
+    }
+    let pools: PoolRecord[];
+    try {
+      pools = await this.deps.activePools(cmd.pool.chain_type, cmd.pool.chain_id, cmd.pool.pool_address);
+    } catch (err) {
+      this.log.warn({ msg: 'ws_pool_lookup_failed', err: errorMessage(err) });
+      return this.reply(conn, 'error', null, { id: cmd.id, code: WS_CODE.internal, msg: 'subscribe: internal error' });
+    }
+    if (pools.length === 0) return this.reply(conn, 'error', null, { id: cmd.id, code: WS_CODE.invalidMessage, msg: 'subscribe: active pool not found' });
+    if (pools.length > 1) return this.reply(conn, 'error', null, { id: cmd.id, code: WS_CODE.internal, msg: 'subscribe: ambiguous active pool' });
+    const pool = pools[0];
+    const key = poolKey(pool);
+    if (!this.conns.has(conn)) return;
+    conn.subs.set(key, new Set(cmd.intervals));
+    let set = this.byPool.get(key);
+    if (!set) this.byPool.set(key, (set = new Set()));
+    set.add(conn);
+    this.reply(conn, 'subscribed', { key, token: pool.token, intervals: cmd.intervals }, { id: cmd.id });
+    const latest = await this.deps.latest.get(key, cmd.intervals).catch(() => new Map<string, KlineCandleMessage>());
+    const first = cmd.intervals.map((i) => latest.get(i)).find((c) => c !== undefined);
+    if (first) this.reply(conn, 'ohlcv', pushData(first), { id: cmd.id, msg: 'snapshot' });
+  }
+
+  /** A stored candle from kline.candles.v1: pushed to the connections subscribed to its pool and interval. */
+  deliver(candle: KlineCandleMessage): void {
+    const key = poolKey(candle);
+    this.lastIngestAt = this.deps.now();
+    this.lastIngestKey = key;
+    const set = this.byPool.get(key);
+    if (!set) return;
+    let frame: string | undefined;
+    for (const conn of set) {
+      if (!conn.subs.get(key)?.has(candle.interval)) continue;
+      frame ??= JSON.stringify(envelope('ohlcv', pushData(candle), { now: this.deps.now() }));
+      this.send(conn, frame);
+      this.metrics.pushes.inc();
+    }
+  }
+
+  /** Pings every connection; one that did not answer the previous ping is closed. */
+  keepAlive(): void {
+    for (const conn of this.conns) {
+      if (!conn.alive) {
+        conn.ws.terminate();
+        this.remove(conn);
+        continue;
+      }
+      conn.alive = false;
+      conn.ws.ping();
+    }
+  }
+
+  status(): HubStatus {
+    return {
+      wsCount: this.conns.size,
+      poolCount: this.byPool.size,
+      pools: [...this.byPool].map(([key, set]) => ({ key, clientCount: set.size })),
+      lastIngestAt: this.lastIngestAt === null ? null : new Date(this.lastIngestAt).toISOString(),
+      lastIngestKey: this.lastIngestKey,
+    };
+  }
+
+  closeAll(): void {
+    for (const conn of [...this.conns]) {
+      conn.ws.close(1001, 'server shutting down');
+      this.remove(conn);
+    }
+  }
+}
+
+/** The `ohlcv` push's data (spec, "Real-time push data"). */
+export function pushData(c: KlineCandleMessage) {
+  return {
+    chain_type: c.chain_type,
+    chain_id: c.chain_id,
+    pool_address: c.pool_address,
+    token: c.token,
+    interval: c.interval,
+    open_time: c.open_time,
+    open: c.open,
+    high: c.high,
+    low: c.low,
+    close: c.close,
+    volume: c.volume,
+  };
+}

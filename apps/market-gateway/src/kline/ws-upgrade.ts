@@ -1,0 +1,65 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Principal } from '@chainpipe/http';
+import { envelope, WS_CODE } from '@chainpipe/kline';
+import { errorMessage, type Logger } from '@chainpipe/runtime';
+import { KLINE_PREFIX, klineEnvelope } from './envelope';
+import type { KlineHub } from './ws-hub';
+
+export const KLINE_WS_PATH = `${KLINE_PREFIX}/kline/ws`;
+export const TOPIC_WS_PATTERN = new RegExp(`^${KLINE_PREFIX}/ws/([^/]+)$`);
+
+function reject(socket: Duplex, status: number, text: string, body: unknown): void {
+  const json = JSON.stringify(body);
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`);
+}
+
+/**
+ * Upgrades of the candlestick WebSockets: `/kline/api/v1/kline/ws` (the hub) and
+ * `/kline/api/v1/ws/{topic}` (application ping only). Both need `X-API-Key`: missing → 401,
+ * unknown → 403, with the spec's `Unauthorized` error body. Returns false for other paths.
+ */
+export function klineUpgrade(deps: { hub: KlineHub; resolveKey: (token: string) => Promise<Principal | undefined>; logger: Logger; now: () => number }) {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const unauthorized = (status: number) => klineEnvelope.error(status, status, 'Unauthorized');
+
+  const topicSocket = (ws: WebSocket) => {
+    ws.on('message', (data, isBinary) => {
+      const send = (type: string, body: unknown, opts: { id?: string; code?: number; msg?: string }) => ws.send(JSON.stringify(envelope(type, body, { ...opts, now: deps.now() })));
+      if (isBinary) return send('error', null, { code: WS_CODE.invalidMessage, msg: 'Binary messages are not supported' });
+      let m: any;
+      try {
+        m = JSON.parse(data.toString());
+      } catch {
+        return send('error', null, { code: WS_CODE.invalidMessage, msg: 'Invalid JSON' });
+      }
+      const id = typeof m?.id === 'string' ? m.id : '';
+      if (m?.type === 'ping') return send('pong', {}, { id });
+      if (typeof m?.type !== 'string' || !m.type) return send('error', null, { id, code: WS_CODE.invalidMessage, msg: 'Missing id or type' });
+      send('error', null, { id, code: WS_CODE.unknownCommand, msg: `Unknown command: ${m.type}` });
+    });
+  };
+
+  return (req: IncomingMessage, socket: Duplex, head: Buffer): boolean => {
+    const path = new URL(req.url ?? '/', 'http://gateway').pathname;
+    const isHub = path === KLINE_WS_PATH;
+    if (!isHub && !TOPIC_WS_PATTERN.test(path)) return false;
+    const key = req.headers['x-api-key'];
+    if (typeof key !== 'string' || !key) {
+      reject(socket, 401, 'Unauthorized', unauthorized(401));
+      return true;
+    }
+    deps
+      .resolveKey(key)
+      .then((principal) => {
+        if (!principal) return reject(socket, 403, 'Forbidden', unauthorized(403));
+        wss.handleUpgrade(req, socket, head, (ws) => (isHub ? deps.hub.add(ws) : topicSocket(ws)));
+      })
+      .catch((err) => {
+        deps.logger.warn({ msg: 'ws_auth_failed', err: errorMessage(err) });
+        reject(socket, 500, 'Internal Server Error', klineEnvelope.error(500, 500, 'Internal server error'));
+      });
+    return true;
+  };
+}

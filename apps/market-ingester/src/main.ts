@@ -1,0 +1,70 @@
+import { TOPICS } from '@chainpipe/contracts';
+import { addPostgres } from '@chainpipe/db';
+import { addKafka } from '@chainpipe/kafka';
+import { DISCONNECTED_STATUS, IngesterStatusStore, PoolRepository } from '@chainpipe/kline-store';
+import { addRedis } from '@chainpipe/redis';
+import { errorMessage, runService } from '@chainpipe/runtime';
+import { marketIngesterConfig } from './config';
+import { MarketIngester } from './ingester';
+import { UpstreamSocket } from './upstream-socket';
+
+runService('market-ingester', marketIngesterConfig, async (svc) => {
+  const { config, logger, registry } = svc;
+  const db = addPostgres(svc, { poolMax: 2 });
+  const redis = addRedis(svc);
+  const kafka = addKafka(svc);
+  const producer = await kafka.producer();
+  const pools = new PoolRepository(db);
+  const statusStore = new IngesterStatusStore(redis);
+
+  const ingester = new MarketIngester({
+    activePools: () => pools.active(),
+    publish: (messages) => producer.publish(TOPICS.marketTicks, messages),
+    openSocket: (index, onUpdate) => {
+      const socket = new UpstreamSocket({
+        index,
+        url: config.MARKET_WS_URL,
+        apiKey: config.MARKET_API_KEY,
+        pingMs: config.MARKET_PING_MS,
+        reconnect: { initialMs: config.MARKET_RECONNECT_INITIAL_MS, maxMs: config.MARKET_RECONNECT_MAX_MS },
+        onUpdate,
+        logger,
+      });
+      socket.start();
+      return socket;
+    },
+    interval: config.MARKET_UPSTREAM_INTERVAL,
+    subscriptionsPerSocket: config.MARKET_SUBSCRIPTIONS_PER_SOCKET,
+    logger,
+    registry,
+    now: Date.now,
+  });
+
+  let timers: NodeJS.Timeout[] = [];
+  const writeStatus = () =>
+    statusStore.write(ingester.status(), config.MARKET_STATUS_INTERVAL_MS * 5).catch((err) => logger.warn({ msg: 'status_write_failed', err: errorMessage(err) }));
+  svc.serve({
+    name: 'upstream',
+    health: () => (ingester.status().connected ? 'ok' : 'degraded'),
+    start: async () => {
+      await ingester.sync();
+      timers = [setInterval(() => void ingester.sync(), config.MARKET_POOLS_RESYNC_MS), setInterval(() => void writeStatus(), config.MARKET_STATUS_INTERVAL_MS)];
+      for (const t of timers) t.unref();
+      return { upstream: config.MARKET_WS_URL.replace(/\?.*$/, '') };
+    },
+    stop: async () => {
+      for (const t of timers) clearInterval(t);
+      await ingester.stop();
+      await statusStore.write(DISCONNECTED_STATUS, config.MARKET_STATUS_INTERVAL_MS * 5).catch(() => undefined);
+    },
+  });
+  // Pool notices only say "look again": the table is re-read, so a lost or repeated notice is harmless.
+  await kafka.consume(TOPICS.klinePools, {
+    groupId: config.MARKET_INGESTER_GROUP,
+    fromBeginning: false,
+    handler: async (records) => {
+      if (records.some((r) => r.value.action === 'ensure')) await ingester.ensure();
+      else await ingester.sync();
+    },
+  });
+});
