@@ -18,6 +18,8 @@ add_env KAFKA_BROKERS "127.0.0.1:${KAFKA_PORT:-9092}"
 add_env REDIS_URL "redis://127.0.0.1:6379/0"
 add_env STREAM_SECRET "$(node -e "process.stdout.write(require('crypto').randomBytes(24).toString('hex'))")"
 add_env WEBHOOK_SECRET_KEY "$(node -e "process.stdout.write(require('crypto').randomBytes(32).toString('hex'))")"
+# The CoinGecko key of the candlestick ingester and market look-ups; the simulator takes any key.
+add_env MARKET_API_KEY "dev-$(node -e "process.stdout.write(require('crypto').randomBytes(8).toString('hex'))")"
 set -a; . "$ENV_FILE"; set +a
 
 npx --no-install tsx libs/db/src/migrate-cli.ts >/dev/null

@@ -1,11 +1,13 @@
 import { int, secret, str } from '@chainpipe/runtime';
 import { dbConfig } from '@chainpipe/db';
 import { httpServerConfig } from '@chainpipe/http';
+import { kafkaConfig } from '@chainpipe/kafka';
 import { redisConfig } from '@chainpipe/redis';
 
 export const marketGatewayConfig = {
   ...dbConfig,
   ...redisConfig,
+  ...kafkaConfig,
   ...httpServerConfig('market-gateway'),
   BODY_LIMIT_BYTES: int({ default: 1024 * 1024, min: 1024 }),
   QUOTE_MAX_AGE_MS: int({ default: 600_000, min: 1_000, doc: 'quotes older than this (by their source timestamp) are not served' }),
@@ -14,4 +16,10 @@ export const marketGatewayConfig = {
   POOL_UPSTREAM_API_KEY: secret({ default: '', doc: 'sent as x-cg-pro-api-key when set' }),
   POOL_UPSTREAM_TIMEOUT_MS: int({ default: 5_000, min: 100 }),
   POOL_CACHE_TTL_MS: int({ default: 3_600_000, min: 1_000, doc: 'pool detail cache lifetime (spec: 1 hour)' }),
+  KLINE_MARKET_API_URL: str({ default: 'http://127.0.0.1:8090/coingecko/api/v3', doc: 'CoinGecko REST API base of the market look-ups (https://pro-api.coingecko.com/api/v3; the simulator in development)' }),
+  MARKET_API_KEY: secret({ default: '', doc: 'CoinGecko API key (x-cg-pro-api-key) of the market look-ups; without it they answer 99001' }),
+  KLINE_MARKET_TIMEOUT_MS: int({ default: 10_000, min: 100, doc: 'a market look-up not answered by then is 99001' }),
+  KLINE_WS_PING_MS: int({ default: 30_000, min: 100, doc: 'WebSocket keep-alive: ping interval; a connection that missed the previous ping is closed' }),
+  KLINE_WS_MAX_BUFFERED_BYTES: int({ default: 1024 * 1024, min: 1024, doc: 'a WebSocket client with more queued unsent is too slow and is closed' }),
+  KLINE_HUB_GROUP_PREFIX: str({ default: 'market-gateway-hub', doc: 'consumer group prefix for kline.candles.v1; each gateway process adds a unique suffix so every copy sees every candle' }),
 };

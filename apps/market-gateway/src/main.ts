@@ -1,18 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import { TOPICS, loadContracts } from '@chainpipe/contracts';
 import { ApiKeyRepository, addPostgres } from '@chainpipe/db';
 import { addHttpServer, createKeyResolver } from '@chainpipe/http';
-import { loadContracts } from '@chainpipe/contracts';
+import { addKafka, ensureTopics } from '@chainpipe/kafka';
 import { addRedis } from '@chainpipe/redis';
 import { runService } from '@chainpipe/runtime';
 import { createMarketGatewayApp } from './app';
 import { marketGatewayConfig } from './config';
+import { klineModule } from './kline/module';
 import { priceModule } from './price/module';
 
-runService('market-gateway', marketGatewayConfig, (svc) => {
+runService('market-gateway', marketGatewayConfig, async (svc) => {
   const { config, logger, registry } = svc;
   const db = addPostgres(svc, { statementTimeoutMs: config.REQUEST_TIMEOUT_MS });
   const redis = addRedis(svc);
   const keys = new ApiKeyRepository(db);
   const resolveKey = createKeyResolver((keyId) => keys.findKey(keyId));
+  const contracts = loadContracts();
+
+  // Candlesticks: pool notices out (kline.pools.v1), stored candles in (kline.candles.v1).
+  const kafka = addKafka(svc, { contracts });
+  const admin = kafka.kafka.admin();
+  await admin.connect();
+  await ensureTopics(admin, [TOPICS.klineCandles, TOPICS.klinePools], { prefix: config.KAFKA_TOPIC_PREFIX });
+  await admin.disconnect();
+  const producer = await kafka.producer();
+  const kline = klineModule({
+    db,
+    redis,
+    contracts,
+    publishPoolNotice: (notice) => producer.publish(TOPICS.klinePools, [{ key: notice.pool_id === null ? 'ensure' : String(notice.pool_id), value: notice }]),
+    logger,
+    registry,
+    resolveKey,
+    market: { baseUrl: config.KLINE_MARKET_API_URL, apiKey: config.MARKET_API_KEY, timeoutMs: config.KLINE_MARKET_TIMEOUT_MS },
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    now: Date.now,
+    ws: { pingMs: config.KLINE_WS_PING_MS, maxBufferedBytes: config.KLINE_WS_MAX_BUFFERED_BYTES },
+  });
+
   const app = createMarketGatewayApp({
     logger,
     registry,
@@ -21,7 +47,7 @@ runService('market-gateway', marketGatewayConfig, (svc) => {
       priceModule({
         db,
         redis,
-        contracts: loadContracts(),
+        contracts,
         logger,
         registry,
         resolveKey,
@@ -32,7 +58,27 @@ runService('market-gateway', marketGatewayConfig, (svc) => {
         poolUpstream: { baseUrl: config.POOL_UPSTREAM_URL, apiKey: config.POOL_UPSTREAM_API_KEY, timeoutMs: config.POOL_UPSTREAM_TIMEOUT_MS },
         poolCacheTtlMs: config.POOL_CACHE_TTL_MS,
       }),
+      kline,
     ],
   });
-  addHttpServer(svc, app);
+  const http = addHttpServer(svc, app);
+  // The candlestick WebSockets: upgrades taken over once the server listens; on shutdown they
+  // close before the server stops (open sockets would keep it from closing).
+  let stopWebSockets: (() => void) | undefined;
+  svc.serve({
+    name: 'kline-websockets',
+    start: async () => {
+      http.server()!.server.on('upgrade', (req, socket, head) => {
+        if (!kline.upgrade(req, socket, head)) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+      });
+      stopWebSockets = kline.startKeepAlive();
+    },
+    stop: async () => stopWebSockets?.(),
+  });
+  // Every gateway copy reads every candle (a group of its own, from the latest offset).
+  await kafka.consume(TOPICS.klineCandles, {
+    groupId: `${config.KLINE_HUB_GROUP_PREFIX}-${randomUUID().slice(0, 8)}`,
+    fromBeginning: false,
+    handler: kline.candlesHandler,
+  });
 });

@@ -7,3 +7,4 @@ export * from './kafka';
 export * from './http';
 export * from './fuzz';
 export * from './chain-blocks';
+export * from './ws-client';

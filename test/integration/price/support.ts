@@ -32,7 +32,7 @@ export interface Started {
 export async function startApp(entry: string, env: Record<string, string>, opts: { publicPort?: boolean } = {}): Promise<Started> {
   const port = await freePort();
   const opsPort = await freePort();
-  const proc = spawnTs(entry, { ...(opts.publicPort === false ? {} : { PORT: String(port) }), OPS_PORT: String(opsPort), ...env });
+  const proc = spawnTs(entry, { KAFKA_BROKERS: testEnv().kafkaBrokers.join(','), ...(opts.publicPort === false ? {} : { PORT: String(port) }), OPS_PORT: String(opsPort), ...env });
   await waitReady(proc, opsPort, 90_000);
   return { proc, base: `http://127.0.0.1:${port}`, opsBase: `http://127.0.0.1:${opsPort}` };
 }

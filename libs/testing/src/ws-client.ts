@@ -1,0 +1,86 @@
+import WebSocket from 'ws';
+
+export interface TestWsClient {
+  ws: WebSocket;
+  /** Every text message received so far, parsed. */
+  received: any[];
+  send(body: unknown): void;
+  sendRaw(data: string | Buffer, binary?: boolean): void;
+  /** The next message (after those already taken) matching `match`, or a timeout error. */
+  next(match?: (m: any) => boolean, timeoutMs?: number): Promise<any>;
+  /** Messages matching `match` received within `ms` (for "receives none" checks). */
+  collect(match: (m: any) => boolean, ms: number): Promise<any[]>;
+  close(): Promise<void>;
+}
+
+/** A real `ws` client for tests, with a queue of parsed text messages. */
+export async function connectWs(url: string, headers: Record<string, string> = {}): Promise<TestWsClient> {
+  const ws = new WebSocket(url, { headers });
+  const received: any[] = [];
+  let taken = 0;
+  const waiters = new Set<() => void>();
+  ws.on('message', (data, isBinary) => {
+    received.push(isBinary ? { binary: data } : JSON.parse(data.toString()));
+    for (const w of [...waiters]) w();
+  });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`handshake answered ${res.statusCode}`)));
+  });
+  const client: TestWsClient = {
+    ws,
+    received,
+    send: (body) => ws.send(JSON.stringify(body)),
+    sendRaw: (data, binary = false) => ws.send(data, { binary }),
+    next: (match = () => true, timeoutMs = 15_000) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          for (let i = taken; i < received.length; i++) {
+            if (match(received[i])) {
+              taken = i + 1;
+              waiters.delete(check);
+              clearTimeout(timer);
+              resolve(received[i]);
+              return;
+            }
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no matching WebSocket message in ${timeoutMs} ms; last: ${JSON.stringify(received.slice(-3))}`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      }),
+    collect: async (match, ms) => {
+      const start = received.length;
+      await new Promise((r) => setTimeout(r, ms));
+      return received.slice(start).filter(match);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (ws.readyState === WebSocket.CLOSED) return resolve();
+        ws.once('close', () => resolve());
+        ws.close();
+      }),
+  };
+  return client;
+}
+
+/** The HTTP answer to an upgrade request that the server refused (status and body). */
+export function refusedUpgrade(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers });
+    ws.once('open', () => {
+      ws.close();
+      reject(new Error('the upgrade was accepted'));
+    });
+    ws.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    ws.once('error', () => undefined);
+  });
+}
