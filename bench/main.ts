@@ -7,6 +7,7 @@ const BENCHES: Record<string, string> = {
   parse: './parse',
   search: './search',
   price: './price',
+  kline: './kline',
 };
 
 async function main(): Promise<void> {

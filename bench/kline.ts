@@ -1,0 +1,357 @@
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Partitioners, type Kafka } from 'kafkajs';
+import pg from 'pg';
+import { Registry } from 'prom-client';
+import { WebSocketServer, WebSocket } from 'ws';
+import { TOPICS, loadContracts, type KlineCandleMessage, type MarketTickMessage } from '@chainpipe/contracts';
+import { ApiKeyRepository, createDb, ensureDatabase, migrateLatest, type Knex } from '@chainpipe/db';
+import { createKeyResolver, generateApiKey, listen } from '@chainpipe/http';
+import { BatchConsumer, TopicProducer, createKafka, ensureTopics, type BatchHandler } from '@chainpipe/kafka';
+import { CandleRepository, LatestCandles } from '@chainpipe/kline-store';
+import { createRedis } from '@chainpipe/redis';
+import { createLogger } from '@chainpipe/runtime';
+import { createTicksHandler } from '../apps/kline-aggregator/src/ticks.handler';
+import { createMarketGatewayApp } from '../apps/market-gateway/src/app';
+import { klineModule } from '../apps/market-gateway/src/kline/module';
+import { latencyStats, machine, printTable, sustained } from './lib-stats';
+
+/**
+ * The candlestick hot paths, each next to a raw baseline doing the same work in the same run:
+ * 1. aggregator throughput (ticks → Postgres upserts of 6 intervals → kline.candles.v1 → Redis)
+ *    vs a do-nothing consume of the same ticks by the same consumer, for 100 and 10,000 pools;
+ * 2. tick → WebSocket client latency at a steady rate (aggregator + gateway hub in this process,
+ *    a real `ws` client) vs raw kafkajs produce → consume latency;
+ * 3. fan-out of one pool's candles to 1,000 and 10,000 connections through the hub vs a raw
+ *    `ws` broadcast of the same frames, and memory per connection;
+ * 4. `GET /kline/api/v1/kline/ohlcv` of 5,000 candles through the gateway app vs a raw
+ *    `node:http` + pg handler running the same SQL; page 1000 (limit 100) next to page 1.
+ * Uses a database of its own (BENCH_KLINE_DATABASE_URL, default chainpipe_bench_kline), its own
+ * topics (random prefix) and Redis keys. About 2–3 minutes on 2 cores.
+ */
+
+const TICKS = Number(process.env.BENCH_KLINE_TICKS ?? 20_000);
+const FANOUT = (process.env.BENCH_KLINE_FANOUT ?? '1000,10000').split(',').map(Number);
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3_000);
+const HISTORY_ROWS = 300_000;
+
+const silent = createLogger({ name: 'bench-kline', level: 'warn' });
+
+async function seedPools(db: Knex, n: number, tag: string): Promise<number[]> {
+  const { rows } = await db.raw<{ rows: { id: number }[] }>(
+    `insert into kline.pools (chain_type, chain_id, network_id, pool_address, token, is_active)
+     select 'evm', 1, 'eth', ? || lpad(g::text, 40, '0'), 'base', true from generate_series(1, ?) g returning id`,
+    [`0x${tag}`, n],
+  );
+  return rows.map((r) => r.id);
+}
+
+function tickFor(poolId: number, i: number, t0: number): MarketTickMessage {
+  const price = 100 + Math.sin(i) * 5;
+  return {
+    pool_id: poolId,
+    chain_type: 'evm',
+    chain_id: 1,
+    network_id: 'eth',
+    pool_address: `0xpool${poolId}`,
+    token: 'base',
+    interval: '1s',
+    open_time: t0 + Math.floor(i / 4),
+    open: 100,
+    high: price + 1,
+    low: price - 1,
+    close: price,
+    volume: i,
+    received_at: Date.now(),
+    seq: i,
+  };
+}
+
+async function produceAll(kafka: Kafka, topic: string, ticks: MarketTickMessage[]): Promise<void> {
+  const p = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  await p.connect();
+  for (let i = 0; i < ticks.length; i += 1000) {
+    await p.send({ topic, acks: -1, messages: ticks.slice(i, i + 1000).map((t) => ({ key: `evm:1:0xpool${t.pool_id}:base`, value: JSON.stringify(t) })) });
+  }
+  await p.disconnect();
+}
+
+/** Time for a consumer with `handler` to work through `count` records of `prefix`'s ticks topic. */
+async function consumeAll(kafka: Kafka, prefix: string, producer: TopicProducer, handler: BatchHandler<MarketTickMessage>, count: number): Promise<number> {
+  let seen = 0;
+  let done!: () => void;
+  const finished = new Promise<void>((r) => (done = r));
+  const t0 = { v: 0 };
+  const consumer = new BatchConsumer<MarketTickMessage>({
+    kafka,
+    groupId: `bench-${randomBytes(4).toString('hex')}`,
+    spec: TOPICS.marketTicks,
+    contracts: loadContracts(),
+    producer,
+    logger: silent,
+    registry: new Registry(),
+    topicPrefix: prefix,
+    maxRecordsPerCall: 500,
+    onFatal: (reason, err) => {
+      console.error(reason, err);
+      process.exit(1);
+    },
+    handler: async (records, ctx) => {
+      if (!t0.v) t0.v = Date.now();
+      await handler(records, ctx);
+      seen += records.length;
+      if (seen >= count) done();
+    },
+  });
+  await consumer.start();
+  await finished;
+  const ms = Date.now() - t0.v;
+  await consumer.stop();
+  return ms;
+}
+
+export async function run(): Promise<void> {
+  const url = process.env.BENCH_KLINE_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/chainpipe_bench_kline';
+  if (!/bench/.test(new URL(url).pathname)) throw new Error('BENCH_KLINE_DATABASE_URL must name a database with "bench" in its name');
+  const brokers = (process.env.BENCH_KAFKA_BROKERS ?? process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
+  await ensureDatabase(url);
+  const db = createDb({ url, poolMax: 10, applicationName: 'bench-kline' });
+  await migrateLatest(db);
+  await db.raw('truncate kline.candles, kline.pools restart identity cascade');
+  const redis = createRedis({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0', keyPrefix: `bench-kline-${randomBytes(3).toString('hex')}:` });
+  const prefix = `bench-kline-${randomBytes(3).toString('hex')}.`;
+  const kafka = createKafka({ brokers, clientId: 'bench-kline', logger: silent });
+  const admin = kafka.admin();
+  await admin.connect();
+  await ensureTopics(admin, [TOPICS.marketTicks, TOPICS.klineCandles], { prefix });
+  await admin.disconnect();
+  const contracts = loadContracts();
+  const producer = new TopicProducer({ kafka, contracts, logger: silent, registry: new Registry(), topicPrefix: prefix });
+  await producer.connect();
+  const candles = new CandleRepository(db);
+  const aggregate = createTicksHandler({
+    candles,
+    latest: new LatestCandles(redis),
+    publish: (messages) => producer.publish(TOPICS.klineCandles, messages),
+    registry: new Registry(),
+    now: Date.now,
+  });
+  console.log(`machine: ${machine()}; ${TICKS.toLocaleString('en')} ticks per throughput run`);
+
+  // 1. Aggregator throughput, 100 and 10,000 pools.
+  const throughput: Record<string, string | number>[] = [];
+  const ratios: string[] = [];
+  for (const pools of [100, 10_000]) {
+    const ids = await seedPools(db, pools, pools === 100 ? 'aa' : 'bb');
+    const t0 = Math.floor(Date.now() / 1000) - 3600;
+    const ticks = Array.from({ length: TICKS }, (_, i) => tickFor(ids[i % ids.length], Math.floor(i / ids.length), t0));
+    await produceAll(kafka, prefix + TOPICS.marketTicks.name, ticks);
+    const total = pools === 100 ? TICKS : TICKS * 2;
+    const rawMs = await consumeAll(kafka, prefix, producer, async () => undefined, total);
+    const aggMs = await consumeAll(kafka, prefix, producer, aggregate, total);
+    // Each run reads the topic from the beginning: the second pool set's run also re-reads the first's ticks (idempotent replays).
+    throughput.push({ pools, ticks: total, 'aggregator ticks/s': Math.round((total / aggMs) * 1000), 'do-nothing ticks/s': Math.round((total / rawMs) * 1000) });
+    ratios.push(`aggregator with ${pools} pools: ${((total / aggMs) / (total / rawMs)).toFixed(3)}x the do-nothing consume`);
+  }
+  printTable(throughput);
+
+  // The gateway app with the kline module, its hub fed by kline.candles.v1.
+  const keys = new ApiKeyRepository(db);
+  const appId = `bench-${randomBytes(3).toString('hex')}`;
+  await keys.createApp(appId, 'kline bench');
+  const key = generateApiKey();
+  await keys.addKey(appId, key.keyId, key.secretHash, 'bench');
+  const kline = klineModule({
+    db,
+    redis,
+    contracts,
+    publishPoolNotice: async () => undefined,
+    logger: silent,
+    registry: new Registry(),
+    resolveKey: createKeyResolver((keyId) => keys.findKey(keyId)),
+    market: { baseUrl: 'http://127.0.0.1:1', apiKey: '', timeoutMs: 1000 },
+    bodyLimitBytes: 1024 * 1024,
+    now: Date.now,
+    ws: { pingMs: 60_000, maxBufferedBytes: 64 * 1024 * 1024 },
+  });
+  const app = createMarketGatewayApp({ logger: silent, registry: new Registry(), timeoutMs: 15_000, modules: [kline] });
+  const gw = await listen(app, 0, '127.0.0.1');
+  gw.server.on('upgrade', (req, socket, head) => void kline.upgrade(req, socket, head));
+  const gwBase = `http://127.0.0.1:${gw.address.port}`;
+
+  // 2. Tick → WebSocket latency at a steady rate, vs raw Kafka produce → consume.
+  const [latPool] = await seedPools(db, 1, 'cc');
+  const aggConsumer = new BatchConsumer<MarketTickMessage>({ kafka, groupId: `bench-agg-${randomBytes(3).toString('hex')}`, spec: TOPICS.marketTicks, contracts, producer, handler: aggregate, logger: silent, registry: new Registry(), topicPrefix: prefix, fromBeginning: false, maxRecordsPerCall: 500, onFatal: (r, e) => console.error(r, e) });
+  const hubConsumer = new BatchConsumer<KlineCandleMessage>({ kafka, groupId: `bench-hub-${randomBytes(3).toString('hex')}`, spec: TOPICS.klineCandles, contracts, producer, handler: kline.candlesHandler, logger: silent, registry: new Registry(), topicPrefix: prefix, fromBeginning: false, onFatal: (r, e) => console.error(r, e) });
+  await Promise.all([aggConsumer.start(), hubConsumer.start()]);
+  await new Promise((r) => setTimeout(r, 4000));
+  const client = new WebSocket(`${gwBase.replace('http', 'ws')}/kline/api/v1/kline/ws`, { headers: { 'x-api-key': key.token } });
+  await new Promise((r) => client.once('open', r));
+  client.send(JSON.stringify({ id: '1', type: 'subscribe', data: { chain_type: 'evm', chain_id: 1, pool_address: `0xcc${'1'.padStart(40, '0')}`, intervals: ['1s'] } }));
+  const sentAt = new Map<number, number>();
+  const wsLat: number[] = [];
+  client.on('message', (d) => {
+    const m = JSON.parse(d.toString());
+    if (m.type !== 'ohlcv' || m.msg !== 'ok') return;
+    const at = sentAt.get(m.data.close);
+    if (at !== undefined) {
+      wsLat.push(Date.now() - at);
+      sentAt.delete(m.data.close);
+    }
+  });
+  const rate = 50;
+  const latT0 = Math.floor(Date.now() / 1000);
+  for (let i = 1; i <= rate * 5; i++) {
+    // A unique close per tick: the push carrying it is that tick's.
+    const t = { ...tickFor(latPool, i, latT0), pool_address: `0xcc${'1'.padStart(40, '0')}`, close: 1000 + i, high: 2000, low: 1, received_at: Date.now(), seq: i };
+    sentAt.set(t.close, Date.now());
+    void producer.publish(TOPICS.marketTicks, [{ key: 'lat', value: t }]);
+    await new Promise((r) => setTimeout(r, 1000 / rate));
+  }
+  await new Promise((r) => setTimeout(r, 2000));
+  const rawLat: number[] = [];
+  {
+    const topic = prefix + 'raw-latency';
+    const a2 = kafka.admin();
+    await a2.connect();
+    await a2.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+    await a2.disconnect();
+    const c = kafka.consumer({ groupId: `bench-raw-${randomBytes(3).toString('hex')}` });
+    await c.connect();
+    await c.subscribe({ topic, fromBeginning: true });
+    await c.run({ eachMessage: async ({ message }) => void rawLat.push(Date.now() - Number(message.value!.toString())) });
+    await new Promise((r) => setTimeout(r, 4000));
+    const p = kafka.producer();
+    await p.connect();
+    for (let i = 0; i < rate * 5; i++) {
+      await p.send({ topic, acks: -1, messages: [{ value: String(Date.now()) }] });
+      await new Promise((r) => setTimeout(r, 1000 / rate));
+    }
+    await new Promise((r) => setTimeout(r, 2000));
+    await p.disconnect();
+    await c.disconnect();
+  }
+  client.close();
+  const lw = latencyStats(wsLat);
+  const lr = latencyStats(rawLat);
+  printTable([
+    { path: 'tick → aggregator → kline.candles.v1 → hub → ws client', samples: lw.count, 'p50 ms': +lw.p50.toFixed(1), 'p99 ms': +lw.p99.toFixed(1) },
+    { path: 'raw kafkajs produce → consume', samples: lr.count, 'p50 ms': +lr.p50.toFixed(1), 'p99 ms': +lr.p99.toFixed(1) },
+  ]);
+  ratios.push(`tick → ws latency at ${rate}/s: p50 ${lw.p50.toFixed(1)} ms, p99 ${lw.p99.toFixed(1)} ms (${(lw.p50 / lr.p50).toFixed(1)}x / ${(lw.p99 / lr.p99).toFixed(1)}x one raw Kafka hop; the path has two hops and a Postgres transaction)`);
+  await Promise.all([aggConsumer.stop(), hubConsumer.stop()]);
+
+  // 3. Fan-out: hub vs raw ws broadcast of the same frames.
+  const frames = 20;
+  const candle = (i: number): KlineCandleMessage => ({ pool_id: 1, chain_type: 'evm', chain_id: 1, pool_address: `0xcc${'1'.padStart(40, '0')}`, token: 'base', interval: '1s', open_time: latT0 + i, open: 1, high: 2, low: 0.5, close: 1.5, volume: i, updated_at: Date.now() });
+  const fanRows: Record<string, string | number>[] = [];
+  for (const n of FANOUT) {
+    const connect = async (url: string, headers: Record<string, string>, onMessage: () => void, subscribe: boolean) => {
+      const list: WebSocket[] = [];
+      for (let i = 0; i < n; i += 200) {
+        await Promise.all(
+          Array.from({ length: Math.min(200, n - i) }, async () => {
+            const ws = new WebSocket(url, { headers, perMessageDeflate: false });
+            await new Promise((r) => ws.once('open', r));
+            ws.on('message', onMessage);
+            list.push(ws);
+            if (subscribe) {
+              const got = new Promise((r) => ws.once('message', r));
+              ws.send(JSON.stringify({ id: 's', type: 'subscribe', data: { chain_type: 'evm', chain_id: 1, pool_address: `0xcc${'1'.padStart(40, '0')}`, intervals: ['1s'] } }));
+              await got;
+            }
+          }),
+        );
+      }
+      return list;
+    };
+    const measure = async (deliver: (i: number) => void, expect: () => number) => {
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < frames; i++) deliver(i);
+      while (expect() < n * frames) await new Promise((r) => setImmediate(r));
+      return Number(process.hrtime.bigint() - t0) / 1e6;
+    };
+    // Hub.
+    global.gc?.();
+    const mem0 = process.memoryUsage().rss;
+    let hubGot = 0;
+    const hubClients = await connect(`${gwBase.replace('http', 'ws')}/kline/api/v1/kline/ws`, { 'x-api-key': key.token }, () => hubGot++, true);
+    const memPer = (process.memoryUsage().rss - mem0) / n;
+    hubGot = 0;
+    // The snapshot replies may still be in flight; count only the pushes from here.
+    await new Promise((r) => setTimeout(r, 500));
+    hubGot = 0;
+    const hubMs = await measure((i) => kline.hub.deliver(candle(i)), () => hubGot);
+    for (const ws of hubClients) ws.terminate();
+    // Raw ws broadcast of the same frames.
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
+    await new Promise((r) => wss.once('listening', r));
+    let rawGot = 0;
+    const rawClients = await connect(`ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, {}, () => rawGot++, false);
+    const rawMs = await measure((i) => {
+      const frame = JSON.stringify({ id: '', time: Date.now(), type: 'ohlcv', code: 0, data: candle(i), msg: 'ok' });
+      for (const c of wss.clients) c.send(frame);
+    }, () => rawGot);
+    for (const ws of rawClients) ws.terminate();
+    await new Promise((r) => wss.close(() => r(undefined)));
+    fanRows.push({ connections: n, frames, 'hub ms': +hubMs.toFixed(1), 'raw ws ms': +rawMs.toFixed(1), 'hub frames/s': Math.round((n * frames) / hubMs * 1000), 'KiB per connection (server + client, one process)': +(memPer / 1024).toFixed(1) });
+    ratios.push(`fan-out to ${n}: hub ${(hubMs / rawMs).toFixed(2)}x the raw ws broadcast time`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  printTable(fanRows);
+
+  // 4. ohlcv history: 300,000 1m candles of one pool.
+  const [histPool] = await seedPools(db, 1, 'dd');
+  const h0 = 1_700_000_000 - (1_700_000_000 % 60);
+  await db.raw(
+    `insert into kline.candles (pool_id, interval, open_time, open, high, low, close, volume, open_src, close_src_time, close_src_rank)
+     select ?, '1m', ? + g * 60, 1 + g % 7, 2 + g % 7, g % 7, 1.5 + g % 7, g, ? + g * 60, ? + g * 60, 0 from generate_series(0, ?) g`,
+    [histPool, h0, h0, h0, HISTORY_ROWS - 1],
+  );
+  await db.raw('vacuum analyze kline.candles');
+  const address = `0xdd${'1'.padStart(40, '0')}`;
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const rawServer = http.createServer(async (req, res) => {
+    const q = new URL(req.url ?? '/', 'http://raw').searchParams;
+    // The same two statements the gateway runs: the pool by address, then the candles.
+    const p = await pool.query(`select id from kline.pools where chain_type = $1 and chain_id = $2 and lower(pool_address) = lower($3) order by is_active desc, id asc limit 1`, ['evm', '1', address]);
+    const { rows } = await pool.query(
+      `select pool_id, interval, open_time, open, high, low, close, volume from kline.candles where pool_id = $1 and interval = $2 and open_time between $3 and $4 order by open_time asc limit $5`,
+      [p.rows[0].id, '1m', Number(q.get('from')), Number(q.get('to')), Number(q.get('limit'))],
+    );
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ code: 0, message: 'ok', data: rows.map((r) => ({ ...r, open_time: Number(r.open_time) })) }));
+  });
+  await new Promise<void>((r) => rawServer.listen(0, '127.0.0.1', r));
+  const rawBase = `http://127.0.0.1:${(rawServer.address() as AddressInfo).port}`;
+  const query = (from: number, limit: number) => `from=${from}&to=${h0 + HISTORY_ROWS * 60}&limit=${limit}`;
+  const cases: [string, number, number][] = [
+    ['5000 candles', h0, 5000],
+    ['page 1 (limit 100)', h0, 100],
+    ['page 1000 (limit 100)', h0 + 999 * 100 * 60, 100],
+  ];
+  const histRows: Record<string, string | number>[] = [];
+  for (const [label, from, limit] of cases) {
+    const gwUrl = `${gwBase}/kline/api/v1/kline/ohlcv?interval=1m&chain_type=evm&chain_id=1&pool_address=${address}&${query(from, limit)}`;
+    const rUrl = `${rawBase}/?${query(from, limit)}`;
+    const a = (await (await fetch(gwUrl, { headers: { 'x-api-key': key.token } })).json()) as any;
+    const b = (await (await fetch(rUrl)).json()) as any;
+    if (a.data.length !== limit || JSON.stringify(a.data) !== JSON.stringify(b.data)) throw new Error(`${label}: gateway and raw baseline disagree`);
+    const ga = await sustained(async () => void (await (await fetch(gwUrl, { headers: { 'x-api-key': key.token } })).arrayBuffer()), { concurrency: 1, durationMs: DURATION_MS, warmupMs: 500 });
+    const ra = await sustained(async () => void (await (await fetch(rUrl)).arrayBuffer()), { concurrency: 1, durationMs: DURATION_MS, warmupMs: 500 });
+    const sa = latencyStats(ga.latencies);
+    const sr = latencyStats(ra.latencies);
+    histRows.push({ query: label, 'gateway p50 ms': +sa.p50.toFixed(2), 'gateway p99 ms': +sa.p99.toFixed(2), 'raw p50 ms': +sr.p50.toFixed(2), 'raw p99 ms': +sr.p99.toFixed(2) });
+    ratios.push(`ohlcv ${label}: gateway/raw p50 ${(sa.p50 / sr.p50).toFixed(2)}x, p99 ${(sa.p99 / sr.p99).toFixed(2)}x`);
+  }
+  printTable(histRows);
+  console.log(ratios.map((r) => `  ${r}`).join('\n'));
+
+  rawServer.close();
+  await pool.end();
+  await gw.close();
+  await producer.disconnect();
+  redis.disconnect();
+  await db.destroy();
+}
