@@ -23,6 +23,7 @@ trap 'env "${broker_env[@]}" scripts/kafka/kafka.sh stop; rm -f "$LOG"' EXIT
 
 echo "== lint";       npx --no-install eslint .
 echo "== typecheck";  npx --no-install tsc -p tsconfig.json --noEmit
+echo "== generated";  npx --no-install tsx scripts/gen-types.ts --check   # types of schemas/ (npm run gen)
 echo "== unit";       npm run -s test:unit 2>&1 | tee -a "$LOG"
 echo "== integration"; npm run -s test:int 2>&1 | tee -a "$LOG"
 

@@ -1,2 +1,4 @@
 export * from './schemas';
 export * from './topics';
+export * from './bundle';
+export * from './generated/types';

@@ -1,5 +1,12 @@
-import type { PriceQuoteMessage } from '@chainpipe/price/src/quotes';
-import type { NormalizedTx } from '@chainpipe/tx-parsers/src/types';
+import type {
+  KafkaAddressesChangesV1,
+  KafkaChainTxV1,
+  KafkaKlineCandlesV1,
+  KafkaKlinePoolsV1,
+  KafkaMarketTicksV1,
+  KafkaPriceQuotesV1,
+  KafkaTxPushV1,
+} from './generated/types';
 
 /**
  * The topic registry: every Kafka topic of the system, named once. A spec carries the topic's
@@ -22,80 +29,21 @@ export interface TopicSpec<T = unknown> {
   readonly __type?: T;
 }
 
-export interface ChainTxMessage {
-  /** Internal increasing id of the stored transaction (decimal string: it is a bigint). */
-  id: string;
-  network: string;
-  is_reorg_resend: boolean;
-  orphaned?: boolean;
-  tx: NormalizedTx;
-}
-
-export interface AddressChangeMessage {
-  app_id: string;
-  chain_type: string;
-  adds: string[];
-  removes: string[];
-  changed_at: number;
-}
-
-/** tx.push.v1: one stored transaction matched to one application (see schemas/kafka/tx.push.v1). */
-export interface TxPushMessage {
-  message_id: string;
-  app_id: string;
-  tx_id: string;
-  network: string;
-  listen_address: string[];
-  is_reorg_resend: boolean;
-  orphaned: boolean;
-  ws: boolean;
-  webhook: boolean;
-  matched_at: number;
-  tx: NormalizedTx;
-}
-
-/** One upstream update of one candle of a registered pool (`schemas/kafka/market.ticks.v1.json`). */
-export interface MarketTickMessage {
-  pool_id: number;
-  chain_type: string;
-  chain_id: number;
-  network_id: string;
-  pool_address: string;
-  token: 'base' | 'quote';
-  interval: '1s' | '1m' | '15m' | '1h' | '4h' | '1d';
-  open_time: number;
-  open: number | null;
-  high: number | null;
-  low: number | null;
-  close: number | null;
-  volume: number | null;
-  received_at: number;
-  seq: number;
-}
-
-/** A stored (or rolled-up) candle (`schemas/kafka/kline.candles.v1.json`). */
-export interface KlineCandleMessage {
-  pool_id: number;
-  chain_type: string;
-  chain_id: number;
-  pool_address: string;
-  token: 'base' | 'quote';
-  interval: '1s' | '1m' | '15m' | '1h' | '4h' | '1d' | '1w' | '1M' | '1Y';
-  open_time: number;
-  open: number | null;
-  high: number | null;
-  low: number | null;
-  close: number | null;
-  volume: number | null;
-  updated_at: number;
-}
-
-/** Pool activation notices and the ingester's ensure command (`schemas/kafka/kline.pools.v1.json`). */
-export interface KlinePoolNotice {
-  action: 'activated' | 'deactivated' | 'ensure';
-  pool_id: number | null;
-  at: number;
-}
+/*
+ * Message types are generated from the topics' schemas (src/generated/types.ts, `npm run gen`);
+ * these names are what producers and consumers import.
+ */
+export type ChainTxMessage = KafkaChainTxV1;
+export type AddressChangeMessage = KafkaAddressesChangesV1;
+/** tx.push.v1: one stored transaction matched to one application. */
+export type TxPushMessage = KafkaTxPushV1;
+/** One upstream update of one candle of a registered pool. */
+export type MarketTickMessage = KafkaMarketTicksV1;
+/** A stored (or rolled-up) candle. */
+export type KlineCandleMessage = KafkaKlineCandlesV1;
+/** Pool activation notices and the ingester's ensure command. */
+export type KlinePoolNotice = KafkaKlinePoolsV1;
+export type PriceQuoteMessage = KafkaPriceQuotesV1;
 
 function topic<T>(spec: Omit<TopicSpec<T>, '__type'>): TopicSpec<T> {
   return spec;

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { TOPICS, dlqName, loadContracts } from '@chainpipe/contracts';
+import { emptyTx } from '@chainpipe/tx-parsers';
 
 describe('contracts', () => {
   const contracts = loadContracts();
@@ -14,7 +15,10 @@ describe('contracts', () => {
   });
 
   it('validates a chain.tx.v1 message through its $ref to the normalized record', () => {
-    const tx = { chain_type: 'ethereum', chain_id: 1, tx_hash: '0x1', amount: '10', token_transfers: [], from_details: [], to_details: [], internal_transactions: [] };
+    const tx = { ...emptyTx({ chainType: 'ethereum', chainId: 1, nativeSymbol: 'ETH', nativeDecimals: 18 }, '0x1'), amount: '10' };
+    // Every field of the record is required (null when unknown): a record missing one is refused.
+    const { nonce: _dropped, ...incomplete } = tx;
+    expect(contracts.validate('common/normalized-tx', incomplete)).to.deep.equal({ ok: false, errors: 'nonce is required' });
     expect(contracts.validate('kafka/chain.tx.v1', { id: '1', network: 'ethereum-mainnet', is_reorg_resend: false, tx })).to.deep.equal({ ok: true });
     const bad = contracts.validate('kafka/chain.tx.v1', { id: '1', network: 'x', is_reorg_resend: false, tx: { ...tx, amount: '1.5' } });
     expect(bad.ok).to.equal(false);

@@ -1,5 +1,5 @@
-import { resolveSchemaRef, type Contracts, type JsonSchema } from '@chainpipe/contracts';
-import type { ApiRoutes, RouteSpec, SchemaRef } from './api-routes';
+import { SchemaBundle, type JsonSchema } from '@chainpipe/contracts';
+import type { ApiRoutes, RouteSpec } from './api-routes';
 import { pathParams } from './api-routes';
 import type { EnvelopeStyle } from './envelope';
 
@@ -33,62 +33,6 @@ export interface ApiInfo {
 /** The component name of a schema id (`common/normalized-tx` → `common.normalized-tx`). */
 export function componentName(id: string): string {
   return id.replace(/\//g, '.');
-}
-
-/** Keywords whose values are data, not subschemas: a `$ref` in there is not a reference. */
-const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'example']);
-/** Draft-07 keywords OpenAPI 3.1 (JSON Schema 2020-12) does not need: the id is the component name. */
-const DROPPED_KEYWORDS = new Set(['$id', '$schema']);
-
-/**
- * Copies schemas of `schemas/` into `components.schemas`, rewriting each `$ref` (relative to its
- * schema's `$id`) into a reference to the target's component, and pulling the targets in too.
- */
-class SchemaComponents {
-  readonly schemas: Record<string, JsonSchema> = {};
-
-  constructor(private readonly contracts: Contracts) {}
-
-  /** A `$ref` to the component of `id`, added with everything it refers to. */
-  ref(id: string): JsonSchema {
-    this.add(id);
-    return { $ref: `#/components/schemas/${componentName(id)}` };
-  }
-
-  /** A schema for a document position: a reference for an id, an inline copy otherwise. */
-  use(schema: SchemaRef): JsonSchema {
-    // An inline schema's `$ref`s are schema ids (`common/tx-v2-record`).
-    return typeof schema === 'string' ? this.ref(schema) : (this.rewrite('', schema) as JsonSchema);
-  }
-
-  /** One property of a schema of `schemas/`, with its refs rewritten (for parameters). */
-  property(id: string, name: string): JsonSchema {
-    const props = (this.contracts.schema(id).properties ?? {}) as Record<string, JsonSchema>;
-    return this.rewrite(id, props[name] ?? {}) as JsonSchema;
-  }
-
-  private add(id: string): void {
-    const name = componentName(id);
-    if (name in this.schemas) return;
-    this.schemas[name] = {};
-    this.schemas[name] = this.rewrite(id, this.contracts.schema(id)) as JsonSchema;
-  }
-
-  private rewrite(id: string, node: unknown): unknown {
-    if (Array.isArray(node)) return node.map((n) => this.rewrite(id, n));
-    if (!node || typeof node !== 'object') return node;
-    const out: JsonSchema = {};
-    for (const [key, value] of Object.entries(node as JsonSchema)) {
-      if (DROPPED_KEYWORDS.has(key)) continue;
-      if (DATA_KEYWORDS.has(key)) out[key] = structuredClone(value);
-      else if (key === '$ref' && typeof value === 'string') {
-        const target = resolveSchemaRef(id, value);
-        this.add(target.id);
-        out.$ref = `#/components/schemas/${componentName(target.id)}${target.pointer ? `/${target.pointer.replace(/^\//, '')}` : ''}`;
-      } else out[key] = this.rewrite(id, value);
-    }
-    return out;
-  }
 }
 
 const MARK = { data: Symbol('data'), code: 987_654_321, message: '\u0000message\u0000' };
@@ -131,7 +75,7 @@ export function openApiPath(expressPath: string): string {
  * at run time), and the schemas of `schemas/` they use.
  */
 export function openApiDocument(api: ApiRoutes, info: ApiInfo, envelopeFor: (path: string) => EnvelopeStyle): OpenApiDocument {
-  const components = new SchemaComponents(api.options.contracts);
+  const components = new SchemaBundle(api.options.contracts, { name: componentName, prefix: '#/components/schemas/' });
   const paths: OpenApiDocument['paths'] = {};
   const authSchemes = api.options.auth ?? {};
   const used = new Set<string>();

@@ -10,6 +10,7 @@ export * from './types';
 export * from './payload';
 export * from './addresses';
 export { mergeInto, mergeRecords, recordChanged } from './record-merge';
+export { emptyTx } from './record-base';
 export { parseEvmPayload, parseSolanaPayload, parseTronPayload, parseBitcoinPayload };
 
 const PARSERS = {

@@ -1,4 +1,5 @@
 import { chainInfo } from '@chainpipe/chains';
+import type { TransactionResult as GeneratedTransactionResult } from '@chainpipe/contracts';
 import type { NormalizedTx } from '@chainpipe/tx-parsers';
 
 /**
@@ -114,7 +115,7 @@ export type V2Record = ReturnType<typeof toV2Record>;
  * `transfer_type` → TransactionResult `transferType`: the spec names `NativeCoin` and `Token`
  * and "contract call"; the rest follow the same PascalCase.
  */
-const TRANSFER_TYPE_NAMES: Record<string, string> = {
+const TRANSFER_TYPE_NAMES: Record<NonNullable<NormalizedTx['transfer_type']>, NonNullable<TransactionResult['transferType']>> = {
   native: 'NativeCoin',
   token: 'Token',
   contract_call: 'ContractCall',
@@ -127,68 +128,8 @@ function optional<T extends object>(out: T, key: string, value: unknown): void {
   if (value !== null && value !== undefined) (out as Record<string, unknown>)[key] = value;
 }
 
-type Nullable<T> = T | null;
-
-/** The spec's TransactionResult; `?` marks the fields left out when the chain has no value. */
-export interface TransactionResult {
-  chainType: string;
-  chainId: number;
-  height: Nullable<number>;
-  txTime: Nullable<number>;
-  txHash: string;
-  sender: Nullable<string>;
-  feePayer?: string;
-  receiver: Nullable<string>;
-  transferType: Nullable<string>;
-  gasLimit: Nullable<string>;
-  gasUsed: Nullable<string>;
-  gasPrice: Nullable<string>;
-  maxFeePerGas: Nullable<string>;
-  maxPriorityFeePerGas: Nullable<string>;
-  txFee: Nullable<string>;
-  nonce: Nullable<string>;
-  symbol: Nullable<string>;
-  decimals: Nullable<number>;
-  amount: Nullable<string>;
-  txStatus: Nullable<string>;
-  bizStatus?: Nullable<string>;
-  bizStatusReason?: Nullable<string>;
-  methodId: Nullable<string>;
-  methodCall: Nullable<string>;
-  txVersion?: number;
-  l1OriginHash?: string;
-  fromDetails: Array<{ address: Nullable<string>; amount: Nullable<string>; isContract: boolean; vinIndex?: string; preVoutIndex?: string; txHash?: string }>;
-  toDetails: Array<{ address: Nullable<string>; amount: Nullable<string>; isContract: boolean; voutIndex?: string }>;
-  internalTransactionDetails: Array<{
-    from: Nullable<string>;
-    to: Nullable<string>;
-    amount: Nullable<string>;
-    txStatus: Nullable<string>;
-    mint?: string;
-    owner?: string;
-    programId?: string;
-    instruction: Nullable<string>;
-    description: Nullable<string>;
-    isFromContract: boolean;
-    isToContract: boolean;
-    instrIndex: Nullable<number>;
-    depth: Nullable<number>;
-  }>;
-  tokenTransferDetails: Array<{
-    from: Nullable<string>;
-    to: Nullable<string>;
-    tokenContractAddress: Nullable<string>;
-    symbol: Nullable<string>;
-    amount: Nullable<string>;
-    fromTokenAddress?: string;
-    toTokenAddress?: string;
-    mint?: string;
-    programId?: string;
-    isFromContract: boolean;
-    isToContract: boolean;
-    decimals: Nullable<number>;
-  }>;
-}
+/** The spec's TransactionResult (generated from `common/transaction-result`); optional fields are left out when the chain has no value. */
+export type TransactionResult = GeneratedTransactionResult;
 
 /**
  * TransactionResult (camelCase): webhook body elements and pool trades.
@@ -202,14 +143,14 @@ export interface TransactionResult {
  */
 export function toTransactionResult(tx: NormalizedTx): TransactionResult {
   const out: TransactionResult = {
-    chainType: chainInfo(tx.chain_type).family as string,
+    chainType: chainInfo(tx.chain_type).family,
     chainId: tx.chain_id,
     height: tx.height ?? null,
     txTime: typeof tx.tx_time === 'number' ? tx.tx_time * 1000 : null,
     txHash: tx.tx_hash,
     sender: tx.sender ?? null,
     receiver: tx.receiver ?? null,
-    transferType: tx.transfer_type ? (TRANSFER_TYPE_NAMES[tx.transfer_type] ?? tx.transfer_type) : null,
+    transferType: tx.transfer_type ? TRANSFER_TYPE_NAMES[tx.transfer_type] : null,
     gasLimit: tx.gas_limit ?? null,
     gasUsed: tx.gas_used ?? null,
     gasPrice: tx.gas_price ?? null,

@@ -1,5 +1,5 @@
 import { chainInfo, parseChainType, type ChainType } from '@chainpipe/chains';
-import type { AddressChangeMessage } from '@chainpipe/contracts';
+import type { AddressChangeMessage, HttpTxAddressesContains, HttpTxAddressesPatch, HttpTxAddressesWallets } from '@chainpipe/contracts';
 import { canonicalAddress } from './address-format';
 
 /**
@@ -20,20 +20,10 @@ export interface AddressChange {
   removes: string[];
 }
 
-export interface WalletsBody {
-  wallets: { chain_type: string; address: string[] }[];
-}
-
-export interface PatchBody {
-  chain_type: string;
-  adds?: string[];
-  removes?: string[];
-}
-
-export interface ContainsBody {
-  chain_type: string;
-  address: string;
-}
+/** Request bodies, generated from their schemas (`http/tx/addresses-*`). */
+export type WalletsBody = HttpTxAddressesWallets;
+export type PatchBody = HttpTxAddressesPatch;
+export type ContainsBody = HttpTxAddressesContains;
 
 const fail = (error: string): Parsed<never> => ({ ok: false, error });
 

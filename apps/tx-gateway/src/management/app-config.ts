@@ -1,3 +1,4 @@
+import type { HttpTxAppConfig, HttpTxAppConfigPut, HttpTxRetryStatus } from '@chainpipe/contracts';
 import { checkWebhookUrl, type WebhookTargetOptions } from './webhook-target';
 
 /**
@@ -7,15 +8,8 @@ import { checkWebhookUrl, type WebhookTargetOptions } from './webhook-target';
  * target) and the merge rules.
  */
 
-/** Body of POST and PUT after schema validation; `is_active` only reaches here through PUT. */
-export interface AppConfigInput {
-  enable_ws?: boolean;
-  enable_webhook?: boolean;
-  webhook_url?: string | null;
-  webhook_secret?: string | null;
-  ws_ack_resend_interval_seconds?: number;
-  is_active?: boolean;
-}
+/** Body of POST and PUT after schema validation (generated from `http/tx/app-config-put`); `is_active` only reaches here through PUT. */
+export type AppConfigInput = HttpTxAppConfigPut;
 
 /** The client-writable columns of tx.app_configs, with the secret still in plain text. */
 export interface WritableConfig {
@@ -104,21 +98,9 @@ export interface AppConfigRow {
   updated_at: Date;
 }
 
-/** `data` of GET /app/config: the spec's fields, never the secret. */
-export interface AppConfigView {
-  app_id: string;
-  enable_ws: boolean;
-  enable_webhook: boolean;
-  webhook_url: string | null;
-  ws_ack_resend_interval_seconds: number;
-  webhook_delivery_status: string;
-  webhook_retrying_since: number | null;
-  webhook_last_failed_transaction_id: number | null;
-  webhook_last_failure_reason: string | null;
-  is_active: boolean;
-  created_at: string;
-  updated_at: string;
-}
+/** `data` of GET /app/config: the spec's fields, never the secret (schema `http/tx/app-config`). */
+export type AppConfigView = NonNullable<HttpTxAppConfig>;
+type DeliveryStatus = AppConfigView['webhook_delivery_status'];
 
 const intOrNull = (v: string | number | null): number | null => (v === null || v === undefined ? null : Number(v));
 
@@ -129,7 +111,8 @@ export function configView(row: AppConfigRow): AppConfigView {
     enable_webhook: row.enable_webhook,
     webhook_url: row.webhook_url,
     ws_ack_resend_interval_seconds: row.ws_ack_resend_interval_seconds,
-    webhook_delivery_status: row.webhook_delivery_status,
+    // The only states ever written are the schema's three (webhook delivery sets them).
+    webhook_delivery_status: row.webhook_delivery_status as DeliveryStatus,
     webhook_retrying_since: intOrNull(row.webhook_retrying_since),
     webhook_last_failed_transaction_id: intOrNull(row.webhook_last_failed_transaction_id),
     webhook_last_failure_reason: row.webhook_last_failure_reason,
@@ -139,17 +122,8 @@ export function configView(row: AppConfigRow): AppConfigView {
   };
 }
 
-/** `data` of GET /app/webhook/retry/status. */
-export interface RetryStatusView {
-  app_id: string;
-  enable_webhook: boolean;
-  webhook_delivery_status: string;
-  webhook_retrying_since: number | null;
-  webhook_last_failed_transaction_id: number | null;
-  webhook_last_failure_reason: string | null;
-  pending: number;
-  next_retry_at: number | null;
-}
+/** `data` of GET /app/webhook/retry/status (schema `http/tx/retry-status`). */
+export type RetryStatusView = HttpTxRetryStatus;
 
 /**
  * `tx.webhook_queue.next_attempt_at` holds Unix milliseconds (the unit of every clock here);
@@ -160,7 +134,7 @@ export function retryStatusView(appId: string, row: AppConfigRow | undefined, qu
   return {
     app_id: appId,
     enable_webhook: row?.enable_webhook ?? CONFIG_DEFAULTS.enable_webhook,
-    webhook_delivery_status: row?.webhook_delivery_status ?? 'active',
+    webhook_delivery_status: (row?.webhook_delivery_status as DeliveryStatus | undefined) ?? 'active',
     webhook_retrying_since: row ? intOrNull(row.webhook_retrying_since) : null,
     webhook_last_failed_transaction_id: row ? intOrNull(row.webhook_last_failed_transaction_id) : null,
     webhook_last_failure_reason: row?.webhook_last_failure_reason ?? null,
