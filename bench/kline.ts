@@ -249,11 +249,20 @@ export async function run(): Promise<void> {
   for (const n of FANOUT) {
     const connect = async (url: string, headers: Record<string, string>, onMessage: () => void, subscribe: boolean) => {
       const list: WebSocket[] = [];
-      for (let i = 0; i < n; i += 200) {
+      for (let i = 0; i < n; i += 50) {
         await Promise.all(
-          Array.from({ length: Math.min(200, n - i) }, async () => {
-            const ws = new WebSocket(url, { headers, perMessageDeflate: false });
-            await new Promise((r) => ws.once('open', r));
+          Array.from({ length: Math.min(50, n - i) }, async () => {
+            let ws: WebSocket;
+            // A connection refused under the accept backlog is retried.
+            for (;;) {
+              ws = new WebSocket(url, { headers, perMessageDeflate: false });
+              ws.on('error', () => undefined);
+              const ok = await new Promise<boolean>((r) => {
+                ws.once('open', () => r(true));
+                ws.once('close', () => r(false));
+              });
+              if (ok) break;
+            }
             ws.on('message', onMessage);
             list.push(ws);
             if (subscribe) {
