@@ -192,6 +192,25 @@ describe('tx-store: deliveries of the same block merge, never erase each other (
     expect(snap.address).to.deep.equal(indexOfRecords(snap.records, network));
   });
 
+  it('a replay of a reorging delivery publishes its moved and orphaned transactions again; another delivery nothing', async () => {
+    const items = evmDatasetItems(13998626);
+    const network = testNetwork('evm', 'merge-reorg-replay');
+    await store(network, parse(network, [items.all], 'block_with_receipts_debug_trace', 13998626), 'raw:0:1');
+    // Another block of the height keeps the first 4 of the 7 transactions.
+    const other = { ...items.block, hash: '0x' + 'cd'.repeat(32), transactions: items.block.transactions.slice(0, 4) };
+    const reorg = parse(network, [other], 'block', 13998626);
+    const first = await store(network, reorg, 'raw:0:2');
+    expect(first.replacedBlocks).to.deep.equal([items.block.hash]);
+    expect(first.orphaned.map((s) => s.tx.tx_hash)).to.have.members(items.block.transactions.slice(4).map((t: Json) => t.hash));
+    expect(first.changed).to.have.length(4);
+    const replay = await store(network, reorg, 'raw:0:2');
+    expect(replay.replacedBlocks).to.deep.equal([]);
+    expect(replay.orphaned.map((s) => [s.id, s.orphaned, s.tx.tx_hash])).to.have.deep.members(first.orphaned.map((s) => [s.id, true, s.tx.tx_hash]));
+    expect(replay.changed.map((s) => [s.id, s.is_reorg_resend])).to.deep.equal(first.changed.map((s) => [s.id, true]));
+    const again = await store(network, reorg, 'raw:0:3');
+    expect([again.orphaned, again.changed]).to.deep.equal([[], []]);
+  });
+
   it('eth-mainnet 1000000 and 1011973: trace_block and callTracer deliveries end in the same rows in either order', async () => {
     for (const height of [1000000, 1011973]) {
       const parity: Json[] = readFixtureJson(`evm/eth-mainnet-${height}.trace_block.json`).result;

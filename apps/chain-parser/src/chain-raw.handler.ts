@@ -26,6 +26,7 @@ function parserMetrics(registry: Registry) {
     records: new Counter({ name: 'chainpipe_parser_records_total', help: 'chain.raw records by outcome (stored, partial = stored and dead-lettered for the unreadable rest, dead_letter, empty)', labelNames: ['network', 'outcome'], registers: [registry] }),
     blocks: new Counter({ name: 'chainpipe_parser_blocks_stored_total', help: 'Blocks stored, by kind (new, known = replay, reorg = replaced another block of its height)', labelNames: ['network', 'kind'], registers: [registry] }),
     txs: new Counter({ name: 'chainpipe_parser_txs_stored_total', help: 'Transactions stored (replays included)', labelNames: ['network'], registers: [registry] }),
+    changed: new Counter({ name: 'chainpipe_parser_txs_changed_total', help: 'Transactions whose stored record a delivery changed (new, merged with more information, moved): the ones published', labelNames: ['network'], registers: [registry] }),
     orphaned: new Counter({ name: 'chainpipe_parser_txs_orphaned_total', help: 'Transactions orphaned by a reorg', labelNames: ['network'], registers: [registry] }),
     issues: new Counter({ name: 'chainpipe_parser_parse_issues_total', help: 'Blocks or transactions the parsers could not read (the rest of the payload is stored)', labelNames: ['network'], registers: [registry] }),
     skipped: new Counter({ name: 'chainpipe_parser_chain_tx_skipped_total', help: 'Stored transactions not published to chain.tx (message above the topic limit)', labelNames: ['network'], registers: [registry] }),
@@ -96,6 +97,7 @@ export function createChainRawHandler(deps: ChainRawHandlerDeps): BatchHandler<B
         const kind = blockOutcome(result);
         metrics.blocks.inc({ network, kind });
         metrics.txs.inc({ network }, result.stored.length);
+        metrics.changed.inc({ network }, result.changed.length);
         if (result.orphaned.length) metrics.orphaned.inc({ network }, result.orphaned.length);
         if (kind === 'reorg') {
           log.info({ msg: 'block_reorg', network, height: input.block.height, hash: input.block.hash, replaced: result.replacedBlocks, orphanedTxs: result.orphaned.length, flagged: input.reorged ?? false });

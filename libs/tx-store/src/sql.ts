@@ -170,10 +170,18 @@ WHERE k.address = s.address AND k.token = s.token AND k.chain_type = s.chain_typ
 /** Serialises every writer of one (network, height): replays and racing consumers queue here. */
 export const BLOCK_LOCK_SQL = 'SELECT pg_advisory_xact_lock(hashtext(?))';
 
-/** The canonical blocks this height had under another hash: they lose their place. */
-export const ORPHAN_OLD_BLOCKS_SQL = `UPDATE tx.blocks SET orphaned = true
-WHERE network = ? AND height = ? AND hash <> ? AND orphaned = false
-RETURNING hash`;
+/**
+ * The canonical blocks this height had under another hash, which lose their place
+ * (`replaced`), and the ones orphaned before (the statement's snapshot predates its update).
+ */
+export const ORPHAN_OLD_BLOCKS_SQL = `WITH replaced AS (
+  UPDATE tx.blocks SET orphaned = true
+  WHERE network = ? AND height = ? AND hash <> ? AND orphaned = false
+  RETURNING hash
+)
+SELECT hash, true AS replaced FROM replaced
+UNION ALL
+SELECT hash, false AS replaced FROM tx.blocks WHERE network = ? AND height = ? AND hash <> ? AND orphaned`;
 
 export const UPSERT_BLOCK_SQL = `INSERT INTO tx.blocks AS b (network, height, hash, parent_hash, block_time, tx_count)
 VALUES (?, ?, ?, ?, ?, ?)
@@ -185,6 +193,11 @@ ON CONFLICT (network, height, hash) DO UPDATE SET
 RETURNING (xmax = 0) AS inserted`;
 
 /** Transactions still placed in an orphaned block (the ones the new block did not take over). */
-export const ORPHAN_OLD_TXS_SQL = `UPDATE tx.transactions SET orphaned = true, updated_at = now()
+export const ORPHAN_OLD_TXS_SQL = `UPDATE tx.transactions SET orphaned = true, changed_by = ?, updated_at = now()
 WHERE network = ? AND block_hash = ANY(?::text[]) AND orphaned = false
 RETURNING id, tx_hash, orphaned, is_reorg_resend, record`;
+
+/** Transactions a delivery orphaned before, in blocks orphaned before: a replay of it publishes them again. */
+export const REPLAYED_ORPHANS_SQL = `SELECT id, tx_hash, orphaned, is_reorg_resend, record FROM tx.transactions
+WHERE network = ? AND block_hash = ANY(?::text[]) AND orphaned AND changed_by = ?
+ORDER BY id`;

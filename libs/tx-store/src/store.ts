@@ -23,6 +23,7 @@ import {
   ORPHAN_OLD_BLOCKS_SQL,
   INSERT_NEW_BLOCK_TXS_SQL,
   ORPHAN_OLD_TXS_SQL,
+  REPLAYED_ORPHANS_SQL,
   SELECT_STORED_TXS_SQL,
   UPSERT_BLOCK_SQL,
   UPSERT_BLOCK_TXS_SQL,
@@ -56,7 +57,10 @@ export interface StoreBlockInput {
 export interface StoreBlockResult {
   /** Every transaction of the block as stored, in block order (also on a replay). */
   stored: StoredTx[];
-  /** Transactions of the block(s) this call replaced that the new block does not contain. */
+  /**
+   * Transactions of the block(s) this call replaced that the new block does not contain; on a
+   * replay of the same `source`, the ones that delivery orphaned (its publish may have been lost).
+   */
   orphaned: StoredTx[];
   /** Hashes of the canonical blocks of this height that this call orphaned. */
   replacedBlocks: string[];
@@ -152,11 +156,14 @@ export async function storeBlock(db: Knex, input: StoreBlockInput, opts: StoreOp
     if (block.height !== null) await trx.raw(BLOCK_LOCK_SQL, [`${network.network}:${block.height}`]);
 
     let replacedBlocks: string[] = [];
+    let earlierOrphans: string[] = [];
     if (hasBlockRow) {
       // `reorged` needs nothing extra: any canonical block of this height under another hash is
       // replaced either way, and the same hash again is a replay whatever the streamer says.
-      const old = await trx.raw<{ rows: { hash: string }[] }>(ORPHAN_OLD_BLOCKS_SQL, [network.network, block.height, block.hash]);
-      replacedBlocks = old.rows.map((r) => r.hash);
+      const at = [network.network, block.height, block.hash];
+      const old = await trx.raw<{ rows: { hash: string; replaced: boolean }[] }>(ORPHAN_OLD_BLOCKS_SQL, [...at, ...at]);
+      replacedBlocks = old.rows.filter((r) => r.replaced).map((r) => r.hash);
+      earlierOrphans = old.rows.filter((r) => !r.replaced).map((r) => r.hash);
       await trx.raw(UPSERT_BLOCK_SQL, [network.network, block.height, block.hash, block.parent_hash, block.time, txs.length]);
     }
 
@@ -190,8 +197,13 @@ export async function storeBlock(db: Knex, input: StoreBlockInput, opts: StoreOp
 
     let orphaned: StoredTx[] = [];
     if (replacedBlocks.length) {
-      const res = await trx.raw<{ rows: RecordReturning[] }>(ORPHAN_OLD_TXS_SQL, [network.network, replacedBlocks]);
+      const res = await trx.raw<{ rows: RecordReturning[] }>(ORPHAN_OLD_TXS_SQL, [source, network.network, replacedBlocks]);
       orphaned = res.rows.map((r) => toStored(network.network, r));
+    }
+    if (source !== null && earlierOrphans.length) {
+      // A replay of the delivery that orphaned them (its publish may have been lost).
+      const res = await trx.raw<{ rows: RecordReturning[] }>(REPLAYED_ORPHANS_SQL, [network.network, earlierOrphans, source]);
+      orphaned.push(...res.rows.map((r) => toStored(network.network, r)));
     }
     return { stored, orphaned, replacedBlocks, inserted: inserted.length + updated.length - updatedIds.size, changed };
   });
