@@ -3,6 +3,12 @@ import type { Knex } from '@chainpipe/db';
 import type { BatchHandler } from '@chainpipe/kafka';
 import type { CryptoQuoteMessage, FiatRatesMessage, PriceQuoteMessage, QuoteStore } from '@chainpipe/price';
 
+/**
+ * `price_usd` is numeric(40, 18): a junk asset quoted past 10^22 would overflow it, and a
+ * statement that can never succeed would stall the partition. Such a price stays in `quote`.
+ */
+const priceColumn = (price: number): number | null => (Math.abs(price) < 1e21 ? price : null);
+
 export interface QuotesHandlerDeps {
   db: Knex;
   store: Pick<QuoteStore, 'writeLatest'>;
@@ -33,7 +39,7 @@ export function quotesHandler(deps: QuotesHandlerDeps): BatchHandler<PriceQuoteM
     const fiat = messages.filter((m): m is FiatRatesMessage => m.kind === 'fiat');
     if (crypto.length) {
       await deps.db('price.quote_history')
-        .insert(crypto.map((m) => ({ external_id: m.external_id, last_updated: new Date(m.as_of), price_usd: m.usd.price, quote: JSON.stringify(m) })))
+        .insert(crypto.map((m) => ({ external_id: m.external_id, last_updated: new Date(m.as_of), price_usd: priceColumn(m.usd.price), quote: JSON.stringify(m) })))
         .onConflict(['external_id', 'last_updated'])
         .ignore();
     }
