@@ -37,7 +37,8 @@ function parseLabels(text: string, line: number): Record<string, string> {
 function parseValue(v: string, line: number): number {
   if (v === '+Inf') return Infinity;
   if (v === '-Inf') return -Infinity;
-  if (v === 'NaN') return NaN;
+  // prom-client prints NaN as `Nan`; Prometheus reads NaN in any case (Go's ParseFloat).
+  if (/^nan$/i.test(v)) return NaN;
   const n = Number(v);
   if (Number.isNaN(n)) throw new Error(`line ${line}: bad value ${v}`);
   return n;
