@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# make test: lint, typecheck, unit tests, then integration tests against a broker of their own
-# (port 19092 or the next free pair, state in .kafka-test) and the machine's Postgres and Redis. Stops what it started.
+# make test: lint, typecheck, unit tests, integration tests against a broker of their own
+# (port 19092 or the next free pair, state in .kafka-test) and the machine's Postgres and Redis, then
+# the fault suite on brokers and a Postgres of its own. Stops what it started.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -26,6 +27,8 @@ echo "== typecheck";  npx --no-install tsc -p tsconfig.json --noEmit
 echo "== generated";  npx --no-install tsx scripts/gen-types.ts --check   # types of schemas/ (npm run gen)
 echo "== unit";       npm run -s test:unit 2>&1 | tee -a "$LOG"
 echo "== integration"; npm run -s test:int 2>&1 | tee -a "$LOG"
+# Faults: a broker, a three-node cluster and a Postgres of the suite's own, stopped and killed.
+echo "== faults";     npm run -s test:fault 2>&1 | tee -a "$LOG"
 
 # grep finds nothing when nothing failed; that is not an error here.
 passed=$( (grep -Eo '^ +[0-9]+ passing' "$LOG" || true) | awk '{s+=$1} END {print s+0}')

@@ -1,14 +1,7 @@
-import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { Kafka, logLevel } from 'kafkajs';
 import { TOPICS } from '@chainpipe/contracts';
-import { ensureTopics } from '@chainpipe/kafka';
 import {
-  REPO_ROOT,
   createRegistryTopics,
   freePort,
   parsePrometheusText,
@@ -18,13 +11,11 @@ import {
   stopProcess,
   testEnv,
   uniquePrefix,
-  waitFor,
   waitReady,
   type RunningProcess,
   readJson,
 } from '@chainpipe/testing';
 
-const run = promisify(execFile);
 const SECRET = 'stream-secret-for-tests';
 
 /** One real fixture per chain family, posted as the bytes a streamer would send. */
@@ -182,68 +173,5 @@ describe('chain-ingest (real HTTP, real broker)', function () {
     expect(exposition.types.get('chainpipe_ingest_publish_duration_seconds')).to.equal('histogram');
     expect(exposition.types.get('chainpipe_process_cpu_user_seconds_total')).to.equal('counter');
     expect(sample('chainpipe_http_requests_total', { route: '/stream', status: '413' })?.value).to.be.at.least(1);
-  });
-});
-
-describe('chain-ingest while the broker is down (a private broker of its own)', function () {
-  const stateDir = path.join(REPO_ROOT, '.kafka-test-outage');
-  let brokerEnv: Record<string, string>;
-  let app: { proc: RunningProcess; url: string; opsUrl: string } | undefined;
-  const kafkaSh = path.join(REPO_ROOT, 'scripts/kafka/kafka.sh');
-
-  before(async () => {
-    const port = await freePort();
-    const cport = await freePort();
-    brokerEnv = { ...process.env, KAFKA_STATE_DIR: stateDir, KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(cport), KAFKA_LIB_DIR: path.join(REPO_ROOT, '.kafka/lib') } as Record<string, string>;
-    await run(kafkaSh, ['start'], { env: brokerEnv });
-    const admin = new Kafka({ clientId: 'outage', brokers: [`127.0.0.1:${port}`], logLevel: logLevel.NOTHING }).admin();
-    await admin.connect();
-    await ensureTopics(admin, [TOPICS.chainRaw]);
-    await admin.disconnect();
-    app = await startIngest({ KAFKA_BROKERS: `127.0.0.1:${port}`, KAFKA_PUBLISH_TIMEOUT_MS: '3000', LOG_LEVEL: 'error' });
-  });
-
-  after(async () => {
-    if (app) await stopProcess(app.proc);
-    await run(kafkaSh, ['stop'], { env: brokerEnv }).catch(() => undefined);
-    rmSync(stateDir, { recursive: true, force: true });
-  });
-
-  it('answers 503 while Kafka is down, never 200, and loses nothing it acknowledged once Kafka is back', async () => {
-    const headers = { 'content-secret-x': SECRET, 'cl-stream-network': 'ethereum-mainnet' };
-    const acked: string[] = [];
-    const before = await post(`${app!.url}/stream`, '{"n":"before"}', headers);
-    expect(before.status).to.equal(200);
-    acked.push('{"n":"before"}');
-
-    await run(kafkaSh, ['stop'], { env: brokerEnv });
-    const t0 = Date.now();
-    const during = await post(`${app!.url}/stream`, '{"n":"during"}', headers);
-    expect(during.status).to.equal(503);
-    expect(during.headers.get('retry-after')).to.equal('5');
-    expect(await readJson(during)).to.deep.equal({ code: 503, message: 'event bus unavailable, retry later', data: null });
-    expect(Date.now() - t0, 'answered within the publish timeout, no hang').to.be.lessThan(10_000);
-
-    await run(kafkaSh, ['start'], { env: { ...brokerEnv, KAFKA_KEEP_DATA: '1' } });
-    // A streamer retries until it gets 200; so does this test (bounded).
-    let n = 0;
-    await waitFor(
-      async () => {
-        const body = `{"n":"after-${n++}"}`;
-        const res = await post(`${app!.url}/stream`, body, headers);
-        if (res.status === 200) acked.push(body);
-        else expect(res.status).to.equal(503);
-        return res.status === 200;
-      },
-      { timeoutMs: 45_000, intervalMs: 500, what: 'ingest to recover' },
-    );
-    const consumer = new Kafka({ clientId: 'outage-reader', brokers: brokerEnv.KAFKA_PORT ? [`127.0.0.1:${brokerEnv.KAFKA_PORT}`] : [], logLevel: logLevel.NOTHING }).consumer({ groupId: `outage-${Date.now()}` });
-    const seen: string[] = [];
-    await consumer.connect();
-    await consumer.subscribe({ topic: TOPICS.chainRaw.name, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) });
-    await waitFor(() => acked.every((a) => seen.includes(a)), { timeoutMs: 20_000, what: 'every acknowledged body on the topic' }).finally(() => consumer.disconnect());
-    expect(acked.every((a) => seen.includes(a))).to.equal(true);
-    expect((await fetch(`${app!.opsUrl}/readyz`)).status).to.equal(200);
   });
 });

@@ -8,7 +8,8 @@ import { rawRecordHeaders, resolveNetwork, type IngestRoute } from './raw-record
 
 export interface IngestDeps {
   contracts: Contracts;
-  producer: Pick<TopicProducer, 'publish'>;
+  /** `reachable` false means the broker is known to be down: requests are refused at once. */
+  producer: Pick<TopicProducer, 'publish' | 'reachable'>;
   logger: Logger;
   registry: Registry;
   streamSecret: string;
@@ -30,10 +31,16 @@ function ingestMetrics(registry: Registry) {
   };
 }
 
+/** Seconds a streamer should wait: the broker is known down (recovery is noticed within 0.5 s). */
+const RETRY_AFTER_BROKER_DOWN = '2';
+/** Seconds a streamer should wait after a publish failed or timed out. */
+const RETRY_AFTER_PUBLISH_FAILED = '5';
+
 /**
  * `POST /stream` and `POST /webhook` (also under `/tx/api/v1/`): the body, whatever it is, is
  * published to chain.raw.v1 keyed by network and answered only after the broker acknowledged
- * it, so a 200 means "durable" and anything else means "send it again".
+ * it, so a 200 means "durable" and anything else means "send it again". While the broker is
+ * known to be down, requests get 503 at once instead of each waiting for the publish timeout.
  */
 export function ingestRoutes(deps: IngestDeps): ApiRoutes {
   const metrics = ingestMetrics(deps.registry);
@@ -72,6 +79,12 @@ export function ingestRoutes(deps: IngestDeps): ApiRoutes {
         return sendError(res, 400, resolved.error);
       }
       res.locals.network = resolved.network;
+      if (!deps.producer.reachable) {
+        // Fail fast, before the upload: holding the request would only stall the streamer.
+        metrics.requests.inc({ route, network: resolved.network.network, status: '503' });
+        res.setHeader('retry-after', RETRY_AFTER_BROKER_DOWN);
+        return sendError(res, 503, 'event bus unavailable, retry later');
+      }
       next();
     },
     rawBody,
@@ -97,7 +110,7 @@ export function ingestRoutes(deps: IngestDeps): ApiRoutes {
       } catch (err) {
         metrics.requests.inc({ route, network: network.network, status: '503' });
         log.warn({ msg: 'ingest_publish_failed', network: network.network, bytes: body.length, err: errorMessage(err) });
-        res.setHeader('retry-after', '5');
+        res.setHeader('retry-after', RETRY_AFTER_PUBLISH_FAILED);
         return sendError(res, 503, 'event bus unavailable, retry later');
       }
       end();

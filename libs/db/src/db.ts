@@ -36,25 +36,34 @@ export async function migrateLatest(db: Knex): Promise<string[]> {
   return applied;
 }
 
-/** A database component for the lifecycle: health by a cheap query, closes the pool on stop. */
-export function dbComponent(db: Knex) {
+/**
+ * A database component for the lifecycle: health by a cheap query, closes the pool on stop.
+ * Postgres unreachable is `degraded` (not ready: traffic should avoid the app), never `error`:
+ * a restart would not bring the server back, and the pool reconnects by itself. It checks
+ * every 5 s while healthy and every second while not, so readiness returns soon after.
+ */
+export function dbComponent(db: Knex, opts: { checkMs?: number; recheckMs?: number } = {}) {
   let last: HealthReport = { state: 'ok' };
-  let checking = false;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(check, last.state === 'ok' ? (opts.checkMs ?? 5_000) : (opts.recheckMs ?? 1_000));
+    timer.unref();
+  };
   const check = () => {
-    if (checking) return;
-    checking = true;
     db.raw('select 1')
       .then(() => (last = { state: 'ok' }))
-      .catch((err: Error) => (last = { state: 'error', detail: err.message }))
-      .finally(() => (checking = false));
+      .catch((err: Error) => (last = { state: 'degraded', detail: `postgres unreachable: ${err.message}` }))
+      .finally(schedule);
   };
-  const timer = setInterval(check, 5_000);
-  timer.unref();
+  schedule();
   return {
     name: 'postgres',
     health: () => last,
     stop: async () => {
-      clearInterval(timer);
+      stopped = true;
+      clearTimeout(timer);
       await db.destroy();
     },
   };

@@ -83,9 +83,31 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   return app;
 }
 
+/** Node socket errors and Postgres SQLSTATEs that mean "the server cannot be reached now". */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', '57P01', '57P02', '57P03', '53300']);
+const UNREACHABLE_MESSAGES = /Connection terminated|Connection ended unexpectedly|Client has encountered a connection error|Timeout acquiring a connection/i;
+
+/**
+ * Whether an error says a dependency (Postgres, Redis) is unreachable or restarting, rather
+ * than that the request or our code is wrong: the client should retry (503), and the app
+ * recovers by itself once the dependency is back.
+ */
+export function isDependencyUnavailable(err: unknown): boolean {
+  for (let e = err as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    if (typeof e.code === 'string' && (UNREACHABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+    if (e.name === 'KnexTimeoutError' || (typeof e.message === 'string' && UNREACHABLE_MESSAGES.test(e.message))) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}
+
+/** Seconds a client should wait before retrying while a dependency is unreachable. */
+const RETRY_AFTER_UNAVAILABLE = '2';
+
 /** Body-parser and express errors carry `type`/`status`; map them to the spec's codes. */
-function classify(err: unknown): { status: number; message: string; code?: number; details?: unknown; expected: boolean } {
+function classify(err: unknown): { status: number; message: string; code?: number; details?: unknown; expected: boolean; unavailable?: boolean } {
   if (err instanceof HttpError) return { status: err.status, message: err.message, code: err.code, details: err.details, expected: true };
+  if (isDependencyUnavailable(err)) return { status: 503, message: 'service unavailable, retry later', expected: true, unavailable: true };
   const e = err as { type?: string; status?: number; statusCode?: number; message?: string };
   switch (e?.type) {
     case 'entity.too.large':
@@ -118,7 +140,9 @@ export function finishHttpApp(app: Express, logger: Logger): void {
   const onError: ErrorRequestHandler = (err, req, res, _next) => {
     const c = classify(err);
     if (!c.expected) logger.error({ msg: 'request_failed', method: req.method, path: req.path, requestId: res.locals.requestId, err });
+    if (c.unavailable) logger.warn({ msg: 'dependency_unavailable', method: req.method, path: req.path, requestId: res.locals.requestId, err: (err as Error)?.message });
     if (res.headersSent) return;
+    if (c.unavailable) res.setHeader('retry-after', RETRY_AFTER_UNAVAILABLE);
     res.status(c.status).json(envelopeOf(res).error(c.status, c.code ?? c.status, c.message, c.details));
   };
   app.use(onError);

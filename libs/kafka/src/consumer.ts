@@ -72,6 +72,14 @@ export interface BatchConsumerOptions<T> {
   stallMs?: number;
 }
 
+/** The handler kept failing past the retry budget: the consumer cannot go on. */
+class RetryBudgetExhausted extends Error {
+  constructor(cause: unknown) {
+    super(`handler failed past its retry budget: ${errorMessage(cause)}`, { cause });
+    this.name = 'RetryBudgetExhausted';
+  }
+}
+
 /** Metrics of every consumer, declared once per registry. */
 function consumerMetrics(registry: Registry) {
   const existing = registry.getSingleMetric('chainpipe_consumer_batch_size');
@@ -108,8 +116,14 @@ export class BatchConsumer<T> {
   private readonly topic: string;
   private readonly metrics: ReturnType<typeof consumerMetrics>;
   private readonly abort = new AbortController();
+  /** The group was joined and no crash happened since. */
   private joined = false;
-  private crashed?: string;
+  /** A fetch started since the last join: the consumer is really consuming. */
+  private fetching = false;
+  /** kafkajs crashed and is restarting the consumer itself (broker down, say): why. */
+  private restarting?: string;
+  /** The consumer cannot go on (handler past its retry budget, a crash kafkajs will not restart). */
+  private fatal?: string;
   private lastActivity = Date.now();
   private readonly retry: { retries: number; initialMs: number; maxMs: number };
   private readonly maxRecords: number;
@@ -131,18 +145,37 @@ export class BatchConsumer<T> {
       maxBytes: 32 * 1024 * 1024,
       retry: { retries: 5 },
     });
-    const { GROUP_JOIN, HEARTBEAT, CRASH } = this.consumer.events;
-    this.consumer.on(GROUP_JOIN, () => {
+    // Health follows the client's own state both ways: a crash kafkajs restarts from makes the
+    // consumer not ready, and the next join and fetch make it ready again.
+    const { GROUP_JOIN, FETCH_START, HEARTBEAT, CRASH } = this.consumer.events;
+    this.consumer.on(GROUP_JOIN, (e) => {
       this.joined = true;
+      // A member with no partition (more members than partitions) has nothing to fetch.
+      this.fetching = Object.values(e.payload.memberAssignment ?? {}).every((parts) => parts.length === 0);
       this.lastActivity = Date.now();
       this.metrics.rebalances.inc({ group: opts.groupId });
+    });
+    this.consumer.on(FETCH_START, () => {
+      this.lastActivity = Date.now();
+      if (!this.joined) return;
+      this.fetching = true;
+      if (this.restarting) this.log.info({ msg: 'consumer_recovered', after: this.restarting });
+      this.restarting = undefined;
     });
     this.consumer.on(HEARTBEAT, () => {
       this.lastActivity = Date.now();
     });
     this.consumer.on(CRASH, (e) => {
-      this.crashed = errorMessage(e.payload.error);
-      if (!e.payload.restart) opts.onFatal('kafka consumer crashed', e.payload.error);
+      const reason = errorMessage(e.payload.error);
+      this.joined = false;
+      this.fetching = false;
+      if (e.payload.restart) {
+        this.restarting = reason;
+        this.log.warn({ msg: 'consumer_restarting', err: reason });
+        return;
+      }
+      this.fatal = reason;
+      opts.onFatal('kafka consumer crashed', e.payload.error);
     });
   }
 
@@ -161,8 +194,13 @@ export class BatchConsumer<T> {
           try {
             await this.processChunk(batch.topic, batch.partition, part, heartbeat);
           } catch (err) {
-            this.crashed = errorMessage(err);
-            this.opts.onFatal('consumer handler failed past its retry budget', err);
+            // Only the handler's own give-up stops the app. A kafkajs error (a heartbeat or a
+            // dead letter's publish while the broker is away, a rebalance) goes back to kafkajs,
+            // which restarts the consumer from the last commit: the chunk is replayed, not lost.
+            if (err instanceof RetryBudgetExhausted) {
+              this.fatal = errorMessage(err.cause);
+              this.opts.onFatal('consumer handler failed past its retry budget', err.cause);
+            }
             throw err;
           }
           const last = part[part.length - 1].offset;
@@ -238,7 +276,7 @@ export class BatchConsumer<T> {
           for (const r of records) dead.push(...(await this.handleWithRetry([r], heartbeat)));
           return dead;
         }
-        if (attempt >= this.retry.retries) throw err;
+        if (attempt >= this.retry.retries) throw new RetryBudgetExhausted(err);
         this.metrics.retries.inc({ topic: this.opts.spec.name, group: this.opts.groupId });
         const wait = backoffMs(attempt, this.retry.initialMs, this.retry.maxMs);
         this.log.warn({ msg: 'handler_retry', attempt: attempt + 1, waitMs: wait, err: errorMessage(err) });
@@ -275,15 +313,22 @@ export class BatchConsumer<T> {
     await this.opts.producer.publishEncoded(dlqTopic, messages, dlqName(this.opts.spec.name));
   }
 
+  /**
+   * `error` (a restart cures it) when the consumer gave up, or when it should be consuming but
+   * shows no heartbeat or fetch for `stallMs` (a wedged loop); `degraded` (not ready, alive)
+   * while kafkajs restarts it after a crash or it has not joined and fetched yet; else `ok`.
+   */
   health(): HealthReport {
-    if (this.crashed) return { state: 'error', detail: this.crashed };
+    if (this.fatal) return { state: 'error', detail: this.fatal };
+    if (this.restarting) return { state: 'degraded', detail: `restarting after: ${this.restarting}` };
+    if (!this.joined || !this.fetching) return { state: 'degraded', detail: this.joined ? 'joined, not fetching yet' : 'not joined yet' };
     const idle = Date.now() - this.lastActivity;
-    if (idle > (this.opts.stallMs ?? 120_000)) return { state: 'error', detail: `no heartbeat for ${idle} ms` };
-    return { state: this.joined ? 'ok' : 'degraded', detail: this.joined ? undefined : 'not joined yet' };
+    if (idle > (this.opts.stallMs ?? 120_000)) return { state: 'error', detail: `no heartbeat or fetch for ${idle} ms` };
+    return { state: 'ok' };
   }
 
   ready(): boolean {
-    return this.joined && !this.crashed;
+    return this.health().state === 'ok';
   }
 
   /** Stops fetching, lets the chunk in flight finish and commit, leaves the group. */

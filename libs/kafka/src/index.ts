@@ -4,3 +4,4 @@ export * from './producer';
 export * from './consumer';
 export * from './offsets';
 export * from './service';
+export * from './broker-link';

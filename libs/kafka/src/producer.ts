@@ -1,7 +1,8 @@
 import { CompressionTypes, Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { NonRetryableError, RetryableError, errorMessage, type HealthReport, type Logger } from '@chainpipe/runtime';
 import type { Contracts, TopicSpec } from '@chainpipe/contracts';
+import { BrokerLink, metadataProbe } from './broker-link';
 import { topicName } from './client';
 
 export interface OutgoingMessage<T> {
@@ -26,6 +27,8 @@ export interface TopicProducerOptions {
   maxBatchMessages?: number;
   /** A publish not acknowledged by then rejects with a RetryableError. */
   publishTimeoutMs?: number;
+  /** Probe period of the broker link while the broker is down (see BrokerLink). */
+  downProbeMs?: number;
 }
 
 interface Pending {
@@ -44,7 +47,7 @@ interface Pending {
  */
 export class TopicProducer {
   private readonly producer: Producer;
-  private readonly opts: Required<Omit<TopicProducerOptions, 'kafka' | 'contracts' | 'logger' | 'registry'>>;
+  private readonly opts: Required<Omit<TopicProducerOptions, 'kafka' | 'contracts' | 'logger' | 'registry' | 'downProbeMs'>>;
   private queue: Pending[] = [];
   private queuedBytes = 0;
   private queuedMessages = 0;
@@ -52,6 +55,8 @@ export class TopicProducer {
   private inFlight = new Set<Promise<void>>();
   private connected = false;
   private lastError?: string;
+  private readonly link: BrokerLink;
+  private readonly probe: ReturnType<typeof metadataProbe>;
   private readonly published: Counter<'topic'>;
   private readonly failed: Counter<'topic' | 'reason'>;
   private readonly latency: Histogram<'topic'>;
@@ -75,6 +80,18 @@ export class TopicProducer {
     this.producer.on(this.producer.events.DISCONNECT, () => {
       this.connected = false;
     });
+    const reachable = new Gauge({ name: 'chainpipe_kafka_broker_reachable', help: '1 while the producer reaches a broker, 0 while it knows it cannot', registers: [deps.registry] });
+    reachable.set(1);
+    this.probe = metadataProbe(deps.kafka);
+    this.link = new BrokerLink({
+      probe: this.probe.probe,
+      downProbeMs: deps.downProbeMs,
+      onChange: (up, detail) => {
+        reachable.set(up ? 1 : 0);
+        if (up) deps.logger.info({ msg: 'kafka_broker_reachable' });
+        else deps.logger.warn({ msg: 'kafka_broker_unreachable', err: detail });
+      },
+    });
     this.published = new Counter({ name: 'chainpipe_kafka_produced_messages_total', help: 'Messages acknowledged by the broker', labelNames: ['topic'], registers: [deps.registry] });
     this.failed = new Counter({ name: 'chainpipe_kafka_produce_failures_total', help: 'Messages that failed to publish', labelNames: ['topic', 'reason'], registers: [deps.registry] });
     this.latency = new Histogram({
@@ -89,11 +106,26 @@ export class TopicProducer {
   async connect(): Promise<void> {
     await this.producer.connect();
     this.connected = true;
+    this.link.succeeded();
+    this.link.start();
   }
 
+  /**
+   * `degraded` while not connected or while the broker is known to be unreachable: the app
+   * should get no traffic (not ready), but a restart would not help, so it stays alive.
+   */
   health(): HealthReport {
-    if (this.connected) return { state: 'ok' };
-    return { state: 'degraded', detail: this.lastError ?? 'not connected' };
+    if (!this.connected) return { state: 'degraded', detail: this.lastError ?? 'not connected' };
+    return this.link.health();
+  }
+
+  /**
+   * False while the broker is known to be unreachable (a send or a probe failed, and no probe
+   * has been answered since). Callers that would rather refuse work than wait for the publish
+   * timeout (ingestion) check it first.
+   */
+  get reachable(): boolean {
+    return this.connected && this.link.up;
   }
 
   /** Encodes and validates; throws NonRetryableError for a message that breaks its contract. */
@@ -144,6 +176,7 @@ export class TopicProducer {
       },
       (err: Error) => {
         clearTimeout(timer);
+        if ((err as RetryableError).code === 'PRODUCE_TIMEOUT') this.link.failed(err);
         this.failed.inc({ topic: metricTopic, reason: err instanceof RetryableError ? 'timeout' : 'broker' }, messages.length);
         throw err;
       },
@@ -185,10 +218,12 @@ export class TopicProducer {
         () => {
           this.connected = true;
           this.lastError = undefined;
+          this.link.succeeded();
           for (const p of batch) p.resolve();
         },
         (err: unknown) => {
           this.lastError = errorMessage(err);
+          if (isReachabilityError(err)) this.link.failed(err);
           this.deps.logger.warn({ msg: 'kafka_publish_failed', err: this.lastError, messages: batch.length });
           const wrapped = new RetryableError(`kafka publish failed: ${this.lastError}`, 'PRODUCE_FAILED', { cause: err });
           for (const p of batch) p.reject(wrapped);
@@ -202,9 +237,25 @@ export class TopicProducer {
   async disconnect(): Promise<void> {
     this.flush();
     await Promise.allSettled([...this.inFlight]);
+    this.link.stop();
+    await this.probe.close();
     await this.producer.disconnect();
     this.connected = false;
   }
+}
+
+/**
+ * Whether a failed send says the broker cannot be reached (refused or dropped connections,
+ * timeouts, no leader, too few in-sync replicas) rather than that the request itself was bad (a
+ * message too large): kafkajs marks the former retriable, also under the "retries exceeded"
+ * error that wraps it.
+ */
+export function isReachabilityError(err: unknown): boolean {
+  for (let e = err as { retriable?: boolean; cause?: unknown; originalError?: unknown } | undefined, depth = 0; e && depth < 5; depth++) {
+    if (e.retriable === true) return true;
+    e = (e.originalError ?? e.cause) as typeof e;
+  }
+  return false;
 }
 
 function sizeOf(m: Message): number {

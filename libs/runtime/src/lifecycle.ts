@@ -4,6 +4,15 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { errorMessage } from './errors';
 
+/**
+ * The rule every component follows:
+ * - `error`: broken in a way a restart cures (a wedged loop, a client that gave up). Fails
+ *   liveness (`/healthz` 503), so the orchestrator restarts the process.
+ * - `degraded`: cannot serve now, but a restart would not help (a dependency is down or still
+ *   connecting, a consumer rejoining its group). Fails readiness only (`/readyz` 503): traffic
+ *   goes elsewhere until it is `ok` again, which it becomes by itself.
+ * - `ok`: serving.
+ */
 export type HealthState = 'ok' | 'degraded' | 'error';
 
 export interface HealthReport {
@@ -20,7 +29,7 @@ export interface Component {
   name: string;
   /** Liveness: `error` makes /healthz fail. Omitted means always ok. */
   health?(): HealthReport | HealthState;
-  /** Readiness: false makes /readyz fail. Omitted means ready once started. */
+  /** Readiness: false makes /readyz fail. Omitted means ready while `health` is `ok`. */
   ready?(): boolean;
   stop?(): Promise<void>;
 }
@@ -90,7 +99,7 @@ export class Lifecycle {
     const components: Record<string, boolean> = {};
     let ready = this.started && !this.isStopping;
     for (const c of this.components) {
-      const r = c.ready ? c.ready() : normalize(c.health?.()).state !== 'error';
+      const r = c.ready ? c.ready() : normalize(c.health?.()).state === 'ok';
       components[c.name] = r;
       if (!r) ready = false;
     }

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import { Lifecycle, createLogger } from '@chainpipe/runtime';
+import { Lifecycle, createLogger, type HealthReport } from '@chainpipe/runtime';
 
 function sink() {
   const lines: Record<string, unknown>[] = [];
@@ -54,17 +54,22 @@ describe('Lifecycle', () => {
     expect(exits).to.deep.equal([1]);
   });
 
-  it('aggregates component health and readiness', () => {
+  it('aggregates component health and readiness: degraded is alive but not ready, error fails liveness', () => {
     const { logger } = sink();
     let consumerReady = false;
+    let redis: HealthReport = { state: 'degraded', detail: 'reconnecting' };
     const lc = new Lifecycle({ logger, exit: () => undefined });
-    lc.add({ name: 'redis', health: () => ({ state: 'degraded', detail: 'reconnecting' }) });
+    lc.add({ name: 'redis', health: () => redis });
     lc.add({ name: 'consumer', health: () => 'ok', ready: () => consumerReady });
     lc.markStarted();
     expect(lc.health()).to.deep.equal({ state: 'degraded', components: { redis: { state: 'degraded', detail: 'reconnecting' }, consumer: { state: 'ok' } } });
-    expect(lc.readiness().ready).to.equal(false);
+    expect(lc.readiness()).to.deep.equal({ ready: false, components: { redis: false, consumer: false } });
     consumerReady = true;
+    redis = { state: 'ok' };
     expect(lc.readiness()).to.deep.equal({ ready: true, components: { redis: true, consumer: true } });
+    redis = { state: 'error', detail: 'gave up' };
+    expect(lc.health().state).to.equal('error');
+    expect(lc.readiness().ready).to.equal(false);
   });
 });
 

@@ -8,3 +8,5 @@ export * from './http';
 export * from './fuzz';
 export * from './chain-blocks';
 export * from './ws-client';
+export * from './faults';
+export * from './pipeline-load';
