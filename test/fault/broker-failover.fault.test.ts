@@ -48,7 +48,7 @@ describe('broker failover: three-node cluster, partition leader killed under loa
     ingestUrl = `http://127.0.0.1:${ingestPort}`;
     [ingest, parser] = await Promise.all([
       AppProcess.start('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: SECRET, PORT: String(ingestPort), KAFKA_PUBLISH_TIMEOUT_MS: '10000' }),
-      AppProcess.start('apps/chain-parser/src/main.ts', { ...common, CHAIN_PARSER_GROUP: 'failover-parser' }),
+      AppProcess.start('apps/chain-parser/src/main.ts', { ...common, CHAIN_PARSER_GROUP: 'failover-parser', CHAIN_PARSER_SESSION_TIMEOUT_MS: '6000' }),
     ]);
   });
 

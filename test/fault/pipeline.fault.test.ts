@@ -79,7 +79,7 @@ describe('faults of the address pipeline (real processes, own broker and Postgre
     gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     [ingest, parser, gateway] = await Promise.all([
       AppProcess.start('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: SECRET, PORT: String(ingestPort), KAFKA_PUBLISH_TIMEOUT_MS: '5000' }),
-      AppProcess.start('apps/chain-parser/src/main.ts', { ...common, CHAIN_PARSER_GROUP: 'fault-parser' }),
+      AppProcess.start('apps/chain-parser/src/main.ts', { ...common, CHAIN_PARSER_GROUP: 'fault-parser', CHAIN_PARSER_SESSION_TIMEOUT_MS: '6000' }),
       AppProcess.start('apps/tx-gateway/src/main.ts', { ...common, PORT: String(gatewayPort), WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'), CHAIN_RPC_DEFAULT_BASE: 'http://127.0.0.1:9/rpc' }),
     ]);
   });

@@ -12,4 +12,5 @@ export const chainParserConfig = {
     max: 500,
     doc: 'raw records per handler call: their blocks are stored, then their chain.tx messages published, then the offsets committed',
   }),
+  CHAIN_PARSER_SESSION_TIMEOUT_MS: int({ default: 30_000, min: 6_000, max: 300_000, doc: 'Kafka session timeout: how long a crashed copy holds its partitions' }),
 };

@@ -15,6 +15,7 @@ runService('chain-parser', chainParserConfig, async (svc) => {
   await kafka.consume(TOPICS.chainRaw, {
     groupId: config.CHAIN_PARSER_GROUP,
     maxRecordsPerCall: config.CHAIN_PARSER_MAX_RECORDS_PER_CALL,
+    sessionTimeoutMs: config.CHAIN_PARSER_SESSION_TIMEOUT_MS,
     handler: createChainRawHandler({
       storeBlock: (input) => storeBlock(db, input),
       publish: (messages) => producer.publish(TOPICS.chainTx, messages),
