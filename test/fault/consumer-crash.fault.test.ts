@@ -19,7 +19,7 @@ import {
 
 const logger = createLogger({ name: 'test', level: 'silent' });
 
-describe('consumer crash safety (separate process, real broker and Postgres)', () => {
+describe('consumer crash safety (separate process, the test broker and Postgres)', () => {
   let db: Knex;
   let prefix: string;
   let topic: string;
