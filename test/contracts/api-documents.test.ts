@@ -24,7 +24,7 @@ const inert = {
   contracts,
   logger,
   db,
-  producer: { publish: () => Promise.reject(new Error('inert')) },
+  producer: { publish: () => Promise.reject(new Error('inert')), reachable: true },
   resolveKey: () => Promise.resolve(undefined),
   origins: parseChainOrigins('', null),
   secretBox: new SecretBox('0'.repeat(64)),
