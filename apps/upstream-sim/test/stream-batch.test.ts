@@ -86,11 +86,13 @@ describe('streamer wrapping of fixture blocks', () => {
       expect(parsed.metadata.dataset).to.equal(b.dataset);
       expect(parsed.blocks, b.label).to.have.length(1);
       expect(parsed.blocks[0].block.height, b.label).to.equal(b.startRange);
-      // Every transaction of the fixture block comes out as a record (Solana: except vote-only ones).
+      // Every transaction of the fixture block comes out as a record (Solana: except vote-only
+      // ones), and so does every beacon withdrawal of an EVM block.
       const item: any = b.items[0];
       const txs: any[] = (item.block ?? item).transactions ?? item.tx;
+      const withdrawals: any[] = (item.block ?? item).withdrawals ?? [];
       const expected = b.network.startsWith('solana') ? txs.filter((t) => !isVoteOnly(t)) : txs;
-      expect(parsed.blocks[0].transactions, b.label).to.have.length(expected.length);
+      expect(parsed.blocks[0].transactions, b.label).to.have.length(expected.length + withdrawals.length);
       expect(parsed.issues, b.label).to.deep.equal([]);
     }
   });

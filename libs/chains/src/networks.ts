@@ -33,6 +33,12 @@ export interface NetworkInfo extends ChainInfo {
   network: string;
   chainId: number;
   testnet: boolean;
+  /**
+   * Contracts of the network's wrapped native coin (WETH, WBNB, WPOL…), lowercase: their
+   * `Deposit` / `Withdrawal` events are recorded as token transfers from / to the zero address,
+   * as explorers show them. Empty where the family has no such events or none is listed.
+   */
+  wrappedNativeTokens: readonly string[];
 }
 
 export const CHAINS: Readonly<Record<ChainType, ChainInfo>> = {
@@ -47,28 +53,31 @@ export const CHAINS: Readonly<Record<ChainType, ChainInfo>> = {
   bitcoin: { chainType: 'bitcoin', family: 'utxo', nativeSymbol: 'BTC', nativeDecimals: 8 },
 };
 
-function net(network: string, chainType: ChainType, chainId: number, testnet = false): NetworkInfo {
-  return { ...CHAINS[chainType], network, chainId, testnet };
+function net(network: string, chainType: ChainType, chainId: number, testnet = false, wrappedNativeTokens: readonly string[] = []): NetworkInfo {
+  return { ...CHAINS[chainType], network, chainId, testnet, wrappedNativeTokens };
 }
+
+/** The OP-stack WETH predeploy (same address on every OP-stack chain). */
+const OP_STACK_WETH = '0x4200000000000000000000000000000000000006';
 
 /**
  * The networks of the spec. Mainnet chain ids follow the spec's table (Solana, Tron and Bitcoin
  * mainnets are chain_id 1); test networks use their conventional ids.
  */
 export const NETWORKS: readonly NetworkInfo[] = [
-  net('ethereum-mainnet', 'ethereum', 1),
-  net('ethereum-sepolia', 'ethereum', 11155111, true),
-  net('bsc-mainnet', 'bsc', 56),
-  net('bsc-testnet', 'bsc', 97, true),
-  net('polygon-mainnet', 'polygon', 137),
+  net('ethereum-mainnet', 'ethereum', 1, false, ['0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2']), // WETH9
+  net('ethereum-sepolia', 'ethereum', 11155111, true, ['0xfff9976782d46cc05630d1f6ebab18b2324d6b14']), // WETH9
+  net('bsc-mainnet', 'bsc', 56, false, ['0xbb4cdb9cbd36b01bd1cbaebf2de08d9173bc095c']), // WBNB
+  net('bsc-testnet', 'bsc', 97, true, ['0xae13d989dac2f0debff460ac112a837c89baa7cd']), // WBNB
+  net('polygon-mainnet', 'polygon', 137, false, ['0x0d500b1d8e8ef31e21c99d1db9a6444d3adf1270']), // WPOL (ex WMATIC)
   net('polygon-amoy', 'polygon', 80002, true),
   net('solana-mainnet', 'solana', 1),
   net('solana-devnet', 'solana', 103, true),
   net('tron-mainnet', 'tron', 1),
   net('bitcoin-mainnet', 'bitcoin', 1),
-  net('arbitrum-mainnet', 'arbitrum', 42161),
-  net('optimism-mainnet', 'optimism', 10),
-  net('base-mainnet', 'base', 8453),
+  net('arbitrum-mainnet', 'arbitrum', 42161, false, ['0x82af49447d8a07e3bd95bd0d56f35241523fbab1']), // WETH
+  net('optimism-mainnet', 'optimism', 10, false, [OP_STACK_WETH]),
+  net('base-mainnet', 'base', 8453, false, [OP_STACK_WETH]),
 ];
 
 const BY_NETWORK = new Map(NETWORKS.map((n) => [n.network, n]));
@@ -93,4 +102,14 @@ export function parseChainType(value: unknown): ChainType | undefined {
 
 export function chainInfo(chainType: ChainType): ChainInfo {
   return CHAINS[chainType];
+}
+
+/**
+ * The wrapped native coin contracts of a chain (lowercase). OP-stack chains that are not one of
+ * the listed networks (e.g. a testnet) still get their WETH predeploy.
+ */
+export function wrappedNativeTokens(chainType: ChainType, chainId: number): readonly string[] {
+  const listed = networkByChain(chainType, chainId);
+  if (listed) return listed.wrappedNativeTokens;
+  return chainType === 'optimism' || chainType === 'base' ? [OP_STACK_WETH] : [];
 }

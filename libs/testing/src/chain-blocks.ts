@@ -22,10 +22,17 @@ const rpcResult = (path: string): Json => {
   return j && typeof j === 'object' && !Array.isArray(j) && 'result' in j ? j.result : j;
 };
 
-/** eth-mainnet 17053184 as a `block_with_receipts` element with callTracer traces: 125 txs. */
-export function evmBlockItem(): Json {
+/**
+ * eth-mainnet 17053184 as a `block_with_receipts` element with callTracer traces: 125 txs. The
+ * block also carries 16 beacon withdrawals, each parsed into a record of its own; they are left
+ * out unless asked for (`withdrawals: true`), so tests about transaction storage count the
+ * block's 125 transactions only.
+ */
+export function evmBlockItem(options: { withdrawals?: boolean } = {}): Json {
+  const block = rpcResult('evm/eth-mainnet-17053184.block_fulltx.json');
+  if (!options.withdrawals) delete block.withdrawals;
   return {
-    block: rpcResult('evm/eth-mainnet-17053184.block_fulltx.json'),
+    block,
     receipts: rpcResult('evm/eth-mainnet-17053184.receipts.json'),
     traces: rpcResult('evm/eth-mainnet-17053184.debug_trace_callTracer.json'),
   };

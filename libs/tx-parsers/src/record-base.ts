@@ -54,6 +54,7 @@ const UNKNOWN_TRANSFER: TokenTransfer = {
   token_contract_address: null,
   symbol: null,
   amount: null,
+  token_id: null,
   from_token_address: null,
   to_token_address: null,
   mint: null,

@@ -8,6 +8,13 @@ import type { ChainContext, NormalizedTx, ParseResult } from '../src/types';
 // as literals with a comment saying where they are, or by the small independent walks below.
 
 const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+// keccak256 of "Deposit(address,uint256)", "Withdrawal(address,uint256)" (WETH9) and ERC-1155's
+// "TransferSingle(address,address,address,uint256,uint256)" / "TransferBatch(…,uint256[],uint256[])".
+const DEPOSIT_TOPIC = '0xe1fffcc4923d04b559f4d29a8bfc6cda04eb5b0d3c460751c2402c5c5cc9109c';
+const WITHDRAWAL_TOPIC = '0x7fcf532c15f0a6db0bd6d0e038bea71d30d808c7d98cb3bf7268a95bf5081b65';
+const TRANSFER_SINGLE_TOPIC = '0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62';
+const TRANSFER_BATCH_TOPIC = '0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb';
+const WETH = '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2';
 const VALUE_OPCODES = ['CALL', 'CALLCODE', 'CREATE', 'CREATE2', 'SELFDESTRUCT'];
 
 /** A fixture's JSON-RPC `result` (files are either full envelopes or just the result). */
@@ -42,6 +49,15 @@ function transferLogs(receipt: any, topicCount: number): any[] {
   return (receipt.logs ?? []).filter((l: any) => l.topics?.[0] === TRANSFER_TOPIC && l.topics.length === topicCount);
 }
 
+/** WETH9 Deposit / Withdrawal logs of a receipt (1 indexed address, wad in data). */
+function wrapLogs(receipt: any): any[] {
+  return (receipt.logs ?? []).filter((l: any) => l.address === WETH && [DEPOSIT_TOPIC, WITHDRAWAL_TOPIC].includes(l.topics?.[0]));
+}
+
+function erc1155Logs(receipt: any): any[] {
+  return (receipt.logs ?? []).filter((l: any) => [TRANSFER_SINGLE_TOPIC, TRANSFER_BATCH_TOPIC].includes(l.topics?.[0]));
+}
+
 /** Nested (depth ≥ 1) callTracer frames of `types` with value > 0; optionally without reverted subtrees. */
 function valueFrames(frame: any, types: string[], skipReverted: boolean): any[] {
   const out: any[] = [];
@@ -59,7 +75,10 @@ describe('parseEvmPayload — eth-mainnet 17053184 (block + receipts + callTrace
   const receipts: any[] = fixture('eth-mainnet-17053184.receipts.json');
   const traces: any[] = fixture('eth-mainnet-17053184.debug_trace_callTracer.json');
   const res = parseEvmPayload([{ block, receipts, traces }], { ...ETH, dataset: 'block_with_receipts_debug_trace' });
-  const txs = onlyBlock(res);
+  const all = onlyBlock(res);
+  // The block's transactions come first, in block order; its 16 beacon withdrawals follow
+  // (evm-transfer-kinds.test.ts checks those).
+  const txs = all.slice(0, block.transactions.length);
   const records = byHash(txs);
   const failedHashes = receipts.filter((r) => r.status === '0x0').map((r) => r.transactionHash);
 
@@ -98,10 +117,13 @@ describe('parseEvmPayload — eth-mainnet 17053184 (block + receipts + callTrace
   it('decodes ERC-20 (3 topics) and ERC-721 (4 topics) Transfer logs', () => {
     const erc20 = receipts.flatMap((r) => (r.status === '0x1' ? transferLogs(r, 3) : []));
     const erc721 = receipts.flatMap((r) => (r.status === '0x1' ? transferLogs(r, 4) : []));
+    const wraps = receipts.flatMap((r) => (r.status === '0x1' ? wrapLogs(r) : []));
     expect(erc20).to.have.length(74); // SOURCES.md
     expect(erc721).to.have.length(13);
+    expect(wraps).to.have.length(18); // 9 Deposit + 9 Withdrawal of WETH9, all in successful txs
     const all = txs.flatMap((t) => t.token_transfers);
-    expect(all.filter((x) => x.standard === 'erc20')).to.have.length(erc20.length);
+    // WETH Deposit/Withdrawal are ERC-20 mints/burns of WETH: erc20 too
+    expect(all.filter((x) => x.standard === 'erc20')).to.have.length(erc20.length + wraps.length);
     expect(all.filter((x) => x.standard === 'erc721')).to.have.length(erc721.length);
 
     // receipt #0 log 0: token 0x3c03b4ec…, 0x55aeb561… → 0xbf7045f6…, data 0x…5f8f5726107938720000
@@ -160,7 +182,8 @@ describe('parseEvmPayload — eth-mainnet 17053184 (block + receipts + callTrace
   it('assigns transfer_type from status, token logs and value', () => {
     receipts.forEach((r, i) => {
       const tx = block.transactions[i];
-      const tokens = r.status === '0x1' && transferLogs(r, 3).length + transferLogs(r, 4).length > 0;
+      const tokenLogs = transferLogs(r, 3).length + transferLogs(r, 4).length + wrapLogs(r).length + erc1155Logs(r).length;
+      const tokens = r.status === '0x1' && tokenLogs > 0;
       const expected = tokens ? 'token' : big(tx.value) > 0n ? 'native' : 'contract_call';
       expect(records.get(r.transactionHash)!.transfer_type, tx.hash).to.equal(expected);
     });
@@ -228,11 +251,12 @@ describe('parseEvmPayload — eth-mainnet 13998626 (EIP-1559)', () => {
     expect(txs[1]).to.include({ max_fee_per_gas: '338000000000', max_priority_fee_per_gas: '2000000000', method_id: '0xa9059cbb' });
   });
 
-  it('finds the 5 value-carrying nested calls and the 6 ERC-20 transfers', () => {
+  it('finds the 5 value-carrying nested calls, the 6 ERC-20 transfers and 2 WETH wraps', () => {
     const expected = traces.flatMap((t) => valueFrames(t, VALUE_OPCODES, true));
     expect(expected).to.have.length(5); // SOURCES.md
     expect(txs.flatMap((t) => t.internal_transactions).map((x) => x.amount)).to.deep.equal(expected.map((f) => dec(f.value)));
-    expect(txs.flatMap((t) => t.token_transfers)).to.have.length(6);
+    expect(receipts.flatMap((r) => wrapLogs(r))).to.have.length(2);
+    expect(txs.flatMap((t) => t.token_transfers)).to.have.length(6 + 2);
   });
 
   it('uses the legacy gasPrice × gasUsed fee for tx #0', () => {
@@ -499,7 +523,7 @@ describe('parseEvmPayload — OP stack', () => {
         tx_status: 'success',
         program_id: null,
         instruction: 'mint',
-        description: 'OP-stack deposit: ETH minted on L2 to the sender',
+        description: 'OP-stack deposit: ETH minted on L2 to the sender and not passed on as the deposit value',
         instr_index: null,
         depth: 0,
       },

@@ -52,7 +52,7 @@ describe('address index entries', () => {
     tx_fee: null, gas_limit: null, gas_used: null, gas_price: null, max_fee_per_gas: null, max_priority_fee_per_gas: null, nonce: null,
     method_id: null, method_call: null, l1_origin_hash: null, from_details: [], to_details: [],
     token_transfers: [
-      { from_address: '0xaaa', to_address: '0xCCC', token_contract_address: '0xT1', symbol: null, amount: '5', from_token_address: null, to_token_address: null, mint: null, program_id: null, decimals: null, is_from_contract: false, is_to_contract: false, standard: 'erc20', log_index: 0 },
+      { from_address: '0xaaa', to_address: '0xCCC', token_contract_address: '0xT1', symbol: null, amount: '5', token_id: null, from_token_address: null, to_token_address: null, mint: null, program_id: null, decimals: null, is_from_contract: false, is_to_contract: false, standard: 'erc20', log_index: 0 },
     ],
     internal_transactions: [{ from_address: '0xBBB', to_address: '0xDDD', amount: '1', tx_status: 'success', program_id: null, instruction: 'call', description: null, instr_index: 1, depth: 1 }],
   };

@@ -137,6 +137,7 @@ describe('solana parser: getTransaction (jsonParsed)', () => {
       token_contract_address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
       symbol: null,
       amount: '3800000',
+      token_id: null,
       from_token_address: '2e3Eb9tkT8252WhFR26Xz6SKoiatJScuMW1BHgGqPvvc',
       to_token_address: 'Efc6bp3wVC2iQpewxRmKdZM8vzt9DCFFhL7EiHYNGunv',
       mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',

@@ -641,9 +641,13 @@ export interface TokenTransfer {
   token_contract_address: string | null;
   symbol: string | null;
   /**
-   * raw amount in the token's smallest unit (decimal string); for NFTs (ERC-721) the token id
+   * raw amount in the token's smallest unit (decimal string); ERC-721: the token id; ERC-1155: the units of token_id moved
    */
   amount: string | null;
+  /**
+   * ERC-721 / ERC-1155 token id (decimal string); null for fungible tokens; absent in records stored before it existed
+   */
+  token_id?: string | null;
   /**
    * Solana: the token account moved from; null elsewhere
    */
@@ -661,7 +665,7 @@ export interface TokenTransfer {
   is_from_contract: boolean;
   is_to_contract: boolean;
   /**
-   * erc20, erc721, trc20, trc10, spl…
+   * erc20, erc721, erc1155, trc20, trc10, spl…
    */
   standard: string | null;
   /**

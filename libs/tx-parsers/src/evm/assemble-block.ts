@@ -1,9 +1,10 @@
 import type { ChainContext, NormalizedTx, ParsedBlock, ParseIssue } from '../types';
-import { minerOf } from './chain-specific';
+import { minerOf, type EvmChainRules } from './chain-specific';
 import { hash32, isObject, quantity, safeInt } from './hex';
 import type { BlockBundle, CallTrace } from './shape';
 import { summarizeCallFrame, summarizeParityTraces } from './traces';
 import { buildRecord, type BlockInfo, type TxSources } from './tx-record';
+import { withdrawalRecords } from './withdrawals';
 
 type Json = any;
 
@@ -194,6 +195,7 @@ function byTxIndex(a: TxSources, b: TxSources): number {
 /** One streamer element → its block reference and transaction records. */
 export function assembleBlock(
   ctx: ChainContext,
+  rules: EvmChainRules,
   bundle: BlockBundle,
   blockIndex: number,
   issues: ParseIssue[],
@@ -221,11 +223,12 @@ export function assembleBlock(
       continue;
     }
     try {
-      transactions.push(buildRecord(ctx, info, slot));
+      transactions.push(buildRecord(ctx, rules, info, slot));
     } catch (err) {
       report(slot.hash, slot.index, `transaction not parsed: ${errorText(err)}`);
     }
   }
+  transactions.push(...withdrawalRecords(ctx, bundle.block, info, report));
 
   const block = { height: info.height, hash: info.hash, parent_hash: info.parentHash, time: info.time };
   const empty = block.height === null && block.hash === null && block.parent_hash === null && block.time === null;

@@ -1,4 +1,6 @@
-import { address, hash32, quantity } from './hex';
+import { wrappedNativeTokens } from '@chainpipe/chains';
+import type { ChainContext, InternalTransaction } from '../types';
+import { address, firstWord, hash32, isObject, quantity, safeInt, topicAddress } from './hex';
 
 type Json = any;
 
@@ -80,4 +82,76 @@ export function extraReceiptFees(receipt: Json | null): bigint {
 export function minerOf(block: Json | null): string | null {
   if (block === null) return null;
   return address(block.miner) ?? address(block.author);
+}
+
+/** What of a chain's own conventions the record builder needs, worked out once per payload. */
+export interface EvmChainRules {
+  /** The chain's wrapped native coin contracts (`Deposit` / `Withdrawal` are transfers). */
+  wrappedNative: ReadonlySet<string>;
+  /** Polygon PoS: native POL moves are also announced as logs of the system contract 0x…1010. */
+  nativeTransferLogs: boolean;
+}
+
+export function evmChainRules(ctx: Pick<ChainContext, 'chainType' | 'chainId'>): EvmChainRules {
+  return {
+    wrappedNative: new Set(wrappedNativeTokens(ctx.chainType, ctx.chainId)),
+    nativeTransferLogs: ctx.chainType === 'polygon',
+  };
+}
+
+/** Polygon PoS system contract of the native coin (MRC20), which logs every POL move. */
+const POLYGON_NATIVE_CONTRACT = '0x0000000000000000000000000000000000001010';
+/** keccak256("LogTransfer(address,address,address,uint256,uint256,uint256,uint256,uint256)"). */
+export const LOG_TRANSFER_TOPIC = '0xe6497e3ee548a3372136af2fcb0696db31fc6cf20260707645068bd3fe97f3c4';
+/** keccak256("LogFeeTransfer(address,address,address,uint256,uint256,uint256,uint256,uint256)"). */
+export const LOG_FEE_TRANSFER_TOPIC = '0x4dfe1bbbcf077ddc3e01291eea2d5c70c2b422b415d95645b9adcfd678cb1d63';
+
+/** The top-level value a transaction carried, which Bor also logs as a LogTransfer. */
+export interface TopLevelMove {
+  from: string | null;
+  to: string | null;
+  value: bigint | null;
+}
+
+/**
+ * Native POL moves of a Polygon PoS receipt, from the 0x…1010 contract's
+ * `LogTransfer(token, from, to, amount, input1, input2, output1, output2)` and `LogFeeTransfer`
+ * (same layout: the fee paid to the block producer). Only meant for deliveries without traces:
+ * with traces the moves are the transaction's value and its call frames. Bor logs the
+ * transaction's own top-level value too; the first log equal to it (`top`) is that value, already
+ * the record's `sender → receiver, amount`, and is not listed again.
+ */
+export function polygonNativeTransfers(logs: unknown, top: TopLevelMove | null): InternalTransaction[] {
+  if (!Array.isArray(logs)) return [];
+  const out: InternalTransaction[] = [];
+  let topSeen = top === null || top.value === null || top.value === 0n;
+  for (let i = 0; i < logs.length; i++) {
+    const log: Json = logs[i];
+    if (!isObject(log) || log.removed === true || address(log.address) !== POLYGON_NATIVE_CONTRACT) continue;
+    const topics = log.topics;
+    if (!Array.isArray(topics) || topics.length !== 4) continue;
+    const topic0 = hash32(topics[0]);
+    const fee = topic0 === LOG_FEE_TRANSFER_TOPIC;
+    if (!fee && topic0 !== LOG_TRANSFER_TOPIC) continue;
+    const from = topicAddress(topics[2]);
+    const to = topicAddress(topics[3]);
+    const amount = firstWord(log.data);
+    if (from === null || to === null || amount === null || amount === 0n) continue;
+    if (!fee && !topSeen && top !== null && from === top.from && to === top.to && amount === top.value) {
+      topSeen = true;
+      continue;
+    }
+    out.push({
+      from_address: from,
+      to_address: to,
+      amount: amount.toString(),
+      tx_status: 'success',
+      program_id: POLYGON_NATIVE_CONTRACT,
+      instruction: fee ? 'fee_transfer' : 'log_transfer',
+      description: fee ? 'Polygon LogFeeTransfer: fee paid to the block producer' : 'Polygon LogTransfer: native POL moved',
+      instr_index: safeInt(log.logIndex) ?? i,
+      depth: null,
+    });
+  }
+  return out;
 }

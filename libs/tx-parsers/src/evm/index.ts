@@ -1,5 +1,6 @@
 import type { ChainContext, ParsedBlock, ParseIssue, ParseResult } from '../types';
 import { assembleBlock, errorText } from './assemble-block';
+import { evmChainRules } from './chain-specific';
 import { detectShape } from './shape';
 
 /**
@@ -18,7 +19,11 @@ import { detectShape } from './shape';
  * - traces: internal value transfers (CALL/CALLCODE/CREATE/CREATE2/SELFDESTRUCT below the top
  *   frame, reverted subtrees excluded) and, without a receipt, the status;
  * - a failed transaction keeps its top-level amount but no token or internal transfers;
- * - beacon withdrawals, block/uncle rewards are not transactions and are not recorded.
+ * - beacon withdrawals (EIP-4895) become `system` records of their own (see withdrawals.ts);
+ *   block/uncle rewards are not transactions and are not recorded;
+ * - ERC-1155 and the wrapped native coin's Deposit/Withdrawal are token transfers, Polygon's
+ *   LogTransfer/LogFeeTransfer internal transfers when no trace came (see token-transfers.ts,
+ *   chain-specific.ts).
  */
 export function parseEvmPayload(items: unknown[], ctx: ChainContext): ParseResult {
   const blocks: ParsedBlock[] = [];
@@ -27,6 +32,7 @@ export function parseEvmPayload(items: unknown[], ctx: ChainContext): ParseResul
     issues.push({ block_index: 0, tx_hash: null, tx_index: null, reason: 'payload is not an array' });
     return { blocks, issues };
   }
+  const rules = evmChainRules(ctx);
   for (let i = 0; i < items.length; i++) {
     try {
       const shape = detectShape(items[i]);
@@ -34,7 +40,7 @@ export function parseEvmPayload(items: unknown[], ctx: ChainContext): ParseResul
         issues.push({ block_index: i, tx_hash: null, tx_index: null, reason: shape.reason });
         continue;
       }
-      const parsed = assembleBlock(ctx, shape.bundle, i, issues);
+      const parsed = assembleBlock(ctx, rules, shape.bundle, i, issues);
       if (parsed) blocks.push(parsed);
     } catch (err) {
       issues.push({ block_index: i, tx_hash: null, tx_index: null, reason: `block not parsed: ${errorText(err)}` });

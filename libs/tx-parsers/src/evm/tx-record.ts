@@ -1,5 +1,5 @@
 import type { ChainContext, InternalTransaction, NormalizedTx, TransferType, TxStatus } from '../types';
-import { depositMint, extraReceiptFees, isSystemTransaction, l1OriginHash } from './chain-specific';
+import { depositMint, extraReceiptFees, isSystemTransaction, l1OriginHash, polygonNativeTransfers, type EvmChainRules } from './chain-specific';
 import { address, hash32, methodId, quantity, quantityString, safeInt } from './hex';
 import { tokenTransfersFromLogs } from './token-transfers';
 import type { TraceSummary } from './traces';
@@ -85,14 +85,26 @@ function mintEntry(to: string | null, mint: bigint): InternalTransaction {
     tx_status: 'success',
     program_id: null,
     instruction: 'mint',
-    description: 'OP-stack deposit: ETH minted on L2 to the sender',
+    description: 'OP-stack deposit: ETH minted on L2 to the sender and not passed on as the deposit value',
     instr_index: null,
     depth: 0,
   };
 }
 
+/**
+ * The part of an OP-stack deposit's `mint` to list as its own credit. The minted ETH lands on the
+ * sender, and the deposit's `value` then moves from the sender to the receiver, which the
+ * record's top level already shows: listing the whole mint as well would credit the same ETH
+ * twice (a deposit to oneself with mint = value is the common case). So only what stays with the
+ * sender (mint − value) is listed; a reverted deposit moved no value and keeps the whole mint.
+ */
+function mintKeptBySender(mint: bigint, value: bigint | null, status: TxStatus | null): bigint {
+  if (status === 'failed' || value === null) return mint;
+  return mint > value ? mint - value : 0n;
+}
+
 /** The normalized record of one transaction from whatever sources matched it. */
-export function buildRecord(ctx: ChainContext, block: BlockInfo, s: TxSources): NormalizedTx {
+export function buildRecord(ctx: ChainContext, rules: EvmChainRules, block: BlockInfo, s: TxSources): NormalizedTx {
   const { tx, receipt, trace } = s;
   const type = quantity(tx?.type ?? receipt?.type);
   const sender = address(tx?.from) ?? address(receipt?.from) ?? trace?.from ?? null;
@@ -118,11 +130,15 @@ export function buildRecord(ctx: ChainContext, block: BlockInfo, s: TxSources): 
 
   // A reverted transaction moved no tokens and no internal value, whatever its logs or frames say.
   const moved = status !== 'failed';
-  const tokenTransfers = moved && receipt ? tokenTransfersFromLogs(receipt.logs) : [];
+  const tokenTransfers = moved && receipt ? tokenTransfersFromLogs(receipt.logs, rules.wrappedNative) : [];
   const internals: InternalTransaction[] = [];
   const mint = depositMint(tx, type);
-  if (mint !== null) internals.push(mintEntry(sender, mint));
+  const minted = mint === null ? 0n : mintKeptBySender(mint, amount, status);
+  if (minted > 0n) internals.push(mintEntry(sender, minted));
   if (moved && trace) internals.push(...trace.internals);
+  else if (moved && receipt && rules.nativeTransferLogs) {
+    internals.push(...polygonNativeTransfers(receipt.logs, tx ? { from: sender, to: receiver, value: amount } : null));
+  }
 
   const hasReceiptOrTx = tx !== null || receipt !== null;
   return {
