@@ -8,6 +8,8 @@ import { CHAIN_TX_MAX_BYTES, blockMessages, blockOutcome, deliverySource, planRe
 export interface ChainRawHandlerDeps {
   /** Stores one block atomically (tx-store's storeBlock bound to the pool). */
   storeBlock: (input: StoreBlockInput) => Promise<StoreBlockResult>;
+  /** Completes what a block's records leave to stored data (Bitcoin inputs); identity when absent. */
+  resolveInputs?: (input: StoreBlockInput) => Promise<StoreBlockInput>;
   /** Publishes to chain.tx.v1; resolves once the broker acknowledged every message. */
   publish: (messages: OutgoingMessage<ChainTxMessage>[]) => Promise<void>;
   checkTx: TxCheck;
@@ -83,7 +85,7 @@ export function createChainRawHandler(deps: ChainRawHandlerDeps): BatchHandler<B
         const end = metrics.storeDuration.startTimer({ network });
         let result: StoreBlockResult;
         try {
-          result = await deps.storeBlock({ ...input, source: deliverySource(record) });
+          result = await deps.storeBlock({ ...(deps.resolveInputs ? await deps.resolveInputs(input) : input), source: deliverySource(record) });
         } catch (err) {
           if (classifyStoreError(err) === 'data') {
             const reason = `block ${input.block.height ?? '?'} ${input.block.hash ?? ''} rejected by the database: ${errorMessage(err)}`;

@@ -2,7 +2,7 @@ import { TOPICS } from '@chainpipe/contracts';
 import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
 import { runService } from '@chainpipe/runtime';
-import { storeBlock } from '@chainpipe/tx-store';
+import { resolveStoredInputs, storeBlock } from '@chainpipe/tx-store';
 import { createChainRawHandler } from './chain-raw.handler';
 import { chainParserConfig } from './config';
 import { normalizedTxCheck } from './tx-contract';
@@ -18,6 +18,7 @@ runService('chain-parser', chainParserConfig, async (svc) => {
     sessionTimeoutMs: config.CHAIN_PARSER_SESSION_TIMEOUT_MS,
     handler: createChainRawHandler({
       storeBlock: (input) => storeBlock(db, input),
+      resolveInputs: (input) => resolveStoredInputs(db, input),
       publish: (messages) => producer.publish(TOPICS.chainTx, messages),
       checkTx: normalizedTxCheck(kafka.contracts),
       logger,

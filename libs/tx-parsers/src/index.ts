@@ -11,6 +11,7 @@ export * from './payload';
 export * from './addresses';
 export { mergeInto, mergeRecords, recordChanged } from './record-merge';
 export { emptyTx } from './record-base';
+export { outputKey, resolveInputs, unresolvedPrevTxids, type KnownOutput, type KnownOutputs } from './bitcoin/resolve';
 export { parseEvmPayload, parseSolanaPayload, parseTronPayload, parseBitcoinPayload };
 
 const PARSERS = {

@@ -1,4 +1,5 @@
 export { storeBlock, storeLooseTransactions, type StoredTx, type StoreBlockInput, type StoreBlockResult, type StoreOptions } from './store';
+export { resolveStoredInputs } from './prevouts';
 export { StoreDbError, classifyStoreError, compactDbError, sqlState, type StoreFailure } from './errors';
 export {
   DEFAULT_MAX_PARAMS_PER_STATEMENT,

@@ -3,6 +3,7 @@ import { blockbookBlockRef, blockbookTxBlockRef, looksLikeBlockbookTx, readBlock
 import { coreBlockRef, coreTxBlockRef, readCoreTx } from './core';
 import { errorText, field, hash32, isObj, nonNegInt, type Obj } from './json';
 import type { ReadResult } from './model';
+import { decodeRaw, looksLikeRawHex } from './raw';
 import { buildRecord } from './record';
 
 /**
@@ -11,7 +12,9 @@ import { buildRecord } from './record';
  * - a Blockbook `bb_getBlock` block (`txs[]`, satoshi strings) — what the streamer sends;
  * - a Bitcoin Core `getblock` verbosity 2 or 3 block (`tx[]`, BTC numbers);
  * - a single transaction (Core verbose `getrawtransaction`, or Blockbook `bb_getTx`), which
- *   becomes a block of its own built from `blockhash`/`blocktime`.
+ *   becomes a block of its own built from `blockhash`/`blocktime`;
+ * - raw hex (Core `getblock <hash> 0`, non-verbose `getrawtransaction`), decoded with
+ *   bitcoinjs-lib (see raw.ts): input addresses and values unknown, so the fee is left null.
  * Never throws: a bad transaction becomes a ParseIssue and the rest of its block still parses.
  */
 export function parseBitcoinPayload(items: unknown[], ctx: ChainContext): ParseResult {
@@ -69,6 +72,10 @@ function parseItem(item: unknown, blockIndex: number, ctx: ChainContext, out: Pa
     return;
   }
   const value = unwrapped.value;
+  if (typeof value === 'string') {
+    parseRawHex(value, blockIndex, ctx, out);
+    return;
+  }
   if (!isObj(value)) {
     out.issues.push(issue(blockIndex, null, null, 'block is not an object'));
     return;
@@ -149,6 +156,35 @@ function parseLoneTx(tx: Obj, blockIndex: number, ctx: ChainContext, out: ParseR
     ctx,
   );
   out.blocks.push({ block: ref, transactions: [record] });
+}
+
+/**
+ * Raw hex: a block's transactions get its hash, time and position, its height from BIP34 or
+ * else the batch range; a lone raw transaction names no block, so it is pending like a mempool
+ * transaction until a block delivers it.
+ */
+function parseRawHex(hex: string, blockIndex: number, ctx: ChainContext, out: ParseResult): void {
+  if (!looksLikeRawHex(hex)) {
+    out.issues.push(issue(blockIndex, null, null, 'string item is not raw Bitcoin hex'));
+    return;
+  }
+  const decoded = decodeRaw(hex);
+  if (decoded.kind === 'error') {
+    out.issues.push(issue(blockIndex, null, null, decoded.reason));
+    return;
+  }
+  if (decoded.kind === 'tx') {
+    const record = buildRecord(decoded.tx, { height: null, blockHash: null, time: null, txIndex: null, status: 'pending' }, ctx);
+    out.blocks.push({ block: { height: null, hash: null, parent_hash: null, time: null }, transactions: [record] });
+    return;
+  }
+  const start = ctx.batchStartRange;
+  const fallback = typeof start === 'number' && Number.isSafeInteger(start) && start >= 0 ? start + blockIndex : null;
+  const ref: BlockRef = { ...decoded.ref, height: decoded.ref.height ?? fallback };
+  const transactions = decoded.txs.map((tx, j) =>
+    buildRecord(tx, { height: ref.height, blockHash: ref.hash, time: ref.time, txIndex: j, status: 'success' }, ctx),
+  );
+  out.blocks.push({ block: ref, transactions });
 }
 
 function txHashOf(raw: unknown): string | null {
