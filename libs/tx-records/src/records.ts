@@ -207,6 +207,7 @@ export function toTransactionResult(tx: NormalizedTx): TransactionResult {
       optional(item, 'toTokenAddress', t.to_token_address);
       optional(item, 'mint', t.mint);
       optional(item, 'programId', t.program_id);
+      optional(item, 'tokenId', t.token_id);
       return item;
     }),
   };
