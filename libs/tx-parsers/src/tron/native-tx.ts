@@ -17,6 +17,7 @@ import {
   trc10AssetId,
   trc10Transfer,
 } from './token-transfers';
+import { tronInternalTransfers } from './internal-txs';
 import type { ExtrasLookup, TxExtras, TxOutcome } from './tx-outcome';
 
 /** Keys naming the other party of system contracts (delegation, account creation, votes…). */
@@ -155,5 +156,7 @@ export function parseNativeTx(
     toDecimal(tx.energy_usage_total);
   rec.gas_price = toDecimal(extras.receipt?.effectiveGasPrice) ?? toDecimal(extras.evmTx?.gasPrice);
   applyContract(rec, contractType(contract), value, extras);
+  // A reverted transaction moved nothing through its contracts either.
+  if (rec.tx_status !== 'failed') rec.internal_transactions = tronInternalTransfers(extras.info?.internal_transactions ?? tx.internal_transactions);
   return { ok: true, record: rec };
 }
