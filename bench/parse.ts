@@ -133,6 +133,58 @@ function benchParse(f: Fixture): string[] {
   return [f.label, String(txs), String(transfers), fmt(f.body.length / 1024 / 1024, 2), fmt(s.p50, 2), fmt(perSec * txs, 0), fmt(perSec * transfers, 0), fmt((perSec * f.body.length) / 1024 / 1024, 1)];
 }
 
+// ---- new transfer kinds ----------------------------------------------------------------------
+
+/** Topic0 of the events whose decoding address monitoring III added (ERC-1155, WETH wraps). */
+const NEW_KIND_TOPICS = new Set([
+  '0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62',
+  '0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb',
+  '0xe1fffcc4923d04b559f4d29a8bfc6cda04eb5b0d3c460751c2402c5c5cc9109c',
+  '0x7fcf532c15f0a6db0bd6d0e038bea71d30d808c7d98cb3bf7268a95bf5081b65',
+]);
+const UNMATCHED_TOPIC = '0x' + 'ee'.repeat(32);
+
+/**
+ * What the new kinds cost on the same block: eth-mainnet 17053184 with its 16 beacon withdrawals,
+ * 18 WETH Deposit/Withdrawal logs and 1 ERC-1155 TransferSingle, parsed as delivered, against
+ * the same body with those parts inert (no `withdrawals`, the new kinds' topic0 replaced by one
+ * no decoder knows: same bytes to read, nothing new recorded), in interleaved rounds.
+ */
+function benchNewKinds(): string[][] {
+  const network = networkByName('ethereum-mainnet')!;
+  const item = evmBlockItem({ withdrawals: true });
+  const height = fixtureHeight('evm', item);
+  const inert: Json = JSON.parse(JSON.stringify(item));
+  inert.block.withdrawals = [];
+  for (const r of inert.receipts) for (const l of r.logs) if (NEW_KIND_TOPICS.has(l.topics[0])) l.topics[0] = UNMATCHED_TOPIC;
+  const body = (x: Json) => Buffer.from(streamerBody([x], { network: network.network, dataset: 'block_with_receipts', start: height }));
+  const withKinds = body(item);
+  const without = body(inert);
+  const records = (b: Buffer) => {
+    const res = parseChainPayload(b, network, {});
+    if (!res.ok) throw new Error('parse failed');
+    return res.blocks[0].transactions;
+  };
+  const added = records(withKinds).length - records(without).length;
+  const newTransfers = countTransfers('evm', records(withKinds)) - countTransfers('evm', records(without));
+  const a: number[] = [];
+  const b: number[] = [];
+  const deadline = performance.now() + 2 * PARSE_BUDGET_MS;
+  while (performance.now() < deadline || a.length < 10) {
+    for (const [buf, samples] of [[withKinds, a], [without, b]] as const) {
+      const t0 = performance.now();
+      parseChainPayload(buf, network, {});
+      samples.push(performance.now() - t0);
+    }
+  }
+  const sa = stats(a);
+  const sb = stats(b);
+  return [
+    ['with the new kinds', fmt(sa.mean, 2), fmt(sa.p50, 2), `+${added} records, +${newTransfers} transfers`],
+    ['same block, new kinds inert', fmt(sb.mean, 2), fmt(sb.p50, 2), `cost: ${fmt((sa.mean / sb.mean - 1) * 100, 1)} % (mean), ${fmt((sa.p50 / sb.p50 - 1) * 100, 1)} % (p50)`],
+  ];
+}
+
 // ---- store paths ---------------------------------------------------------------------------
 
 /** A copy of the parsed block under a new height and hashes ending in `tag` (no collisions). */
@@ -308,6 +360,9 @@ export async function run(): Promise<void> {
 
     console.log(`Parse only (parseChainPayload from the raw body, ~${PARSE_BUDGET_MS / 1000} s each)`);
     console.log(table(['block', 'txs', 'transfers', 'MiB', 'p50 ms', 'txs/s', 'transfers/s', 'MiB/s'], [evm, sol, tron, btc].map(benchParse)));
+
+    console.log(`\nNew transfer kinds on eth-mainnet 17053184 (withdrawals, WETH wraps, ERC-1155), interleaved, ~${(2 * PARSE_BUDGET_MS) / 1000} s`);
+    console.log(table(['parse', 'mean ms', 'p50 ms', ''], benchNewKinds()));
 
     const results: { f: Fixture; runs: StoreRun[]; txs: number; transfers: number }[] = [];
     for (const [f, rounds, heightBase, merge] of [

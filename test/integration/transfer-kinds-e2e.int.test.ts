@@ -7,6 +7,7 @@ import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
 import { generateApiKey } from '@chainpipe/http';
 import {
   bitcoinBlockItem,
+  bitcoinRawBlock,
   createRegistryTopics,
   evmBlockItem,
   freePort,
@@ -46,18 +47,6 @@ function withdrawalHash(blockHash: string, index: string): string {
   const idx = Buffer.alloc(8);
   idx.writeBigUInt64BE(BigInt(index));
   return '0x' + bytesToHex(keccak_256(Buffer.concat([Buffer.from('chainpipe:eip4895-withdrawal:v1'), Buffer.from(blockHash.slice(2), 'hex'), idx])));
-}
-
-/** A raw block (getblock verbosity 0) derived from a verified verbosity-2 block; see bitcoin-raw.test.ts. */
-function rawBitcoinBlock(block: Json): string {
-  const le32 = (v: number) => {
-    const b = Buffer.alloc(4);
-    b.writeUInt32LE(v >>> 0);
-    return b.toString('hex');
-  };
-  const rev = (h: string) => Buffer.from(h, 'hex').reverse().toString('hex');
-  const count = block.tx.length < 0xfd ? block.tx.length.toString(16).padStart(2, '0') : 'fd' + Buffer.from([block.tx.length & 0xff, block.tx.length >> 8]).toString('hex');
-  return le32(block.version) + rev(block.previousblockhash) + rev(block.merkleroot) + le32(block.time) + rev(block.bits) + le32(block.nonce) + count + block.tx.map((t: Json) => t.hex).join('');
 }
 
 describe('address monitoring III end to end: every new transfer kind from /stream to search', function () {
@@ -196,7 +185,7 @@ describe('address monitoring III end to end: every new transfer kind from /strea
     // btc-mainnet 766393 as getblock verbosity 0 (derived): hashes cannot be rebased inside raw
     // bytes, so it is stored under its real hash and height (storing again is idempotent).
     const block = bitcoinBlockItem(766393);
-    await post('bitcoin-mainnet', [rawBitcoinBlock(block)], 'block', block.height);
+    await post('bitcoin-mainnet', [bitcoinRawBlock(block)], 'block', block.height);
     const samples = new Map<string, { txid: string; value: number }>();
     for (const t of block.tx) for (const o of t.vout) if (o.scriptPubKey.address && !samples.has(o.scriptPubKey.type)) samples.set(o.scriptPubKey.type, { txid: t.txid, value: o.value, ...o.scriptPubKey });
     expect(samples.size).to.be.greaterThan(1);

@@ -8,7 +8,7 @@
  *   are replaced by a suffix of [1-9a-f], valid in hex and in Base58 alike.
  * Test support only: no expectation is computed here.
  */
-import { randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import { networkByName, type NetworkInfo } from '@chainpipe/chains';
 import { readFixtureJson } from './fixtures';
 import { parseChainPayload, type ParsedBlock } from '@chainpipe/tx-parsers';
@@ -219,4 +219,26 @@ export function testNetwork(family: FixtureFamily, label: string): NetworkInfo {
   networkCounter += 1;
   const id = `${Date.now().toString(36)}${randomInt(36 ** 3).toString(36)}`;
   return { ...base, network: `${label}-${id}-${networkCounter}`.slice(0, 64), chainId: 1_000_000_000 + randomInt(1_000_000_000) };
+}
+
+/**
+ * A Bitcoin Core verbosity-2 block as `getblock <hash> 0` returns it: the 80-byte header from its
+ * fields (version, previousblockhash, merkleroot, time, bits, nonce), the transaction count and
+ * every transaction's own `hex`. Written out by hand, without the library the parser uses, and
+ * checked: the header must hash to the block's `hash`, else this throws.
+ */
+export function bitcoinRawBlock(block: Json): string {
+  const le32 = (v: number): string => {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(v >>> 0);
+    return b.toString('hex');
+  };
+  const reversed = (hex: string): string => Buffer.from(hex, 'hex').reverse().toString('hex');
+  const n: number = block.tx.length;
+  const count = n < 0xfd ? n.toString(16).padStart(2, '0') : 'fd' + Buffer.from([n & 0xff, n >> 8]).toString('hex');
+  const header = le32(block.version) + reversed(block.previousblockhash) + reversed(block.merkleroot) + le32(block.time) + reversed(block.bits) + le32(block.nonce);
+  const sha256 = (b: Buffer) => createHash('sha256').update(b).digest();
+  const id = reversed(sha256(sha256(Buffer.from(header, 'hex'))).toString('hex'));
+  if (id !== block.hash) throw new Error(`derived header hashes to ${id}, not to the block hash ${block.hash}`);
+  return header + count + block.tx.map((t: Json) => t.hex).join('');
 }

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { networkByName } from '@chainpipe/chains';
-import { readFixtureJson } from '@chainpipe/testing';
+import { bitcoinRawBlock as rawBlockOf, readFixtureJson } from '@chainpipe/testing';
 import { expect } from 'chai';
 import { parseBitcoinPayload } from '../src/bitcoin';
 import { outputKey, resolveInputs, unresolvedPrevTxids, type KnownOutput } from '../src/bitcoin/resolve';
@@ -12,25 +11,11 @@ import type { ChainContext, NormalizedTx } from '../src/types';
 // the 80-byte header) followed by the transaction count and every transaction's own `hex`, which
 // is exactly what `getblock <hash> 0` returns; the test first checks that the derived header
 // hashes to the fixture's block hash. The expectations are Core's own decoding in the same
-// fixture (scriptPubKey.address, value, vin txid/vout), never the parser's output.
+// fixture (scriptPubKey.address, value, vin txid/vout), never the parser's output. The
+// serialization is libs/testing's bitcoinRawBlock, written without the library the parser uses.
 
 const n = networkByName('bitcoin-mainnet')!;
 const BTC: ChainContext = { chainType: n.chainType, chainId: n.chainId, family: n.family, nativeSymbol: n.nativeSymbol, nativeDecimals: n.nativeDecimals };
-
-const le32 = (v: number): string => {
-  const b = Buffer.alloc(4);
-  b.writeUInt32LE(v >>> 0);
-  return b.toString('hex');
-};
-const reversed = (hex: string): string => Buffer.from(hex, 'hex').reverse().toString('hex');
-const varint = (v: number): string => (v < 0xfd ? v.toString(16).padStart(2, '0') : 'fd' + Buffer.from([v & 0xff, v >> 8]).toString('hex'));
-const sha256d = (b: Buffer): Buffer => createHash('sha256').update(createHash('sha256').update(b).digest()).digest();
-
-function rawBlockOf(block: any): string {
-  const header = le32(block.version) + reversed(block.previousblockhash) + reversed(block.merkleroot) + le32(block.time) + reversed(block.bits) + le32(block.nonce);
-  expect(reversed(sha256d(Buffer.from(header, 'hex')).toString('hex')), 'derived header hashes to the block hash').to.equal(block.hash);
-  return header + varint(block.tx.length) + block.tx.map((t: any) => t.hex).join('');
-}
 
 /**
  * The address Core names for an output: `address` (Core ≥ 22), else the one entry of `addresses`

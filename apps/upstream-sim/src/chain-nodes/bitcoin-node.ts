@@ -1,4 +1,5 @@
 import { RpcError, type RpcHandler, type RpcNode, type RpcParams } from '../json-rpc';
+import { serializedBlock } from './bitcoin-raw';
 import type { FixtureDoc } from './catalog';
 import type { Skipped } from './evm-node';
 import { baseName, isObject, kindInFileName, unwrapRpcResult, type JsonObject } from './json';
@@ -156,7 +157,11 @@ export function bitcoinNode(chain: BitcoinChain): RpcNode {
         const verbosity = level(a[1], 1);
         const block = chain.blocks.get(hash);
         if (!block) throw new RpcError(RPC_INVALID_ADDRESS_OR_KEY, 'Block not found');
-        if (verbosity <= 0) throw new RpcError(RPC_MISC_ERROR, 'verbosity 0 (serialized block) is not available: the simulator holds decoded blocks only');
+        if (verbosity <= 0) {
+          const raw = serializedBlock(block);
+          if (raw === null) throw new RpcError(RPC_MISC_ERROR, 'serialized block not available: the fixture lacks the raw hex of a transaction');
+          return raw;
+        }
         if (verbosity === 1) return { ...block, tx: (block.tx as unknown[]).map((t) => (isObject(t) ? t.txid : t)) };
         // Verbosity 3 adds prevouts only where Core has undo data; the fixtures have none.
         return block;
