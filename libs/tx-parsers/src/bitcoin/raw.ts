@@ -1,4 +1,4 @@
-import { address as btcAddress, Block, networks, payments, script as btcScript, Transaction } from 'bitcoinjs-lib';
+import type { Block, Transaction } from 'bitcoinjs-lib';
 import { normalizeAddress } from '@chainpipe/chains';
 import type { BlockRef } from '../types';
 import type { UtxoInput, UtxoOutput, UtxoTx } from './model';
@@ -9,6 +9,18 @@ import type { UtxoInput, UtxoOutput, UtxoTx } from './model';
  * addresses and values are unknown here (and with them the fee) until they are resolved from
  * stored outputs (`resolveInputs`).
  */
+
+type BitcoinJs = typeof import('bitcoinjs-lib');
+let loaded: BitcoinJs | undefined;
+/**
+ * bitcoinjs-lib, loaded on the first raw payload: every app that parses (the gateway's origin
+ * fetch too) would otherwise pay its load time at boot for a format few deliveries use.
+ */
+function btc(): BitcoinJs {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  loaded ??= require('bitcoinjs-lib') as BitcoinJs;
+  return loaded;
+}
 
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 /** 4 MWU: no valid block serializes larger than 4 MB. */
@@ -35,6 +47,7 @@ function idHex(bytes: Uint8Array | undefined): string | null {
  * no address: null.
  */
 export function scriptAddress(script: Uint8Array): string | null {
+  const { address: btcAddress, networks, payments } = btc();
   if (script.length === 34 && script[0] === 0x51 && script[1] === 0x20) {
     return btcAddress.toBech32(script.subarray(2), 1, networks.bitcoin.bech32);
   }
@@ -77,7 +90,7 @@ function bip34Height(block: Block): number | null {
   const len = sig[0];
   if (len < 1 || len > 4 || sig.length < 1 + len) return null;
   try {
-    const n = btcScript.number.decode(Buffer.from(sig.subarray(1, 1 + len)), 4);
+    const n = btc().script.number.decode(Buffer.from(sig.subarray(1, 1 + len)), 4);
     return Number.isSafeInteger(n) && n >= 0 ? n : null;
   } catch {
     return null;
@@ -92,7 +105,7 @@ export function decodeRaw(hex: string): RawDecoded {
   if (hex.length > HEADER_BYTES * 2) {
     let block: Block | null = null;
     try {
-      block = Block.fromHex(hex);
+      block = btc().Block.fromHex(hex);
     } catch {
       block = null;
     }
@@ -103,7 +116,7 @@ export function decodeRaw(hex: string): RawDecoded {
     }
   }
   try {
-    return { kind: 'tx', tx: readRawTx(Transaction.fromHex(hex)) };
+    return { kind: 'tx', tx: readRawTx(btc().Transaction.fromHex(hex)) };
   } catch (e) {
     return { kind: 'error', reason: `not a raw Bitcoin block or transaction: ${(e as Error).message.slice(0, 200)}` };
   }
