@@ -1,6 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { expect } from 'chai';
-import { TOPICS } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
 import { generateApiKey } from '@chainpipe/http';
 import {
@@ -140,14 +139,14 @@ describe('address monitoring end to end: /stream → chain-parser → Postgres �
     apiKey = key.token;
 
     const prefix = uniquePrefix('e2e');
-    await createRegistryTopics(prefix, [TOPICS.chainRaw, TOPICS.chainTx, TOPICS.addressesChanges]);
+    await createRegistryTopics(prefix);
     const common = { KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, LOG_LEVEL: 'warn' };
     const [ingestPort, ingestOps, parserOps, gwPort, gwOps] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
     const ingest = spawnTs('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: secret, PORT: String(ingestPort), OPS_PORT: String(ingestOps) });
     const parser = spawnTs('apps/chain-parser/src/main.ts', { ...common, OPS_PORT: String(parserOps), CHAIN_PARSER_GROUP: `${prefix}parser` });
     const gw = spawnTs('apps/tx-gateway/src/main.ts', { ...common, PORT: String(gwPort), OPS_PORT: String(gwOps), WEBHOOK_SECRET_KEY: '42'.repeat(32), CHAIN_RPC_DEFAULT_BASE: 'http://127.0.0.1:9/rpc' });
     procs.push(ingest, parser, gw);
-    await Promise.all([waitReady(ingest, ingestOps), waitReady(parser, parserOps), waitReady(gw, gwOps)]);
+    await Promise.all([waitReady(ingest, ingestOps, 60_000), waitReady(parser, parserOps, 60_000), waitReady(gw, gwOps, 60_000)]);
     gateway = `http://127.0.0.1:${gwPort}`;
 
     // Real fixture blocks under run-specific heights and hashes (addresses stay real).

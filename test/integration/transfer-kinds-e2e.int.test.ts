@@ -2,7 +2,6 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { keccak_256 } from '@noble/hashes/sha3';
 import { bytesToHex } from '@noble/hashes/utils';
 import { expect } from 'chai';
-import { TOPICS } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
 import { generateApiKey } from '@chainpipe/http';
 import {
@@ -98,14 +97,14 @@ describe('address monitoring III end to end: every new transfer kind from /strea
     apiKey = key.token;
 
     const prefix = uniquePrefix('kinds');
-    await createRegistryTopics(prefix, [TOPICS.chainRaw, TOPICS.chainTx, TOPICS.addressesChanges]);
+    await createRegistryTopics(prefix);
     const common = { KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, LOG_LEVEL: 'warn' };
     const [ingestPort, ingestOps, parserOps, gwPort, gwOps] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
     const ing = spawnTs('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: secret, PORT: String(ingestPort), OPS_PORT: String(ingestOps) });
     const parser = spawnTs('apps/chain-parser/src/main.ts', { ...common, OPS_PORT: String(parserOps), CHAIN_PARSER_GROUP: `${prefix}parser` });
     const gw = spawnTs('apps/tx-gateway/src/main.ts', { ...common, PORT: String(gwPort), OPS_PORT: String(gwOps), WEBHOOK_SECRET_KEY: '42'.repeat(32), CHAIN_RPC_DEFAULT_BASE: 'http://127.0.0.1:9/rpc' });
     procs.push(ing, parser, gw);
-    await Promise.all([waitReady(ing, ingestOps), waitReady(parser, parserOps), waitReady(gw, gwOps)]);
+    await Promise.all([waitReady(ing, ingestOps, 60_000), waitReady(parser, parserOps, 60_000), waitReady(gw, gwOps, 60_000)]);
     gateway = `http://127.0.0.1:${gwPort}`;
     ingest = `http://127.0.0.1:${ingestPort}`;
 
