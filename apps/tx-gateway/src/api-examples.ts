@@ -41,6 +41,7 @@ const ERC20_TRANSFER: NormalizedTx = {
       token_contract_address: '0xb62132e35a6c13ee1ee0f84dc5d40bad8d815206',
       symbol: null,
       amount: '515063556230000000000',
+      token_id: null,
       from_token_address: null,
       to_token_address: null,
       mint: null,

@@ -48,6 +48,9 @@ export function evmBlockItem(options: { withdrawals?: boolean } = {}): Json {
  */
 export function evmDatasetItems(height: 13998626 | 17053184): { block: Json; receipts: Json; traces: Json; all: Json } {
   const block = rpcResult(`evm/eth-mainnet-${height}.block_fulltx.json`);
+  // Beacon withdrawals (17053184 has 16) are records of the block delivery alone; like
+  // evmBlockItem, these items leave them out so the datasets describe the same transactions.
+  delete block.withdrawals;
   const receipts = rpcResult(`evm/eth-mainnet-${height}.receipts.json`);
   const frames: Json[] = rpcResult(`evm/eth-mainnet-${height}.debug_trace_callTracer.json`);
   const traces = frames.map((result, i) => ({ txHash: block.transactions[i].hash, result }));
