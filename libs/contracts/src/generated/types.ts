@@ -885,6 +885,10 @@ export interface TransactionResult {
     toTokenAddress?: string;
     mint?: string;
     programId?: string;
+    /**
+     * ERC-721 / ERC-1155 token id (decimal); absent for fungible tokens
+     */
+    tokenId?: string;
     isFromContract: boolean;
     isToContract: boolean;
     decimals: number | null;
