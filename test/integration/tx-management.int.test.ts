@@ -173,7 +173,7 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
     this.timeout(90_000);
     db = createDb({ url: env.databaseUrl, poolMax: 3 });
     prefix = uniquePrefix('txm');
-    await createRegistryTopics(prefix, [TOPICS.addressesChanges]);
+    await createRegistryTopics(prefix, [TOPICS.addressesChanges, TOPICS.txPush]);
 
     const a = await createApp('mgmt-a');
     const b = await createApp('mgmt-b');

@@ -4,10 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { networkByName, type NetworkInfo } from '@chainpipe/chains';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
+import { TOPICS } from '@chainpipe/contracts';
 import { generateApiKey } from '@chainpipe/http';
 import { parseEvmPayload } from '@chainpipe/tx-parsers';
 import { storeBlock } from '@chainpipe/tx-store';
-import { freePort, parsePrometheusText, readFixtureJson, readJson, spawnTs, stopProcess, testEnv, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { createRegistryTopics, freePort, parsePrometheusText, readFixtureJson, readJson, spawnTs, stopProcess, testEnv, waitReady, type RunningProcess } from '@chainpipe/testing';
 
 type Json = any;
 
@@ -282,6 +283,7 @@ describe('tx-gateway history queries (real app, real Postgres, stand-in chain no
     apiKey = key.token;
 
     await node.start();
+    await createRegistryTopics(`${env.runId}-txq.`, [TOPICS.addressesChanges, TOPICS.txPush]);
     const port = await freePort();
     const opsPort = await freePort();
     gateway = spawnTs('apps/tx-gateway/src/main.ts', {

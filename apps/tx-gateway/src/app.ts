@@ -6,6 +6,7 @@ import { addressesRoutes } from './routes/addresses';
 import { appConfigRoutes } from './routes/app-config';
 import { queriesRoutes } from './routes/queries';
 import { rpcProxyRoutes } from './routes/rpc-proxy';
+import { websocketRoutes } from './routes/websocket';
 
 export const TX_GATEWAY_API = {
   title: 'chainpipe address monitoring API',
@@ -17,6 +18,7 @@ export const TX_GATEWAY_API = {
     { name: 'monitored addresses', description: 'the addresses whose transactions are pushed to the application' },
     { name: 'push configuration', description: 'WebSocket and webhook settings of the application' },
     { name: 'rpc proxy', description: 'one JSON-RPC call forwarded to a chain node' },
+    { name: 'push', description: 'WebSocket push of matched transactions' },
   ],
 };
 
@@ -39,6 +41,7 @@ export function createTxGatewayApp(deps: TxGatewayDeps & { timeoutMs: number; bo
   addressesRoutes(api, deps);
   appConfigRoutes(api, deps);
   rpcProxyRoutes(api, deps);
+  websocketRoutes(api);
   app.use(api.router);
   serveApiDocs(app, api, TX_GATEWAY_API);
   finishHttpApp(app, deps.logger);

@@ -1,23 +1,33 @@
-import { parseChainOrigins } from '@chainpipe/chains';
+import os from 'node:os';
+import { networkByChain, parseChainOrigins } from '@chainpipe/chains';
+import { TOPICS } from '@chainpipe/contracts';
 import { ApiKeyRepository, addPostgres } from '@chainpipe/db';
 import { addHttpServer, createKeyResolver } from '@chainpipe/http';
 import { addKafka } from '@chainpipe/kafka';
+import { addRedis } from '@chainpipe/redis';
 import { SecretBox, runService } from '@chainpipe/runtime';
+import { toV2Record } from '@chainpipe/tx-records';
 import { createTxGatewayApp } from './app';
 import { txGatewayConfig } from './config';
+import { createPushHandler } from './push/push.handler';
+import { ResendStore } from './push/resend-store';
+import { WsHub } from './push/ws-hub';
+import { TxQueryRepository } from './queries/repository';
 
 runService('tx-gateway', txGatewayConfig, async (svc) => {
   const { config, logger, registry } = svc;
   const db = addPostgres(svc, { statementTimeoutMs: config.REQUEST_TIMEOUT_MS });
+  const redis = addRedis(svc);
   const kafka = addKafka(svc);
   const keys = new ApiKeyRepository(db);
+  const resolveKey = createKeyResolver((keyId) => keys.findKey(keyId));
   const app = createTxGatewayApp({
     db,
     contracts: kafka.contracts,
     producer: await kafka.producer(),
     logger,
     registry,
-    resolveKey: createKeyResolver((keyId) => keys.findKey(keyId)),
+    resolveKey,
     origins: parseChainOrigins(config.CHAIN_RPC_URLS, config.CHAIN_RPC_DEFAULT_BASE || null),
     rpcTimeoutMs: config.CHAIN_RPC_TIMEOUT_MS,
     secretBox: new SecretBox(config.WEBHOOK_SECRET_KEY),
@@ -26,5 +36,40 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
     timeoutMs: config.REQUEST_TIMEOUT_MS,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
   });
-  addHttpServer(svc, app);
+  const http = addHttpServer(svc, app);
+
+  // WebSocket push: this copy's connections, fed by its own tx.push.v1 group.
+  const txs = new TxQueryRepository(db);
+  const store = new ResendStore(redis, { retentionSeconds: config.WS_RESEND_RETENTION_SECONDS });
+  const hub = new WsHub(
+    {
+      resolveKey,
+      store,
+      lookupTx: async (chainType, chainId, hash) => {
+        const network = networkByChain(chainType, chainId);
+        const row = network ? await txs.byHash(network, hash) : undefined;
+        return row ? toV2Record(row.record, row.is_reorg_resend) : undefined;
+      },
+      logger,
+      registry,
+      now: Date.now,
+    },
+    {
+      maxConnectionsPerKey: config.WS_MAX_CONNECTIONS_PER_KEY,
+      maxBufferedBytes: config.WS_MAX_BUFFERED_BYTES,
+      pingIntervalMs: config.WS_PING_INTERVAL_MS,
+      defaultResendSeconds: config.WS_RESEND_DEFAULT_SECONDS,
+      retentionSeconds: config.WS_RESEND_RETENTION_SECONDS,
+      maxMessageBytes: config.WS_MAX_MESSAGE_BYTES,
+    },
+  );
+  // Stopped before the HTTP server: clients get 1001 and reconnect to another copy.
+  svc.serve({ name: 'websocket', start: async () => hub.attach(http.server()!.server), stop: () => hub.close() });
+  await kafka.consume(TOPICS.txPush, {
+    groupId: `${config.TX_GATEWAY_PUSH_GROUP_PREFIX}-${config.TX_GATEWAY_INSTANCE_ID || os.hostname()}`,
+    handler: createPushHandler({ store, hub }),
+    // A new copy starts with what is pushed from now on; older pushes reach it through the store.
+    fromBeginning: false,
+    sessionTimeoutMs: config.TX_GATEWAY_SESSION_TIMEOUT_MS,
+  });
 });

@@ -1,0 +1,89 @@
+import type { Redis } from '@chainpipe/redis';
+
+/**
+ * Pushes kept per application for re-sending, in Redis so every gateway copy sees the same
+ * state: a client that reconnects to another copy still gets what it did not acknowledge.
+ *
+ * Keys of an application (`ws:<app>:…`): `all` (message id → first push time, for pruning and
+ * the window), `unacked` (the same for messages not acknowledged yet), `frames` (message id →
+ * the push frame as sent), `acked` (message id → ACK time: a replayed push of an acknowledged
+ * message is never stored again) and `tx:<chain_type:chain_id:hash>` (message ids of one
+ * transaction: ACKs name the transaction, not the message). Everything older than the retention
+ * is pruned on write; every key expires after the retention when the application goes quiet.
+ */
+
+const RECORD = `
+local cutoff = tonumber(ARGV[4])
+local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', cutoff)
+for _, id in ipairs(old) do redis.call('HDEL', KEYS[3], id) end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', cutoff)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', cutoff)
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', cutoff)
+if redis.call('ZSCORE', KEYS[4], ARGV[1]) then return -1 end
+local added = redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1])
+if added == 1 then
+  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+  redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+  redis.call('SADD', KEYS[5], ARGV[1])
+end
+for i = 1, 5 do redis.call('EXPIRE', KEYS[i], ARGV[5]) end
+return added
+`;
+
+const ACK = `
+local ids = redis.call('SMEMBERS', KEYS[3])
+for _, id in ipairs(ids) do
+  redis.call('ZREM', KEYS[1], id)
+  redis.call('ZADD', KEYS[2], ARGV[1], id)
+end
+redis.call('DEL', KEYS[3])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+return #ids
+`;
+
+export interface ResendStoreOptions {
+  /** How long pushes are kept (seconds): the largest resend window a client can ask for. */
+  retentionSeconds: number;
+}
+
+/** Outcome of `record`: stored now, already stored (another copy, or a replay), or acknowledged already. */
+export type RecordOutcome = 'stored' | 'known' | 'acked';
+
+export class ResendStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly opts: ResendStoreOptions,
+  ) {}
+
+  private keys(appId: string) {
+    const base = `ws:${appId}:`;
+    return { all: `${base}all`, unacked: `${base}unacked`, frames: `${base}frames`, acked: `${base}acked`, tx: (k: string) => `${base}tx:${k}` };
+  }
+
+  async record(appId: string, messageId: string, txKey: string, frame: string, atMs: number): Promise<RecordOutcome> {
+    const k = this.keys(appId);
+    const cutoff = atMs - this.opts.retentionSeconds * 1000;
+    const res = (await this.redis.eval(RECORD, 5, k.all, k.unacked, k.frames, k.acked, k.tx(txKey), messageId, atMs, frame, cutoff, this.opts.retentionSeconds)) as number;
+    return res === 1 ? 'stored' : res === 0 ? 'known' : 'acked';
+  }
+
+  /** Acknowledges every push of the transaction; returns how many were pending. */
+  async ack(appId: string, txKey: string, atMs: number): Promise<number> {
+    const k = this.keys(appId);
+    return (await this.redis.eval(ACK, 3, k.unacked, k.acked, k.tx(txKey), atMs, this.opts.retentionSeconds)) as number;
+  }
+
+  /** Frames not acknowledged, first pushed at or after `sinceMs`, oldest first. */
+  async unackedSince(appId: string, sinceMs: number): Promise<string[]> {
+    const k = this.keys(appId);
+    const ids = await this.redis.zrangebyscore(k.unacked, sinceMs, '+inf');
+    if (ids.length === 0) return [];
+    const frames = await this.redis.hmget(k.frames, ...ids);
+    return frames.filter((f): f is string => f !== null);
+  }
+
+  /** A push by its message id while it is retained (acknowledged or not). */
+  async frame(appId: string, messageId: string): Promise<string | undefined> {
+    return (await this.redis.hget(this.keys(appId).frames, messageId)) ?? undefined;
+  }
+}

@@ -1,0 +1,255 @@
+import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Principal } from '@chainpipe/http';
+import { errorMessage, type Logger } from '@chainpipe/runtime';
+import { WS_PATHS, envelope, parseCommand, parseResendDuration, subscriptionKey, type Command } from './protocol';
+import type { ResendStore } from './resend-store';
+
+export interface WsHubOptions {
+  maxConnectionsPerKey: number;
+  /** A client whose unsent backlog passes this is disconnected (it never slows the others). */
+  maxBufferedBytes: number;
+  pingIntervalMs: number;
+  defaultResendSeconds: number;
+  retentionSeconds: number;
+  maxMessageBytes: number;
+}
+
+export interface WsHubDeps {
+  resolveKey: (token: string) => Promise<Principal | undefined>;
+  store: ResendStore;
+  /** The V2 record of a stored transaction (getTxHash by chain and hash), undefined when unknown. */
+  lookupTx: (chainType: string, chainId: number, hash: string) => Promise<unknown>;
+  logger: Logger;
+  registry: Registry;
+  now: () => number;
+}
+
+interface Connection {
+  ws: WebSocket;
+  appId: string;
+  keyId: string;
+  clientId: string;
+  /** subscriptionKey entries; empty means every push of the application. */
+  subs: Set<string>;
+  alive: boolean;
+  /** Settles once the resends after the handshake are written: commands are answered after them. */
+  resent: Promise<void>;
+}
+
+function hubMetrics(registry: Registry) {
+  return {
+    connections: new Gauge({ name: 'chainpipe_ws_connections', help: 'Open WebSocket connections', registers: [registry] }),
+    handshakes: new Counter({ name: 'chainpipe_ws_handshakes_total', help: 'WebSocket handshakes by HTTP outcome', labelNames: ['status'], registers: [registry] }),
+    sent: new Counter({ name: 'chainpipe_ws_pushes_sent_total', help: 'transaction frames written to connections, by reason (live, resend)', labelNames: ['reason'], registers: [registry] }),
+    dropped: new Counter({ name: 'chainpipe_ws_disconnects_total', help: 'Connections closed by the server, by reason', labelNames: ['reason'], registers: [registry] }),
+  };
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 426: 'Upgrade Required', 429: 'Too Many Requests', 500: 'Internal Server Error' };
+
+/** Refuses a handshake with a plain HTTP answer in the endpoint's error envelope. */
+function refuse(socket: Duplex, status: number, msg: string): void {
+  const body = JSON.stringify({ code: status, msg, data: null });
+  socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/**
+ * The WebSocket side of tx-gateway: handshakes (key, resend window, per-key cap), client
+ * commands, delivery of pushes to this copy's connections, keep-alive and slow-client cut-off.
+ */
+export class WsHub {
+  private readonly wss: WebSocketServer;
+  private readonly byApp = new Map<string, Set<Connection>>();
+  private readonly perKey = new Map<string, number>();
+  private readonly metrics: ReturnType<typeof hubMetrics>;
+  private readonly log: Logger;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly deps: WsHubDeps,
+    private readonly opts: WsHubOptions,
+  ) {
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxMessageBytes, clientTracking: false });
+    this.metrics = hubMetrics(deps.registry);
+    this.log = deps.logger.child({ component: 'ws' });
+    this.timer = setInterval(() => this.keepAlive(), opts.pingIntervalMs);
+    this.timer.unref();
+  }
+
+  attach(server: http.Server): void {
+    server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      socket.on('error', () => socket.destroy());
+      this.handshake(req, socket, head).catch((err) => {
+        this.log.error({ msg: 'ws_handshake_failed', err: errorMessage(err) });
+        this.metrics.handshakes.inc({ status: '500' });
+        refuse(socket, 500, 'internal error');
+      });
+    });
+  }
+
+  private async handshake(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    const done = (status: number, msg: string) => {
+      this.metrics.handshakes.inc({ status: String(status) });
+      refuse(socket, status, msg);
+    };
+    if (!(WS_PATHS as readonly string[]).includes(path)) return done(404, `no WebSocket endpoint at ${path.slice(0, 100)}`);
+    const token = req.headers['x-api-key'];
+    if (typeof token !== 'string' || token === '') return done(400, 'missing X-API-Key');
+    const principal = await this.deps.resolveKey(token);
+    if (!principal) return done(403, 'invalid API key');
+    const header = req.headers['x-resendduration'];
+    const resend = parseResendDuration(typeof header === 'string' ? header : undefined, this.opts.defaultResendSeconds, this.opts.retentionSeconds);
+    if (!resend.ok) return done(400, resend.error);
+    if ((this.perKey.get(principal.keyId) ?? 0) >= this.opts.maxConnectionsPerKey) return done(429, `at most ${this.opts.maxConnectionsPerKey} connections per API key`);
+    // Counted before the upgrade completes, so parallel handshakes cannot pass the cap together;
+    // released again if the upgrade itself fails (a malformed WebSocket request).
+    this.perKey.set(principal.keyId, (this.perKey.get(principal.keyId) ?? 0) + 1);
+    let upgraded = false;
+    socket.once('close', () => {
+      if (!upgraded) this.release(principal.keyId);
+    });
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      upgraded = true;
+      this.metrics.handshakes.inc({ status: '101' });
+      this.open(ws, principal, resend.seconds);
+    });
+  }
+
+  private open(ws: WebSocket, principal: Principal, resendSeconds: number): void {
+    const conn: Connection = { ws, appId: principal.appId, keyId: principal.keyId, clientId: randomUUID(), subs: new Set(), alive: true, resent: Promise.resolve() };
+    let set = this.byApp.get(conn.appId);
+    if (!set) this.byApp.set(conn.appId, (set = new Set()));
+    set.add(conn);
+    this.metrics.connections.inc();
+    ws.on('pong', () => (conn.alive = true));
+    ws.on('error', (err) => this.log.debug({ msg: 'ws_error', clientId: conn.clientId, err: errorMessage(err) }));
+    ws.on('close', () => this.forget(conn));
+    ws.on('message', (data, isBinary) => {
+      conn.alive = true;
+      const text = isBinary ? '' : Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8');
+      void conn.resent.then(() => this.command(conn, text)).catch((err) => this.log.warn({ msg: 'ws_command_failed', clientId: conn.clientId, err: errorMessage(err) }));
+    });
+    this.send(conn, JSON.stringify(envelope('connected', randomUUID(), 0, { clientId: conn.clientId, appId: conn.appId }, 'success', this.deps.now())));
+    // What the application did not acknowledge within the client's window, oldest first.
+    if (resendSeconds > 0) {
+      conn.resent = this.deps.store
+        .unackedSince(conn.appId, this.deps.now() - resendSeconds * 1000)
+        .then((frames) => {
+          for (const f of frames) if (this.send(conn, f)) this.metrics.sent.inc({ reason: 'resend' });
+        })
+        .catch((err) => this.log.warn({ msg: 'ws_resend_failed', appId: conn.appId, err: errorMessage(err) }));
+    }
+  }
+
+  private forget(conn: Connection): void {
+    const set = this.byApp.get(conn.appId);
+    if (!set?.delete(conn)) return;
+    if (set.size === 0) this.byApp.delete(conn.appId);
+    this.release(conn.keyId);
+    this.metrics.connections.dec();
+  }
+
+  private release(keyId: string): void {
+    const n = (this.perKey.get(keyId) ?? 1) - 1;
+    if (n <= 0) this.perKey.delete(keyId);
+    else this.perKey.set(keyId, n);
+  }
+
+  /** Writes a frame unless the client is too far behind, in which case it is cut off. */
+  private send(conn: Connection, frame: string): boolean {
+    if (conn.ws.readyState !== conn.ws.OPEN) return false;
+    if (conn.ws.bufferedAmount + frame.length > this.opts.maxBufferedBytes) {
+      this.metrics.dropped.inc({ reason: 'slow' });
+      this.log.warn({ msg: 'ws_slow_client_disconnected', clientId: conn.clientId, appId: conn.appId, buffered: conn.ws.bufferedAmount });
+      conn.ws.terminate();
+      this.forget(conn);
+      return false;
+    }
+    conn.ws.send(frame);
+    return true;
+  }
+
+  private reply(conn: Connection, id: string, r: { type: string; code: number; data: unknown; msg: string }): void {
+    this.send(conn, JSON.stringify(envelope(r.type, id, r.code, r.data, r.msg, this.deps.now())));
+  }
+
+  private async command(conn: Connection, text: string): Promise<void> {
+    const { id, command } = parseCommand(text);
+    const c: Command = command;
+    switch (c.kind) {
+      case 'reply':
+        return this.reply(conn, id, c.reply);
+      case 'subscribe':
+        conn.subs.add(subscriptionKey(c.chainType, c.address));
+        return this.reply(conn, id, { type: 'subscribe', code: 0, data: { 'API Key': conn.keyId, address: c.address, chain_type: c.chainType }, msg: 'success' });
+      case 'unsubscribe':
+        for (const k of [...conn.subs]) {
+          const [chainType, address] = k.split('\u0000');
+          if (address === c.address && (c.chainType === null || chainType === c.chainType)) conn.subs.delete(k);
+        }
+        return this.reply(conn, id, { type: 'unsubscribe', code: 0, data: { address: c.address, chainType: c.chainType }, msg: 'success' });
+      case 'ack':
+        if (c.txKey) await this.deps.store.ack(conn.appId, c.txKey, this.deps.now());
+        return;
+      case 'getTxHash': {
+        let data: unknown;
+        if (c.messageId) {
+          const frame = await this.deps.store.frame(conn.appId, c.messageId);
+          if (frame) data = (JSON.parse(frame) as { data: unknown }).data;
+        }
+        if (data === undefined && c.hash) data = await this.deps.lookupTx(c.chainType, c.chainId, c.hash);
+        if (data === undefined) return this.reply(conn, id, { type: 'getTxHash', code: 404, data: null, msg: 'transaction not found' });
+        return this.reply(conn, id, { type: 'getTxHash', code: 0, data, msg: 'success' });
+      }
+    }
+  }
+
+  /** Sends a push to this copy's connections of the application that want it. */
+  deliver(appId: string, frame: string, chainType: string, listenAddress: readonly string[]): number {
+    const set = this.byApp.get(appId);
+    if (!set) return 0;
+    let n = 0;
+    for (const conn of [...set]) {
+      if (conn.subs.size > 0 && !listenAddress.some((a) => conn.subs.has(subscriptionKey(chainType, a)))) continue;
+      if (this.send(conn, frame)) n += 1;
+    }
+    this.metrics.sent.inc({ reason: 'live' }, n);
+    return n;
+  }
+
+  /** Ping every connection; one that did not answer the previous ping is dead. */
+  private keepAlive(): void {
+    for (const set of this.byApp.values()) {
+      for (const conn of [...set]) {
+        if (!conn.alive) {
+          this.metrics.dropped.inc({ reason: 'no_pong' });
+          conn.ws.terminate();
+          this.forget(conn);
+          continue;
+        }
+        conn.alive = false;
+        conn.ws.ping();
+      }
+    }
+  }
+
+  get connectionCount(): number {
+    let n = 0;
+    for (const set of this.byApp.values()) n += set.size;
+    return n;
+  }
+
+  /** Closes every connection with 1001 (going away): clients reconnect to another copy. */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    for (const set of this.byApp.values()) for (const conn of set) conn.ws.close(1001, 'server shutting down');
+    const deadline = Date.now() + 2_000;
+    while (this.connectionCount > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    for (const set of this.byApp.values()) for (const conn of [...set]) conn.ws.terminate();
+  }
+}

@@ -1,0 +1,45 @@
+import { expect } from 'chai';
+import { parseCommand, parseResendDuration } from '../src/push/protocol';
+
+describe('WebSocket protocol (pure)', () => {
+  it('X-ResendDuration: default, capped, rejects what is not whole seconds', () => {
+    expect(parseResendDuration(undefined, 180, 3600)).to.deep.equal({ ok: true, seconds: 180 });
+    expect(parseResendDuration('90', 180, 3600)).to.deep.equal({ ok: true, seconds: 90 });
+    expect(parseResendDuration('999999', 180, 3600)).to.deep.equal({ ok: true, seconds: 3600 });
+    expect(parseResendDuration('1.5', 180, 3600).ok).to.equal(false);
+    expect(parseResendDuration('-1', 180, 3600).ok).to.equal(false);
+  });
+
+  it('ping → pong with the id echoed; junk → 400 replies, never a throw', () => {
+    expect(parseCommand('{"id":"x","type":"ping","data":{}}')).to.deep.equal({ id: 'x', command: { kind: 'reply', reply: { type: 'pong', code: 0, data: null, msg: 'success' } } });
+    for (const junk of ['nope', '[]', 'null', '{"type":7}', '{"id":"q","type":"fly"}']) {
+      const { command } = parseCommand(junk);
+      expect(command.kind, junk).to.equal('reply');
+      if (command.kind === 'reply') expect(command.reply.code, junk).to.equal(400);
+    }
+  });
+
+  it('subscribe: lowercases the chain type, stores the canonical address; missing fields are the spec 400', () => {
+    const r = parseCommand(JSON.stringify({ id: '1', type: 'subscribe', data: { address: '0xABCDEFabcdefABCDEFabcdefABCDEFabcdefABCD', chain_type: 'Ethereum' } }));
+    expect(r.command).to.deep.equal({ kind: 'subscribe', chainType: 'ethereum', address: '0xabcdefabcdefabcdefabcdefabcdefabcdefabcd' });
+    const bad = parseCommand(JSON.stringify({ id: '2', type: 'subscribe', data: { address: '0x1' } }));
+    expect(bad.command).to.deep.equal({ kind: 'reply', reply: { type: 'subscribe', code: 400, data: null, msg: 'address and chain_type required' } });
+    const unknown = parseCommand(JSON.stringify({ id: '3', type: 'subscribe', data: { address: '0x1', chain_type: 'dogecoin' } }));
+    expect(unknown.command.kind).to.equal('reply');
+  });
+
+  it('unsubscribe without chain_type means every chain; transactionACK and getTxHash normalize the hash', () => {
+    expect(parseCommand(JSON.stringify({ type: 'unsubscribe', data: { address: 'abc' } })).command).to.deep.equal({ kind: 'unsubscribe', address: 'abc', chainType: null });
+    const hash = 'AB'.repeat(32);
+    expect(parseCommand(JSON.stringify({ type: 'transactionACK', data: { chain_type: 'ETHEREUM', chain_id: '1', txHash: hash } })).command).to.deep.equal({ kind: 'ack', txKey: `ethereum:1:0x${hash.toLowerCase()}` });
+    expect(parseCommand(JSON.stringify({ type: 'transactionACK', data: {} })).command).to.deep.equal({ kind: 'ack', txKey: '' });
+    expect(parseCommand(JSON.stringify({ type: 'getTxHash', data: { chain_type: 'tron', chain_id: 1, txHash: '0x' + hash } })).command).to.deep.equal({
+      kind: 'getTxHash',
+      messageId: null,
+      chainType: 'tron',
+      chainId: 1,
+      hash: hash.toLowerCase(),
+    });
+    expect(parseCommand(JSON.stringify({ type: 'getTxHash', data: { chain_type: 'tron' } })).command.kind).to.equal('reply');
+  });
+});
