@@ -5,7 +5,6 @@ import { kafkaConfig } from '@chainpipe/kafka';
 export const txMatcherConfig = {
   ...kafkaConfig,
   ...dbConfig,
-  OPS_PORT: int({ default: 9104, min: 0, max: 65535, doc: 'port of /metrics, /healthz, /readyz' }),
   TX_MATCHER_GROUP: str({ default: 'tx-matcher', doc: 'consumer group reading chain.tx.v1 (copies share it: partitions split)' }),
   TX_MATCHER_CHANGES_GROUP_PREFIX: str({
     default: 'tx-matcher-changes',
