@@ -278,6 +278,7 @@ export async function run(): Promise<void> {
     db,
     contracts: loadContracts(),
     producer: { publish: async () => Promise.reject(new Error('the search benchmark publishes nothing')) },
+    retryWebhooks: async () => Promise.reject(new Error('the search benchmark delivers no webhooks')),
     logger: createLogger({ name: 'bench-search', level: 'warn' }),
     registry: new Registry(),
     resolveKey: createKeyResolver((keyId) => keys.findKey(keyId)),

@@ -20,6 +20,8 @@ add_env STREAM_SECRET "$(node -e "process.stdout.write(require('crypto').randomB
 add_env WEBHOOK_SECRET_KEY "$(node -e "process.stdout.write(require('crypto').randomBytes(32).toString('hex'))")"
 # The CoinGecko key of the candlestick ingester and market look-ups; the simulator takes any key.
 add_env MARKET_API_KEY "dev-$(node -e "process.stdout.write(require('crypto').randomBytes(8).toString('hex'))")"
+# Development only: webhooks may go to a receiver on this machine over plain http.
+add_env ALLOW_PRIVATE_WEBHOOK_TARGETS "true"
 set -a; . "$ENV_FILE"; set +a
 
 npx --no-install tsx libs/db/src/migrate-cli.ts >/dev/null

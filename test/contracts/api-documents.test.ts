@@ -25,6 +25,7 @@ const inert = {
   logger,
   db,
   producer: { publish: () => Promise.reject(new Error('inert')), reachable: true },
+  retryWebhooks: () => Promise.reject(new Error('inert')),
   resolveKey: () => Promise.resolve(undefined),
   origins: parseChainOrigins('', null),
   secretBox: new SecretBox('0'.repeat(64)),

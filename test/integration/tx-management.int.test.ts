@@ -165,7 +165,7 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
       CHAIN_RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS),
       ...extra,
     });
-    await waitReady(proc, opsPort);
+    await waitReady(proc, opsPort, 90_000);
     return { proc, base: `http://127.0.0.1:${port}`, opsBase: `http://127.0.0.1:${opsPort}` };
   }
 

@@ -1,7 +1,11 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
+import { Webhook } from 'standardwebhooks';
 import { TOPICS, loadContracts } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
+import { SecretBox } from '@chainpipe/runtime';
 import { generateApiKey } from '@chainpipe/http';
 import {
   connectWs,
@@ -17,6 +21,7 @@ import {
   streamerBody,
   testEnv,
   uniquePrefix,
+  waitFor,
   waitReady,
   type RunningProcess,
 } from '@chainpipe/testing';
@@ -28,7 +33,7 @@ type Json = any;
  * chain-parser, tx-matcher and two tx-gateway copies (separate processes, shared Redis) to real
  * `ws` clients.
  */
-describe('WebSocket push: /stream → parser → matcher → two gateway copies → ws clients', function () {
+describe('WebSocket and webhook push: /stream → parser → matcher → two gateway copies and a dispatcher → ws clients and a receiver', function () {
   this.timeout(180_000);
   const env = testEnv();
   const contracts = loadContracts();
@@ -49,6 +54,17 @@ describe('WebSocket push: /stream → parser → matcher → two gateway copies 
   const addrB = txB.to.toLowerCase();
   let hashA = '';
   let hashB = '';
+  const secretKey = '42'.repeat(32);
+  const hookSecret = `sign-${randomBytes(4).toString('hex')}`;
+  const received: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
+  const receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
 
   const wsUrl = (i: number, path = '/tx/api/v1/transaction/ws') => gw[i].replace('http', 'ws') + path;
   const open = async (i: number, key: string, extra: Record<string, string> = {}) => {
@@ -84,6 +100,14 @@ describe('WebSocket push: /stream → parser → matcher → two gateway copies 
       await keys.addKey(app.id, k.keyId, k.secretHash, null);
       app.key = k.token;
     }
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    // A's webhook goes to a receiver on this machine (private targets allowed, as under `make up`).
+    await db('tx.app_configs').insert({
+      app_id: apps.a.id,
+      enable_webhook: true,
+      webhook_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+      webhook_secret_enc: new SecretBox(secretKey).seal(hookSecret),
+    });
     await db('tx.monitored_addresses').insert([
       { app_id: apps.a.id, chain_type: 'ethereum', address: addrA },
       { app_id: apps.b.id, chain_type: 'ethereum', address: addrB },
@@ -93,13 +117,13 @@ describe('WebSocket push: /stream → parser → matcher → two gateway copies 
     await createRegistryTopics(prefix, [TOPICS.chainRaw, TOPICS.chainTx, TOPICS.addressesChanges, TOPICS.txPush]);
     const common = { KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, LOG_LEVEL: 'warn' };
     const ports = await Promise.all(Array.from({ length: 9 }, () => freePort()));
-    const [ingestPort, ingestOps, parserOps, matcherOps, gw1, gw1Ops, gw2, gw2Ops] = ports;
+    const [ingestPort, ingestOps, parserOps, matcherOps, gw1, gw1Ops, gw2, gw2Ops, dispatcherOps] = ports;
     const gateway = (port: number, ops: number, instance: string) =>
       spawnTs('apps/tx-gateway/src/main.ts', {
         ...common,
         PORT: String(port),
         OPS_PORT: String(ops),
-        WEBHOOK_SECRET_KEY: '42'.repeat(32),
+        WEBHOOK_SECRET_KEY: secretKey,
         REDIS_KEY_PREFIX: `${prefix}redis:`,
         TX_GATEWAY_INSTANCE_ID: instance,
         TX_GATEWAY_PUSH_GROUP_PREFIX: `${prefix}push`,
@@ -111,6 +135,16 @@ describe('WebSocket push: /stream → parser → matcher → two gateway copies 
       [spawnTs('apps/tx-matcher/src/main.ts', { ...common, OPS_PORT: String(matcherOps), TX_MATCHER_GROUP: `${prefix}matcher` }), matcherOps],
       [gateway(gw1, gw1Ops, 'one'), gw1Ops],
       [gateway(gw2, gw2Ops, 'two'), gw2Ops],
+      [
+        spawnTs('apps/webhook-dispatcher/src/main.ts', {
+          ...common,
+          OPS_PORT: String(dispatcherOps),
+          WEBHOOK_DISPATCHER_GROUP: `${prefix}dispatcher`,
+          WEBHOOK_SECRET_KEY: secretKey,
+          ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+        }),
+        dispatcherOps,
+      ],
     ];
     procs.push(...started.map(([p]) => p));
     await Promise.all(started.map(([p, ops]) => waitReady(p, ops, 150_000)));
@@ -118,9 +152,13 @@ describe('WebSocket push: /stream → parser → matcher → two gateway copies 
     gw.push(`http://127.0.0.1:${gw1}`, `http://127.0.0.1:${gw2}`);
   });
 
+  const waitForHook = (hash: string) => waitFor(() => received.find((r) => r.body.includes(hash)), { timeoutMs: 60_000, what: `webhook for ${hash}` });
+
   after(async () => {
     await Promise.all(clients.map((c) => c.close()));
     for (const p of procs) await stopProcess(p);
+    receiver.closeAllConnections();
+    await new Promise((r) => receiver.close(r));
     await db('core.apps').whereIn('app_id', [apps.a.id, apps.b.id]).del();
     await db.destroy();
   });
@@ -200,6 +238,16 @@ describe('WebSocket push: /stream → parser → matcher → two gateway copies 
     await request(a3, 'ping', {});
     expect(a3.received.filter((m) => m.type === 'transaction')).to.deep.equal([]);
     await Promise.all([a3.close(), b1.close(), b2.close()]);
+  });
+
+  it('the same block reaches A\'s webhook receiver: bare array, Sign, Standard Webhooks signature; B has no webhook', async () => {
+    const hit = await waitForHook(hashA);
+    expect(hit.headers.sign).to.equal(hookSecret);
+    const body = new Webhook(hookSecret, { format: 'raw' }).verify(hit.body, hit.headers as Record<string, string>) as Json[];
+    expect(contracts.validate('webhook/tx/transaction-batch', body)).to.deep.equal({ ok: true });
+    const t = body.find((x) => x.txHash === hashA);
+    expect(t).to.include({ chainType: 'evm', chainId: 1, receiver: addrA, amount: BigInt(txA.value).toString(), transferType: 'NativeCoin' });
+    expect(received.some((r) => r.body.includes(hashB)), 'B configured no webhook').to.equal(false);
   });
 
   it('caps connections per key (429) and lets a new one in once another closed', async () => {

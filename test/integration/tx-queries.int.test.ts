@@ -299,7 +299,7 @@ describe('tx-gateway history queries (real app, real Postgres, stand-in chain no
       BODY_LIMIT_BYTES: String(64 * 1024),
       LOG_LEVEL: 'warn',
     });
-    await waitReady(gateway, opsPort);
+    await waitReady(gateway, opsPort, 90_000);
     base = `http://127.0.0.1:${port}`;
     opsBase = `http://127.0.0.1:${opsPort}`;
   });

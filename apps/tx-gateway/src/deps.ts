@@ -5,6 +5,7 @@ import type { Principal } from '@chainpipe/http';
 import type { TopicProducer } from '@chainpipe/kafka';
 import type { Logger, SecretBox } from '@chainpipe/runtime';
 import type { Registry } from 'prom-client';
+import type { RetryReport } from '@chainpipe/webhooks';
 
 /** What the tx-gateway's routes may use; each route module takes the part it needs. */
 export interface TxGatewayDeps {
@@ -19,6 +20,11 @@ export interface TxGatewayDeps {
   secretBox: SecretBox;
   /** Development and tests only: accept http and loopback/private webhook targets. */
   allowPrivateWebhookTargets: boolean;
+  /**
+   * The manual webhook retry (POST /app/webhook/retry): drains the application's queue now;
+   * undefined when a dispatcher is delivering for it at this moment.
+   */
+  retryWebhooks: (appId: string) => Promise<RetryReport | undefined>;
   /** Unix milliseconds; injected so tests control time. */
   now: () => number;
 }

@@ -13,6 +13,7 @@ import { createPushHandler } from './push/push.handler';
 import { ResendStore } from './push/resend-store';
 import { WsHub } from './push/ws-hub';
 import { TxQueryRepository } from './queries/repository';
+import { WebhookDispatcher, postWebhook } from '@chainpipe/webhooks';
 
 runService('tx-gateway', txGatewayConfig, async (svc) => {
   const { config, logger, registry } = svc;
@@ -21,6 +22,19 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
   const kafka = addKafka(svc);
   const keys = new ApiKeyRepository(db);
   const resolveKey = createKeyResolver((keyId) => keys.findKey(keyId));
+  const secretBox = new SecretBox(config.WEBHOOK_SECRET_KEY);
+  // The manual retry delivers like webhook-dispatcher does, under the same per-application lock.
+  const webhookSender = { allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_TARGETS, connectTimeoutMs: 5_000, responseTimeoutMs: 10_000, maxResponseBytes: 64 * 1024 };
+  const webhooks = new WebhookDispatcher({
+    db,
+    send: (url, body, headers) => postWebhook(url, body, headers, webhookSender),
+    openSecret: (sealed) => secretBox.open(sealed),
+    now: Date.now,
+    logger,
+    registry,
+    // Within the 15 s request deadline: a few batches, the rest is the scheduler's.
+    maxBatchesPerDrain: 3,
+  });
   const app = createTxGatewayApp({
     db,
     contracts: kafka.contracts,
@@ -30,7 +44,8 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
     resolveKey,
     origins: parseChainOrigins(config.CHAIN_RPC_URLS, config.CHAIN_RPC_DEFAULT_BASE || null),
     rpcTimeoutMs: config.CHAIN_RPC_TIMEOUT_MS,
-    secretBox: new SecretBox(config.WEBHOOK_SECRET_KEY),
+    secretBox,
+    retryWebhooks: (appId) => webhooks.drainApp(appId, true),
     allowPrivateWebhookTargets: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
     now: Date.now,
     timeoutMs: config.REQUEST_TIMEOUT_MS,

@@ -11,7 +11,7 @@ import {
   sealColumns,
   type AppConfigRow,
 } from '../src/management/app-config';
-import { checkWebhookUrl, isBlockedAddress } from '../src/management/webhook-target';
+import { checkWebhookUrl, isBlockedAddress } from '@chainpipe/webhooks';
 
 describe('webhook target check', () => {
   const refused = (url: string, allowPrivate = false) => {

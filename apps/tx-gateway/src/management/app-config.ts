@@ -1,5 +1,5 @@
 import type { HttpTxAppConfig, HttpTxAppConfigPut, HttpTxRetryStatus } from '@chainpipe/contracts';
-import { checkWebhookUrl, type WebhookTargetOptions } from './webhook-target';
+import { checkWebhookUrl, type WebhookTargetOptions } from '@chainpipe/webhooks';
 
 /**
  * Push configuration of an application: what a POST (create or replace) and a PUT (partial

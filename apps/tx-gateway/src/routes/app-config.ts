@@ -150,4 +150,33 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       sendOk(res, retryStatusView(appId, row, queue));
     },
   );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/tx/api/v1/app/webhook/retry',
+      summary: 'Retry queued webhook deliveries now',
+      description:
+        'No body. Sends the queue head at once, ignoring the schedule (a few batches within the request; the scheduler does the rest). `data` is a nested envelope whose `data` counts transactions.',
+      tags,
+      auth: 'apiKey',
+      ok: {
+        data: 'http/tx/webhook-retry',
+        description: 'what this retry attempted and what is still queued',
+        example: { code: 0, message: 'success', data: { attempted: 3, delivered: 3, failed: 0, finalFailed: false, nextRetryAt: null, pending: 0 } },
+      },
+    },
+    async (_req, res) => {
+      const appId = appOf(res);
+      const report = (await deps.retryWebhooks(appId)) ?? (await busyReport(appId));
+      log.info({ msg: 'webhook_manual_retry', appId, ...report });
+      sendOk(res, { code: 0, message: 'success', data: report });
+    },
+  );
+
+  /** Another copy is delivering for the application right now: nothing attempted here. */
+  async function busyReport(appId: string) {
+    const queue = await repo.queueSummary(appId);
+    return { attempted: 0, delivered: 0, failed: 0, finalFailed: false, nextRetryAt: queue.nextAttemptAtMs === null ? null : Math.floor(queue.nextAttemptAtMs / 1000), pending: queue.pending };
+  }
 }

@@ -1,0 +1,58 @@
+import { TOPICS } from '@chainpipe/contracts';
+import { addPostgres } from '@chainpipe/db';
+import { addKafka } from '@chainpipe/kafka';
+import { SecretBox, errorMessage, runService } from '@chainpipe/runtime';
+import { WebhookDispatcher, postWebhook } from '@chainpipe/webhooks';
+import { webhookDispatcherConfig } from './config';
+
+runService('webhook-dispatcher', webhookDispatcherConfig, async (svc) => {
+  const { config, logger, registry } = svc;
+  const db = addPostgres(svc);
+  const kafka = addKafka(svc);
+  const box = new SecretBox(config.WEBHOOK_SECRET_KEY);
+  const senderOptions = {
+    allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
+    connectTimeoutMs: config.WEBHOOK_CONNECT_TIMEOUT_MS,
+    responseTimeoutMs: config.WEBHOOK_RESPONSE_TIMEOUT_MS,
+    maxResponseBytes: config.WEBHOOK_MAX_RESPONSE_BYTES,
+  };
+  const dispatcher = new WebhookDispatcher({
+    db,
+    send: (url, body, headers) => postWebhook(url, body, headers, senderOptions),
+    openSecret: (sealed) => box.open(sealed),
+    now: Date.now,
+    logger,
+    registry,
+  });
+
+  await kafka.consume(TOPICS.txPush, {
+    groupId: config.WEBHOOK_DISPATCHER_GROUP,
+    sessionTimeoutMs: config.WEBHOOK_SESSION_TIMEOUT_MS,
+    handler: (records) => dispatcher.handlePushes(records.map((r) => r.value)),
+  });
+
+  // The retry scheduler: one pass at a time; a failed pass is logged and the next one retries.
+  let timer: NodeJS.Timeout | undefined;
+  let pass: Promise<unknown> = Promise.resolve();
+  let stopping = false;
+  const tick = () => {
+    pass = dispatcher
+      .drainDue()
+      .catch((err) => logger.warn({ msg: 'scheduler_pass_failed', err: errorMessage(err) }))
+      .finally(() => {
+        if (!stopping) timer = setTimeout(tick, config.WEBHOOK_SCHEDULER_INTERVAL_MS);
+      });
+  };
+  svc.serve({
+    name: 'retry-scheduler',
+    start: async () => {
+      tick();
+      return { schedulerIntervalMs: config.WEBHOOK_SCHEDULER_INTERVAL_MS };
+    },
+    stop: async () => {
+      stopping = true;
+      clearTimeout(timer);
+      await pass;
+    },
+  });
+});

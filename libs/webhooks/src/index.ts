@@ -1,0 +1,5 @@
+export * from './target';
+export * from './sign';
+export * from './schedule';
+export * from './sender';
+export * from './dispatcher';

@@ -1,0 +1,19 @@
+/**
+ * The retry schedule of a failed webhook batch: the interval doubles from 1 second and never
+ * exceeds 36 hours; 36 hours after a batch's first failure the application's webhook is
+ * disabled (spec, "Limits").
+ */
+export const FIRST_RETRY_MS = 1_000;
+export const MAX_RETRY_INTERVAL_MS = 36 * 3600 * 1000;
+export const GIVE_UP_AFTER_MS = 36 * 3600 * 1000;
+
+/** Wait before attempt `attempts + 1`, after `attempts` failed ones (≥ 1). */
+export function retryDelayMs(attempts: number): number {
+  const exp = Math.max(0, attempts - 1);
+  return exp >= 40 ? MAX_RETRY_INTERVAL_MS : Math.min(FIRST_RETRY_MS * 2 ** exp, MAX_RETRY_INTERVAL_MS);
+}
+
+/** Whether a batch that first failed at `firstFailedAtMs` is past the give-up time. */
+export function givenUp(firstFailedAtMs: number, nowMs: number): boolean {
+  return nowMs - firstFailedAtMs >= GIVE_UP_AFTER_MS;
+}

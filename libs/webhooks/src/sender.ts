@@ -1,0 +1,93 @@
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { isBlockedAddress } from './target';
+
+export type Lookup = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
+
+export interface SenderOptions {
+  /** Development and tests only: plain http and loopback/private targets. */
+  allowPrivate: boolean;
+  connectTimeoutMs: number;
+  /** From sending to the end of the response headers. */
+  responseTimeoutMs: number;
+  /** Response bytes read at most (the body is ignored; this only lets the connection be reused). */
+  maxResponseBytes: number;
+  /** Name resolution (tests inject one); default: the system resolver, every address. */
+  lookup?: Lookup;
+}
+
+export type SendResult = { ok: true; status: number } | { ok: false; status?: number; error: string };
+
+const systemLookup: Lookup = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
+
+const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
+
+/**
+ * POSTs one webhook body. The target is checked again here, on the addresses the name resolves
+ * to at connect time: a URL that passed the configuration check may resolve anywhere later (DNS
+ * rebinding), so every resolved address must be public unless `allowPrivate`. Redirects are not
+ * followed (a 3xx is a failure); any 2xx is delivered.
+ */
+export function postWebhook(rawUrl: string, body: string, headers: Record<string, string>, opts: SenderOptions): Promise<SendResult> {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    return Promise.resolve({ ok: false, error: 'invalid webhook URL' });
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && opts.allowPrivate)) return Promise.resolve({ ok: false, error: 'webhook URL must use https' });
+  const resolve = opts.lookup ?? systemLookup;
+  let refused: string | undefined;
+  const lookup: LookupFunction = (hostname, _options, callback) => {
+    resolve(hostname).then(
+      (addrs) => {
+        const usable = opts.allowPrivate ? addrs : addrs.filter((a) => !isBlockedAddress(a.address));
+        if (usable.length === 0) {
+          refused = `${hostname} resolves to no public address`;
+          return callback(new Error(refused), '', 4);
+        }
+        callback(null, usable[0].address, usable[0].family);
+      },
+      (err: Error) => callback(err as NodeJS.ErrnoException, '', 4),
+    );
+  };
+  // An IP literal never goes through `lookup`: check it here.
+  if (!opts.allowPrivate && isBlockedAddress(url.hostname.replace(/^\[|\]$/g, ''))) return Promise.resolve({ ok: false, error: 'webhook target is a private address' });
+  const isHttps = url.protocol === 'https:';
+  return new Promise<SendResult>((done) => {
+    let settled = false;
+    const finish = (r: SendResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(responseTimer);
+      done(r);
+    };
+    const req = (isHttps ? https : http).request(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-length': Buffer.byteLength(body), 'user-agent': 'chainpipe-webhooks/1' },
+      agent: isHttps ? agents.https : agents.http,
+      lookup,
+      timeout: opts.connectTimeoutMs,
+    });
+    const responseTimer = setTimeout(() => {
+      req.destroy(new Error(`no response in ${opts.responseTimeoutMs} ms`));
+    }, opts.responseTimeoutMs);
+    req.on('timeout', () => req.destroy(new Error(`no connection in ${opts.connectTimeoutMs} ms`)));
+    req.on('error', (err) => finish({ ok: false, error: refused ?? err.message }));
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      let read = 0;
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > opts.maxResponseBytes) res.destroy();
+      });
+      res.on('error', () => undefined);
+      res.on('close', () => undefined);
+      res.resume();
+      finish(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `HTTP ${status}` });
+    });
+    req.end(body);
+  });
+}
