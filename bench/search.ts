@@ -279,6 +279,7 @@ export async function run(): Promise<void> {
     contracts: loadContracts(),
     producer: { publish: async () => Promise.reject(new Error('the search benchmark publishes nothing')) },
     retryWebhooks: async () => Promise.reject(new Error('the search benchmark delivers no webhooks')),
+    poolTrades: undefined as never,
     logger: createLogger({ name: 'bench-search', level: 'warn' }),
     registry: new Registry(),
     resolveKey: createKeyResolver((keyId) => keys.findKey(keyId)),

@@ -26,6 +26,7 @@ const inert = {
   db,
   producer: { publish: () => Promise.reject(new Error('inert')), reachable: true },
   retryWebhooks: () => Promise.reject(new Error('inert')),
+  poolTrades: undefined as never,
   resolveKey: () => Promise.resolve(undefined),
   origins: parseChainOrigins('', null),
   secretBox: new SecretBox('0'.repeat(64)),

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
+import { createRedis } from '@chainpipe/redis';
+import { PoolTrades } from '@chainpipe/tx-records';
 import type { Consumer } from 'kafkajs';
 import { base58Encode, networkByName, tronHexToBase58 } from '@chainpipe/chains';
 import { TOPICS, type AddressChangeMessage } from '@chainpipe/contracts';
@@ -534,6 +536,47 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
     });
   });
 
+  describe('pool trades and the manual webhook retry', () => {
+    it('registers a pool, serves its FIFO (both query spellings, limit), removes it; bad input is 400', async () => {
+      const pool = evmAddress();
+      expect((await call('POST', '/tx/api/v1/dex-pools', { body: { chainType: 'Ethereum', chainId: 1, poolAddress: pool.toUpperCase().replace('0X', '0x') } })).body).to.deep.equal(ok('success'));
+      expect(await db('tx.dex_pools').where({ chain_type: 'ethereum', chain_id: 1, pool_address: pool })).to.have.length(1);
+      expect((await call('GET', `/tx/api/v1/dex-pools/${pool}/trades?chainType=ethereum&chainId=1`)).body).to.deep.equal(ok({ items: [] }));
+      // What tx-matcher appends (same Redis, the gateway's key prefix).
+      const redis = createRedis({ url: env.redisUrl, keyPrefix: 'chainpipe:' });
+      const trades = new PoolTrades(redis);
+      const trade = (hash: string) => ({ chainType: 'evm', chainId: 1, txHash: hash, feePayer: undefined, symbol: null }) as never;
+      await trades.append('ethereum', 1, pool, '1', '0xaa', trade('0xaa'));
+      await trades.append('ethereum', 1, pool, '2', '0xbb', trade('0xbb'));
+      const both = await call('GET', `/tx/api/v1/dex-pools/${pool}/trades?chain_type=ethereum&chain_id=1`);
+      expect(both.body.data.items).to.deep.equal([
+        { chainType: 'evm', chainId: 1, txHash: '0xbb', symbol: null },
+        { chainType: 'evm', chainId: 1, txHash: '0xaa', symbol: null },
+      ]);
+      expect((await call('GET', `/tx/api/v1/dex-pools/${pool}/trades?chainType=ethereum&chainId=1&limit=1`)).body.data.items).to.have.length(1);
+      failed(400, 'limit must be an integer from 1 to 100')(await call('GET', `/tx/api/v1/dex-pools/${pool}/trades?chainType=ethereum&chainId=1&limit=0`));
+      failed(400, 'chainType is required')(await call('GET', `/tx/api/v1/dex-pools/${pool}/trades`));
+      failed(400, /^poolAddress /)(await call('POST', '/tx/api/v1/dex-pools', { body: { chainType: 'ethereum', chainId: 1, poolAddress: 'nope' } }));
+      expect((await call('DELETE', `/tx/api/v1/dex-pools/${pool}?chainType=ethereum&chainId=1`)).body).to.deep.equal(ok('success'));
+      expect((await call('GET', `/tx/api/v1/dex-pools/${pool}/trades?chainType=ethereum&chainId=1`)).body).to.deep.equal(ok({ items: [] }));
+      await redis.quit();
+    });
+
+    it('POST /app/webhook/retry answers the nested envelope; with the webhook off nothing is attempted and the queue stays', async () => {
+      // B's webhook is off (app config tests) and one row of B is queued (retry status tests).
+      const queued = await db('tx.webhook_queue').where({ app_id: apps.b }).orderBy('next_attempt_at');
+      const r = await call('POST', '/tx/api/v1/app/webhook/retry', { key: keys.b });
+      expect(r.status).to.equal(200);
+      expect(r.body).to.deep.equal(
+        ok({
+          code: 0,
+          message: 'success',
+          data: { attempted: 0, delivered: 0, failed: 0, finalFailed: false, nextRetryAt: queued.length ? Math.floor(Number(queued[0].next_attempt_at) / 1000) : null, pending: queued.length },
+        }),
+      );
+    });
+  });
+
   describe('RPC proxy', () => {
     const rpc = (path: string, network: string | null, body?: unknown, key?: string) =>
       call('POST', path, { key, body, headers: network === null ? {} : { 'x-chain-net': network } });
@@ -628,7 +671,8 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
     before(async function () {
       this.timeout(60_000);
       // A prefix whose topics were never created: every publish fails (the broker itself is up).
-      isolated = await startGateway({ KAFKA_TOPIC_PREFIX: uniquePrefix('txm-notopic'), KAFKA_PUBLISH_TIMEOUT_MS: '1000' });
+      // No push topic either: this copy serves the REST API only.
+      isolated = await startGateway({ KAFKA_TOPIC_PREFIX: uniquePrefix('txm-notopic'), KAFKA_PUBLISH_TIMEOUT_MS: '1000', WS_PUSH_ENABLED: 'false' });
     });
 
     after(async () => {

@@ -4,6 +4,7 @@ import type { TxGatewayDeps } from './deps';
 import { managementEnvelopeFor } from './management/envelopes';
 import { addressesRoutes } from './routes/addresses';
 import { appConfigRoutes } from './routes/app-config';
+import { dexPoolsRoutes } from './routes/dex-pools';
 import { queriesRoutes } from './routes/queries';
 import { rpcProxyRoutes } from './routes/rpc-proxy';
 import { websocketRoutes } from './routes/websocket';
@@ -19,6 +20,7 @@ export const TX_GATEWAY_API = {
     { name: 'push configuration', description: 'WebSocket and webhook settings of the application' },
     { name: 'rpc proxy', description: 'one JSON-RPC call forwarded to a chain node' },
     { name: 'push', description: 'WebSocket push of matched transactions' },
+    { name: 'pool trades', description: 'recent trades of registered DEX pools' },
   ],
 };
 
@@ -42,6 +44,7 @@ export function createTxGatewayApp(deps: TxGatewayDeps & { timeoutMs: number; bo
   appConfigRoutes(api, deps);
   rpcProxyRoutes(api, deps);
   websocketRoutes(api);
+  dexPoolsRoutes(api, deps);
   app.use(api.router);
   serveApiDocs(app, api, TX_GATEWAY_API);
   finishHttpApp(app, deps.logger);

@@ -17,6 +17,7 @@ export const txGatewayConfig = {
   CHAIN_RPC_DEFAULT_BASE: str({ default: 'http://127.0.0.1:8090/rpc', doc: 'base URL of origins not listed in CHAIN_RPC_URLS (the upstream simulator in development)' }),
   CHAIN_RPC_TIMEOUT_MS: int({ default: 10_000, min: 100 }),
   ALLOW_PRIVATE_WEBHOOK_TARGETS: bool({ default: false, doc: 'development and tests only: accept http and loopback/private webhook targets' }),
+  WS_PUSH_ENABLED: bool({ default: true, doc: 'false serves the REST API only: no WebSocket endpoint and no tx.push.v1 consumer' }),
   TX_GATEWAY_INSTANCE_ID: str({ default: '', doc: 'name of this copy (default: host name); its push consumer group is <TX_GATEWAY_PUSH_GROUP_PREFIX>-<id>' }),
   TX_GATEWAY_PUSH_GROUP_PREFIX: str({ default: 'tx-gateway-push', doc: 'every copy reads all of tx.push.v1 under a group of its own' }),
   TX_GATEWAY_SESSION_TIMEOUT_MS: int({ default: 30_000, min: 6_000, max: 300_000, doc: 'Kafka session timeout of the push consumer' }),

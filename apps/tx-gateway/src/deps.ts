@@ -5,6 +5,7 @@ import type { Principal } from '@chainpipe/http';
 import type { TopicProducer } from '@chainpipe/kafka';
 import type { Logger, SecretBox } from '@chainpipe/runtime';
 import type { Registry } from 'prom-client';
+import type { PoolTrades } from '@chainpipe/tx-records';
 import type { RetryReport } from '@chainpipe/webhooks';
 
 /** What the tx-gateway's routes may use; each route module takes the part it needs. */
@@ -25,6 +26,8 @@ export interface TxGatewayDeps {
    * undefined when a dispatcher is delivering for it at this moment.
    */
   retryWebhooks: (appId: string) => Promise<RetryReport | undefined>;
+  /** Recent trades per registered DEX pool (Redis). */
+  poolTrades: PoolTrades;
   /** Unix milliseconds; injected so tests control time. */
   now: () => number;
 }

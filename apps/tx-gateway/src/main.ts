@@ -6,7 +6,7 @@ import { addHttpServer, createKeyResolver } from '@chainpipe/http';
 import { addKafka } from '@chainpipe/kafka';
 import { addRedis } from '@chainpipe/redis';
 import { SecretBox, runService } from '@chainpipe/runtime';
-import { toV2Record } from '@chainpipe/tx-records';
+import { PoolTrades, toV2Record } from '@chainpipe/tx-records';
 import { createTxGatewayApp } from './app';
 import { txGatewayConfig } from './config';
 import { createPushHandler } from './push/push.handler';
@@ -46,6 +46,7 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
     rpcTimeoutMs: config.CHAIN_RPC_TIMEOUT_MS,
     secretBox,
     retryWebhooks: (appId) => webhooks.drainApp(appId, true),
+    poolTrades: new PoolTrades(redis),
     allowPrivateWebhookTargets: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
     now: Date.now,
     timeoutMs: config.REQUEST_TIMEOUT_MS,
@@ -53,6 +54,7 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
   });
   const http = addHttpServer(svc, app);
 
+  if (!config.WS_PUSH_ENABLED) return;
   // WebSocket push: this copy's connections, fed by its own tx.push.v1 group.
   const txs = new TxQueryRepository(db);
   const store = new ResendStore(redis, { retentionSeconds: config.WS_RESEND_RETENTION_SECONDS });

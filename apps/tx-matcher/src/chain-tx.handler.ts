@@ -2,8 +2,9 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 import type { ChainTxMessage, TxPushMessage } from '@chainpipe/contracts';
 import type { BatchHandler, OutgoingMessage } from '@chainpipe/kafka';
 import type { Logger } from '@chainpipe/runtime';
+import type { NormalizedTx } from '@chainpipe/tx-parsers';
 import type { AddressIndex } from './address-index';
-import { deliveryOf, matchRecords, pushMessages, type AppSwitches } from './plan';
+import { deliveryOf, matchRecords, poolsTouched, pushMessages, type AppSwitches } from './plan';
 
 export interface ChainTxHandlerDeps {
   index: () => AddressIndex;
@@ -11,6 +12,10 @@ export interface ChainTxHandlerDeps {
   switches: (appIds: readonly string[]) => Promise<Map<string, AppSwitches | undefined>>;
   /** Publishes to tx.push.v1; resolves once the broker acknowledged every message. */
   publish: (messages: OutgoingMessage<TxPushMessage>[]) => Promise<void>;
+  /** Registered DEX pools (`poolKey`s). */
+  pools: () => ReadonlySet<string>;
+  /** Appends a transaction to a pool's recent-trades FIFO (idempotent). */
+  appendTrade: (pool: string, id: string, tx: NormalizedTx) => Promise<void>;
   now: () => number;
   logger: Logger;
   registry: Registry;
@@ -36,6 +41,12 @@ export function createChainTxHandler(deps: ChainTxHandlerDeps): BatchHandler<Cha
     );
     end();
     txs.inc(records.length);
+    // Pool trades: orphaned transactions left the chain and are not trades any more.
+    const pools = deps.pools();
+    for (const { value: r } of records) {
+      if (r.orphaned) continue;
+      for (const pool of poolsTouched(pools, r.tx)) await deps.appendTrade(pool, r.id, r.tx);
+    }
     if (matches.length === 0) return;
     const switches = await deps.switches([...new Set(matches.map((m) => m.appId))]);
     // An application that no longer exists gets nothing; one without configuration the defaults.

@@ -1,10 +1,13 @@
 import { int, str } from '@chainpipe/runtime';
 import { dbConfig } from '@chainpipe/db';
 import { kafkaConfig } from '@chainpipe/kafka';
+import { redisConfig } from '@chainpipe/redis';
 
 export const txMatcherConfig = {
   ...kafkaConfig,
   ...dbConfig,
+  ...redisConfig,
+  TX_MATCHER_POOL_RELOAD_INTERVAL_MS: int({ default: 5_000, min: 100, doc: 'how often the registered DEX pools are re-read' }),
   TX_MATCHER_GROUP: str({ default: 'tx-matcher', doc: 'consumer group reading chain.tx.v1 (copies share it: partitions split)' }),
   TX_MATCHER_CHANGES_GROUP_PREFIX: str({
     default: 'tx-matcher-changes',

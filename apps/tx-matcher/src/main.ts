@@ -4,6 +4,8 @@ import { Gauge } from 'prom-client';
 import { TOPICS } from '@chainpipe/contracts';
 import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
+import { addRedis } from '@chainpipe/redis';
+import { PoolTrades, toTransactionResult } from '@chainpipe/tx-records';
 import { errorMessage, runService, sleep } from '@chainpipe/runtime';
 import { createChainTxHandler } from './chain-tx.handler';
 import { txMatcherConfig } from './config';
@@ -15,6 +17,8 @@ runService('tx-matcher', txMatcherConfig, async (svc) => {
   const repo = new MatcherRepository(addPostgres(svc));
   const kafka = addKafka(svc);
   const producer = await kafka.producer();
+  const trades = new PoolTrades(addRedis(svc));
+  let pools: ReadonlySet<string> = new Set();
 
   const sync = new IndexSync();
   const indexSize = new Gauge({ name: 'chainpipe_matcher_index_addresses', help: 'Monitored (application, address) pairs in the index', registers: [registry] });
@@ -22,6 +26,7 @@ runService('tx-matcher', txMatcherConfig, async (svc) => {
   const reload = async () => {
     const t0 = Date.now();
     const rows = await sync.reload((onPage) => repo.scanMonitored(config.TX_MATCHER_SCAN_PAGE_SIZE, onPage));
+    pools = await repo.pools();
     indexSize.set(sync.index.size);
     lastResync.set((Date.now() - t0) / 1000);
     logger.info({ msg: 'index_loaded', rows, ms: Date.now() - t0 });
@@ -39,6 +44,7 @@ runService('tx-matcher', txMatcherConfig, async (svc) => {
     },
   });
   let resyncTimer: NodeJS.Timeout | undefined;
+  let poolTimer: NodeJS.Timeout | undefined;
   svc.serve({
     name: 'address-index',
     ready: () => sync.isLoaded,
@@ -52,9 +58,19 @@ runService('tx-matcher', txMatcherConfig, async (svc) => {
       resyncTimer = setInterval(() => {
         reload().catch((err) => logger.warn({ msg: 'resync_failed', err: errorMessage(err) }));
       }, config.TX_MATCHER_RESYNC_INTERVAL_MS);
+      // Pools are few: their table is re-read often instead of carrying change notices.
+      poolTimer = setInterval(() => {
+        repo.pools().then(
+          (p) => (pools = p),
+          (err) => logger.warn({ msg: 'pool_reload_failed', err: errorMessage(err) }),
+        );
+      }, config.TX_MATCHER_POOL_RELOAD_INTERVAL_MS);
       return { addresses: sync.index.size };
     },
-    stop: async () => clearInterval(resyncTimer),
+    stop: async () => {
+      clearInterval(resyncTimer);
+      clearInterval(poolTimer);
+    },
   });
   await kafka.consume(TOPICS.chainTx, {
     groupId: config.TX_MATCHER_GROUP,
@@ -64,6 +80,8 @@ runService('tx-matcher', txMatcherConfig, async (svc) => {
       index: () => sync.index,
       switches: (appIds) => repo.switches(appIds),
       publish: (messages) => producer.publish(TOPICS.txPush, messages),
+      pools: () => pools,
+      appendTrade: (pool, id, tx) => trades.append(tx.chain_type, tx.chain_id, pool, id, tx.tx_hash, toTransactionResult(tx)),
       now: Date.now,
       logger,
       registry,

@@ -97,3 +97,12 @@ export function pushMessages(matches: readonly Match[], delivery: (appId: string
   }
   return out;
 }
+
+/** Key of a registered pool: `chain_type:chain_id:address` (address in stored form). */
+export const poolKey = (chainType: string, chainId: number, address: string) => `${chainType}:${chainId}:${address}`;
+
+/** The registered pools a transaction touches (as any party), each once. */
+export function poolsTouched(pools: ReadonlySet<string>, tx: NormalizedTx): string[] {
+  if (pools.size === 0) return [];
+  return partiesOf(tx).filter((a) => pools.has(poolKey(tx.chain_type, tx.chain_id, a)));
+}

@@ -30,6 +30,12 @@ export class MatcherRepository {
     }
   }
 
+  /** Every registered DEX pool as `poolKey`. */
+  async pools(): Promise<Set<string>> {
+    const rows = (await this.db('tx.dex_pools').select('chain_type', 'chain_id', 'pool_address')) as Array<{ chain_type: string; chain_id: number; pool_address: string }>;
+    return new Set(rows.map((r) => `${r.chain_type}:${r.chain_id}:${r.pool_address}`));
+  }
+
   /** Switches of the applications (absent: no such application, or no configuration row). */
   async switches(appIds: readonly string[]): Promise<Map<string, AppSwitches | undefined>> {
     const out = new Map<string, AppSwitches | undefined>();

@@ -1,0 +1,77 @@
+import { requestParams, sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
+import type { TxGatewayDeps } from '../deps';
+import { parsePoolRef, parseTradesLimit } from '../management/dex-pools';
+
+/**
+ * Pool trades: registration (POST / DELETE, global like the pools themselves) and the latest
+ * trades of a pool, newest first, as TransactionResult (optional fields omitted when undefined,
+ * nulls kept). tx-matcher appends to the FIFO; a pool registered now collects from the next
+ * matched block on.
+ */
+export function dexPoolsRoutes(api: ApiRoutes, deps: Pick<TxGatewayDeps, 'db' | 'poolTrades' | 'logger'>): void {
+  const log = deps.logger.child({ component: 'dex-pools' });
+  const tags = ['pool trades'];
+  const done = { data: { const: 'success' }, description: 'done', example: 'success' };
+  type Params = { poolAddress: string; chainType?: string; chain_type?: string; chainId?: string; chain_id?: string; limit?: string };
+
+  api.route(
+    {
+      method: 'post',
+      path: '/tx/api/v1/dex-pools',
+      summary: 'Register a DEX pool whose trades are kept',
+      tags,
+      auth: 'apiKey',
+      request: { body: 'http/tx/dex-pool-register', bodyExample: { chainType: 'ethereum', chainId: 1, poolAddress: '0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc' } },
+      ok: done,
+    },
+    async (req, res) => {
+      const b = req.body as { chainType: string; chainId: number | string; poolAddress: string };
+      const ref = parsePoolRef(b, b.poolAddress);
+      if (!ref.ok) return sendError(res, 400, ref.error);
+      await deps.db('tx.dex_pools').insert({ chain_type: ref.value.chainType, chain_id: ref.value.chainId, pool_address: ref.value.pool }).onConflict(['chain_type', 'chain_id', 'pool_address']).ignore();
+      log.info({ msg: 'pool_registered', ...ref.value });
+      sendOk(res, 'success');
+    },
+  );
+
+  api.route(
+    {
+      method: 'delete',
+      path: '/tx/api/v1/dex-pools/:poolAddress',
+      summary: 'Remove a DEX pool and its kept trades',
+      tags,
+      auth: 'apiKey',
+      request: { params: 'http/tx/dex-pool-params' },
+      ok: done,
+    },
+    async (_req, res) => {
+      const p = requestParams<Params>(res);
+      const ref = parsePoolRef(p, p.poolAddress);
+      if (!ref.ok) return sendError(res, 400, ref.error);
+      await deps.db('tx.dex_pools').where({ chain_type: ref.value.chainType, chain_id: ref.value.chainId, pool_address: ref.value.pool }).del();
+      await deps.poolTrades.clear(ref.value.chainType, ref.value.chainId, ref.value.pool);
+      log.info({ msg: 'pool_removed', ...ref.value });
+      sendOk(res, 'success');
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/tx/api/v1/dex-pools/:poolAddress/trades',
+      summary: 'Latest trades of a registered DEX pool',
+      tags,
+      auth: 'apiKey',
+      request: { params: 'http/tx/dex-pool-params' },
+      ok: { data: 'http/tx/dex-pool-trades', description: 'newest first', example: { items: [] } },
+    },
+    async (_req, res) => {
+      const p = requestParams<Params>(res);
+      const ref = parsePoolRef(p, p.poolAddress);
+      if (!ref.ok) return sendError(res, 400, ref.error);
+      const limit = parseTradesLimit(p.limit);
+      if (!limit.ok) return sendError(res, 400, limit.error);
+      sendOk(res, { items: await deps.poolTrades.latest(ref.value.chainType, ref.value.chainId, ref.value.pool, limit.value) });
+    },
+  );
+}
