@@ -94,7 +94,8 @@ for (const gateway of GATEWAYS) {
       for (const [path, operations] of Object.entries(document.paths)) {
         for (const [method, op] of Object.entries(operations)) {
           const where = `${method.toUpperCase()} ${path}`;
-          expect(Object.keys(op.responses).some((s) => s.startsWith('2')), `${where}: no success response`).to.equal(true);
+          // 101 is the success of a WebSocket upgrade.
+          expect(Object.keys(op.responses).some((s) => s.startsWith('2') || s === '101'), `${where}: no success response`).to.equal(true);
           expect(op.responses, `${where}: no 500`).to.have.property('500');
           const contents = [
             ...Object.values(op.responses).flatMap((r) => Object.values(r.content ?? {})),
