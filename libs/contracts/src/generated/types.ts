@@ -185,6 +185,9 @@ export interface SchemaIndex {
   HttpTxAppConfigPost?: HttpTxAppConfigPost;
   HttpTxAppConfigPut?: HttpTxAppConfigPut;
   HttpTxBatchGet?: HttpTxBatchGet;
+  HttpTxDexPoolParams?: HttpTxDexPoolParams;
+  HttpTxDexPoolRegister?: HttpTxDexPoolRegister;
+  HttpTxDexPoolTrades?: HttpTxDexPoolTrades;
   HttpTxMultiChain?: HttpTxMultiChain;
   HttpTxQueriesTransaction?: HttpTxQueriesTransaction;
   HttpTxRetryStatus?: HttpTxRetryStatus;
@@ -192,6 +195,7 @@ export interface SchemaIndex {
   HttpTxRpcProxyHeaders?: HttpTxRpcProxyHeaders;
   HttpTxSearch?: HttpTxSearch;
   HttpTxTransferList?: HttpTxTransferList;
+  HttpTxWebhookRetry?: HttpTxWebhookRetry;
   KafkaAddressesChangesV1?: KafkaAddressesChangesV1;
   KafkaChainRawV1Headers?: KafkaChainRawV1Headers;
   KafkaChainTxV1?: KafkaChainTxV1;
@@ -472,6 +476,115 @@ export interface HttpTxBatchGet {
   tx_hash: string | string[];
 }
 /**
+ * Path and query of the pool endpoints: poolAddress, chainType or chain_type, chainId or chain_id, limit (1-100, default 100; trades only). Values are checked by the route (its 400 names the field).
+ */
+export interface HttpTxDexPoolParams {
+  poolAddress: string;
+  chainType?: string;
+  chain_type?: string;
+  chainId?: string;
+  chain_id?: string;
+  limit?: string;
+}
+/**
+ * Body of POST /tx/api/v1/dex-pools (DECISIONS.md); chain and address are checked by the route
+ */
+export interface HttpTxDexPoolRegister {
+  chainType: string;
+  chainId: number | string;
+  poolAddress: string;
+}
+/**
+ * data of GET /tx/api/v1/dex-pools/{poolAddress}/trades: the latest trades, newest first
+ */
+export interface HttpTxDexPoolTrades {
+  /**
+   * @maxItems 100
+   */
+  items: TransactionResult[];
+}
+/**
+ * TransactionResult (camelCase): webhook body elements and pool trades items (libs/tx-records toTransactionResult). Optional fields are absent when the chain has no value; the others are null when unknown.
+ */
+export interface TransactionResult {
+  chainType: 'evm' | 'svm' | 'tvm' | 'utxo';
+  chainId: number;
+  height: number | null;
+  /**
+   * Unix milliseconds
+   */
+  txTime: number | null;
+  txHash: string;
+  sender: string | null;
+  feePayer?: string;
+  receiver: string | null;
+  transferType: 'NativeCoin' | 'Token' | 'ContractCall' | 'ContractCreation' | 'System' | null;
+  gasLimit: string | null;
+  gasUsed: string | null;
+  gasPrice: string | null;
+  maxFeePerGas: string | null;
+  maxPriorityFeePerGas: string | null;
+  txFee: string | null;
+  nonce: string | null;
+  symbol: string | null;
+  decimals: number | null;
+  amount: string | null;
+  txStatus: 'success' | 'failed' | 'pending' | null;
+  bizStatus?: string | null;
+  bizStatusReason?: string | null;
+  methodId: string | null;
+  methodCall: string | null;
+  txVersion?: number;
+  l1OriginHash?: string;
+  fromDetails: {
+    address: string | null;
+    amount: string | null;
+    isContract: boolean;
+    vinIndex?: string;
+    preVoutIndex?: string;
+    txHash?: string;
+  }[];
+  toDetails: {
+    address: string | null;
+    amount: string | null;
+    isContract: boolean;
+    voutIndex?: string;
+  }[];
+  internalTransactionDetails: {
+    from: string | null;
+    to: string | null;
+    amount: string | null;
+    txStatus: 'success' | 'failed' | 'pending' | null;
+    mint?: string;
+    owner?: string;
+    programId?: string;
+    instruction: string | null;
+    description: string | null;
+    isFromContract: boolean;
+    isToContract: boolean;
+    instrIndex: number | null;
+    depth: number | null;
+  }[];
+  tokenTransferDetails: {
+    from: string | null;
+    to: string | null;
+    tokenContractAddress: string | null;
+    symbol: string | null;
+    amount: string | null;
+    fromTokenAddress?: string;
+    toTokenAddress?: string;
+    mint?: string;
+    programId?: string;
+    /**
+     * ERC-721 / ERC-1155 token id (decimal); absent for fungible tokens
+     */
+    tokenId?: string;
+    isFromContract: boolean;
+    isToContract: boolean;
+    decimals: number | null;
+  }[];
+}
+/**
  * Body of POST /tx/api/v1/transfers/multi-chain (earlier layout: POST /api/v1/transfer/multiple)
  *
  * 1 to 10 groups of at most 20 addresses each. chain_id, limit and id may also be decimal strings; a group's address may be a single string. Unknown fields are ignored.
@@ -702,6 +815,30 @@ export interface InternalTransaction {
   depth: number | null;
 }
 /**
+ * data of POST /tx/api/v1/app/webhook/retry: the spec's nested envelope
+ */
+export interface HttpTxWebhookRetry {
+  code: number;
+  message: string;
+  data: {
+    /**
+     * transactions sent by this retry
+     */
+    attempted: number;
+    delivered: number;
+    failed: number;
+    /**
+     * the failure disabled the webhook (36 h after the first failure)
+     */
+    finalFailed: boolean;
+    /**
+     * Unix seconds
+     */
+    nextRetryAt: number | null;
+    pending: number;
+  };
+}
+/**
  * addresses.changes.v1: monitored addresses added to or removed from an application
  */
 export interface KafkaAddressesChangesV1 {
@@ -814,87 +951,6 @@ export interface KafkaTxPushV1 {
   tx: NormalizedTx;
 }
 /**
- * TransactionResult (camelCase): webhook body elements and pool trades items (libs/tx-records toTransactionResult). Optional fields are absent when the chain has no value; the others are null when unknown.
- */
-export interface TransactionResult {
-  chainType: 'evm' | 'svm' | 'tvm' | 'utxo';
-  chainId: number;
-  height: number | null;
-  /**
-   * Unix milliseconds
-   */
-  txTime: number | null;
-  txHash: string;
-  sender: string | null;
-  feePayer?: string;
-  receiver: string | null;
-  transferType: 'NativeCoin' | 'Token' | 'ContractCall' | 'ContractCreation' | 'System' | null;
-  gasLimit: string | null;
-  gasUsed: string | null;
-  gasPrice: string | null;
-  maxFeePerGas: string | null;
-  maxPriorityFeePerGas: string | null;
-  txFee: string | null;
-  nonce: string | null;
-  symbol: string | null;
-  decimals: number | null;
-  amount: string | null;
-  txStatus: 'success' | 'failed' | 'pending' | null;
-  bizStatus?: string | null;
-  bizStatusReason?: string | null;
-  methodId: string | null;
-  methodCall: string | null;
-  txVersion?: number;
-  l1OriginHash?: string;
-  fromDetails: {
-    address: string | null;
-    amount: string | null;
-    isContract: boolean;
-    vinIndex?: string;
-    preVoutIndex?: string;
-    txHash?: string;
-  }[];
-  toDetails: {
-    address: string | null;
-    amount: string | null;
-    isContract: boolean;
-    voutIndex?: string;
-  }[];
-  internalTransactionDetails: {
-    from: string | null;
-    to: string | null;
-    amount: string | null;
-    txStatus: 'success' | 'failed' | 'pending' | null;
-    mint?: string;
-    owner?: string;
-    programId?: string;
-    instruction: string | null;
-    description: string | null;
-    isFromContract: boolean;
-    isToContract: boolean;
-    instrIndex: number | null;
-    depth: number | null;
-  }[];
-  tokenTransferDetails: {
-    from: string | null;
-    to: string | null;
-    tokenContractAddress: string | null;
-    symbol: string | null;
-    amount: string | null;
-    fromTokenAddress?: string;
-    toTokenAddress?: string;
-    mint?: string;
-    programId?: string;
-    /**
-     * ERC-721 / ERC-1155 token id (decimal); absent for fungible tokens
-     */
-    tokenId?: string;
-    isFromContract: boolean;
-    isToContract: boolean;
-    decimals: number | null;
-  }[];
-}
-/**
  * Transaction record, V2 format: GET /tx/api/v1/transactions/{tx_hash}, the WebSocket transaction push and getTxHash (libs/tx-records toV2Record)
  */
 export interface TxV2Record {
@@ -931,6 +987,10 @@ export interface TxV2Record {
   internalTransactionDetails: InternalTransactions;
   listenAddress: string[] | null;
   is_reorg_resend: boolean;
+  /**
+   * pushes only: a reorg removed the transaction from the canonical chain
+   */
+  orphaned?: boolean;
 }
 /**
  * WebSocket message of type transaction (/tx/api/v1/transaction/ws): the spec's envelope, data = the V2 record with listenAddress and is_reorg_resend
