@@ -322,11 +322,9 @@ describe('tx-store: storeBlock / storeLooseTransactions (real Postgres)', () => 
     expect(coinbase.to_details.map((d: any) => d.amount)).to.deep.equal(item.tx[0].vout.map((o: any) => String(Math.round(o.value * 1e8))));
 
     // The default budget stores it with one statement per table; the replay returns the same rows.
-    const t0 = Date.now();
+    // (How long it takes is measured by `npm run bench -- parse`, not asserted here.)
     const replay = await storeBlock(db, { network, ...parsed });
-    const ms = Date.now() - t0;
     expect(replay.stored).to.deep.equal(res.stored);
-    expect(ms, 'a 1034-tx replay stays well under a second').to.be.lessThan(3000);
   });
 
   it('a value Postgres cannot hold fails the whole block as a data error, storing nothing', async () => {

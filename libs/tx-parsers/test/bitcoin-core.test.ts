@@ -159,12 +159,9 @@ describe('bitcoin parser: Bitcoin Core JSON', () => {
     describe(`block ${height}, verbosity 2 (Core v22: scriptPubKey.address, per-tx fee)`, () => {
       let raw: Json;
       let result: ParseResult;
-      let elapsedMs = 0;
       before(() => {
         raw = readFixtureJson(DIR + `btc-mainnet-${height}.getblock_verbosity2.json`);
-        const start = process.hrtime.bigint();
         result = parseBitcoinPayload([raw], BTC_CTX);
-        elapsedMs = Number(process.hrtime.bigint() - start) / 1e6;
       });
 
       it('parses every transaction without issues', () => {
@@ -225,7 +222,7 @@ describe('bitcoin parser: Bitcoin Core JSON', () => {
       });
 
       if (height === 766391) {
-        it('matches the counts recorded in SOURCES.md and parses in well under a second', () => {
+        it('matches the counts recorded in SOURCES.md', () => {
           // SOURCES.md: 1034 txs, 2132 inputs (one is the coinbase's), 3728 outputs, 32 OP_RETURN, fees 0.04690384.
           const all = txs(result);
           expect(all).to.have.length(1034);
@@ -233,7 +230,6 @@ describe('bitcoin parser: Bitcoin Core JSON', () => {
           expect(all.reduce((n, t) => n + t.to_details.length, 0)).to.equal(3728);
           expect(all.flatMap((t) => t.to_details).filter((d) => d.address === null)).to.have.length(32);
           expect(all.slice(1).reduce((s, t) => s + BigInt(t.tx_fee as string), 0n)).to.equal(4_690_384n);
-          expect(elapsedMs).to.be.below(1000);
         });
       }
     });
