@@ -3,44 +3,14 @@
  * price API answers them. Pure: parsing of the upstream payloads, conversion, item building.
  */
 
-export interface UsdQuote {
-  price: number;
-  market_cap?: number | null;
-  volume_24h?: number | null;
-  volume_change_24h?: number | null;
-  percent_change_1h?: number | null;
-  percent_change_24h?: number | null;
-  percent_change_7d?: number | null;
-  percent_change_30d?: number | null;
-  fully_diluted_valuation?: number | null;
-  circulating_supply?: number | null;
-  total_supply?: number | null;
-  max_supply?: number | null;
-}
+import type { KafkaPriceQuotesV1 } from '@chainpipe/contracts';
 
-export interface CryptoQuoteMessage {
-  kind: 'crypto';
-  source: string;
-  external_id: string;
-  symbol: string;
-  name: string;
-  /** The source's last_updated, Unix ms. */
-  as_of: number;
-  fetched_at: number;
-  usd: UsdQuote;
-}
-
-export interface FiatRatesMessage {
-  kind: 'fiat';
-  source: string;
-  base: string;
-  as_of: number;
-  fetched_at: number;
-  /** Units of CODE per 1 base. */
-  rates: Record<string, number>;
-}
-
-export type PriceQuoteMessage = CryptoQuoteMessage | FiatRatesMessage;
+// The message types are the ones generated from the topic's schema; only their parts are named here.
+export type PriceQuoteMessage = KafkaPriceQuotesV1;
+export type CryptoQuoteMessage = Extract<KafkaPriceQuotesV1, { kind: 'crypto' }>;
+/** Units of CODE per 1 base in `rates`. */
+export type FiatRatesMessage = Extract<KafkaPriceQuotesV1, { kind: 'fiat' }>;
+export type UsdQuote = CryptoQuoteMessage['usd'];
 
 export const quoteKey = (m: PriceQuoteMessage): string => (m.kind === 'crypto' ? `crypto:${m.external_id}` : `fiat:${m.base}`);
 
