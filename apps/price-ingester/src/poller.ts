@@ -15,6 +15,12 @@ export interface PollerOptions {
   logger: Logger;
   registry: Registry;
   now: () => number;
+  /**
+   * Wait before the next poll while the source has never had anything to ask for (e.g. the
+   * reference tokens are not loaded yet at start): without it the first real poll would come a
+   * whole interval later and the API would answer empty lists meanwhile. Default min(interval, 1 s).
+   */
+  emptyRetryMs?: number;
 }
 
 /** Polls per source and outcome; one counter per registry, shared by the pollers. */
@@ -86,13 +92,15 @@ export class SourcePoller {
   start(): void {
     this.loop = (async () => {
       while (!this.abort.signal.aborted) {
-        await this.pollOnce();
-        await sleep(this.opts.intervalMs, this.abort.signal);
+        const outcome = await this.pollOnce();
+        const nothingYet = outcome !== undefined && outcome.newestAsOf === null && this.newestAsOf === null;
+        await sleep(nothingYet ? (this.opts.emptyRetryMs ?? Math.min(this.opts.intervalMs, 1_000)) : this.opts.intervalMs, this.abort.signal);
       }
     })();
   }
 
-  async pollOnce(): Promise<void> {
+  /** One poll; the outcome, or undefined when it failed (logged and counted). */
+  async pollOnce(): Promise<PollOutcome | undefined> {
     const { source } = this.opts;
     try {
       const out = await this.opts.poll();
@@ -100,10 +108,12 @@ export class SourcePoller {
       this.lastError = undefined;
       if (out.newestAsOf !== null) this.newestAsOf = Math.max(this.newestAsOf ?? 0, out.newestAsOf);
       this.polls.inc({ source, outcome: 'ok' });
+      return out;
     } catch (err) {
       this.lastError = errorMessage(err);
       this.polls.inc({ source, outcome: 'failed' });
       this.opts.logger.warn({ msg: 'source_poll_failed', source, err: this.lastError });
+      return undefined;
     }
   }
 
