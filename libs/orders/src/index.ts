@@ -1,0 +1,2 @@
+export * from './state-machine';
+export * from './fees';

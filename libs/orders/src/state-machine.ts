@@ -1,0 +1,87 @@
+/**
+ * Order state machine of the integrator API (spec "States and transitions"), as a pure function:
+ * no I/O, so the gateway (refunds) and the order tracker (deposits, expiry, channel status,
+ * settlement) share one set of rules and replaying an event is detectable (`unchanged`).
+ */
+export const ORDER_STATES = [
+  'Depositing',
+  'Exchanging',
+  'CancelledNoDeposit',
+  'ManualReview',
+  'RefundAddressPending',
+  'ChainFailed',
+  'SlippageFailed',
+  'Completed',
+  'Refunded',
+  'FailedNoRefund',
+  'Settled',
+] as const;
+export type OrderState = (typeof ORDER_STATES)[number];
+
+/** Outcome reported by a channel's status endpoint. */
+export type ChannelOutcome = 'Completed' | 'ChainFailed' | 'SlippageFailed' | 'Refunded' | 'FailedNoRefund';
+
+export type OrderEvent =
+  | { type: 'deposit'; amount: bigint; at: Date }
+  | { type: 'expire'; at: Date }
+  | { type: 'channel_status'; outcome: ChannelOutcome }
+  | { type: 'settle' };
+
+export interface OrderFacts {
+  state: OrderState;
+  /** Source amount the order was created for (smallest unit). */
+  amount: bigint;
+  expireAt: Date;
+}
+
+export type Transition =
+  | { kind: 'moved'; to: OrderState; commission: boolean }
+  | { kind: 'unchanged'; reason: string };
+
+const FINAL: ReadonlySet<OrderState> = new Set(['Settled', 'Refunded', 'FailedNoRefund']);
+
+/** States that settlement closes, and whether the integrator earns its commission there. */
+const SETTLEABLE: ReadonlyMap<OrderState, boolean> = new Map<OrderState, boolean>([
+  ['Completed', true],
+  ['ChainFailed', false],
+  ['SlippageFailed', false],
+  ['CancelledNoDeposit', false],
+]);
+
+export function isFinal(state: OrderState): boolean {
+  return FINAL.has(state);
+}
+
+export function nextState(order: OrderFacts, event: OrderEvent): Transition {
+  const s = order.state;
+  switch (event.type) {
+    case 'deposit':
+      if (s === 'Depositing') {
+        if (event.at.getTime() >= order.expireAt.getTime()) return moved('ManualReview');
+        if (event.amount !== order.amount) return moved('ManualReview');
+        return moved('Exchanging');
+      }
+      // a deposit after the order was cancelled for want of one needs a person
+      if (s === 'CancelledNoDeposit') return moved('ManualReview');
+      return same(`deposit ignored in ${s}`);
+    case 'expire':
+      if (s === 'Depositing' && event.at.getTime() >= order.expireAt.getTime()) return moved('CancelledNoDeposit');
+      return same(`expiry ignored in ${s}`);
+    case 'channel_status':
+      if (s === 'Exchanging') return moved(event.outcome);
+      return same(`channel status ignored in ${s}`);
+    case 'settle': {
+      const earns = SETTLEABLE.get(s);
+      if (earns === undefined) return same(`not settleable in ${s}`);
+      return { kind: 'moved', to: 'Settled', commission: earns };
+    }
+  }
+}
+
+function moved(to: OrderState): Transition {
+  return { kind: 'moved', to, commission: false };
+}
+
+function same(reason: string): Transition {
+  return { kind: 'unchanged', reason };
+}
