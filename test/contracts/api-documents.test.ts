@@ -7,9 +7,13 @@ import { Registry } from 'prom-client';
 import { parseChainOrigins } from '@chainpipe/chains';
 import { loadContracts } from '@chainpipe/contracts';
 import { createDb } from '@chainpipe/db';
+import { createRedis } from '@chainpipe/redis';
 import { apiDocumentOf, compareRoutesWithDocument, type OpenApiDocument } from '@chainpipe/http';
 import { SecretBox, createLogger } from '@chainpipe/runtime';
 import { createIngestApp } from '../../apps/chain-ingest/src/app';
+import { createMarketGatewayApp } from '../../apps/market-gateway/src/app';
+import { klineModule } from '../../apps/market-gateway/src/kline/module';
+import { priceModule } from '../../apps/market-gateway/src/price/module';
 import { createTxGatewayApp } from '../../apps/tx-gateway/src/app';
 
 /**
@@ -20,6 +24,7 @@ import { createTxGatewayApp } from '../../apps/tx-gateway/src/app';
 const contracts = loadContracts();
 const logger = createLogger({ name: 'contract-test', level: 'silent' });
 const db = createDb({ url: 'postgres://127.0.0.1:1/never-connected' });
+const redis = createRedis({ url: 'redis://127.0.0.1:1', extra: { lazyConnect: true } });
 const inert = {
   contracts,
   logger,
@@ -38,10 +43,25 @@ const inert = {
   timeoutMs: 1000,
 };
 const registry = () => ({ registry: new Registry() });
+const upstream = { baseUrl: 'http://127.0.0.1:1', apiKey: 'inert', timeoutMs: 1000 };
+
+function marketGateway(): Express {
+  const deps = { ...inert, ...registry(), redis };
+  return createMarketGatewayApp({
+    logger,
+    registry: deps.registry,
+    timeoutMs: 1000,
+    modules: [
+      priceModule({ ...deps, quoteMaxAgeMs: 60_000, referenceRefreshMs: 60_000, poolUpstream: upstream, poolCacheTtlMs: 3_600_000 }),
+      klineModule({ ...deps, publishPoolNotice: () => Promise.reject(new Error('inert')), market: upstream, ws: { pingMs: 30_000, maxBufferedBytes: 1 << 20 } }),
+    ],
+  });
+}
 
 const GATEWAYS: { name: string; build: () => Express }[] = [
   { name: 'tx-gateway', build: () => createTxGatewayApp({ ...inert, ...registry() }) },
   { name: 'chain-ingest', build: () => createIngestApp({ ...inert, ...registry() }) },
+  { name: 'market-gateway', build: marketGateway },
 ];
 
 /** Validates examples against the document's own schemas (envelopes included), as a client would read them. */
@@ -64,7 +84,10 @@ function rebase(node: unknown): unknown {
   );
 }
 
-after(() => db.destroy());
+after(async () => {
+  await db.destroy();
+  redis.disconnect();
+});
 
 for (const gateway of GATEWAYS) {
   describe(`API document of ${gateway.name}`, () => {

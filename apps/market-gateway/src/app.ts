@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { Registry } from 'prom-client';
-import { createHttpApp, finishHttpApp, msgEnvelope } from '@chainpipe/http';
+import { createHttpApp, finishHttpApp, msgEnvelope, serveApiDocs, type ApiInfo } from '@chainpipe/http';
 import type { Logger } from '@chainpipe/runtime';
 import type { RouteModule } from './route-module';
 
@@ -11,6 +11,21 @@ export interface MarketGatewayOptions {
   /** Token price (`/price/api/v1`) and candlestick (`/kline/api/v1`, `/api/v1`) modules. */
   modules: readonly RouteModule[];
 }
+
+export const MARKET_GATEWAY_API: ApiInfo = {
+  title: 'chainpipe market data API',
+  version: '1.0.0',
+  description:
+    'The token price service (`/price/api/v1`: chains, tokens, fiats, quotes, pool detail; envelope `{code, msg, data}`) and the candlestick service (`/kline/api/v1` and, for admin, debug and health, `/api/v1`: pools, candle history, live candles over WebSocket, market look-ups; envelope `{code, message, data}`). Every route except the debug ones needs `X-API-Key`.',
+  tags: [
+    { name: 'reference data', description: 'price service: chains, tokens and fiats shared by every service' },
+    { name: 'quotes', description: 'price service: latest quotes by token id or contract address' },
+    { name: 'pools', description: 'price service pool detail, and the candlestick service’s registered pools' },
+    { name: 'candles', description: 'candlestick service: history and live candles' },
+    { name: 'market look-ups', description: 'candlestick service: relayed from the market data provider' },
+    { name: 'debug and health', description: 'candlestick service: ingester and hub status, health' },
+  ],
+};
 
 /**
  * The market data gateway: one express app composed of route modules. Each path's envelope is
@@ -26,7 +41,12 @@ export function createMarketGatewayApp(opts: MarketGatewayOptions): Express {
     return undefined;
   };
   const app = createHttpApp({ logger: opts.logger, registry: opts.registry, defaultEnvelope: msgEnvelope, envelopeFor, timeoutMs: opts.timeoutMs });
-  for (const m of opts.modules) m.mount(app);
+  for (const m of opts.modules) app.use(m.api.router);
+  serveApiDocs(
+    app,
+    opts.modules.map((m) => m.api),
+    MARKET_GATEWAY_API,
+  );
   finishHttpApp(app, opts.logger);
   return app;
 }

@@ -37,7 +37,7 @@ function docsPage(title: string): string {
  * the API's routes are declared; `finishHttpApp` then refuses to finish an app whose routes
  * differ from the document.
  */
-export function serveApiDocs(app: Express, api: ApiRoutes, info: ApiInfo): OpenApiDocument {
+export function serveApiDocs(app: Express, api: ApiRoutes | readonly ApiRoutes[], info: ApiInfo): OpenApiDocument {
   const envelopeFor = (app.locals[ENVELOPE_CHOICE] as ((path: string) => EnvelopeStyle) | undefined) ?? (() => msgEnvelope);
   const document = openApiDocument(api, info, envelopeFor);
   const body = JSON.stringify(document);

@@ -111,10 +111,14 @@ export function requireApiKey(
 }
 
 /** `X-API-Key` authentication as an `ApiRoutes` auth scheme: the middleware and how documents describe it. */
-export function apiKeyAuth(resolve: (token: string) => Promise<Principal | undefined>): ApiAuth {
+export function apiKeyAuth(resolve: (token: string) => Promise<Principal | undefined>, messages?: { missing: string; invalid: string }): ApiAuth {
+  const said = (text: string | undefined) => (text ? ` (message \`${text}\`)` : '');
   return {
-    handler: requireApiKey(resolve),
+    handler: requireApiKey(resolve, messages),
     scheme: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'the application key (`cpk_<key id>_<secret>`), created with `npm run admin -- app:create`' },
-    errors: { 401: 'missing X-API-Key', 403: 'invalid API key (unknown, revoked, or its application disabled)' },
+    errors: {
+      401: `missing X-API-Key${said(messages?.missing)}`,
+      403: `invalid API key (unknown, revoked, or its application disabled)${said(messages?.invalid)}`,
+    },
   };
 }

@@ -1,3 +1,4 @@
+import type { ErrorObject } from 'ajv';
 import express, { type RequestHandler, type Response, type Router } from 'express';
 import { formatErrors, type Contracts, type JsonSchema } from '@chainpipe/contracts';
 import { sendError } from './envelope';
@@ -78,6 +79,12 @@ export interface RouteSpec {
      * secret, 500 for a missing `x-chain-net`).
      */
     headers?: string;
+    /**
+     * The parameters and body are documented from their schemas but checked by the route's own
+     * handlers, because the spec gives their failures codes and texts of its own that a schema
+     * error cannot carry (the token price service's 20001 `ids is required`, 20003 for a body).
+     */
+    checkedByHandler?: boolean;
   };
   /** Checks that must answer before the schema's generic 400 (run after auth and body parsing). */
   preValidation?: readonly RequestHandler[];
@@ -94,7 +101,20 @@ export interface ApiRoutesOptions {
   auth?: Readonly<Record<string, ApiAuth>>;
   /** The JSON body parser (with the app's size limit); run after auth, only on routes with a body. */
   jsonBody?: RequestHandler;
+  /**
+   * How this API answers a request that fails its schema (which part failed, ajv's errors);
+   * a 400 in the route's envelope with the errors' text unless given. A service whose spec
+   * gives validation failures a shape of their own (the candlestick service's 10001 with
+   * `fieldErrors`) says so here, once.
+   */
+  invalid?: (res: Response, errors: readonly ErrorObject[], part: RequestPart) => void;
 }
+
+/** The part of a request a schema checks. */
+export type RequestPart = 'params' | 'path' | 'query' | 'body';
+
+type InvalidResponder = NonNullable<ApiRoutesOptions['invalid']>;
+const defaultInvalid: InvalidResponder = (res, errors) => sendError(res, 400, formatErrors([...errors]));
 
 const PARAMS = 'requestParams';
 
@@ -111,24 +131,24 @@ export function pathParams(path: string): string[] {
 
 type ParamsSource = 'merged' | 'path' | 'query';
 
-function validateParams(contracts: Contracts, schemaId: string, source: ParamsSource): RequestHandler {
+function validateParams(contracts: Contracts, schemaId: string, source: ParamsSource, invalid: InvalidResponder): RequestHandler {
   const validate = contracts.validator(schemaId);
   return (req, res, next) => {
     // Express 5 re-parses req.query on every read: the validated copy is what handlers use.
     const query = { ...(req.query as Record<string, unknown>) };
     const params: Record<string, unknown> = source === 'path' ? { ...req.params } : source === 'query' ? query : { ...query, ...req.params };
-    if (!validate(params)) return sendError(res, 400, formatErrors(validate.errors));
+    if (!validate(params)) return invalid(res, validate.errors ?? [], source === 'merged' ? 'params' : source);
     res.locals[PARAMS] = { ...(res.locals[PARAMS] as object | undefined), ...params };
     next();
   };
 }
 
-function validateJsonBody(contracts: Contracts, schemaId: string, required: boolean): RequestHandler {
+function validateJsonBody(contracts: Contracts, schemaId: string, required: boolean, invalid: InvalidResponder): RequestHandler {
   const validate = contracts.validator(schemaId);
   return (req, res, next) => {
     if (req.body === undefined && !required) req.body = {};
     if (validate(req.body)) return next();
-    sendError(res, 400, formatErrors(validate.errors));
+    invalid(res, validate.errors ?? [], 'body');
   };
 }
 
@@ -170,10 +190,16 @@ export class ApiRoutes {
     const declared = pathSchema ? propertiesOf(pathSchema) : [];
     const undeclared = inPath.filter((name) => !declared.includes(name));
     if (undeclared.length) throw new Error(`${where}: path parameters ${undeclared.join(', ')} ${pathSchema ? `are not in ${pathSchema}` : 'need a request.params or request.path schema'}`);
-    if (request.params) chain.push(validateParams(contracts, request.params, 'merged'));
-    if (request.path) chain.push(validateParams(contracts, request.path, 'path'));
-    if (request.query) chain.push(validateParams(contracts, request.query, 'query'));
-    if (request.body) chain.push(validateJsonBody(contracts, request.body, request.bodyRequired ?? true));
+    const invalid = this.options.invalid ?? defaultInvalid;
+    if (request.checkedByHandler) {
+      // Documented only: the schemas must exist, the handlers answer for the values.
+      for (const id of [request.params, request.path, request.query, request.body]) if (id) contracts.schema(id);
+    } else {
+      if (request.params) chain.push(validateParams(contracts, request.params, 'merged', invalid));
+      if (request.path) chain.push(validateParams(contracts, request.path, 'path', invalid));
+      if (request.query) chain.push(validateParams(contracts, request.query, 'query', invalid));
+      if (request.body) chain.push(validateJsonBody(contracts, request.body, request.bodyRequired ?? true, invalid));
+    }
     if (request.headers) contracts.schema(request.headers);
     if (typeof spec.ok.data === 'string') contracts.schema(spec.ok.data);
     this.router[spec.method](spec.path, ...chain, ...handlers);

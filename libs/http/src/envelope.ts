@@ -10,6 +10,12 @@ export interface EnvelopeStyle {
   name: string;
   ok(data: unknown, code: number, message: string): unknown;
   error(status: number, code: number, message: string, details?: unknown): unknown;
+  /**
+   * JSON Schema of an error body, for the API documents. Needed only when the style derives
+   * fields from the code (the candlestick service's `error.type`): otherwise it is read off
+   * `error` itself.
+   */
+  errorSchema?: Record<string, unknown>;
 }
 
 export const msgEnvelope: EnvelopeStyle = {

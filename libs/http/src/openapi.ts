@@ -1,5 +1,5 @@
 import { SchemaBundle, type JsonSchema } from '@chainpipe/contracts';
-import type { ApiRoutes, RouteSpec } from './api-routes';
+import type { ApiAuth, ApiRoutes, RouteSpec } from './api-routes';
 import { pathParams } from './api-routes';
 import type { EnvelopeStyle } from './envelope';
 
@@ -74,13 +74,24 @@ export function openApiPath(expressPath: string): string {
  * and error responses in the route's envelope (`envelopeFor(path)`, the same choice the app makes
  * at run time), and the schemas of `schemas/` they use.
  */
-export function openApiDocument(api: ApiRoutes, info: ApiInfo, envelopeFor: (path: string) => EnvelopeStyle): OpenApiDocument {
-  const components = new SchemaBundle(api.options.contracts, { name: componentName, prefix: '#/components/schemas/' });
+export function openApiDocument(apis: ApiRoutes | readonly ApiRoutes[], info: ApiInfo, envelopeFor: (path: string) => EnvelopeStyle): OpenApiDocument {
+  const list: readonly ApiRoutes[] = Array.isArray(apis) ? apis : [apis as ApiRoutes];
+  if (!list.length) throw new Error('an API document needs at least one ApiRoutes');
+  const contracts = list[0].options.contracts;
+  const components = new SchemaBundle(contracts, { name: componentName, prefix: '#/components/schemas/' });
   const paths: OpenApiDocument['paths'] = {};
-  const authSchemes = api.options.auth ?? {};
+  const authSchemes: Record<string, ApiAuth> = {};
+  // Several APIs of one app (the market gateway's price and candlestick services) share the
+  // document: one scheme name must mean one scheme.
+  for (const api of list) {
+    for (const [name, auth] of Object.entries(api.options.auth ?? {})) {
+      if (authSchemes[name] && authSchemes[name] !== auth) throw new Error(`auth scheme ${name} is declared differently by two APIs of one document`);
+      authSchemes[name] = auth;
+    }
+  }
   const used = new Set<string>();
 
-  for (const spec of api.routes) {
+  for (const spec of list.flatMap((a) => a.routes)) {
     const envelope = envelopeFor(spec.path);
     const request = spec.request ?? {};
     const op: OpenApiOperation = {
@@ -96,7 +107,7 @@ export function openApiDocument(api: ApiRoutes, info: ApiInfo, envelopeFor: (pat
     const parameters: NonNullable<OpenApiOperation['parameters']> = [];
     const inPath = pathParams(spec.path);
     const addParameters = (schemaId: string, where: (name: string) => 'path' | 'query' | 'header') => {
-      const schema = api.options.contracts.schema(schemaId);
+      const schema = contracts.schema(schemaId);
       const required = new Set((schema.required as string[] | undefined) ?? []);
       for (const name of Object.keys((schema.properties ?? {}) as object)) {
         const property = components.property(schemaId, name);
@@ -146,7 +157,7 @@ export function openApiDocument(api: ApiRoutes, info: ApiInfo, envelopeFor: (pat
     Object.assign(errors, GENERATED_ERRORS, spec.errors);
     // One component per envelope style: every error response of the style refers to it.
     const errorComponent = `error-envelope.${envelope.name}`;
-    components.schemas[errorComponent] ??= envelopeSchema(envelope.error(0, MARK.code, MARK.message), {}, { type: 'integer' });
+    components.schemas[errorComponent] ??= envelope.errorSchema ?? envelopeSchema(envelope.error(0, MARK.code, MARK.message), {}, { type: 'integer' });
     const errorSchema = { $ref: `#/components/schemas/${errorComponent}` };
     for (const [status, description] of Object.entries(errors)) {
       op.responses[status] = {

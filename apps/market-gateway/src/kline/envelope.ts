@@ -49,7 +49,33 @@ export const klineEnvelope: EnvelopeStyle = {
     const e = code === status ? fromStatus(status, message) : { code, message, type: TYPES[code] ?? 'Error' };
     return { code: e.code, message: e.message, error: details === undefined ? { type: e.type } : { type: e.type, details } };
   },
+  errorSchema: {
+    type: 'object',
+    required: ['code', 'message', 'error'],
+    properties: {
+      code: { type: 'integer' },
+      message: { type: 'string' },
+      error: {
+        type: 'object',
+        required: ['type'],
+        properties: {
+          type: { type: 'string', description: 'ValidationError, NotFoundError, ConflictError, BadRequestError, UnauthorizedError, InternalServerError …' },
+          details: {
+            type: 'object',
+            description: 'validation errors: `formErrors` of the whole request, `fieldErrors` by field',
+            properties: {
+              formErrors: { type: 'array', items: { type: 'string' } },
+              fieldErrors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+            },
+          },
+        },
+      },
+    },
+  },
 };
+
+/** The auth scheme of the candlestick routes that need a key: `X-API-Key`, 401/403 `Unauthorized` (20001). */
+export const KLINE_AUTH = 'klineApiKey';
 
 export const KLINE_PREFIX = '/kline/api/v1';
 /** Admin, debug and health endpoints of the candlestick service (spec, "Versioning"). */

@@ -1,10 +1,10 @@
-import express, { type Response, type Router } from 'express';
+import type { Response } from 'express';
 import { Counter } from 'prom-client';
+import type { ApiRoutes, RouteSpec } from '@chainpipe/http';
 import { API_KEY_HEADER } from '@chainpipe/kline';
 import { errorMessage } from '@chainpipe/runtime';
 import type { KlineDeps } from './deps';
-import { KlineCode, sendKlineError, sendKlineOk } from './envelope';
-import { validOr400 } from './validation';
+import { KLINE_AUTH, KLINE_PREFIX, KlineCode, sendKlineError, sendKlineOk } from './envelope';
 
 /**
  * Market look-ups relayed to the upstream REST API with the caller's query options; `data` is
@@ -12,8 +12,7 @@ import { validOr400 } from './validation';
  * error status, a rate limit, a timeout, a body that is not JSON) is 99001 `Internal server
  * error`. The upstream key is ours and never leaves the process.
  */
-export function marketRoutes(deps: KlineDeps): Router {
-  const router = express.Router();
+export function marketRoutes(api: ApiRoutes, deps: KlineDeps): void {
   const log = deps.logger.child({ component: 'market-relay' });
   const calls = new Counter({ name: 'chainpipe_kline_market_relay_total', help: 'Market look-ups relayed upstream, by kind and outcome', labelNames: ['kind', 'outcome'], registers: [deps.registry] });
 
@@ -38,26 +37,35 @@ export function marketRoutes(deps: KlineDeps): Router {
     }
   }
 
-  const pathOk = (req: express.Request, res: Response) => validOr400(deps.contracts, 'http/kline/market-path', req.params, res, 'Invalid path params');
   const pick = (q: Record<string, unknown>, names: string[]) => Object.fromEntries(names.filter((n) => typeof q[n] === 'string').map((n) => [n, q[n] as string]));
   const enc = encodeURIComponent;
+  const lookup = (path: string, summary: string, upstream: string, query?: string): RouteSpec => ({
+    method: 'get',
+    path: `${KLINE_PREFIX}${path}`,
+    summary,
+    description: `Relayed to the market data provider (${upstream}); \`data\` is the provider's body as it came. A resource the provider does not know: 404, code 10003. Any other provider failure: 500, code 99001 \`Internal server error\`.`,
+    tags: ['market look-ups'],
+    auth: KLINE_AUTH,
+    request: { path: 'http/kline/market-path', ...(query ? { query } : {}) },
+    ok: { data: { type: 'object', description: "the provider's response body" }, message: 'ok', description: "the provider's body", example: { data: { id: 'eth_0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640', type: 'pool' } } },
+    errors: { 404: 'code 10003: the provider does not know the resource' },
+  });
 
-  router.get('/market/pools/:network/:address', async (req, res) => {
-    if (!pathOk(req, res) || !validOr400(deps.contracts, 'http/kline/market-pool-query', req.query, res, 'Invalid query params')) return;
-    const { network, address } = req.params;
+  api.route(lookup('/market/pools/:network/:address', 'Pool detail from the market data provider', 'GET /onchain/networks/{network}/pools/{address}', 'http/kline/market-pool-query'), async (req, res) => {
+    const { network, address } = req.params as { network: string; address: string };
     await relay(res, 'pool', `/onchain/networks/${enc(network)}/pools/${enc(address)}`, pick(req.query, ['include', 'include_volume_breakdown', 'include_composition']));
   });
 
-  router.get('/market/tokens/:network/:address/top-holders', async (req, res) => {
-    if (!pathOk(req, res) || !validOr400(deps.contracts, 'http/kline/market-top-holders-query', req.query, res, 'Invalid query params')) return;
-    const { network, address } = req.params;
-    await relay(res, 'top_holders', `/onchain/networks/${enc(network)}/tokens/${enc(address)}/top_holders`, pick(req.query, ['holders', 'include_pnl_details']));
-  });
+  api.route(
+    lookup('/market/tokens/:network/:address/top-holders', 'Top holders of a token from the market data provider', 'GET /onchain/networks/{network}/tokens/{address}/top_holders', 'http/kline/market-top-holders-query'),
+    async (req, res) => {
+      const { network, address } = req.params as { network: string; address: string };
+      await relay(res, 'top_holders', `/onchain/networks/${enc(network)}/tokens/${enc(address)}/top_holders`, pick(req.query, ['holders', 'include_pnl_details']));
+    },
+  );
 
-  router.get('/market/coins/:network/:address', async (req, res) => {
-    if (!pathOk(req, res)) return;
-    const { network, address } = req.params;
+  api.route(lookup('/market/coins/:network/:address', 'Coin metadata by contract address from the market data provider', 'GET /coins/{network}/contract/{address}'), async (req, res) => {
+    const { network, address } = req.params as { network: string; address: string };
     await relay(res, 'coin', `/coins/${enc(network)}/contract/${enc(address)}`, {});
   });
-  return router;
 }

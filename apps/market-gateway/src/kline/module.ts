@@ -1,15 +1,16 @@
 import express from 'express';
 import type { KlineCandleMessage } from '@chainpipe/contracts';
-import { requireApiKey } from '@chainpipe/http';
+import { ApiRoutes, apiKeyAuth } from '@chainpipe/http';
 import type { BatchHandler } from '@chainpipe/kafka';
 import { LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import type { RouteModule } from '../route-module';
 import { debugRoutes } from './debug.routes';
 import type { KlineDeps } from './deps';
-import { KLINE_ADMIN_PREFIX, KLINE_PREFIX, klineEnvelopeFor, sendKlineOk } from './envelope';
+import { KLINE_AUTH, klineEnvelopeFor } from './envelope';
 import { marketRoutes } from './market.routes';
 import { ohlcvRoutes } from './ohlcv.routes';
 import { poolsRoutes } from './pools.routes';
+import { klineInvalid } from './validation';
 import { KlineHub } from './ws-hub';
 import { klineUpgrade } from './ws-upgrade';
 
@@ -38,8 +39,19 @@ export function klineModule(deps: KlineDeps): KlineModule {
     now: deps.now,
     maxBufferedBytes: deps.ws.maxBufferedBytes,
   });
+  const api = new ApiRoutes({
+    contracts: deps.contracts,
+    auth: { [KLINE_AUTH]: apiKeyAuth(deps.resolveKey, { missing: 'Unauthorized', invalid: 'Unauthorized' }) },
+    jsonBody: express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true }),
+    invalid: klineInvalid,
+  });
+  debugRoutes(api, deps, hub);
+  poolsRoutes(api, deps);
+  ohlcvRoutes(api, deps);
+  marketRoutes(api, deps);
   return {
     name: 'kline',
+    api,
     envelopeFor: klineEnvelopeFor,
     hub,
     upgrade: klineUpgrade({ hub, resolveKey: deps.resolveKey, logger: deps.logger, now: deps.now }),
@@ -53,20 +65,6 @@ export function klineModule(deps: KlineDeps): KlineModule {
         clearInterval(t);
         hub.closeAll();
       };
-    },
-    mount(app) {
-      app.use(debugRoutes(deps, hub));
-      const auth = requireApiKey(deps.resolveKey, { missing: 'Unauthorized', invalid: 'Unauthorized' });
-      const admin = express.Router();
-      admin.use(auth, express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true }));
-      admin.get('/health', (_req, res) => sendKlineOk(res, { status: 'ok', timestamp: new Date(deps.now()).toISOString() }));
-      admin.use(poolsRoutes(deps));
-      app.use(KLINE_ADMIN_PREFIX, admin);
-      const api = express.Router();
-      api.use(auth);
-      api.use(ohlcvRoutes(deps));
-      api.use(marketRoutes(deps));
-      app.use(KLINE_PREFIX, api);
     },
   };
 }

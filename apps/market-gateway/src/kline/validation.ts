@@ -1,14 +1,20 @@
+import type { ErrorObject } from 'ajv';
 import type { Response } from 'express';
-import { fieldErrorsOf, type Contracts } from '@chainpipe/contracts';
+import { fieldErrorsOf } from '@chainpipe/contracts';
+import type { RequestPart } from '@chainpipe/http';
 import { KlineCode, sendKlineError } from './envelope';
 
+const MESSAGES: Record<RequestPart, string> = {
+  params: 'Invalid query params',
+  path: 'Invalid path params',
+  query: 'Invalid query params',
+  body: 'Invalid request body',
+};
+
 /**
- * Checks a value against its request schema; on failure answers 400 / 10001 with the spec's
- * `fieldErrors` and returns false.
+ * How the candlestick routes answer a request that fails its schema: 400 / 10001
+ * `ValidationError` with the spec's `formErrors` and `fieldErrors`.
  */
-export function validOr400(contracts: Contracts, schemaId: string, value: unknown, res: Response, message: string): boolean {
-  const validate = contracts.validator(schemaId);
-  if (validate(value)) return true;
-  sendKlineError(res, 400, KlineCode.validation, message, fieldErrorsOf(validate.errors));
-  return false;
+export function klineInvalid(res: Response, errors: readonly ErrorObject[], part: RequestPart): void {
+  sendKlineError(res, 400, KlineCode.validation, MESSAGES[part], fieldErrorsOf([...errors]));
 }

@@ -27,3 +27,6 @@ export const PriceCode = {
 export function sendPriceError(res: Response, status: number, code: number, msg: string): void {
   sendError(res, status, msg, { code });
 }
+
+/** The auth scheme of every price route (the module's `ApiRoutes`): `X-API-Key`, 401 `unauthorized` / 403 `forbidden`. */
+export const PRICE_AUTH = 'priceApiKey';

@@ -1,14 +1,24 @@
-import express from 'express';
-import { requireApiKey } from '@chainpipe/http';
+import express, { type RequestHandler } from 'express';
+import { ApiRoutes, apiKeyAuth } from '@chainpipe/http';
 import { QuoteStore, ReferenceRepository } from '@chainpipe/price';
 import type { RouteModule } from '../route-module';
 import type { PriceDeps } from './deps';
-import { PRICE_PREFIX, priceEnvelopeFor } from './envelope';
+import { PRICE_AUTH, PriceCode, priceEnvelopeFor, sendPriceError } from './envelope';
 import { PoolDetailService } from './pool-detail.service';
 import { poolsRoutes } from './pools.routes';
 import { quotesRoutes } from './quotes.routes';
 import { ReferenceSnapshot } from './reference-snapshot';
 import { referenceRoutes } from './reference.routes';
+
+/** The JSON body parser of the price routes: a malformed body is the spec's 20003 `invalid JSON body`. */
+function priceJsonBody(limitBytes: number): RequestHandler {
+  const json = express.json({ limit: limitBytes, strict: false, type: () => true });
+  return (req, res, next) =>
+    json(req, res, (err?: unknown) => {
+      if ((err as { type?: string } | undefined)?.type === 'entity.parse.failed') return sendPriceError(res, 400, PriceCode.badBatchBody, 'invalid JSON body');
+      next(err);
+    });
+}
 
 /**
  * The token price service under `/price/api/v1`. Every route needs `X-API-Key`: missing → 401
@@ -18,16 +28,13 @@ export function priceModule(deps: PriceDeps): RouteModule {
   const repo = new ReferenceRepository(deps.db);
   const snapshot = new ReferenceSnapshot(repo, { refreshMs: deps.referenceRefreshMs, missReloadMs: 1_000, now: deps.now });
   const pools = new PoolDetailService({ repo, redis: deps.redis, logger: deps.logger, registry: deps.registry, now: deps.now, upstream: deps.poolUpstream, cacheTtlMs: deps.poolCacheTtlMs });
-  return {
-    name: 'price',
-    envelopeFor: priceEnvelopeFor,
-    mount(app) {
-      const router = express.Router();
-      router.use(requireApiKey(deps.resolveKey, { missing: 'unauthorized', invalid: 'forbidden' }));
-      router.use(referenceRoutes(deps));
-      router.use(quotesRoutes({ snapshot, store: new QuoteStore(deps.redis), contracts: deps.contracts, now: deps.now, quoteMaxAgeMs: deps.quoteMaxAgeMs, bodyLimitBytes: deps.bodyLimitBytes }));
-      router.use(poolsRoutes({ pools, logger: deps.logger }));
-      app.use(PRICE_PREFIX, router);
-    },
-  };
+  const api = new ApiRoutes({
+    contracts: deps.contracts,
+    auth: { [PRICE_AUTH]: apiKeyAuth(deps.resolveKey, { missing: 'unauthorized', invalid: 'forbidden' }) },
+    jsonBody: priceJsonBody(deps.bodyLimitBytes),
+  });
+  referenceRoutes(api, deps);
+  quotesRoutes(api, { snapshot, store: new QuoteStore(deps.redis), contracts: deps.contracts, now: deps.now, quoteMaxAgeMs: deps.quoteMaxAgeMs });
+  poolsRoutes(api, { pools, logger: deps.logger });
+  return { name: 'price', envelopeFor: priceEnvelopeFor, api };
 }

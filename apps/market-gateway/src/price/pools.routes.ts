@@ -1,8 +1,8 @@
-import express, { type Router } from 'express';
-import { sendOk } from '@chainpipe/http';
+import { sendOk, type ApiRoutes } from '@chainpipe/http';
 import { normalizeChainType } from '@chainpipe/price';
 import type { Logger } from '@chainpipe/runtime';
-import { PriceCode, sendPriceError } from './envelope';
+import { EXAMPLE_POOL_DETAIL } from './api-examples';
+import { PRICE_AUTH, PRICE_PREFIX, PriceCode, sendPriceError } from './envelope';
 import { PoolUpstreamError, type PoolDetailService } from './pool-detail.service';
 
 const one = (v: unknown): unknown => (Array.isArray(v) ? v[0] : v);
@@ -12,9 +12,21 @@ const present = (v: unknown): v is string => typeof v === 'string' && v.trim() !
  * `GET /pools?chain_type&chain_id&pool_address`: 20001 per missing parameter (in that order),
  * `data` null for an unknown chain type, chain or pool, 503/30001 when the upstream fails.
  */
-export function poolsRoutes(deps: { pools: Pick<PoolDetailService, 'detail'>; logger: Logger }): Router {
-  const router = express.Router();
-  router.get('/pools', async (req, res) => {
+export function poolsRoutes(api: ApiRoutes, deps: { pools: Pick<PoolDetailService, 'detail'>; logger: Logger }): void {
+  api.route(
+    {
+      method: 'get',
+      path: `${PRICE_PREFIX}/pools`,
+      summary: 'Detail of a DEX liquidity pool',
+      description:
+        'Relayed from the pool data provider and cached for 1 hour per (chain_type, chain_id, pool_address). An unknown chain type, chain or pool: HTTP 200, `code` 0, `data` null. A missing parameter: 400, `code` 20001 (`chain_type is required`, `chain_id is required`, `pool_address is required`, checked in that order).',
+      tags: ['pools'],
+      auth: PRICE_AUTH,
+      request: { query: 'http/price/pools-query', checkedByHandler: true },
+      ok: { data: 'http/price/pool-detail', description: 'the pool detail, or null', example: EXAMPLE_POOL_DETAIL },
+      errors: { 400: 'code 20001: a missing or malformed parameter', 503: 'code 30001 `Failed to fetch pool data`: the provider or the cache failed' },
+    },
+    async (req, res) => {
     const chainTypeRaw = one(req.query.chain_type);
     const chainIdRaw = one(req.query.chain_id);
     const addressRaw = one(req.query.pool_address);
@@ -35,5 +47,4 @@ export function poolsRoutes(deps: { pools: Pick<PoolDetailService, 'detail'>; lo
       sendPriceError(res, 503, PriceCode.poolFetchFailed, 'Failed to fetch pool data');
     }
   });
-  return router;
 }

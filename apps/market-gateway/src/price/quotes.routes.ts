@@ -1,6 +1,6 @@
-import express, { type ErrorRequestHandler, type RequestHandler, type Response, type Router } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { formatErrors, type Contracts } from '@chainpipe/contracts';
-import { sendError, sendOk } from '@chainpipe/http';
+import { sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
 import {
   addressQuoteItem,
   fiatRateItems,
@@ -12,7 +12,8 @@ import {
   type FiatRow,
   type QuoteStore,
 } from '@chainpipe/price';
-import { PriceCode, sendPriceError } from './envelope';
+import { EXAMPLE_ADDRESS_QUOTE, EXAMPLE_LATEST_QUOTE } from './api-examples';
+import { PRICE_AUTH, PRICE_PREFIX, PriceCode, sendPriceError } from './envelope';
 import type { ReferenceSnapshot } from './reference-snapshot';
 
 export interface QuotesRouteDeps {
@@ -22,7 +23,6 @@ export interface QuotesRouteDeps {
   now: () => number;
   /** A quote whose source timestamp is older than this is not served. */
   quoteMaxAgeMs: number;
-  bodyLimitBytes: number;
 }
 
 /** At most this many token ids per quotes/latest request and entries per batch. */
@@ -30,13 +30,13 @@ export const MAX_QUOTE_IDS = 1000;
 const CACHE_CONTROL = 'public, max-age=3, s-maxage=3';
 
 const one = (v: unknown): unknown => (Array.isArray(v) ? v[0] : v);
+const TAGS = ['quotes'];
 
 /**
  * Latest quotes (by token id, strings), quotes by contract address (numbers), fiat rates. Reads
  * Redis only (plus the in-memory reference): the hot path of the service.
  */
-export function quotesRoutes(deps: QuotesRouteDeps): Router {
-  const router = express.Router();
+export function quotesRoutes(api: ApiRoutes, deps: QuotesRouteDeps): void {
   const validateBatch = deps.contracts.validator('http/price/quotes-batch');
   const fresh = (q: CryptoQuoteMessage | undefined): q is CryptoQuoteMessage => q !== undefined && deps.now() - q.as_of <= deps.quoteMaxAgeMs;
 
@@ -56,7 +56,19 @@ export function quotesRoutes(deps: QuotesRouteDeps): Router {
     return { fiat, factor };
   };
 
-  router.get('/quotes/latest', async (req, res) => {
+  api.route(
+    {
+      method: 'get',
+      path: `${PRICE_PREFIX}/quotes/latest`,
+      summary: 'Latest quotes by token id',
+      description: `Fresh quotes of the known tokens asked for, in the target fiat; unknown ids and tokens without a fresh quote are left out. At most ${MAX_QUOTE_IDS} ids. Answers carry \`Cache-Control: ${CACHE_CONTROL}\`. Missing \`ids\`: 400, \`code\` 20001, \`ids is required\`.`,
+      tags: TAGS,
+      auth: PRICE_AUTH,
+      request: { query: 'http/price/quotes-latest-query', checkedByHandler: true },
+      ok: { data: 'http/price/latest-quotes', description: '`{ items }` of latest quote items (numeric fields as strings)', example: { items: [EXAMPLE_LATEST_QUOTE] } },
+      errors: { 400: 'code 20001: `ids is required`, bad ids, or an unsupported fiat', 503: 'no exchange rate for the fiat yet' },
+    },
+    async (req, res) => {
     const parsed = parseTokenIds(one(req.query.ids), MAX_QUOTE_IDS);
     if (!parsed.ok) return sendPriceError(res, 400, PriceCode.missingParameter, parsed.error);
     const target = await resolveFiat(res, one(req.query.fiat));
@@ -71,13 +83,6 @@ export function quotesRoutes(deps: QuotesRouteDeps): Router {
     res.setHeader('Cache-Control', CACHE_CONTROL);
     sendOk(res, { items });
   });
-
-  // Body parsing here, not app-wide: a malformed body of this route is the spec's 20003.
-  const json = express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true });
-  const badJson: ErrorRequestHandler = (err, _req, res, next) => {
-    if ((err as { type?: string }).type === 'entity.parse.failed') return sendPriceError(res, 400, PriceCode.badBatchBody, 'invalid JSON body');
-    next(err);
-  };
 
   interface BatchBody {
     token_addrs: { chain_type: string; chain_id?: number | string | null; token_address: string }[];
@@ -117,14 +122,44 @@ export function quotesRoutes(deps: QuotesRouteDeps): Router {
     }
     sendOk(res, { items });
   };
-  router.post('/quotes/batch', json, badJson, batch);
+  api.route(
+    {
+      method: 'post',
+      path: `${PRICE_PREFIX}/quotes/batch`,
+      summary: 'Quotes by chain and contract address',
+      description: 'Empty or missing `token_addrs`, or a body that is not JSON: 400, `code` 20003 (`token_addrs is required`, `invalid JSON body`). A bad entry: 400, `code` 20001.',
+      tags: TAGS,
+      auth: PRICE_AUTH,
+      request: {
+        body: 'http/price/quotes-batch',
+        bodyExample: { token_addrs: [{ chain_type: 'ethereum', chain_id: 1, token_address: EXAMPLE_ADDRESS_QUOTE.address }], fiat: 'USD' },
+        checkedByHandler: true,
+      },
+      ok: { data: 'http/price/address-quotes', description: '`{ items }` of address quote items (numeric fields as numbers)', example: { items: [EXAMPLE_ADDRESS_QUOTE] } },
+      errors: { 400: 'code 20003 (`token_addrs is required`, `invalid JSON body`) or 20001 (a bad entry or fiat)', 503: 'no exchange rate for the fiat yet' },
+    },
+    batch,
+  );
 
-  router.get('/fiats/rates/:base', async (req, res) => {
+  api.route(
+    {
+      method: 'get',
+      path: `${PRICE_PREFIX}/fiats/rates/:base`,
+      summary: 'Exchange rates of a base fiat',
+      description: 'A base without rate data answers `{ total: 0, items: [] }`.',
+      tags: ['reference data'],
+      auth: PRICE_AUTH,
+      request: { path: 'http/price/fiat-base-path' },
+      ok: {
+        data: 'http/price/fiat-rates',
+        description: '`{ total, items }` of fiat rate items (8 decimal places)',
+        example: { total: 1, items: [{ target_fiat_id: 2, target_fiat_code: 'EUR', rate: '0.92110000' }] },
+      },
+    },
+    async (req, res) => {
     const base = String(req.params.base).trim().toUpperCase();
     const [rates, fiats] = await Promise.all([deps.store.readFiatRates('USD'), deps.snapshot.fiats()]);
     const items = fiatRateItems(base, rates, fiats);
     sendOk(res, { total: items.length, items });
   });
-
-  return router;
 }

@@ -3,6 +3,102 @@
 // Type names: the schema id in PascalCase without its `common/` folder (`kafka/chain.tx.v1` → KafkaChainTxV1).
 
 /**
+ * data of GET /kline/api/v1/kline/ohlcv: candles ascending by open_time (empty when nothing matches)
+ */
+export type HttpKlineOhlcvList = (OhlcvValues & {
+  pool_id: number;
+  interval: '1s' | '1m' | '15m' | '1h' | '4h' | '1d' | '1w' | '1M' | '1Y';
+  /**
+   * candle start, Unix seconds
+   */
+  open_time: number;
+})[];
+/**
+ * data of GET /price/api/v1/pools: the pool's detail, null when the chain or pool does not exist
+ */
+export type HttpPricePoolDetail = null | {
+  /**
+   * {network}_{pool_address}
+   */
+  id: string;
+  name: string;
+  address: string;
+  network: string;
+  dex: string;
+  pool_created_at: string;
+  base_token: {
+    address: string;
+    name: string;
+    symbol: string;
+    image_url: string;
+  };
+  quote_token: {
+    address: string;
+    name: string;
+    symbol: string;
+    image_url: string;
+  };
+  base_token_price_usd: string;
+  quote_token_price_usd: string;
+  fdv_usd: string | null;
+  market_cap_usd: string | null;
+  price_change_percentage: {
+    m5: string;
+    m15: string;
+    m30: string;
+    h1: string;
+    h6: string;
+    h24: string;
+  };
+  volume_usd: {
+    m5: string;
+    m15: string;
+    m30: string;
+    h1: string;
+    h6: string;
+    h24: string;
+  };
+  reserve_in_usd: string;
+  transactions: {
+    m5: {
+      buys: number;
+      sells: number;
+      buyers: number;
+      sellers: number;
+    };
+    m15: {
+      buys: number;
+      sells: number;
+      buyers: number;
+      sellers: number;
+    };
+    m30: {
+      buys: number;
+      sells: number;
+      buyers: number;
+      sellers: number;
+    };
+    h1: {
+      buys: number;
+      sells: number;
+      buyers: number;
+      sellers: number;
+    };
+    h6: {
+      buys: number;
+      sells: number;
+      buyers: number;
+      sellers: number;
+    };
+    h24: {
+      buys: number;
+      sells: number;
+      buyers: number;
+      sellers: number;
+    };
+  };
+};
+/**
  * data of GET /tx/api/v1/app/config: the application's push configuration (never the webhook secret), or null when none is stored
  */
 export type HttpTxAppConfig = {
@@ -169,14 +265,37 @@ export type WebhookTxTransactionBatch = TransactionResult[];
 
 export interface SchemaIndex {
   HttpIngestStreamHeaders?: HttpIngestStreamHeaders;
+  HttpKlineHealth?: HttpKlineHealth;
+  HttpKlineHubStatus?: HttpKlineHubStatus;
+  HttpKlineIngesterStatus?: HttpKlineIngesterStatus;
   HttpKlineMarketPath?: HttpKlineMarketPath;
   HttpKlineMarketPoolQuery?: HttpKlineMarketPoolQuery;
   HttpKlineMarketTopHoldersQuery?: HttpKlineMarketTopHoldersQuery;
+  HttpKlineOhlcvList?: HttpKlineOhlcvList;
   HttpKlineOhlcvQuery?: HttpKlineOhlcvQuery;
+  HttpKlinePool?: HttpKlinePool;
   HttpKlinePoolCreate?: HttpKlinePoolCreate;
   HttpKlinePoolIdPath?: HttpKlinePoolIdPath;
+  HttpKlinePoolPage?: HttpKlinePoolPage;
   HttpKlinePoolsListQuery?: HttpKlinePoolsListQuery;
+  HttpKlineTopicPath?: HttpKlineTopicPath;
+  HttpPriceAddressQuotes?: HttpPriceAddressQuotes;
+  HttpPriceChainItem?: HttpPriceChainItem;
+  HttpPriceChainList?: HttpPriceChainList;
+  HttpPriceChainPath?: HttpPriceChainPath;
+  HttpPriceFiatBasePath?: HttpPriceFiatBasePath;
+  HttpPriceFiatList?: HttpPriceFiatList;
+  HttpPriceFiatRates?: HttpPriceFiatRates;
+  HttpPriceLatestQuotes?: HttpPriceLatestQuotes;
+  HttpPricePlatformPath?: HttpPricePlatformPath;
+  HttpPricePoolDetail?: HttpPricePoolDetail;
+  HttpPricePoolsQuery?: HttpPricePoolsQuery;
   HttpPriceQuotesBatch?: HttpPriceQuotesBatch;
+  HttpPriceQuotesLatestQuery?: HttpPriceQuotesLatestQuery;
+  HttpPriceTokenItem?: HttpPriceTokenItem;
+  HttpPriceTokenList?: HttpPriceTokenList;
+  HttpPriceTokenPage?: HttpPriceTokenPage;
+  HttpPriceTokensQuery?: HttpPriceTokensQuery;
   HttpTxAddressesContains?: HttpTxAddressesContains;
   HttpTxAddressesContainsResult?: HttpTxAddressesContainsResult;
   HttpTxAddressesPatch?: HttpTxAddressesPatch;
@@ -258,6 +377,47 @@ export interface HttpIngestStreamHeaders {
   'content-encoding'?: 'identity' | 'gzip' | 'deflate';
 }
 /**
+ * data of GET /api/v1/health
+ */
+export interface HttpKlineHealth {
+  status: 'ok';
+  timestamp: string;
+}
+/**
+ * Body of GET /api/v1/admin/debug/hub/status (raw JSON, no envelope)
+ */
+export interface HttpKlineHubStatus {
+  wsCount: number;
+  poolCount: number;
+  pools: {
+    /**
+     * <chain_type>:<chain_id>:<pool_address>:<token>
+     */
+    key: string;
+    clientCount: number;
+  }[];
+  lastIngestAt: string | null;
+  lastIngestKey: string | null;
+}
+/**
+ * Body of GET /api/v1/admin/debug/ingester/status (raw JSON, no envelope)
+ */
+export interface HttpKlineIngesterStatus {
+  connected: boolean;
+  channelConfirmed: boolean;
+  lastTickAt: string | null;
+  poolCount: number;
+  pools: {
+    poolId: number;
+    chainRefId: string;
+    chainType: string;
+    chainId: number;
+    networkId: string;
+    poolAddress: string;
+    token: string;
+  }[];
+}
+/**
  * Path of the market look-ups /kline/api/v1/market/…/{network}/{address}
  */
 export interface HttpKlineMarketPath {
@@ -284,6 +444,16 @@ export interface HttpKlineMarketTopHoldersQuery {
    */
   holders?: string;
   include_pnl_details?: 'true' | 'false';
+}
+/**
+ * open, high, low, close, volume of a candle: numbers, or null where the upstream had no value
+ */
+export interface OhlcvValues {
+  open: number | null;
+  high: number | null;
+  low: number | null;
+  close: number | null;
+  volume: number | null;
 }
 /**
  * Query of GET /kline/api/v1/kline/ohlcv (query strings)
@@ -317,6 +487,22 @@ export interface HttpKlineOhlcvQuery {
   token?: 'base' | 'quote';
 }
 /**
+ * A pool record of the candlestick service
+ */
+export interface HttpKlinePool {
+  id: number;
+  chain_type: string;
+  chain_id: number;
+  network_id: string;
+  pool_address: string;
+  token: 'base' | 'quote';
+  dex_id?: string | null;
+  label?: string | null;
+  is_active: boolean;
+  created_at: string;
+  updated_at: string;
+}
+/**
  * Body of POST /api/v1/admin/pools
  */
 export interface HttpKlinePoolCreate {
@@ -344,6 +530,18 @@ export interface HttpKlinePoolIdPath {
   id: string;
 }
 /**
+ * data of GET /api/v1/admin/pools
+ */
+export interface HttpKlinePoolPage {
+  items: HttpKlinePool[];
+  pagination: {
+    page: number;
+    pageSize: number;
+    total: number;
+    totalPages: number;
+  };
+}
+/**
  * Query of GET /api/v1/admin/pools (query strings)
  */
 export interface HttpKlinePoolsListQuery {
@@ -355,6 +553,200 @@ export interface HttpKlinePoolsListQuery {
    * an integer from 1 to 100
    */
   page_size?: string;
+}
+/**
+ * Path of GET /kline/api/v1/ws/{topic}
+ */
+export interface HttpKlineTopicPath {
+  /**
+   * names the socket instance
+   */
+  topic: string;
+}
+/**
+ * data of POST /price/api/v1/quotes/batch (numeric fields as JSON numbers)
+ */
+export interface HttpPriceAddressQuotes {
+  items: {
+    token_id: number;
+    name: string;
+    symbol: string;
+    chain_type: string;
+    chain_id: number | null;
+    address: string;
+    external_id: string;
+    price_usd: number | null;
+    market_cap_usd: number | null;
+    volume_24h_usd: number | null;
+    percent_change_1h: number | null;
+    percent_change_24h: number | null;
+    percent_change_7d: number | null;
+    percent_change_30d: number | null;
+    last_updated: string;
+    market_cap: number | null;
+    fully_diluted_valuation: number | null;
+    total_volume: number | null;
+    circulating_supply: number | null;
+    total_supply: number | null;
+    max_supply: number | null;
+  }[];
+}
+/**
+ * A chain of the reference (price service chain item)
+ */
+export interface HttpPriceChainItem {
+  id: number;
+  name: string;
+  short_name: string;
+  /**
+   * protocol chain id, usually present for EVM chains
+   */
+  chain_id?: number;
+  chain_type?: 'evm' | 'svm' | 'tvm' | 'utxo' | 'cosmos' | 'move';
+  chain_icon_url?: string;
+  explorer_url?: string;
+}
+/**
+ * data of GET /price/api/v1/chains and /chains/{id_or_name}
+ */
+export interface HttpPriceChainList {
+  total: number;
+  items: HttpPriceChainItem[];
+}
+/**
+ * Path of GET /price/api/v1/chains/{id_or_name}
+ */
+export interface HttpPriceChainPath {
+  /**
+   * numeric id or chain name
+   */
+  id_or_name: string;
+}
+/**
+ * Path of GET /price/api/v1/fiats/rates/{base}
+ */
+export interface HttpPriceFiatBasePath {
+  /**
+   * base fiat code, case-insensitive
+   */
+  base: string;
+}
+/**
+ * data of GET /price/api/v1/fiats
+ */
+export interface HttpPriceFiatList {
+  total: number;
+  items: {
+    id: number;
+    code: string;
+    name: string;
+    /**
+     * empty string when not configured
+     */
+    symbol: string;
+    icon_url?: string;
+    /**
+     * display decimals, 2 when not configured
+     */
+    precision: number;
+  }[];
+}
+/**
+ * data of GET /price/api/v1/fiats/rates/{base}; empty when the base has no rate data
+ */
+export interface HttpPriceFiatRates {
+  total: number;
+  items: {
+    target_fiat_id: number;
+    target_fiat_code: string;
+    /**
+     * 8 decimal places
+     */
+    rate: string;
+  }[];
+}
+/**
+ * data of GET /price/api/v1/quotes/latest: fresh quotes of the known tokens asked for (numeric fields as strings)
+ */
+export interface HttpPriceLatestQuotes {
+  items: {
+    token_id: number;
+    name: string;
+    symbol: string;
+    fiat_id: number;
+    fiat_code: string;
+    /**
+     * decimal string
+     */
+    price: string;
+    /**
+     * decimal string
+     */
+    market_cap: string;
+    /**
+     * decimal string
+     */
+    volume_24h: string;
+    /**
+     * decimal string
+     */
+    volume_change_24h: string;
+    /**
+     * decimal string
+     */
+    percent_change_1h: string;
+    /**
+     * decimal string
+     */
+    percent_change_24h: string;
+    /**
+     * decimal string
+     */
+    percent_change_7d: string;
+    /**
+     * decimal string
+     */
+    percent_change_30d: string;
+    /**
+     * decimal string
+     */
+    fully_diluted_valuation: string;
+    /**
+     * decimal string
+     */
+    circulating_supply: string;
+    /**
+     * decimal string
+     */
+    total_supply: string;
+    /**
+     * decimal string
+     */
+    max_supply: string;
+  }[];
+}
+/**
+ * Path of GET /price/api/v1/tokens/platforms/{keyword}
+ */
+export interface HttpPricePlatformPath {
+  /**
+   * contract address, name or symbol; exact, case-insensitive: first as a contract address, then as name or symbol
+   */
+  keyword: string;
+}
+/**
+ * Query of GET /price/api/v1/pools
+ */
+export interface HttpPricePoolsQuery {
+  /**
+   * standard value or alias (ethereum, solana, tron, bitcoin …)
+   */
+  chain_type: string;
+  /**
+   * protocol chain id
+   */
+  chain_id: string;
+  pool_address: string;
 }
 /**
  * POST /price/api/v1/quotes/batch
@@ -379,6 +771,79 @@ export interface HttpPriceQuotesBatch {
     token_address: string;
   }[];
   fiat?: string | null;
+}
+/**
+ * Query of GET /price/api/v1/quotes/latest
+ */
+export interface HttpPriceQuotesLatestQuery {
+  /**
+   * token ids separated by commas (at most 1000)
+   */
+  ids: string;
+  /**
+   * target fiat code
+   */
+  fiat?: string;
+}
+/**
+ * A token of the reference (price service token item)
+ */
+export interface HttpPriceTokenItem {
+  /**
+   * internal token id
+   */
+  id: number;
+  name: string;
+  symbol: string;
+  decimals: number;
+  logo_url?: string;
+  /**
+   * internal id of the chain
+   */
+  chain_id: number;
+  chain_name: string;
+  /**
+   * omitted for native tokens
+   */
+  contract_address?: string;
+  is_native: boolean;
+}
+/**
+ * data of GET /price/api/v1/tokens/platforms/{keyword}
+ */
+export interface HttpPriceTokenList {
+  total: number;
+  items: HttpPriceTokenItem[];
+}
+/**
+ * data of GET /price/api/v1/tokens: a page, or the exact-match result (page 1, limit = items)
+ */
+export interface HttpPriceTokenPage {
+  total: number;
+  page: number;
+  limit: number;
+  items: HttpPriceTokenItem[];
+}
+/**
+ * Query of GET /price/api/v1/tokens
+ */
+export interface HttpPriceTokensQuery {
+  /**
+   * internal chain id: alone, the chain's native token
+   */
+  chain_id?: string;
+  /**
+   * contract address, with chain_id: exact match
+   */
+  address?: string;
+  /**
+   * from 1; only without chain_id and address
+   */
+  page?: string;
+  /**
+   * 1 to 1000; only without chain_id and address
+   */
+  limit?: string;
 }
 /**
  * Body of POST /tx/api/v1/addresses/contains; earlier layout /api/v1/address/contains
@@ -889,16 +1354,6 @@ export interface KafkaChainTxV1 {
    */
   orphaned?: boolean;
   tx: NormalizedTx;
-}
-/**
- * open, high, low, close, volume of a candle: numbers, or null where the upstream had no value
- */
-export interface OhlcvValues {
-  open: number | null;
-  high: number | null;
-  low: number | null;
-  close: number | null;
-  volume: number | null;
 }
 /**
  * kline.pools.v1: a pool was activated or deactivated, or the ingester is asked to reconnect and resubscribe (ensure); keyed by pool id, `ensure` for ensure
