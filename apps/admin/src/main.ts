@@ -1,9 +1,11 @@
 import { ApiKeyRepository, createDb, dbConfig } from '@chainpipe/db';
+import { IntegratorRepository } from '@chainpipe/order-store';
 import { loadConfig } from '@chainpipe/runtime';
 import { USAGE as KEY_USAGE, UsageError, runCommand } from './commands';
+import { INTEGRATOR_USAGE, runIntegratorCommand } from './integrator-commands';
 import { REFERENCE_USAGE, runReferenceCommand } from './reference-commands';
 
-const USAGE = KEY_USAGE + REFERENCE_USAGE;
+const USAGE = KEY_USAGE + REFERENCE_USAGE + INTEGRATOR_USAGE;
 
 async function main(): Promise<number> {
   const config = loadConfig(dbConfig, process.env);
@@ -12,6 +14,7 @@ async function main(): Promise<number> {
     const argv = process.argv.slice(2);
     const io = { out: (l: string) => console.log(l) };
     if (argv[0]?.startsWith('reference:')) return await runReferenceCommand(argv, db, io);
+    if (argv[0]?.startsWith('integrator:')) return await runIntegratorCommand(argv, new IntegratorRepository(db), io);
     if (argv[0] === undefined || argv[0] === 'help' || argv[0] === '--help') {
       io.out(USAGE);
       return 0;

@@ -1,2 +1,3 @@
 export * from './state-machine';
 export * from './fees';
+export * from './refund';

@@ -25,6 +25,12 @@ export type OrderEvent =
   | { type: 'deposit'; amount: bigint; at: Date }
   | { type: 'expire'; at: Date }
   | { type: 'channel_status'; outcome: ChannelOutcome }
+  /** A failed swap's principal went back to the refund address (minus gas). */
+  | { type: 'refund_sent' }
+  /** A failed swap has nowhere to send the principal yet. */
+  | { type: 'refund_address_missing' }
+  /** An accepted refund request of an unpaid order whose deposit window has passed. */
+  | { type: 'refund_request'; at: Date }
   | { type: 'settle' };
 
 export interface OrderFacts {
@@ -38,16 +44,19 @@ export type Transition =
   | { kind: 'moved'; to: OrderState; commission: boolean }
   | { kind: 'unchanged'; reason: string };
 
-const FINAL: ReadonlySet<OrderState> = new Set(['Settled', 'Refunded', 'FailedNoRefund']);
+const FINAL: ReadonlySet<OrderState> = new Set(['Settled', 'Refunded', 'FailedNoRefund', 'Completed']);
 
-/** States that settlement closes, and whether the integrator earns its commission there. */
+/**
+ * States that settlement closes, and whether the integrator earns its commission there. A failed
+ * swap is not settled: it ends in `Refunded` or `FailedNoRefund` (DECISIONS.md); an unpaid
+ * cancelled order is settled (without commission) once its refund window has passed.
+ */
 const SETTLEABLE: ReadonlyMap<OrderState, boolean> = new Map<OrderState, boolean>([
   ['Completed', true],
-  ['ChainFailed', false],
-  ['SlippageFailed', false],
   ['CancelledNoDeposit', false],
 ]);
 
+/** States a refund request can no longer change (the spec's "rejected as final"); Completed still settles. */
 export function isFinal(state: OrderState): boolean {
   return FINAL.has(state);
 }
@@ -70,6 +79,15 @@ export function nextState(order: OrderFacts, event: OrderEvent): Transition {
     case 'channel_status':
       if (s === 'Exchanging') return moved(event.outcome);
       return same(`channel status ignored in ${s}`);
+    case 'refund_sent':
+      if (s === 'ChainFailed' || s === 'SlippageFailed' || s === 'RefundAddressPending') return moved('Refunded');
+      return same(`refund ignored in ${s}`);
+    case 'refund_address_missing':
+      if (s === 'ChainFailed' || s === 'SlippageFailed') return moved('RefundAddressPending');
+      return same(`refund address wait ignored in ${s}`);
+    case 'refund_request':
+      if ((s === 'Depositing' || s === 'CancelledNoDeposit') && event.at.getTime() >= order.expireAt.getTime()) return moved('ManualReview');
+      return same(`refund request moves nothing in ${s}`);
     case 'settle': {
       const earns = SETTLEABLE.get(s);
       if (earns === undefined) return same(`not settleable in ${s}`);

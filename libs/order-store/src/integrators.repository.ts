@@ -1,0 +1,143 @@
+import type { Knex } from '@chainpipe/db';
+
+/** At most this many keys (not deleted) per integrator (spec, Limits). */
+export const MAX_KEYS_PER_INTEGRATOR = 20;
+
+export interface IntegratorRow {
+  id: string;
+  name: string;
+  is_active: boolean;
+  created_at: Date;
+  deleted_at: Date | null;
+}
+
+export interface IntegratorKeyRow {
+  key_id: string;
+  integrator_id: string;
+  label: string | null;
+  fee_rate_bp: number;
+  is_enabled: boolean;
+  created_at: Date;
+}
+
+/** A key as the gateway resolves it: the stored hash, its rate and both switches. */
+export interface StoredIntegratorKey {
+  keyId: string;
+  integratorId: string;
+  secretHash: string;
+  feeRateBp: number;
+  keyEnabled: boolean;
+  integratorActive: boolean;
+}
+
+export class NoSuchIntegratorError extends Error {
+  constructor(integratorId: string) {
+    super(`no integrator ${integratorId}`);
+  }
+}
+
+export class KeyLimitError extends Error {
+  constructor(integratorId: string) {
+    super(`integrator ${integratorId} already has ${MAX_KEYS_PER_INTEGRATOR} keys`);
+  }
+}
+
+/**
+ * Integrators and their keys (schema `agg`). Only sha256 of a key's secret is stored (the key
+ * format and hashing are those of `@chainpipe/http`'s API keys). Deletion is soft: a deleted key
+ * or integrator stops working at once while its orders keep their fee snapshots.
+ */
+export class IntegratorRepository {
+  constructor(private readonly db: Knex) {}
+
+  async createIntegrator(name: string): Promise<string> {
+    const [row] = await this.db('agg.integrators').insert({ name }).returning<{ id: string }[]>('id');
+    return String(row.id);
+  }
+
+  /** Enables or disables a live integrator; false when there is none with that id. */
+  async setIntegratorActive(id: string, active: boolean): Promise<boolean> {
+    const n = await this.db('agg.integrators').where({ id }).whereNull('deleted_at').update({ is_active: active });
+    return n > 0;
+  }
+
+  /** Deletes an integrator and every key of it (soft: orders and ledger lines keep naming it). */
+  async deleteIntegrator(id: string): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      const n = await trx('agg.integrators').where({ id }).whereNull('deleted_at').update({ is_active: false, deleted_at: trx.fn.now() });
+      if (n === 0) return false;
+      await trx('agg.integrator_keys').where({ integrator_id: id }).whereNull('deleted_at').update({ is_enabled: false, deleted_at: trx.fn.now() });
+      return true;
+    });
+  }
+
+  /**
+   * Adds a key. The integrator's row is locked while its keys are counted, so concurrent
+   * additions cannot pass the limit together.
+   */
+  async addKey(integratorId: string, key: { keyId: string; secretHash: string; feeRateBp: number; label: string | null }): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      const owner = await trx('agg.integrators').where({ id: integratorId }).whereNull('deleted_at').forUpdate().first('id');
+      if (!owner) throw new NoSuchIntegratorError(integratorId);
+      const [{ n }] = await trx('agg.integrator_keys').where({ integrator_id: integratorId }).whereNull('deleted_at').count<{ n: string }[]>({ n: '*' });
+      if (Number(n) >= MAX_KEYS_PER_INTEGRATOR) throw new KeyLimitError(integratorId);
+      await trx('agg.integrator_keys').insert({
+        key_id: key.keyId,
+        integrator_id: integratorId,
+        secret_hash: key.secretHash,
+        fee_rate_bp: key.feeRateBp,
+        label: key.label,
+      });
+    });
+  }
+
+  async setKeyEnabled(keyId: string, enabled: boolean): Promise<boolean> {
+    const n = await this.db('agg.integrator_keys').where({ key_id: keyId }).whereNull('deleted_at').update({ is_enabled: enabled });
+    return n > 0;
+  }
+
+  async deleteKey(keyId: string): Promise<boolean> {
+    const n = await this.db('agg.integrator_keys').where({ key_id: keyId }).whereNull('deleted_at').update({ is_enabled: false, deleted_at: this.db.fn.now() });
+    return n > 0;
+  }
+
+  async listIntegrators(): Promise<(IntegratorRow & { keys: number })[]> {
+    const rows = await this.db('agg.integrators as i')
+      .leftJoin('agg.integrator_keys as k', function join() {
+        this.on('k.integrator_id', 'i.id').andOnNull('k.deleted_at');
+      })
+      .whereNull('i.deleted_at')
+      .groupBy('i.id')
+      .select('i.id', 'i.name', 'i.is_active', 'i.created_at', 'i.deleted_at')
+      .count<(IntegratorRow & { keys: string })[]>({ keys: 'k.key_id' })
+      .orderBy('i.id');
+    return rows.map((r) => ({ ...r, id: String(r.id), keys: Number(r.keys) }));
+  }
+
+  async listKeys(integratorId: string): Promise<IntegratorKeyRow[]> {
+    const rows = await this.db('agg.integrator_keys')
+      .where({ integrator_id: integratorId })
+      .whereNull('deleted_at')
+      .select<IntegratorKeyRow[]>('key_id', 'integrator_id', 'label', 'fee_rate_bp', 'is_enabled', 'created_at')
+      .orderBy('created_at');
+    return rows.map((r) => ({ ...r, integrator_id: String(r.integrator_id) }));
+  }
+
+  /** The key with its integrator's state (undefined when unknown or deleted). */
+  async findKey(keyId: string): Promise<StoredIntegratorKey | undefined> {
+    const row = await this.db('agg.integrator_keys as k')
+      .join('agg.integrators as i', 'i.id', 'k.integrator_id')
+      .where('k.key_id', keyId)
+      .whereNull('k.deleted_at')
+      .first('k.key_id', 'k.integrator_id', 'k.secret_hash', 'k.fee_rate_bp', 'k.is_enabled', 'i.is_active', 'i.deleted_at');
+    if (!row) return undefined;
+    return {
+      keyId: row.key_id,
+      integratorId: String(row.integrator_id),
+      secretHash: row.secret_hash,
+      feeRateBp: row.fee_rate_bp,
+      keyEnabled: row.is_enabled,
+      integratorActive: row.is_active && !row.deleted_at,
+    };
+  }
+}

@@ -1,0 +1,57 @@
+import { isFinal, nextState, type OrderState } from './state-machine';
+
+/**
+ * The refund request of the integrator API as a pure decision (spec "States and transitions" and
+ * the refund error table). The caller has authenticated the integrator, found the order, checked
+ * the address format and holds the order's version for the write.
+ */
+export interface RefundFacts {
+  state: OrderState;
+  amount: bigint;
+  expireAt: Date;
+  autoCancelAt: Date;
+  /** Refund address already recorded for the order, if any. */
+  refundAddress: string | null;
+  /** Whether the channel's execution details (status, transactions) were recorded. */
+  executionRecorded: boolean;
+  /** What a failed swap can give back (the deposit seen); null when nothing was deposited. */
+  refundableAmount: bigint | null;
+}
+
+export type RefundError =
+  | 'order_already_finalized'
+  | 'order_not_in_refundable_state'
+  | 'order_not_expired_yet'
+  | 'order_auto_cancel_window_passed'
+  | 'refund_requires_manual_confirmation'
+  | 'no_amount_to_refund'
+  | 'refund_address_cannot_be_changed';
+
+export type RefundDecision =
+  /** Nothing to write: the same address was already recorded. */
+  | { kind: 'repeat' }
+  /** Record the address; `to` is the new state when the request moves the order. */
+  | { kind: 'accept'; to: OrderState | null }
+  | { kind: 'reject'; error: RefundError };
+
+const FAILED: ReadonlySet<OrderState> = new Set(['RefundAddressPending', 'ChainFailed', 'SlippageFailed']);
+
+export function decideRefund(order: RefundFacts, address: string, now: Date): RefundDecision {
+  if (order.refundAddress !== null) {
+    return order.refundAddress === address ? { kind: 'repeat' } : { kind: 'reject', error: 'refund_address_cannot_be_changed' };
+  }
+  if (isFinal(order.state)) return { kind: 'reject', error: 'order_already_finalized' };
+  if (order.state === 'Depositing' || order.state === 'CancelledNoDeposit') {
+    if (now.getTime() < order.expireAt.getTime()) return { kind: 'reject', error: 'order_not_expired_yet' };
+    if (now.getTime() >= order.autoCancelAt.getTime()) return { kind: 'reject', error: 'order_auto_cancel_window_passed' };
+    const t = nextState({ state: order.state, amount: order.amount, expireAt: order.expireAt }, { type: 'refund_request', at: now });
+    return { kind: 'accept', to: t.kind === 'moved' ? t.to : null };
+  }
+  if (FAILED.has(order.state)) {
+    if (!order.executionRecorded) return { kind: 'reject', error: 'refund_requires_manual_confirmation' };
+    if (order.refundableAmount === null || order.refundableAmount <= 0n) return { kind: 'reject', error: 'no_amount_to_refund' };
+    // the order tracker sends the principal back (minus gas) and moves the order to Refunded
+    return { kind: 'accept', to: null };
+  }
+  return { kind: 'reject', error: 'order_not_in_refundable_state' };
+}

@@ -1,0 +1,117 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { createDb, type Knex } from '@chainpipe/db';
+import { parseApiKey, secretMatches } from '@chainpipe/http';
+import { IntegratorRepository, MAX_KEYS_PER_INTEGRATOR } from '@chainpipe/order-store';
+import { REPO_ROOT, testEnv } from '@chainpipe/testing';
+import { UsageError } from '../../apps/admin/src/commands';
+import { runIntegratorCommand } from '../../apps/admin/src/integrator-commands';
+
+const run = promisify(execFile);
+
+describe('admin: aggregator integrators and keys (real Postgres)', () => {
+  let db: Knex;
+  let repo: IntegratorRepository;
+  const lines: string[] = [];
+  const io = { out: (l: string) => lines.push(l) };
+  const cmd = async (...argv: string[]) => {
+    lines.length = 0;
+    return runIntegratorCommand(argv, repo, io);
+  };
+
+  before(() => {
+    db = createDb({ url: testEnv().databaseUrl, poolMax: 4 });
+    repo = new IntegratorRepository(db);
+  });
+  after(() => db.destroy());
+
+  it('creates an integrator with a key printed once, stored as sha256 only, with its rate', async () => {
+    const { stdout } = await run(
+      process.execPath,
+      ['--require', 'tsx/cjs', 'apps/admin/src/main.ts', 'integrator:create', '--name', 'Wallet Co', '--fee-rate', '0.25', '--label', 'prod'],
+      { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: testEnv().databaseUrl } },
+    );
+    const id = /integrator_id: (\d+)/.exec(stdout)![1];
+    const token = /api_key: +(\S+)/.exec(stdout)![1];
+    expect(stdout).to.contain('fee_rate:      0.25 %');
+    const parsed = parseApiKey(token)!;
+    const row = await db('agg.integrator_keys').where({ key_id: parsed.keyId }).first();
+    expect(row).to.include({ integrator_id: id, fee_rate_bp: 25, label: 'prod', is_enabled: true });
+    expect(JSON.stringify(row)).to.not.contain(parsed.secret);
+    const stored = (await repo.findKey(parsed.keyId))!;
+    expect(stored).to.include({ integratorId: id, feeRateBp: 25, keyEnabled: true, integratorActive: true });
+    expect(secretMatches(parsed.secret, stored.secretHash)).to.equal(true);
+    expect(secretMatches(parsed.secret.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), stored.secretHash)).to.equal(false);
+  });
+
+  it('disables, enables and deletes keys and integrators; the stored state follows at once', async () => {
+    expect(await cmd('integrator:create', '--name', 'Switches', '--quiet')).to.equal(0);
+    const id = lines[0];
+    expect(await cmd('integrator:key:create', '--integrator', id, '--fee-rate', '1', '--quiet')).to.equal(0);
+    const keyId = parseApiKey(lines[0])!.keyId;
+    expect((await repo.findKey(keyId))!.feeRateBp).to.equal(100);
+
+    expect(await cmd('integrator:key:disable', '--key', keyId)).to.equal(0);
+    expect((await repo.findKey(keyId))!.keyEnabled).to.equal(false);
+    expect(await cmd('integrator:key:enable', '--key', keyId)).to.equal(0);
+    expect((await repo.findKey(keyId))!.keyEnabled).to.equal(true);
+
+    expect(await cmd('integrator:disable', '--integrator', id)).to.equal(0);
+    expect((await repo.findKey(keyId))!.integratorActive).to.equal(false);
+    expect(await cmd('integrator:enable', '--integrator', id)).to.equal(0);
+    expect((await repo.findKey(keyId))!.integratorActive).to.equal(true);
+
+    await cmd('integrator:list');
+    expect(lines).to.include(`${id}\tactive\tkeys=1\tSwitches`);
+    await cmd('integrator:keys', '--integrator', id);
+    expect(lines).to.deep.equal([`${keyId}\tenabled\tfee_rate=1.00%\t`]);
+
+    expect(await cmd('integrator:key:delete', '--key', keyId)).to.equal(0);
+    expect(await repo.findKey(keyId)).to.equal(undefined);
+    expect(await cmd('integrator:key:delete', '--key', keyId)).to.equal(1);
+    expect(lines).to.deep.equal(['no such key']);
+
+    await cmd('integrator:key:create', '--integrator', id, '--fee-rate', '10.00', '--quiet');
+    const second = parseApiKey(lines[0])!.keyId;
+    expect(await cmd('integrator:delete', '--integrator', id)).to.equal(0);
+    expect(await repo.findKey(second), 'keys of a deleted integrator stop working').to.equal(undefined);
+    expect(await cmd('integrator:enable', '--integrator', id)).to.equal(1);
+    expect(await cmd('integrator:key:create', '--integrator', id, '--fee-rate', '1')).to.equal(1);
+    expect(lines).to.deep.equal([`no integrator ${id}`]);
+  });
+
+  it('allows at most 20 keys per integrator, also when keys are added concurrently', async () => {
+    await cmd('integrator:create', '--name', 'Many keys', '--quiet');
+    const id = lines[0];
+    const outs: string[] = [];
+    const codes = await Promise.all(
+      Array.from({ length: MAX_KEYS_PER_INTEGRATOR + 5 }, () => runIntegratorCommand(['integrator:key:create', '--integrator', id, '--fee-rate', '0.01', '--quiet'], repo, { out: (l) => outs.push(l) })),
+    );
+    expect(codes.filter((c) => c === 0)).to.have.length(MAX_KEYS_PER_INTEGRATOR);
+    expect(codes.filter((c) => c === 1)).to.have.length(5);
+    const [{ n }] = await db('agg.integrator_keys').where({ integrator_id: id }).whereNull('deleted_at').count<{ n: string }[]>({ n: '*' });
+    expect(Number(n)).to.equal(MAX_KEYS_PER_INTEGRATOR);
+    // a deleted key frees its slot
+    const keys = await repo.listKeys(id);
+    await cmd('integrator:key:delete', '--key', keys[0].key_id);
+    expect(await cmd('integrator:key:create', '--integrator', id, '--fee-rate', '0.01', '--quiet')).to.equal(0);
+  });
+
+  it('refuses fee rates outside 0.01 %–10.00 %, bad ids and unknown commands', async () => {
+    await cmd('integrator:create', '--name', 'Rates', '--quiet');
+    const id = lines[0];
+    for (const rate of ['0', '0.001', '10.01', '11', '1.5.0', 'abc']) {
+      let err: unknown;
+      await cmd('integrator:key:create', '--integrator', id, '--fee-rate', rate).catch((e) => (err = e));
+      expect(err, rate).to.be.instanceOf(UsageError);
+    }
+    for (const argv of [['integrator:bogus'], ['integrator:create'], ['integrator:key:create', '--integrator', 'x1', '--fee-rate', '1'], ['integrator:key:create', '--integrator', id]]) {
+      let err: unknown;
+      await cmd(...argv).catch((e) => (err = e));
+      expect(err, argv.join(' ')).to.be.instanceOf(UsageError);
+    }
+    const [{ n }] = await db('agg.integrator_keys').where({ integrator_id: id }).count<{ n: string }[]>({ n: '*' });
+    expect(Number(n)).to.equal(0);
+  });
+});
