@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { base58Decode, base58Encode, normalizeAddress, type ChainFamily } from '@chainpipe/chains';
+import { base58Decode, base58Encode, canonicalAddress, decodeSegwit, normalizeAddress, type ChainFamily } from '@chainpipe/chains';
 import { loadContracts } from '@chainpipe/contracts';
 import { readFixtureJson } from '@chainpipe/testing';
-import { canonicalAddress, decodeSegwit } from '../src/management/address-format';
 import { MAX_ADDRESSES_PER_REQUEST, changeMessages, parseContains, parsePatch, parseWallets } from '../src/management/address-requests';
 
 /** Every address a fixture of real chain data names, read from the node's own fields. */

@@ -20,3 +20,4 @@ export {
   type TokenIndexRowValues,
   type TxRowValues,
 } from './rows';
+export { MonitoredAddressRepository, changeMessages, type AddressChange } from './monitored-addresses';

@@ -1,6 +1,8 @@
-import { chainInfo, parseChainType, type ChainType } from '@chainpipe/chains';
-import type { AddressChangeMessage, HttpTxAddressesContains, HttpTxAddressesPatch, HttpTxAddressesWallets } from '@chainpipe/contracts';
-import { canonicalAddress } from './address-format';
+import { canonicalAddress, chainInfo, parseChainType, type ChainType } from '@chainpipe/chains';
+import type { AddressChange } from '@chainpipe/tx-store';
+
+export { changeMessages, type AddressChange } from '@chainpipe/tx-store';
+import type { HttpTxAddressesContains, HttpTxAddressesPatch, HttpTxAddressesWallets } from '@chainpipe/contracts';
 
 /**
  * Monitored-address requests, after their JSON Schema passed: chain types resolved, every
@@ -13,12 +15,6 @@ export const MAX_ADDRESSES_PER_REQUEST = 1000;
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
-/** What one request does to one chain type of one application. */
-export interface AddressChange {
-  chainType: ChainType;
-  adds: string[];
-  removes: string[];
-}
 
 /** Request bodies, generated from their schemas (`http/tx/addresses-*`). */
 export type WalletsBody = HttpTxAddressesWallets;
@@ -98,16 +94,4 @@ export function parseContains(body: ContainsBody): Parsed<{ chainType: ChainType
   const check = canonicalAddress(chainInfo(chainType.value).family, body.address);
   if (!check.ok) return fail(`address ${JSON.stringify(body.address.slice(0, 130))} is not a valid ${chainType.value} address: it ${check.reason}`);
   return { ok: true, value: { chainType: chainType.value, address: check.address } };
-}
-
-/**
- * The addresses.changes.v1 messages of a request: one per chain type that changes something.
- * They carry every address of the request, not only the rows that were new: the matcher treats
- * them as set operations, and a client repeating a request whose earlier publish failed thereby
- * repairs the matcher's view.
- */
-export function changeMessages(appId: string, changes: readonly AddressChange[], changedAtMs: number): AddressChangeMessage[] {
-  return changes
-    .filter((c) => c.adds.length > 0 || c.removes.length > 0)
-    .map((c) => ({ app_id: appId, chain_type: c.chainType, adds: c.adds, removes: c.removes, changed_at: changedAtMs }));
 }

@@ -1,5 +1,4 @@
-import { CHAINS, networkByChain, type ChainType } from '@chainpipe/chains';
-import { canonicalAddress } from './address-format';
+import { CHAINS, canonicalAddress, networkByChain, type ChainType } from '@chainpipe/chains';
 
 /**
  * Requests of the pool trades endpoints (DECISIONS.md: registration with `chainType`, `chainId`,

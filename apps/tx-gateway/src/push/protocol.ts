@@ -1,5 +1,4 @@
-import { CHAINS, networkByChain, type ChainType } from '@chainpipe/chains';
-import { canonicalAddress } from '../management/address-format';
+import { CHAINS, canonicalAddress, networkByChain, type ChainType } from '@chainpipe/chains';
 import { normalizeTxHash } from '../queries/request';
 
 /**

@@ -16,7 +16,7 @@ import {
   type PatchBody,
   type WalletsBody,
 } from '../management/address-requests';
-import { MonitoredAddressRepository } from '../management/monitored-addresses.repository';
+import { MonitoredAddressRepository } from '@chainpipe/tx-store';
 import { declareOperation } from './layouts';
 
 type AddressDeps = Pick<TxGatewayDeps, 'db' | 'contracts' | 'producer' | 'logger' | 'registry' | 'now'>;

@@ -1,5 +1,25 @@
+import type { ChainType } from '@chainpipe/chains';
+import type { AddressChangeMessage } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
-import type { AddressChange } from './address-requests';
+
+/** What one request does to one chain type of one application (addresses in their stored form). */
+export interface AddressChange {
+  chainType: ChainType;
+  adds: string[];
+  removes: string[];
+}
+
+/**
+ * The addresses.changes.v1 messages of a change: one per chain type that changes something.
+ * They carry every address of the request, not only the rows that were new: the matcher treats
+ * them as set operations, and a client repeating a request whose earlier publish failed thereby
+ * repairs the matcher's view.
+ */
+export function changeMessages(appId: string, changes: readonly AddressChange[], changedAtMs: number): AddressChangeMessage[] {
+  return changes
+    .filter((c) => c.adds.length > 0 || c.removes.length > 0)
+    .map((c) => ({ app_id: appId, chain_type: c.chainType, adds: c.adds, removes: c.removes, changed_at: changedAtMs }));
+}
 
 /** Namespace of the per-application advisory locks of this table ("tx" + 1). */
 const ADDRESS_LOCK_NAMESPACE = 0x74780001;

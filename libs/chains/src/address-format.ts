@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { base58Decode, isTronBase58, tronHexToBase58, type ChainFamily } from '@chainpipe/chains';
+import { base58Decode, isTronBase58, tronHexToBase58 } from './address';
+import type { ChainFamily } from './networks';
 
 /**
  * Address checks per chain family, and the one stored form of each address.
@@ -149,4 +150,33 @@ export function decodeSegwit(hrp: string, address: string): { version: number; p
   // BIP-350: version 0 keeps bech32, every later version uses bech32m.
   if ((version === 0) !== (decoded.variant === 'bech32')) return undefined;
   return { version, program };
+}
+
+/**
+ * Address check by the chain type of the price service's reference chains (`price.chains`),
+ * which adds Cosmos (bech32 `cosmos1…`, 20 or 32 bytes) and Move chains (Sui, Aptos: `0x` and up
+ * to 64 hex digits, stored lowercase and zero-padded to 32 bytes) to the four families.
+ */
+export function canonicalAddressForChainType(chainType: string, raw: string): AddressCheck {
+  switch (chainType) {
+    case 'evm':
+    case 'svm':
+    case 'tvm':
+    case 'utxo':
+      return canonicalAddress(chainType, raw);
+    case 'cosmos': {
+      const a = raw.trim();
+      const decoded = decodeBech32(a);
+      if (!decoded || decoded.hrp !== 'cosmos' || decoded.variant !== 'bech32') return bad('is not a valid bech32 cosmos1… address');
+      const bytes = convertBits(decoded.data, 5, 8);
+      return bytes && (bytes.length === 20 || bytes.length === 32) ? ok(a.toLowerCase()) : bad('does not decode to a 20- or 32-byte account');
+    }
+    case 'move': {
+      const a = raw.trim();
+      if (!/^0x[0-9a-fA-F]{1,64}$/.test(a)) return bad('must be 0x followed by up to 64 hex digits');
+      return ok('0x' + a.slice(2).toLowerCase().padStart(64, '0'));
+    }
+    default:
+      return bad('belongs to an unsupported chain type');
+  }
 }

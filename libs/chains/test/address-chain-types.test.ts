@@ -1,0 +1,30 @@
+import { bech32 } from '@scure/base';
+import { expect } from 'chai';
+import { canonicalAddressForChainType } from '../src';
+
+describe('address check by reference chain type', () => {
+  it('cosmos: bech32 with the cosmos prefix and a 20- or 32-byte account (encoded independently)', () => {
+    const account = bech32.encode('cosmos', bech32.toWords(new Uint8Array(20).fill(7)));
+    expect(canonicalAddressForChainType('cosmos', account)).to.deep.equal({ ok: true, address: account });
+    expect(canonicalAddressForChainType('cosmos', account.toUpperCase())).to.deep.equal({ ok: true, address: account });
+    const other = bech32.encode('osmo', bech32.toWords(new Uint8Array(20).fill(7)));
+    expect(canonicalAddressForChainType('cosmos', other).ok).to.equal(false);
+    expect(canonicalAddressForChainType('cosmos', account.slice(0, -1) + (account.endsWith('q') ? 'p' : 'q')).ok, 'checksum').to.equal(false);
+    expect(canonicalAddressForChainType('cosmos', bech32.encode('cosmos', bech32.toWords(new Uint8Array(5)))).ok).to.equal(false);
+  });
+
+  it('move: 0x and up to 64 hex digits, stored as 32 bytes lowercase', () => {
+    expect(canonicalAddressForChainType('move', '0x1')).to.deep.equal({ ok: true, address: '0x' + '0'.repeat(63) + '1' });
+    expect(canonicalAddressForChainType('move', '0x' + 'A'.repeat(64))).to.deep.equal({ ok: true, address: '0x' + 'a'.repeat(64) });
+    expect(canonicalAddressForChainType('move', '0x' + 'a'.repeat(65)).ok).to.equal(false);
+    expect(canonicalAddressForChainType('move', 'a'.repeat(64)).ok).to.equal(false);
+  });
+
+  it('the four families keep their own checks; unknown chain types are refused', () => {
+    expect(canonicalAddressForChainType('evm', '0xC0D776E2223C9A2AD13433DAB7EC08CB9C5E76AE')).to.deep.equal({ ok: true, address: '0xc0d776e2223c9a2ad13433dab7ec08cb9c5e76ae' });
+    expect(canonicalAddressForChainType('evm', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t').ok).to.equal(false);
+    expect(canonicalAddressForChainType('tvm', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t').ok).to.equal(true);
+    expect(canonicalAddressForChainType('utxo', '0xc0d776e2223c9a2ad13433dab7ec08cb9c5e76ae').ok).to.equal(false);
+    expect(canonicalAddressForChainType('near', 'alice.near').ok).to.equal(false);
+  });
+});
