@@ -70,5 +70,6 @@ echo
 echo "Development credentials (also in .run/dev.env):"
 grep -E '^(STREAM_SECRET|DEMO_API_KEY)=' "$ENV_FILE" | sed 's/^/  /'
 echo
+echo "API documents: http://127.0.0.1:<public port>/docs (OpenAPI at /openapi.json, WebSockets at /asyncapi.json)"
 echo "Try:  npm run replay -- --all     (posts fixture blocks to chain-ingest)"
 echo "Logs: .run/logs/<app>.log    Stop: make down"

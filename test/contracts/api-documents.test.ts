@@ -1,3 +1,4 @@
+import { DiagnosticSeverity, Parser } from '@asyncapi/parser';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
@@ -8,7 +9,7 @@ import { parseChainOrigins } from '@chainpipe/chains';
 import { loadContracts } from '@chainpipe/contracts';
 import { createDb } from '@chainpipe/db';
 import { createRedis } from '@chainpipe/redis';
-import { apiDocumentOf, compareRoutesWithDocument, type OpenApiDocument } from '@chainpipe/http';
+import { apiDocumentOf, asyncApiDocumentOf, compareRoutesWithDocument, type OpenApiDocument } from '@chainpipe/http';
 import { SecretBox, createLogger } from '@chainpipe/runtime';
 import { createIngestApp } from '../../apps/chain-ingest/src/app';
 import { createMarketGatewayApp } from '../../apps/market-gateway/src/app';
@@ -58,10 +59,11 @@ function marketGateway(): Express {
   });
 }
 
-const GATEWAYS: { name: string; build: () => Express }[] = [
-  { name: 'tx-gateway', build: () => createTxGatewayApp({ ...inert, ...registry() }) },
-  { name: 'chain-ingest', build: () => createIngestApp({ ...inert, ...registry() }) },
-  { name: 'market-gateway', build: marketGateway },
+/** `sockets`: the WebSocket paths the gateway upgrades, which its AsyncAPI document must describe. */
+const GATEWAYS: { name: string; build: () => Express; sockets: string[] }[] = [
+  { name: 'tx-gateway', build: () => createTxGatewayApp({ ...inert, ...registry() }), sockets: ['/tx/api/v1/transaction/ws'] },
+  { name: 'chain-ingest', build: () => createIngestApp({ ...inert, ...registry() }), sockets: [] },
+  { name: 'market-gateway', build: marketGateway, sockets: ['/kline/api/v1/kline/ws', '/kline/api/v1/ws/{topic}'] },
 ];
 
 /** Validates examples against the document's own schemas (envelopes included), as a client would read them. */
@@ -104,6 +106,19 @@ for (const gateway of GATEWAYS) {
     it('documents exactly the routes the app serves', () => {
       expect(compareRoutesWithDocument(app, document)).to.deep.equal({ undocumented: [], missing: [] });
       expect(Object.keys(document.paths).length).to.be.greaterThan(0);
+    });
+
+    it('serves an AsyncAPI document of its WebSockets, each of them a documented route', async function () {
+      const asyncDoc = asyncApiDocumentOf(app);
+      if (!gateway.sockets.length && !asyncDoc) return this.skip();
+      expect(asyncDoc, 'no /asyncapi.json').to.not.equal(undefined);
+      const { document: parsed, diagnostics } = await new Parser().parse(structuredClone(asyncDoc) as never);
+      expect(diagnostics.filter((d) => d.severity === DiagnosticSeverity.Error).map((d) => `${d.path.join('.')}: ${d.message}`)).to.deep.equal([]);
+      const addresses = parsed!.channels().all().map((c) => c.address() ?? '');
+      expect(addresses).to.include.members(gateway.sockets);
+      for (const address of addresses.filter((a) => a.startsWith('/'))) {
+        expect(document.paths[address], `${address} is a channel but not a route`).to.have.property('get');
+      }
     });
 
     it('is a valid OpenAPI 3.1 document (swagger-parser)', async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { Partitioners } from 'kafkajs';
-import { TOPICS, type MarketTickMessage } from '@chainpipe/contracts';
+import { TOPICS, formatErrors, loadContracts, type MarketTickMessage } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
 import { connectWs, createRegistryTopics, refusedUpgrade, stopProcess, testEnv, testKafka, uniquePrefix, waitFor, type TestWsClient } from '@chainpipe/testing';
 import { client, createTestKey, startApp, type Started } from './price/support';
@@ -22,8 +22,17 @@ describe('candlestick service end to end (sim → ingester → Kafka → aggrega
   const api = client(() => gw.base, () => key);
   const wsUrl = (path: string) => gw.base.replace('http', 'ws') + path;
   const clients: TestWsClient[] = [];
+  // Every server message must be what the AsyncAPI document says (schemas/ws/kline).
+  const contracts = loadContracts();
+  const serverMessage = contracts.validator('ws/kline/server-message');
+  const ohlcvPush = contracts.validator('ws/kline/ohlcv-push');
+  const checkMessage = (m: unknown): string | undefined => {
+    if (!serverMessage(m)) return `not a ws/kline/server-message (${formatErrors(serverMessage.errors)})`;
+    if ((m as { type: string }).type === 'ohlcv' && !ohlcvPush((m as { data: unknown }).data)) return `ohlcv data is not a ws/kline/ohlcv-push (${formatErrors(ohlcvPush.errors)})`;
+    return undefined;
+  };
   const open = async (path = '/kline/api/v1/kline/ws') => {
-    const c = await connectWs(wsUrl(path), { 'x-api-key': key });
+    const c = await connectWs(wsUrl(path), { 'x-api-key': key }, { check: checkMessage });
     clients.push(c);
     return c;
   };
@@ -56,6 +65,10 @@ describe('candlestick service end to end (sim → ingester → Kafka → aggrega
       startApp('apps/kline-aggregator/src/main.ts', { ...common, KLINE_AGGREGATOR_MAX_RECORDS_PER_CALL: '200', KLINE_AGGREGATOR_GROUP: `${prefix}kline-aggregator` }, { publicPort: false }),
       startApp('apps/market-gateway/src/main.ts', { ...common, KLINE_MARKET_API_URL: `${sim.base}/coingecko/api/v3`, KLINE_WS_PING_MS: '1000' }),
     ]);
+  });
+
+  afterEach(() => {
+    for (const c of clients) expect(c.problems, 'WebSocket messages off their schema').to.deep.equal([]);
   });
 
   after(async () => {

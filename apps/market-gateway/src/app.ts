@@ -1,4 +1,5 @@
 import type { Express } from 'express';
+import { MARKET_GATEWAY_ASYNC_INFO, MARKET_GATEWAY_CHANNELS, asyncApiDocument } from '@chainpipe/contracts';
 import type { Registry } from 'prom-client';
 import { createHttpApp, finishHttpApp, msgEnvelope, serveApiDocs, type ApiInfo } from '@chainpipe/http';
 import type { Logger } from '@chainpipe/runtime';
@@ -46,6 +47,8 @@ export function createMarketGatewayApp(opts: MarketGatewayOptions): Express {
     app,
     opts.modules.map((m) => m.api),
     MARKET_GATEWAY_API,
+    // The schemas the routes were declared with describe the WebSocket messages too.
+    { asyncApi: asyncApiDocument(opts.modules[0].api.options.contracts, MARKET_GATEWAY_CHANNELS, MARKET_GATEWAY_ASYNC_INFO) },
   );
   finishHttpApp(app, opts.logger);
   return app;

@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import { TX_GATEWAY_ASYNC_INFO, TX_GATEWAY_CHANNELS, asyncApiDocument } from '@chainpipe/contracts';
 import { ApiRoutes, apiKeyAuth, createHttpApp, finishHttpApp, msgEnvelope, serveApiDocs } from '@chainpipe/http';
 import type { TxGatewayDeps } from './deps';
 import { managementEnvelopeFor } from './management/envelopes';
@@ -46,7 +47,7 @@ export function createTxGatewayApp(deps: TxGatewayDeps & { timeoutMs: number; bo
   websocketRoutes(api);
   dexPoolsRoutes(api, deps);
   app.use(api.router);
-  serveApiDocs(app, api, TX_GATEWAY_API);
+  serveApiDocs(app, api, TX_GATEWAY_API, { asyncApi: asyncApiDocument(deps.contracts, TX_GATEWAY_CHANNELS, TX_GATEWAY_ASYNC_INFO) });
   finishHttpApp(app, deps.logger);
   return app;
 }

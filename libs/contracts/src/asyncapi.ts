@@ -14,8 +14,21 @@ export interface AsyncChannel {
   description: string;
   /** `send`: the system emits it (a topic, a push, a callback); `receive`: the system takes it in. */
   action: 'send' | 'receive';
-  messages: { name: string; summary?: string; payload?: string | JsonSchema; headers?: string; key?: string; contentType?: string }[];
+  /** Each message goes the channel's way unless it says otherwise (a WebSocket carries both). */
+  messages: { name: string; summary?: string; payload?: string | JsonSchema; headers?: string; key?: string; contentType?: string; action?: 'send' | 'receive' }[];
 }
+
+export interface AsyncApiInfo {
+  title: string;
+  version: string;
+  description: string;
+}
+
+const PIPELINE_INFO: AsyncApiInfo = {
+  title: 'chainpipe event pipeline',
+  version: '1.0.0',
+  description: 'Kafka topics of the pipeline (message values validated against these schemas by every producer and consumer).',
+};
 
 /** The registry's topics as channels: json topics carry their schema, raw topics their header schema. */
 export function topicChannels(topics: readonly TopicSpec[] = Object.values(TOPICS)): AsyncChannel[] {
@@ -37,13 +50,14 @@ export function topicChannels(topics: readonly TopicSpec[] = Object.values(TOPIC
  * The AsyncAPI 3.0 document of the pipeline's channels, with the message schemas of `schemas/`
  * bundled into `components.schemas` (the same bundler as the OpenAPI documents and the types).
  */
-export function asyncApiDocument(contracts: Pick<Contracts, 'schema'>, channels: readonly AsyncChannel[] = topicChannels()) {
+export function asyncApiDocument(contracts: Pick<Contracts, 'schema'>, channels: readonly AsyncChannel[] = topicChannels(), info: AsyncApiInfo = PIPELINE_INFO) {
   const bundle = new SchemaBundle(contracts, { name: (id) => id.replace(/\//g, '.'), prefix: '#/components/schemas/' });
   const docChannels: Record<string, unknown> = {};
   const operations: Record<string, unknown> = {};
   const messages: Record<string, unknown> = {};
   for (const channel of channels) {
     const refs: Record<string, { $ref: string }> = {};
+    const byAction: Record<'send' | 'receive', string[]> = { send: [], receive: [] };
     for (const m of channel.messages) {
       const id = m.name.replace(/[^A-Za-z0-9._-]/g, '_');
       messages[id] = {
@@ -55,17 +69,21 @@ export function asyncApiDocument(contracts: Pick<Contracts, 'schema'>, channels:
         ...(m.key ? { bindings: { kafka: { key: { type: 'string', description: m.key }, bindingVersion: '0.5.0' } } } : {}),
       };
       refs[id] = { $ref: `#/components/messages/${id}` };
+      byAction[m.action ?? channel.action].push(id);
     }
     docChannels[channel.key] = { address: channel.address, description: channel.description, messages: refs };
-    operations[`${channel.key}.${channel.action}`] = {
-      action: channel.action,
-      channel: { $ref: `#/channels/${channel.key}` },
-      messages: Object.keys(refs).map((id) => ({ $ref: `#/channels/${channel.key}/messages/${id}` })),
-    };
+    for (const action of ['send', 'receive'] as const) {
+      if (!byAction[action].length) continue;
+      operations[`${channel.key}.${action}`] = {
+        action,
+        channel: { $ref: `#/channels/${channel.key}` },
+        messages: byAction[action].map((id) => ({ $ref: `#/channels/${channel.key}/messages/${id}` })),
+      };
+    }
   }
   return {
     asyncapi: '3.0.0',
-    info: { title: 'chainpipe event pipeline', version: '1.0.0', description: 'Kafka topics of the pipeline (message values validated against these schemas by every producer and consumer).' },
+    info,
     defaultContentType: 'application/json',
     channels: docChannels,
     operations,

@@ -3,3 +3,4 @@ export * from './topics';
 export * from './bundle';
 export * from './generated/types';
 export * from './asyncapi';
+export * from './channels';

@@ -6,9 +6,10 @@ import { openApiDocument, openApiPath, type ApiInfo, type OpenApiDocument } from
 /** Where `createHttpApp` keeps its per-path envelope choice and `serveApiDocs` the document. */
 export const ENVELOPE_CHOICE = 'chainpipe.envelopeFor';
 const DOCUMENT = 'chainpipe.openApiDocument';
+const ASYNC_DOCUMENT = 'chainpipe.asyncApiDocument';
 
 /** Paths the docs themselves occupy; they are not part of the API they describe. */
-export const DOC_PATHS = ['/openapi.json', '/docs', '/docs/redoc.standalone.js'] as const;
+export const DOC_PATHS = ['/openapi.json', '/asyncapi.json', '/docs', '/docs/redoc.standalone.js'] as const;
 
 const REDOC_BUNDLE = 'redoc/bundles/redoc.standalone.js';
 
@@ -37,7 +38,7 @@ function docsPage(title: string): string {
  * the API's routes are declared; `finishHttpApp` then refuses to finish an app whose routes
  * differ from the document.
  */
-export function serveApiDocs(app: Express, api: ApiRoutes | readonly ApiRoutes[], info: ApiInfo): OpenApiDocument {
+export function serveApiDocs(app: Express, api: ApiRoutes | readonly ApiRoutes[], info: ApiInfo, extra: { asyncApi?: object } = {}): OpenApiDocument {
   const envelopeFor = (app.locals[ENVELOPE_CHOICE] as ((path: string) => EnvelopeStyle) | undefined) ?? (() => msgEnvelope);
   const document = openApiDocument(api, info, envelopeFor);
   const body = JSON.stringify(document);
@@ -46,6 +47,14 @@ export function serveApiDocs(app: Express, api: ApiRoutes | readonly ApiRoutes[]
   app.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(body);
   });
+  if (extra.asyncApi) {
+    // The app's WebSockets and callbacks (AsyncAPI 3), beside the HTTP routes.
+    const asyncBody = JSON.stringify(extra.asyncApi);
+    app.get('/asyncapi.json', (_req, res) => {
+      res.type('application/json').send(asyncBody);
+    });
+    app.locals[ASYNC_DOCUMENT] = extra.asyncApi;
+  }
   app.get('/docs', (_req, res) => {
     res.type('text/html').send(page);
   });
@@ -54,6 +63,11 @@ export function serveApiDocs(app: Express, api: ApiRoutes | readonly ApiRoutes[]
   });
   app.locals[DOCUMENT] = document;
   return document;
+}
+
+/** The AsyncAPI document `serveApiDocs` serves for this app at `/asyncapi.json`, if any. */
+export function asyncApiDocumentOf(app: Express): object | undefined {
+  return app.locals[ASYNC_DOCUMENT] as object | undefined;
 }
 
 /** The document `serveApiDocs` serves for this app, if any. */

@@ -11,16 +11,33 @@ export interface TestWsClient {
   /** Messages matching `match` received within `ms` (for "receives none" checks). */
   collect(match: (m: any) => boolean, ms: number): Promise<any[]>;
   close(): Promise<void>;
+  /** What `check` found wrong with received messages (a test asserts this is empty). */
+  problems: string[];
+}
+
+export interface WsClientOptions {
+  /**
+   * Checks every received text message (against its schema, say): a text describing what is
+   * wrong, or undefined. Problems are collected, not thrown, so one bad message does not hide
+   * the rest of the test.
+   */
+  check?: (message: any) => string | undefined;
 }
 
 /** A real `ws` client for tests, with a queue of parsed text messages. */
-export async function connectWs(url: string, headers: Record<string, string> = {}): Promise<TestWsClient> {
+export async function connectWs(url: string, headers: Record<string, string> = {}, opts: WsClientOptions = {}): Promise<TestWsClient> {
   const ws = new WebSocket(url, { headers });
   const received: any[] = [];
+  const problems: string[] = [];
   let taken = 0;
   const waiters = new Set<() => void>();
   ws.on('message', (data, isBinary) => {
-    received.push(isBinary ? { binary: data } : JSON.parse(data.toString()));
+    const message = isBinary ? { binary: data } : JSON.parse(data.toString());
+    if (!isBinary && opts.check) {
+      const problem = opts.check(message);
+      if (problem) problems.push(`${problem}: ${JSON.stringify(message).slice(0, 300)}`);
+    }
+    received.push(message);
     for (const w of [...waiters]) w();
   });
   await new Promise<void>((resolve, reject) => {
@@ -31,6 +48,7 @@ export async function connectWs(url: string, headers: Record<string, string> = {
   const client: TestWsClient = {
     ws,
     received,
+    problems,
     send: (body) => ws.send(JSON.stringify(body)),
     sendRaw: (data, binary = false) => ws.send(data, { binary }),
     next: (match = () => true, timeoutMs = 15_000) =>

@@ -1,13 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { KLINE_WS_PATH } from '@chainpipe/contracts';
 import type { Principal } from '@chainpipe/http';
 import { envelope, WS_CODE } from '@chainpipe/kline';
 import { errorMessage, type Logger } from '@chainpipe/runtime';
 import { KLINE_PREFIX, klineEnvelope } from './envelope';
 import type { KlineHub } from './ws-hub';
 
-export const KLINE_WS_PATH = `${KLINE_PREFIX}/kline/ws`;
+export { KLINE_WS_PATH };
 export const TOPIC_WS_PATTERN = new RegExp(`^${KLINE_PREFIX}/ws/([^/]+)$`);
 
 function reject(socket: Duplex, status: number, text: string, body: unknown): void {

@@ -1,4 +1,5 @@
 import { CHAINS, canonicalAddress, networkByChain, type ChainType } from '@chainpipe/chains';
+import { TX_PUSH_WS_PATH } from '@chainpipe/contracts';
 import { normalizeTxHash } from '../queries/request';
 
 /**
@@ -6,7 +7,7 @@ import { normalizeTxHash } from '../queries/request';
  * envelopes, handshake header checks and the client commands, parsed into what the hub does.
  */
 
-export const WS_PATHS = ['/tx/api/v1/transaction/ws', '/transaction/transaction/ws'] as const;
+export const WS_PATHS = [TX_PUSH_WS_PATH, '/transaction/transaction/ws'] as const;
 
 /** `{ id, time, type, code, data, msg }` */
 export interface WsEnvelope {

@@ -262,6 +262,135 @@ export type Network =
  * @maxItems 100
  */
 export type WebhookTxTransactionBatch = TransactionResult[];
+/**
+ * Client command on /kline/api/v1/kline/ws (JSON text frames)
+ */
+export type WsKlineClientCommand =
+  | {
+      /**
+       * unique per command, echoed in the reply
+       */
+      id: string | number;
+      type: 'ping';
+      /**
+       * empty object
+       */
+      data?: {
+        [k: string]: unknown;
+      };
+    }
+  | {
+      /**
+       * unique per command, echoed in the reply
+       */
+      id: string | number;
+      type: 'subscribe';
+      data?: {
+        chain_type: string;
+        chain_id: number;
+        /**
+         * the key lowercases it
+         */
+        pool_address: string;
+        /**
+         * kept for compatibility; the active pool decides
+         */
+        token?: 'base' | 'quote';
+        /**
+         * missing or empty: every interval; unknown values are ignored
+         */
+        intervals?: string[];
+      };
+    }
+  | {
+      /**
+       * unique per command, echoed in the reply
+       */
+      id: string | number;
+      type: 'unsubscribe';
+      data?: {
+        chain_type: string;
+        chain_id: number;
+        pool_address: string;
+        /**
+         * ignored
+         */
+        token?: string;
+      };
+    };
+/**
+ * Client command on /tx/api/v1/transaction/ws: ping, subscribe, unsubscribe, getTxHash, transactionACK
+ */
+export type WsTxClientCommand =
+  | {
+      /**
+       * unique per command, echoed in the reply
+       */
+      id: string | number;
+      type: 'ping';
+      /**
+       * empty object
+       */
+      data?: {
+        [k: string]: unknown;
+      };
+    }
+  | {
+      /**
+       * unique per command, echoed in the reply
+       */
+      id: string | number;
+      type: 'subscribe';
+      data?: {
+        address: string;
+        /**
+         * lowercased by the server
+         */
+        chain_type: string;
+      };
+    }
+  | {
+      /**
+       * unique per command, echoed in the reply
+       */
+      id: string | number;
+      type: 'unsubscribe';
+      data?: {
+        address: string;
+        /**
+         * omitted: every chain
+         */
+        chain_type?: string;
+      };
+    }
+  | {
+      /**
+       * unique per command, echoed in the reply
+       */
+      id: string | number;
+      type: 'getTxHash';
+      data?: {
+        chain_type?: string;
+        chain_id?: number | string;
+        txHash?: string;
+        /**
+         * id of a push; preferred for the look-up
+         */
+        messageId?: string;
+      };
+    }
+  | {
+      /**
+       * unique per command, echoed in the reply
+       */
+      id: string | number;
+      type: 'transactionACK';
+      data?: {
+        chain_type: string;
+        chain_id: number | string;
+        txHash: string;
+      };
+    };
 
 export interface SchemaIndex {
   HttpIngestStreamHeaders?: HttpIngestStreamHeaders;
@@ -329,6 +458,11 @@ export interface SchemaIndex {
   TransactionResult?: TransactionResult;
   TxV2Record?: TxV2Record;
   WebhookTxTransactionBatch?: WebhookTxTransactionBatch;
+  WsKlineClientCommand?: WsKlineClientCommand;
+  WsKlineOhlcvPush?: WsKlineOhlcvPush;
+  WsKlineServerMessage?: WsKlineServerMessage;
+  WsTxClientCommand?: WsTxClientCommand;
+  WsTxServerReply?: WsTxServerReply;
   WsTxTransactionPush?: WsTxTransactionPush;
 }
 /**
@@ -1446,6 +1580,78 @@ export interface TxV2Record {
    * pushes only: a reorg removed the transaction from the canonical chain
    */
   orphaned?: boolean;
+}
+/**
+ * data of an ohlcv message on /kline/api/v1/kline/ws: a live or snapshot candle
+ */
+export interface WsKlineOhlcvPush {
+  chain_type: string | null;
+  chain_id: number | null;
+  pool_address: string;
+  token: string;
+  interval: '1s' | '1m' | '15m' | '1h' | '4h' | '1d' | '1w' | '1M' | '1Y';
+  /**
+   * Unix seconds
+   */
+  open_time: number;
+  open: number | null;
+  high: number | null;
+  low: number | null;
+  close: number | null;
+  volume: number | null;
+}
+/**
+ * Server message on /kline/api/v1/kline/ws and /kline/api/v1/ws/{topic}: the candlestick WebSocket envelope
+ */
+export interface WsKlineServerMessage {
+  /**
+   * the command's id; empty on pushes
+   */
+  id: string;
+  /**
+   * Unix milliseconds
+   */
+  time: number;
+  type: 'pong' | 'subscribed' | 'unsubscribed' | 'ohlcv' | 'error';
+  /**
+   * 0, or 4001 invalid message, 4002 unknown command, 4500 internal error
+   */
+  code: number;
+  /**
+   * subscribed: {key, token, intervals}; unsubscribed: {key, removed_keys}; ohlcv: a candle (see ws/kline/ohlcv-push); pong: {} on the topic socket
+   */
+  data: {
+    [k: string]: unknown;
+  };
+  /**
+   * ok for live pushes, snapshot for the snapshot after subscribed
+   */
+  msg: string;
+}
+/**
+ * Server message on /tx/api/v1/transaction/ws other than a transaction push: connected, pong and the replies to subscribe, unsubscribe and getTxHash
+ */
+export interface WsTxServerReply {
+  /**
+   * the command's id; empty for connected
+   */
+  id: string;
+  /**
+   * Unix milliseconds
+   */
+  time: number;
+  type: 'connected' | 'pong' | 'subscribe' | 'unsubscribe' | 'getTxHash' | 'error';
+  /**
+   * 0, or 400 / 404 (HTTP-like) for a refused command
+   */
+  code: number;
+  /**
+   * connected: {clientId, appId}; subscribe: {"API Key", address, chain_type}; unsubscribe: {address, chainType}; null on errors
+   */
+  data: {
+    [k: string]: unknown;
+  };
+  msg: string;
 }
 /**
  * WebSocket message of type transaction (/tx/api/v1/transaction/ws): the spec's envelope, data = the V2 record with listenAddress and is_reorg_resend
