@@ -1,1 +1,2 @@
 export * from './integrators.repository';
+export * from './orders.repository';

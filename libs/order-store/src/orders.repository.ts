@@ -1,0 +1,185 @@
+import type { Knex } from '@chainpipe/db';
+import type { OrderState } from '@chainpipe/orders';
+
+/** One row of agg.orders (numeric columns arrive from pg as strings). */
+export interface OrderRow {
+  id: string;
+  order_no: string;
+  integrator_id: string | null;
+  key_id: string | null;
+  client_order_id: string | null;
+  request_hash: string;
+  src_token_id: number;
+  dst_token_id: number;
+  amount_in: string;
+  dst_address: string;
+  refund_address: string | null;
+  refund_requested_at: Date | null;
+  channel_id: number;
+  channel_kind: string;
+  provider_order_id: string;
+  deposit_address: string;
+  deposit_memo: string | null;
+  deposit_chain_type: string;
+  slippage: string;
+  estimated_out: string;
+  min_acceptable_out: string;
+  fee_platform: string;
+  fee_partner: string;
+  fee_integrator: string;
+  fee_platform_original: string;
+  platform_fee_rate: string;
+  partner_fee_rate: string;
+  integrator_fee_rate: string;
+  src_price_usd: string;
+  src_price_as_of: Date | null;
+  state: OrderState;
+  version: number;
+  expire_at: Date;
+  auto_cancel_at: Date;
+  deposit_tx_hash: string | null;
+  deposit_amount: string | null;
+  deposited_at: Date | null;
+  payout_tx_hash: string | null;
+  execution: Record<string, unknown> | null;
+  extra: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+  settled_at: Date | null;
+}
+
+export type NewOrder = Omit<
+  OrderRow,
+  | 'id'
+  | 'version'
+  | 'refund_address'
+  | 'refund_requested_at'
+  | 'deposit_tx_hash'
+  | 'deposit_amount'
+  | 'deposited_at'
+  | 'payout_tx_hash'
+  | 'execution'
+  | 'created_at'
+  | 'updated_at'
+  | 'settled_at'
+>;
+
+/** Columns a state change may also write. */
+export type OrderPatch = Partial<
+  Pick<OrderRow, 'refund_address' | 'refund_requested_at' | 'deposit_tx_hash' | 'deposit_amount' | 'deposited_at' | 'payout_tx_hash' | 'execution' | 'settled_at'>
+>;
+
+export interface AuditEntry {
+  event: string;
+  detail?: Record<string, unknown>;
+}
+
+/** A commission line: `amount` in the smallest unit of `tokenId`, valued at `priceUsd` per whole token. */
+export interface LedgerLine {
+  integratorId: string;
+  tokenId: number;
+  tokenDecimals: number;
+  amount: bigint;
+  priceUsd: string;
+}
+
+/** Namespace of the advisory locks that serialize creations of one client_order_id ("ag" + 1). */
+const CLIENT_ORDER_LOCK = 0x61670001;
+
+/**
+ * agg.orders, their audit and the commission ledger. Every change of an order is a compare-and-set
+ * on its `version` (the loser of a race learns it and decides what to do: the refund endpoint
+ * answers `order_state_changed_retry`, the tracker reloads), and writes its audit row, and any
+ * ledger line, in the same transaction.
+ */
+export class OrderRepository {
+  constructor(private readonly db: Knex) {}
+
+  findByNo(orderNo: string): Promise<OrderRow | undefined> {
+    return this.db('agg.orders').where({ order_no: orderNo }).first();
+  }
+
+  findById(id: string): Promise<OrderRow | undefined> {
+    return this.db('agg.orders').where({ id }).first();
+  }
+
+  findByClientOrderId(integratorId: string | null, clientOrderId: string, db: Knex = this.db): Promise<OrderRow | undefined> {
+    return db('agg.orders')
+      .whereRaw('coalesce(integrator_id, 0) = ?', [integratorId ?? 0])
+      .where({ client_order_id: clientOrderId })
+      .first();
+  }
+
+  /**
+   * Runs `create` while holding the lock of (integrator, client_order_id): concurrent repeats of
+   * one id wait for the first, then find its order instead of creating (and asking a channel for)
+   * another. `create` receives the order found, if any, and returns the order to insert or a
+   * result that inserts nothing.
+   */
+  async withClientOrderLock<T>(integratorId: string | null, clientOrderId: string, work: (existing: OrderRow | undefined, trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (trx) => {
+      await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [CLIENT_ORDER_LOCK, `${integratorId ?? 0}:${clientOrderId}`]);
+      return work(await this.findByClientOrderId(integratorId, clientOrderId, trx), trx);
+    });
+  }
+
+  /** Inserts a new order and its creation audit row. */
+  async insert(order: NewOrder, db: Knex = this.db): Promise<OrderRow> {
+    const run = async (trx: Knex.Transaction) => {
+      const [row] = await trx('agg.orders').insert({ ...order, extra: JSON.stringify(order.extra) }).returning<OrderRow[]>('*');
+      await trx('agg.order_audit').insert({ order_id: row.id, from_state: null, to_state: row.state, event: 'created', detail: JSON.stringify({}) });
+      return row;
+    };
+    return db.isTransaction ? run(db as Knex.Transaction) : this.db.transaction(run);
+  }
+
+  /**
+   * Compare-and-set of an order read at `version`: writes the new state and columns, one audit
+   * row and, when given, the commission ledger line (at most one per order). Undefined when the
+   * order changed since it was read.
+   */
+  async transition(
+    order: Pick<OrderRow, 'id' | 'version' | 'state'>,
+    to: OrderState,
+    patch: OrderPatch,
+    audit: AuditEntry,
+    ledger?: LedgerLine,
+  ): Promise<OrderRow | undefined> {
+    return this.db.transaction(async (trx) => {
+      const set: Record<string, unknown> = { ...patch, state: to, version: order.version + 1, updated_at: trx.fn.now() };
+      if (patch.execution !== undefined) set.execution = JSON.stringify(patch.execution);
+      const [row] = await trx('agg.orders').where({ id: order.id, version: order.version }).update(set).returning<OrderRow[]>('*');
+      if (!row) return undefined;
+      await trx('agg.order_audit').insert({ order_id: order.id, from_state: order.state, to_state: to, event: audit.event, detail: JSON.stringify(audit.detail ?? {}) });
+      if (ledger && ledger.amount > 0n) {
+        await trx.raw(
+          `insert into agg.integrator_commission_ledger (order_id, integrator_id, token_id, amount, price_usd, amount_usd, state)
+           values (?, ?, ?, ?::numeric, ?::numeric, ?::numeric * ?::numeric / power(10::numeric, ?), 'Available')
+           on conflict (order_id) do nothing`,
+          [order.id, ledger.integratorId, ledger.tokenId, ledger.amount.toString(), ledger.priceUsd, ledger.amount.toString(), ledger.priceUsd, ledger.tokenDecimals],
+        );
+      }
+      return row;
+    });
+  }
+
+  audit(orderId: string): Promise<{ from_state: string | null; to_state: string; event: string; detail: Record<string, unknown>; created_at: Date }[]> {
+    return this.db('agg.order_audit').where({ order_id: orderId }).orderBy('id').select('from_state', 'to_state', 'event', 'detail', 'created_at');
+  }
+
+  ledgerOf(orderId: string): Promise<{ integrator_id: string; token_id: number; amount: string; price_usd: string; amount_usd: string; state: string } | undefined> {
+    return this.db('agg.integrator_commission_ledger').where({ order_id: orderId }).first('integrator_id', 'token_id', 'amount', 'price_usd', 'amount_usd', 'state');
+  }
+
+  /** Open orders in one of `states`, oldest first, for the tracker's sweeps. */
+  listInStates(states: readonly OrderState[], limit: number, filter?: { expiredBefore?: Date }): Promise<OrderRow[]> {
+    const q = this.db('agg.orders').whereIn('state', states).orderBy('id').limit(limit);
+    if (filter?.expiredBefore) q.where('expire_at', '<=', filter.expiredBefore);
+    return q;
+  }
+
+  /** Orders whose deposit goes to this address (stored form) on this chain type. */
+  findByDepositAddress(chainType: string, address: string): Promise<OrderRow[]> {
+    return this.db('agg.orders').where({ deposit_chain_type: chainType, deposit_address: address }).orderBy('id');
+  }
+}
