@@ -113,3 +113,14 @@ export function wrappedNativeTokens(chainType: ChainType, chainId: number): read
   if (listed) return listed.wrappedNativeTokens;
   return chainType === 'optimism' || chainType === 'base' ? [OP_STACK_WETH] : [];
 }
+
+/**
+ * The monitored network of a chain of the price reference (`price.chains`: its `chain_type` is a
+ * family, `evm`…, and its protocol chain id): Ethereum 1 → ethereum-mainnet, Solana 1 →
+ * solana-mainnet. Undefined for chains the address monitoring service does not parse.
+ */
+export function networkOfReferenceChain(family: string, chainId: number | string | null): NetworkInfo | undefined {
+  if (chainId === null) return undefined;
+  const id = Number(chainId);
+  return NETWORKS.find((n) => n.family === family && n.chainId === id && !n.testnet);
+}

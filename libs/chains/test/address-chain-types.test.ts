@@ -1,6 +1,6 @@
 import { bech32 } from '@scure/base';
 import { expect } from 'chai';
-import { canonicalAddressForChainType } from '../src';
+import { canonicalAddressForChainType, networkOfReferenceChain } from '../src';
 
 describe('address check by reference chain type', () => {
   it('cosmos: bech32 with the cosmos prefix and a 20- or 32-byte account (encoded independently)', () => {
@@ -26,5 +26,18 @@ describe('address check by reference chain type', () => {
     expect(canonicalAddressForChainType('tvm', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t').ok).to.equal(true);
     expect(canonicalAddressForChainType('utxo', '0xc0d776e2223c9a2ad13433dab7ec08cb9c5e76ae').ok).to.equal(false);
     expect(canonicalAddressForChainType('near', 'alice.near').ok).to.equal(false);
+  });
+});
+
+describe('monitored network of a price reference chain', () => {
+  it('maps family + protocol chain id to the mainnet network, undefined where none is parsed', () => {
+    expect(networkOfReferenceChain('evm', '1')?.network).to.equal('ethereum-mainnet');
+    expect(networkOfReferenceChain('evm', 8453)?.network).to.equal('base-mainnet');
+    expect(networkOfReferenceChain('svm', 1)?.network).to.equal('solana-mainnet');
+    expect(networkOfReferenceChain('tvm', 1)?.network).to.equal('tron-mainnet');
+    expect(networkOfReferenceChain('utxo', 1)?.network).to.equal('bitcoin-mainnet');
+    expect(networkOfReferenceChain('evm', 43114)).to.equal(undefined);
+    expect(networkOfReferenceChain('move', 1)).to.equal(undefined);
+    expect(networkOfReferenceChain('cosmos', null)).to.equal(undefined);
   });
 });

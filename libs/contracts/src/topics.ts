@@ -4,6 +4,7 @@ import type {
   KafkaKlineCandlesV1,
   KafkaKlinePoolsV1,
   KafkaMarketTicksV1,
+  KafkaOrdersEventsV1,
   KafkaPriceQuotesV1,
   KafkaTxPushV1,
 } from './generated/types';
@@ -44,6 +45,8 @@ export type KlineCandleMessage = KafkaKlineCandlesV1;
 /** Pool activation notices and the ingester's ensure command. */
 export type KlinePoolNotice = KafkaKlinePoolsV1;
 export type PriceQuoteMessage = KafkaPriceQuotesV1;
+/** One state change of an integrator order. */
+export type OrderEventMessage = KafkaOrdersEventsV1;
 
 function topic<T>(spec: Omit<TopicSpec<T>, '__type'>): TopicSpec<T> {
   return spec;
@@ -114,6 +117,14 @@ export const TOPICS = {
     key: 'pool id (`ensure` for ensure)',
     producers: ['market-gateway'],
     partitions: 1,
+  }),
+  ordersEvents: topic<OrderEventMessage>({
+    name: 'orders.events.v1',
+    encoding: 'json',
+    schema: 'kafka/orders.events.v1',
+    key: 'order_no',
+    producers: ['order-tracker'],
+    partitions: 3,
   }),
   priceQuotes: topic<PriceQuoteMessage>({
     name: 'price.quotes.v1',

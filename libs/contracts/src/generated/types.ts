@@ -393,6 +393,11 @@ export type WsTxClientCommand =
     };
 
 export interface SchemaIndex {
+  HttpAggIntegratorOrder?: HttpAggIntegratorOrder;
+  HttpAggIntegratorOrderCreate?: HttpAggIntegratorOrderCreate;
+  HttpAggIntegratorOrderCreated?: HttpAggIntegratorOrderCreated;
+  HttpAggIntegratorOrderParams?: HttpAggIntegratorOrderParams;
+  HttpAggIntegratorRefund?: HttpAggIntegratorRefund;
   HttpIngestStreamHeaders?: HttpIngestStreamHeaders;
   HttpKlineHealth?: HttpKlineHealth;
   HttpKlineHubStatus?: HttpKlineHubStatus;
@@ -450,6 +455,7 @@ export interface SchemaIndex {
   KafkaKlineCandlesV1?: KafkaKlineCandlesV1;
   KafkaKlinePoolsV1?: KafkaKlinePoolsV1;
   KafkaMarketTicksV1?: KafkaMarketTicksV1;
+  KafkaOrdersEventsV1?: KafkaOrdersEventsV1;
   KafkaPriceQuotesV1?: KafkaPriceQuotesV1;
   KafkaTxPushV1?: KafkaTxPushV1;
   Network?: Network;
@@ -464,6 +470,185 @@ export interface SchemaIndex {
   WsTxClientCommand?: WsTxClientCommand;
   WsTxServerReply?: WsTxServerReply;
   WsTxTransactionPush?: WsTxTransactionPush;
+}
+/**
+ * data of GET /api/v1/integrator/orders/{orderNo}: the order with its state, amounts, fee snapshots, deposit and payout transaction hashes and timestamps (DECISIONS.md)
+ */
+export interface HttpAggIntegratorOrder {
+  order_id: number;
+  order_no: string;
+  state:
+    | 'Depositing'
+    | 'Exchanging'
+    | 'CancelledNoDeposit'
+    | 'ManualReview'
+    | 'RefundAddressPending'
+    | 'ChainFailed'
+    | 'SlippageFailed'
+    | 'Completed'
+    | 'Refunded'
+    | 'FailedNoRefund'
+    | 'Settled';
+  /**
+   * non-empty when the commission link works
+   */
+  integrator_id: string | null;
+  src_token_id: number;
+  dst_token_id: number;
+  amount_in: string;
+  dst_address: string;
+  refund_address: string | null;
+  channel_id: number;
+  deposit_address: string;
+  deposit_memo: string | null;
+  slippage: string;
+  /**
+   * expected output after every fee and the commission, smallest unit of the destination token
+   */
+  estimated_out: string;
+  min_acceptable_out_amount: string;
+  fee_platform: string;
+  fee_partner: string;
+  fee_integrator: string;
+  fee_platform_original: string;
+  platform_fee_rate: string;
+  partner_fee_rate: string;
+  integrator_fee_rate: string;
+  deposit_tx_hash: string | null;
+  deposit_amount: string | null;
+  payout_tx_hash: string | null;
+  client_order_id: string | null;
+  created_at: string;
+  updated_at: string;
+  expire_at: string;
+  auto_cancel_at: string;
+  deposited_at: string | null;
+  settled_at: string | null;
+}
+/**
+ * Body of POST /api/v1/integrator/orders (the public POST /api/v1/orders body). Missing required fields, split or risk payloads, the slippage range and the channel list are checked first with the spec's messages; this schema checks the types.
+ */
+export interface HttpAggIntegratorOrderCreate {
+  /**
+   * token id of the price service
+   */
+  src_token_id: number;
+  dst_token_id: number;
+  /**
+   * source amount, smallest unit
+   */
+  amount_in: string;
+  /**
+   * must match the destination chain's address format
+   */
+  dst_address: string;
+  /**
+   * a channel_id of the quote
+   */
+  chosen_channel_id: number;
+  /**
+   * in (0, 1); 0.01 = 1 %
+   */
+  slippage: number;
+  /**
+   * estimated_out_str of the chosen channel
+   */
+  main_channel_estimated_out_amount: string;
+  /**
+   * usually main_channel_estimated_out_amount × (1 − slippage), floored
+   */
+  min_acceptable_out_amount: string;
+  /**
+   * every channel quote received, at least the chosen one
+   *
+   * @minItems 1
+   * @maxItems 100
+   */
+  channels: {
+    channel_id: number;
+    estimated_out_str: string;
+    name?: string;
+    symbol?: string;
+    channel_icon?: string;
+    estimated_out_usd?: string;
+    channel_fee?: number;
+  }[];
+  /**
+   * unique per integrator; a repeat creates one order only
+   */
+  client_order_id?: string;
+  client_id?: string;
+  partner_app_id?: number;
+  user_id?: string;
+  invite_code?: string;
+  promo_code?: string;
+  is_use_wallet?: boolean;
+  /**
+   * ignored: the key's rate applies
+   */
+  fee_rate?: number;
+  /**
+   * reserved
+   */
+  min_quote_amount?: string;
+  /**
+   * integrator orders are single-channel
+   */
+  split_count?: number;
+  is_risk?: false;
+}
+/**
+ * data of POST /api/v1/integrator/orders. A repeat of a client_order_id answers the existing order (the spec allows only order_id, order_no, deposit_address, expire_at; this service sends every field).
+ */
+export interface HttpAggIntegratorOrderCreated {
+  order_id: number;
+  order_no: string;
+  deposit_address: string;
+  /**
+   * memo the deposit must carry, when the channel needs one (THORChain)
+   */
+  deposit_memo?: string | null;
+  expire_at: string;
+  fee_platform?: string;
+  fee_partner?: '0';
+  fee_integrator?: string;
+  fee_platform_original?: string;
+  /**
+   * decimal fraction: 0.0100 = 1 %
+   *
+   * This interface was referenced by `HttpAggIntegratorOrderCreated`'s JSON-Schema
+   * via the `definition` "rate".
+   */
+  platform_fee_rate?: string;
+  /**
+   * decimal fraction: 0.0100 = 1 %
+   *
+   * This interface was referenced by `HttpAggIntegratorOrderCreated`'s JSON-Schema
+   * via the `definition` "rate".
+   */
+  partner_fee_rate?: string;
+  /**
+   * decimal fraction: 0.0100 = 1 %
+   *
+   * This interface was referenced by `HttpAggIntegratorOrderCreated`'s JSON-Schema
+   * via the `definition` "rate".
+   */
+  integrator_fee_rate?: string;
+}
+/**
+ * Path of GET /api/v1/integrator/orders/{orderNo} and POST …/{orderNo}/request_refund
+ */
+export interface HttpAggIntegratorOrderParams {
+  orderNo: string;
+}
+/**
+ * Body of POST /api/v1/integrator/orders/{orderNo}/request_refund (a missing refund_address is answered 'refund_address required' before this schema)
+ */
+export interface HttpAggIntegratorRefund {
+  /**
+   * must match the source chain's address format
+   */
+  refund_address: string;
 }
 /**
  * Headers of POST /stream and /webhook (also under /tx/api/v1)
@@ -1500,6 +1685,62 @@ export interface KafkaKlinePoolsV1 {
   pool_id: number | null;
   /**
    * Unix milliseconds
+   */
+  at: number;
+}
+/**
+ * orders.events.v1: one state change of an integrator order (the audit row it was written with), keyed by order_no. At least once: consumers deduplicate on event_id.
+ */
+export interface KafkaOrdersEventsV1 {
+  /**
+   * agg.order_audit.id: increases per order in the order of the changes
+   */
+  event_id: string;
+  order_id: string;
+  order_no: string;
+  integrator_id: string | null;
+  /**
+   * created, deposit, expire, channel_status, refund_request, settle, …
+   */
+  event: string;
+  /**
+   * null for created
+   */
+  from_state:
+    | (
+        | 'Depositing'
+        | 'Exchanging'
+        | 'CancelledNoDeposit'
+        | 'ManualReview'
+        | 'RefundAddressPending'
+        | 'ChainFailed'
+        | 'SlippageFailed'
+        | 'Completed'
+        | 'Refunded'
+        | 'FailedNoRefund'
+        | 'Settled'
+      )
+    | null;
+  to_state:
+    | 'Depositing'
+    | 'Exchanging'
+    | 'CancelledNoDeposit'
+    | 'ManualReview'
+    | 'RefundAddressPending'
+    | 'ChainFailed'
+    | 'SlippageFailed'
+    | 'Completed'
+    | 'Refunded'
+    | 'FailedNoRefund'
+    | 'Settled';
+  /**
+   * what caused the change (deposit transaction, channel outcome, refund address, commission)
+   */
+  detail: {
+    [k: string]: unknown;
+  };
+  /**
+   * Unix milliseconds of the change
    */
   at: number;
 }

@@ -1,0 +1,41 @@
+import type { NormalizedTx } from '@chainpipe/contracts';
+
+/** The source token of an order, as far as a deposit check needs it. */
+export interface DepositToken {
+  isNative: boolean;
+  /** Contract (EVM, Tron) or mint (Solana) of a token; null for the native coin. */
+  contractAddress: string | null;
+  /** Chain family of the deposit network: EVM compares case-insensitively, Base58 forms do not. */
+  family: 'evm' | 'svm' | 'tvm' | 'utxo';
+}
+
+/**
+ * What a confirmed transaction paid to `address` in the order's source token (smallest unit):
+ * the native coin through the top-level transfer, EVM internal transfers and Bitcoin outputs; a
+ * token through its transfers of that contract. 0 for anything else, and for transactions that
+ * are not successful (a pending one is pushed again when it settles).
+ */
+export function paidTo(tx: NormalizedTx, address: string, token: DepositToken): bigint {
+  if (tx.tx_status !== 'success') return 0n;
+  const evm = token.family === 'evm';
+  const same = (a: string | null | undefined, b: string | null) =>
+    a !== null && a !== undefined && b !== null && (evm ? a.toLowerCase() === b.toLowerCase() : a === b);
+  const amount = (v: string | null | undefined): bigint => (v && /^[0-9]+$/.test(v) ? BigInt(v) : 0n);
+  let total = 0n;
+  if (token.isNative) {
+    if (token.family === 'utxo') {
+      for (const out of tx.to_details) if (same(out.address, address)) total += amount(out.amount);
+      return total;
+    }
+    if (same(tx.receiver, address)) total += amount(tx.amount);
+    // EVM internal transfers are the frames below the top call (a contract wallet paying); on
+    // Solana the instructions repeat the top-level transfer, so only the record's own counts
+    if (evm) for (const it of tx.internal_transactions) if (it.tx_status !== 'failed' && same(it.to_address, address)) total += amount(it.amount);
+    return total;
+  }
+  for (const t of tx.token_transfers) {
+    if (t.token_id) continue; // NFTs never pay an order
+    if (same(t.token_contract_address, token.contractAddress) && same(t.to_address, address)) total += amount(t.amount);
+  }
+  return total;
+}

@@ -1,0 +1,248 @@
+import { Counter, type Registry } from 'prom-client';
+import { networkByName, type ChainFamily } from '@chainpipe/chains';
+import { TOPICS, type OrderEventMessage, type TxPushMessage } from '@chainpipe/contracts';
+import type { Knex } from '@chainpipe/db';
+import type { TopicProducer } from '@chainpipe/kafka';
+import { OrderRepository, type AuditEntry, type LedgerLine, type OrderPatch, type OrderRow } from '@chainpipe/order-store';
+import { nextState, type ChannelOutcome, type OrderEvent, type OrderState } from '@chainpipe/orders';
+import { ReferenceRepository, type TokenRow } from '@chainpipe/price';
+import { errorMessage, type Logger } from '@chainpipe/runtime';
+import { paidTo } from './deposit';
+
+/** The channel's view of an order (implemented over the channel adapters' `status`). */
+export interface ChannelStatusSource {
+  status(order: Pick<OrderRow, 'channel_id' | 'channel_kind' | 'provider_order_id'>, signal: AbortSignal): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }>;
+}
+
+export interface OrderTrackerDeps {
+  db: Knex;
+  producer: Pick<TopicProducer, 'publish'>;
+  channels: ChannelStatusSource;
+  logger: Logger;
+  registry: Registry;
+  now: () => Date;
+  depositAppId: string;
+  /** Orders looked at per sweep step. */
+  batchSize: number;
+  statusTimeoutMs: number;
+}
+
+const OPEN_FOR_STATUS: readonly OrderState[] = ['Exchanging'];
+const FAILED: readonly OrderState[] = ['ChainFailed', 'SlippageFailed'];
+
+/**
+ * Everything that happens to an order after its creation, each change through `nextState` of
+ * `@chainpipe/orders` and a compare-and-set on the order's version (so copies of the tracker,
+ * the refund endpoint and replays never apply a change twice), with its audit row in the same
+ * transaction. The audit rows are the outbox of orders.events.v1 (`publishEvents`).
+ */
+export class OrderTracker {
+  private readonly orders: OrderRepository;
+  private readonly reference: ReferenceRepository;
+  private readonly log: Logger;
+  private readonly metrics;
+
+  constructor(private readonly deps: OrderTrackerDeps) {
+    this.orders = new OrderRepository(deps.db);
+    this.reference = new ReferenceRepository(deps.db);
+    this.log = deps.logger.child({ component: 'order-tracker' });
+    this.metrics = {
+      transitions: new Counter({ name: 'chainpipe_agg_order_transitions_total', help: 'Order state changes by event and new state', labelNames: ['event', 'to'], registers: [deps.registry] }),
+      events: new Counter({ name: 'chainpipe_agg_order_events_published_total', help: 'orders.events.v1 messages published', registers: [deps.registry] }),
+      statusFailures: new Counter({ name: 'chainpipe_agg_channel_status_failures_total', help: 'Channel status calls that failed (retried next sweep)', registers: [deps.registry] }),
+      ignoredDeposits: new Counter({ name: 'chainpipe_agg_deposits_ignored_total', help: 'Pushes to deposit addresses that moved no order, by reason', labelNames: ['reason'], registers: [deps.registry] }),
+    };
+  }
+
+  /**
+   * Applies `event` to the order, reloading and re-deciding when another writer got there first.
+   * Returns the order as it ends up (unchanged when the machine says so: replays land here).
+   */
+  async apply(order: OrderRow, event: OrderEvent, patch: (to: OrderState) => OrderPatch, audit: AuditEntry, ledger?: (o: OrderRow) => Promise<LedgerLine | undefined>): Promise<OrderRow> {
+    let current = order;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const t = nextState({ state: current.state, amount: BigInt(current.amount_in), expireAt: new Date(current.expire_at) }, event);
+      if (t.kind === 'unchanged') return current;
+      const line = t.commission && ledger ? await ledger(current) : undefined;
+      const changed = await this.orders.transition(current, t.to, patch(t.to), audit, line);
+      if (changed) {
+        this.metrics.transitions.inc({ event: audit.event, to: t.to });
+        this.log.info({ msg: 'order_state_changed', orderNo: current.order_no, from: current.state, to: t.to, event: audit.event });
+        return changed;
+      }
+      const reloaded = await this.orders.findById(current.id);
+      if (!reloaded) return current;
+      current = reloaded;
+    }
+    throw new Error(`order ${order.order_no}: state kept changing under ${audit.event}`);
+  }
+
+  /** tx.push.v1 records: deposits to the deposit addresses of the internal application. */
+  async handlePushes(messages: readonly TxPushMessage[]): Promise<void> {
+    let changed = false;
+    for (const m of messages) {
+      if (m.app_id !== this.deps.depositAppId || m.orphaned) continue;
+      const network = networkByName(m.network);
+      if (!network) continue;
+      for (const address of m.listen_address) {
+        const target = await this.depositTarget(await this.orders.findByDepositAddress(network.chainType, address), m, address, network.family);
+        if (!target) continue;
+        const { order, paid } = target;
+        const at = m.tx.tx_time ? new Date(Number(m.tx.tx_time) * 1000) : new Date(m.matched_at);
+        const after = await this.apply(
+          order,
+          { type: 'deposit', amount: paid, at },
+          () => ({ deposit_tx_hash: m.tx.tx_hash, deposit_amount: paid.toString(), deposited_at: at }),
+          { event: 'deposit', detail: { tx_hash: m.tx.tx_hash, amount: paid.toString(), network: m.network, at: at.toISOString() } },
+        );
+        if (after.state !== order.state) changed = true;
+        else this.metrics.ignoredDeposits.inc({ reason: `state_${order.state}` });
+      }
+    }
+    if (changed) await this.publishEvents();
+  }
+
+  /**
+   * The order a transaction to a deposit address pays. Channels may share one deposit address
+   * between orders (a THORChain vault, told apart by memo): the unpaid order of exactly the paid
+   * amount wins, else the oldest unpaid one, else the oldest cancelled one (a late deposit).
+   * A transaction already counted for one of them pays none again (replays).
+   */
+  private async depositTarget(orders: OrderRow[], m: TxPushMessage, address: string, family: string): Promise<{ order: OrderRow; paid: bigint } | undefined> {
+    if (orders.some((o) => o.deposit_tx_hash === m.tx.tx_hash)) return undefined;
+    const paying: { order: OrderRow; paid: bigint }[] = [];
+    for (const order of orders) {
+      if (order.state !== 'Depositing' && order.state !== 'CancelledNoDeposit') continue;
+      const token = await this.token(order.src_token_id);
+      if (!token) continue;
+      const paid = paidTo(m.tx, address, { isNative: token.is_native, contractAddress: token.contract_address, family: family as ChainFamily });
+      if (paid > 0n) paying.push({ order, paid });
+    }
+    if (paying.length === 0) {
+      this.metrics.ignoredDeposits.inc({ reason: m.tx.tx_status === 'success' ? 'no_open_order' : `status_${m.tx.tx_status}` });
+      return undefined;
+    }
+    const unpaid = paying.filter((p) => p.order.state === 'Depositing');
+    return unpaid.find((p) => p.paid === BigInt(p.order.amount_in)) ?? unpaid[0] ?? paying[0];
+  }
+
+  /** One pass over the time- and channel-driven moves; then the outbox. */
+  async sweep(): Promise<void> {
+    await this.expire();
+    await this.pollChannels();
+    await this.settle();
+    await this.publishEvents();
+  }
+
+  private async expire(): Promise<void> {
+    const now = this.deps.now();
+    for (const order of await this.orders.listInStates(['Depositing'], this.deps.batchSize, { expiredBefore: now })) {
+      await this.apply(order, { type: 'expire', at: now }, () => ({}), { event: 'expire', detail: { expire_at: new Date(order.expire_at).toISOString() } });
+    }
+  }
+
+  private async pollChannels(): Promise<void> {
+    for (const order of await this.orders.listInStates(OPEN_FOR_STATUS, this.deps.batchSize)) {
+      let status: { outcome: 'pending' | ChannelOutcome; txHash?: string };
+      try {
+        status = await this.deps.channels.status(order, AbortSignal.timeout(this.deps.statusTimeoutMs));
+      } catch (err) {
+        this.metrics.statusFailures.inc();
+        this.log.warn({ msg: 'channel_status_failed', orderNo: order.order_no, channel: order.channel_id, err: errorMessage(err) });
+        continue;
+      }
+      if (status.outcome === 'pending') continue;
+      const execution = { outcome: status.outcome, tx_hash: status.txHash ?? null, reported_at: this.deps.now().toISOString() };
+      await this.apply(
+        order,
+        { type: 'channel_status', outcome: status.outcome },
+        (to) => ({ execution, ...(to === 'Completed' && status.txHash ? { payout_tx_hash: status.txHash } : {}) }),
+        { event: 'channel_status', detail: execution },
+      );
+    }
+    // a failed swap without a refund address waits for one (the refund request records it)
+    for (const order of await this.orders.listInStates(FAILED, this.deps.batchSize)) {
+      if (order.refund_address === null) {
+        await this.apply(order, { type: 'refund_address_missing' }, () => ({}), { event: 'refund_address_missing' });
+      }
+    }
+  }
+
+  private async settle(): Promise<void> {
+    const now = this.deps.now();
+    for (const order of await this.orders.listInStates(['Completed'], this.deps.batchSize)) {
+      await this.apply(
+        order,
+        { type: 'settle' },
+        () => ({ settled_at: now }),
+        { event: 'settle', detail: { commission: order.integrator_id ? order.fee_integrator : '0', price_usd: order.src_price_usd } },
+        async (o) => {
+          if (!o.integrator_id || BigInt(o.fee_integrator) === 0n) return undefined;
+          const token = await this.token(o.src_token_id, true);
+          // valued at the source-token price snapshot taken when the order was created
+          return { integratorId: String(o.integrator_id), tokenId: o.src_token_id, tokenDecimals: token!.decimals, amount: BigInt(o.fee_integrator), priceUsd: o.src_price_usd };
+        },
+      );
+    }
+    // an unpaid order is closed (no commission) once nobody can ask for its refund any more
+    for (const order of await this.orders.listInStates(['CancelledNoDeposit'], this.deps.batchSize)) {
+      if (new Date(order.auto_cancel_at).getTime() > now.getTime() || order.refund_address !== null) continue;
+      await this.apply(order, { type: 'settle' }, () => ({ settled_at: now }), { event: 'settle', detail: { commission: '0' } });
+    }
+  }
+
+  /** Publishes audit rows not yet published, oldest first, and marks them; safe with several copies. */
+  async publishEvents(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.deps.db.transaction(async (trx) => {
+        const { rows } = await trx.raw<{ rows: (Omit<OrderEventMessage, 'at' | 'event_id' | 'order_id'> & { id: string; order_id: string; created_at: Date })[] }>(
+          `select a.id, a.order_id, o.order_no, o.integrator_id, a.event, a.from_state, a.to_state, a.detail, a.created_at
+             from agg.order_audit a join agg.orders o on o.id = a.order_id
+            where a.published_at is null
+            order by a.id
+            limit ?
+              for update of a skip locked`,
+          [this.deps.batchSize],
+        );
+        if (rows.length === 0) return 0;
+        await this.deps.producer.publish(
+          TOPICS.ordersEvents,
+          rows.map((r) => ({
+            key: r.order_no,
+            value: {
+              event_id: String(r.id),
+              order_id: String(r.order_id),
+              order_no: r.order_no,
+              integrator_id: r.integrator_id === null ? null : String(r.integrator_id),
+              event: r.event,
+              from_state: r.from_state,
+              to_state: r.to_state,
+              detail: r.detail,
+              at: new Date(r.created_at).getTime(),
+            },
+          })),
+        );
+        await trx('agg.order_audit').whereIn('id', rows.map((r) => r.id)).update({ published_at: trx.fn.now() });
+        return rows.length;
+      });
+      total += n;
+      this.metrics.events.inc(n);
+      if (n < this.deps.batchSize) return total;
+    }
+  }
+
+  private readonly tokens = new Map<number, TokenRow>();
+
+  private async token(id: number, includeInactive = false): Promise<Pick<TokenRow, 'is_native' | 'contract_address' | 'decimals'> | undefined> {
+    const cached = this.tokens.get(id);
+    if (cached) return cached;
+    const [row] = await this.reference.tokensByIds([id]);
+    if (row) {
+      this.tokens.set(id, row);
+      return row;
+    }
+    if (!includeInactive) return undefined;
+    return this.deps.db('price.tokens').where({ id }).first('is_native', 'contract_address', 'decimals');
+  }
+}

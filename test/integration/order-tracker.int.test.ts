@@ -1,0 +1,208 @@
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { Registry } from 'prom-client';
+import { TOPICS, loadContracts, type OrderEventMessage, type TxPushMessage } from '@chainpipe/contracts';
+import { createDb, type Knex } from '@chainpipe/db';
+import { TopicProducer, createKafka } from '@chainpipe/kafka';
+import { IntegratorRepository, OrderRepository, type NewOrder, type OrderRow } from '@chainpipe/order-store';
+import { createLogger } from '@chainpipe/runtime';
+import { collectTopic, createRegistryTopics, testEnv, uniquePrefix, waitFor, type TopicCollector } from '@chainpipe/testing';
+import { OrderTracker } from '../../apps/order-tracker/src/tracker';
+
+/**
+ * The order tracker's deposit, expiry and settlement paths and its event outbox, in process on the
+ * real Postgres and Kafka. The channel status path needs the channel adapters and upstream-sim and
+ * is covered end to end; here the status source refuses every call, which the tracker counts as a
+ * failed call and retries on its next sweep.
+ */
+const APP = `deposits-${randomBytes(3).toString('hex')}`;
+const ETH_TOKEN = 101; // Ethereum native coin of the price reference seed (18 decimals)
+
+function order(over: Partial<NewOrder>): NewOrder {
+  const now = Date.now();
+  return {
+    order_no: `T${randomBytes(8).toString('hex')}`,
+    integrator_id: null,
+    key_id: null,
+    client_order_id: null,
+    request_hash: 'h'.repeat(64),
+    src_token_id: ETH_TOKEN,
+    dst_token_id: 1001,
+    amount_in: '100000000000000000',
+    dst_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
+    channel_id: 1,
+    channel_kind: 'thorchain',
+    provider_order_id: randomBytes(6).toString('hex'),
+    deposit_address: '0x' + randomBytes(20).toString('hex'),
+    deposit_memo: null,
+    deposit_chain_type: 'ethereum',
+    slippage: '0.01',
+    estimated_out: '500000',
+    min_acceptable_out: '495000',
+    fee_platform: '300000000000000',
+    fee_partner: '0',
+    fee_integrator: '0',
+    fee_platform_original: '300000000000000',
+    platform_fee_rate: '0.0030',
+    partner_fee_rate: '0.0000',
+    integrator_fee_rate: '0.0000',
+    src_price_usd: '2000',
+    src_price_as_of: new Date(now),
+    state: 'Depositing',
+    expire_at: new Date(now + 30 * 60_000),
+    auto_cancel_at: new Date(now + 24 * 3600_000),
+    extra: {},
+    ...over,
+  };
+}
+
+function push(to: string, amountWei: string, over: { hash?: string; status?: 'success' | 'pending'; time?: number; app?: string } = {}): TxPushMessage {
+  const hash = over.hash ?? '0x' + randomBytes(32).toString('hex');
+  return {
+    message_id: randomBytes(16).toString('hex'),
+    app_id: over.app ?? APP,
+    tx_id: '1',
+    network: 'ethereum-mainnet',
+    listen_address: [to],
+    is_reorg_resend: false,
+    orphaned: false,
+    ws: true,
+    webhook: false,
+    matched_at: Date.now(),
+    tx: {
+      chain_type: 'ethereum', chain_id: 1, height: 20_000_000, block_hash: '0x' + '0'.repeat(64), tx_time: over.time ?? Math.floor(Date.now() / 1000), tx_hash: hash,
+      tx_index: 0, tx_version: null, sender: '0x' + '1'.repeat(40), receiver: to, fee_payer: null, transfer_type: 'native', amount: amountWei, symbol: 'ETH',
+      decimals: 18, tx_status: over.status ?? 'success', tx_fee: '21000', gas_limit: null, gas_used: null, gas_price: null, max_fee_per_gas: null,
+      max_priority_fee_per_gas: null, nonce: null, method_id: null, method_call: null, l1_origin_hash: null,
+      token_transfers: [], from_details: [], to_details: [], internal_transactions: [],
+    } as unknown as TxPushMessage['tx'],
+  };
+}
+
+describe('order tracker (real Postgres and Kafka, in process)', function () {
+  this.timeout(60_000);
+  let db: Knex;
+  let orders: OrderRepository;
+  let producer: TopicProducer;
+  let tracker: OrderTracker;
+  let events: TopicCollector;
+  let prefix: string;
+  let clock = new Date();
+  let statusCalls = 0;
+
+  before(async () => {
+    db = createDb({ url: testEnv().databaseUrl, poolMax: 6 });
+    orders = new OrderRepository(db);
+    prefix = uniquePrefix('ot');
+    await createRegistryTopics(prefix, [TOPICS.ordersEvents]);
+    const logger = createLogger({ name: 'order-tracker-test', level: 'error' });
+    const registry = new Registry();
+    producer = new TopicProducer({ kafka: createKafka({ brokers: testEnv().kafkaBrokers, clientId: 'ot-test', logger }), contracts: loadContracts(), logger, registry, topicPrefix: prefix });
+    await producer.connect();
+    tracker = new OrderTracker({
+      db,
+      producer,
+      channels: {
+        status: async () => {
+          statusCalls++;
+          throw new Error('channel status is not part of this test');
+        },
+      },
+      logger,
+      registry,
+      now: () => clock,
+      depositAppId: APP,
+      batchSize: 500,
+      statusTimeoutMs: 1000,
+    });
+    events = await collectTopic(`${prefix}${TOPICS.ordersEvents.name}`);
+  });
+  after(async () => {
+    await events?.stop();
+    await producer?.disconnect();
+    await db?.destroy();
+  });
+
+  const eventsOf = (o: OrderRow): OrderEventMessage[] =>
+    events.messages.map((m) => JSON.parse(m.value!.toString()) as OrderEventMessage).filter((e) => e.order_no === o.order_no);
+  const reload = async (o: OrderRow) => (await orders.findById(o.id))!;
+
+  it('a deposit of the ordered amount before expiry starts the exchange, once, with an event and an audit row', async () => {
+    const o = await orders.insert(order({}));
+    const p = push(o.deposit_address, o.amount_in);
+    await tracker.handlePushes([push(o.deposit_address, o.amount_in, { status: 'pending', hash: p.tx.tx_hash })]);
+    expect((await reload(o)).state, 'a pending transaction pays nothing yet').to.equal('Depositing');
+    await tracker.handlePushes([p]);
+    const after = await reload(o);
+    expect(after).to.include({ state: 'Exchanging', deposit_tx_hash: p.tx.tx_hash, deposit_amount: o.amount_in });
+    await tracker.handlePushes([p, p]); // replays
+    expect((await reload(o)).version).to.equal(after.version);
+    await waitFor(() => eventsOf(o).length === 2, { what: 'created and deposit events' });
+    const [created, deposit] = eventsOf(o);
+    expect(created).to.include({ event: 'created', from_state: null, to_state: 'Depositing' });
+    expect(deposit).to.include({ event: 'deposit', from_state: 'Depositing', to_state: 'Exchanging' });
+    expect(deposit.detail).to.include({ tx_hash: p.tx.tx_hash, amount: o.amount_in });
+    expect((await orders.audit(o.id)).map((a) => a.to_state)).to.deep.equal(['Depositing', 'Exchanging']);
+  });
+
+  it('another amount, or a deposit after expiry, goes to manual review; other applications are ignored', async () => {
+    const short = await orders.insert(order({}));
+    const late = await orders.insert(order({ expire_at: new Date(Date.now() - 60_000) }));
+    const foreign = await orders.insert(order({}));
+    await tracker.handlePushes([
+      push(short.deposit_address, '99999999999999999'),
+      push(late.deposit_address, late.amount_in),
+      push(foreign.deposit_address, foreign.amount_in, { app: 'someone-else' }),
+    ]);
+    expect((await reload(short)).state).to.equal('ManualReview');
+    expect((await reload(late)).state).to.equal('ManualReview');
+    expect((await reload(foreign)).state).to.equal('Depositing');
+  });
+
+  it('orders sharing a deposit address: the deposit pays the one of exactly that amount', async () => {
+    const shared = '0x' + randomBytes(20).toString('hex');
+    const a = await orders.insert(order({ deposit_address: shared, amount_in: '200000000000000000' }));
+    const b = await orders.insert(order({ deposit_address: shared, amount_in: '300000000000000000' }));
+    await tracker.handlePushes([push(shared, '300000000000000000')]);
+    expect((await reload(a)).state).to.equal('Depositing');
+    expect((await reload(b)).state).to.equal('Exchanging');
+  });
+
+  it('expiry cancels unpaid orders; settlement closes them after the refund window without commission', async () => {
+    const o = await orders.insert(order({ expire_at: new Date(Date.now() + 1000), auto_cancel_at: new Date(Date.now() + 5000) }));
+    clock = new Date(Date.now() + 2000);
+    await tracker.sweep();
+    expect((await reload(o)).state).to.equal('CancelledNoDeposit');
+    clock = new Date(Date.now() + 6000);
+    await tracker.sweep();
+    const settled = await reload(o);
+    expect(settled.state).to.equal('Settled');
+    expect(await orders.ledgerOf(o.id)).to.equal(undefined);
+    clock = new Date();
+  });
+
+  it('a completed order of an integrator settles into one Available ledger line at the creation-time price', async () => {
+    const integratorId = await new IntegratorRepository(db).createIntegrator('Tracker test');
+    // created at 2000 USD/ETH; 0.25 % of 0.1 ETH = 0.00025 ETH = 0.5 USD
+    const o = await orders.insert(order({ integrator_id: integratorId, state: 'Completed', fee_integrator: '250000000000000', integrator_fee_rate: '0.0025', src_price_usd: '2000' }));
+    const without = await orders.insert(order({ state: 'Completed' }));
+    await tracker.sweep();
+    await tracker.sweep();
+    expect((await reload(o)).state).to.equal('Settled');
+    expect((await reload(without)).state).to.equal('Settled');
+    const line = (await orders.ledgerOf(o.id))!;
+    expect(line).to.include({ integrator_id: integratorId, token_id: ETH_TOKEN, amount: '250000000000000', state: 'Available' });
+    expect(Number(line.amount_usd)).to.equal(0.5);
+    expect(await orders.ledgerOf(without.id)).to.equal(undefined);
+    await waitFor(() => eventsOf(o).some((e) => e.event === 'settle'), { what: 'settle event' });
+    expect(eventsOf(o).find((e) => e.event === 'settle')).to.include({ from_state: 'Completed', to_state: 'Settled' });
+  });
+
+  it('an unreachable channel leaves exchanging orders as they are for the next sweep', async () => {
+    const o = await orders.insert(order({ state: 'Exchanging' }));
+    const before = statusCalls;
+    await tracker.sweep();
+    expect(statusCalls).to.be.greaterThan(before);
+    expect((await reload(o)).state).to.equal('Exchanging');
+  });
+});
