@@ -190,11 +190,11 @@ export function orderRoutes(api: ApiRoutes, deps: OrderRouteDeps): void {
       if (!src.network) throw bad(MSG.chainNotFound); // deposits are seen only on monitored chains
       const dstAddress = canonicalAddressForChainType(dst.token.chain_type, b.dst_address);
       if (!dstAddress.ok) throw bad(MSG.dstAddressInvalid);
-      const channel = await deps.channels.find(b.chosen_channel_id);
-      if (!channel || !channel.enabled) throw bad(MSG.channelNotFound);
       const amountIn = BigInt(b.amount_in);
       const price = await priceOf(src.token);
       if (!worthAtLeast(amountIn, src.token.decimals, parseDecimal(price.text)!, minUsd)) throw bad(MSG.amountBelowMinimum);
+      const channel = await deps.channels.find(b.chosen_channel_id);
+      if (!channel || !channel.enabled) throw bad(MSG.channelNotFound);
       const hash = requestHash(b);
 
       const make = async (existing: OrderRow | undefined, trx?: Knex.Transaction): Promise<{ order: OrderRow; repeat: boolean }> => {
