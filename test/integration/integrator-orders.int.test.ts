@@ -10,6 +10,7 @@ import { QuoteStore } from '@chainpipe/price';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { createLogger, loadConfig } from '@chainpipe/runtime';
 import { testEnv } from '@chainpipe/testing';
+import { orderFixture } from './order-fixtures';
 import { orderConfig } from '../../apps/aggregator-gateway/src/orders/config';
 import { integratorAuthSchemes, orderRoutes } from '../../apps/aggregator-gateway/src/orders/routes';
 
@@ -213,40 +214,16 @@ describe('integrator order endpoints (real Postgres and Redis, in process)', fun
 
   describe('GET /api/v1/integrator/orders/{orderNo} and POST …/request_refund', () => {
     const now = Date.now();
-    const order = (over: Partial<NewOrder> = {}): NewOrder => ({
-      order_no: `T${randomBytes(8).toString('hex')}`,
-      integrator_id: integratorA,
-      key_id: null,
-      client_order_id: null,
-      request_hash: 'h'.repeat(64),
-      src_token_id: ETH,
-      dst_token_id: BTC,
-      amount_in: '100000000000000000',
-      dst_address: BTC_ADDR,
-      channel_id: 1,
-      channel_kind: 'thorchain',
-      provider_order_id: randomBytes(4).toString('hex'),
-      deposit_address: '0x' + randomBytes(20).toString('hex'),
-      deposit_memo: null,
-      deposit_chain_type: 'ethereum',
-      slippage: '0.01',
-      estimated_out: '249375',
-      min_acceptable_out: '247500',
-      fee_platform: '300000000000000',
-      fee_partner: '0',
-      fee_integrator: '250000000000000',
-      fee_platform_original: '550000000000000',
-      platform_fee_rate: '0.0030',
-      partner_fee_rate: '0.0000',
-      integrator_fee_rate: '0.0025',
-      src_price_usd: '2500',
-      src_price_as_of: new Date(now),
-      state: 'Depositing',
-      expire_at: new Date(now - 60_000), // expired a minute ago
-      auto_cancel_at: new Date(now + 3600_000),
-      extra: {},
-      ...over,
-    });
+    const order = (over: Partial<NewOrder> = {}): NewOrder =>
+      orderFixture({
+        integrator_id: integratorA,
+        fee_integrator: '250000000000000',
+        fee_platform_original: '550000000000000',
+        integrator_fee_rate: '0.0025',
+        expire_at: new Date(now - 60_000), // expired a minute ago
+        auto_cancel_at: new Date(now + 3600_000),
+        ...over,
+      });
     const refund = (orderNo: string, body: unknown, key: string | null = keyA) =>
       call('POST', `/api/v1/integrator/orders/${orderNo}/request_refund`, body, key === null ? {} : { 'x-integrator-api-key': key });
     let own: OrderRow;

@@ -1,46 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { createDb, type Knex } from '@chainpipe/db';
-import { IntegratorRepository, OrderRepository, type NewOrder } from '@chainpipe/order-store';
+import { IntegratorRepository, OrderRepository } from '@chainpipe/order-store';
 import { testEnv } from '@chainpipe/testing';
-
-function newOrder(over: Partial<NewOrder> = {}): NewOrder {
-  const now = Date.now();
-  return {
-    order_no: `T${randomBytes(8).toString('hex')}`,
-    integrator_id: null,
-    key_id: null,
-    client_order_id: null,
-    request_hash: 'h'.repeat(64),
-    src_token_id: 101,
-    dst_token_id: 1001,
-    amount_in: '1000000000000000000',
-    dst_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
-    channel_id: 1,
-    channel_kind: 'thorchain',
-    provider_order_id: randomBytes(6).toString('hex'),
-    deposit_address: '0x' + randomBytes(20).toString('hex'),
-    deposit_memo: null,
-    deposit_chain_type: 'evm',
-    slippage: '0.01',
-    estimated_out: '5000000',
-    min_acceptable_out: '4950000',
-    fee_platform: '3000000000000000',
-    fee_partner: '0',
-    fee_integrator: '0',
-    fee_platform_original: '3000000000000000',
-    platform_fee_rate: '0.0030',
-    partner_fee_rate: '0.0000',
-    integrator_fee_rate: '0.0000',
-    src_price_usd: '3000.5',
-    src_price_as_of: new Date(now),
-    state: 'Depositing',
-    expire_at: new Date(now + 30 * 60_000),
-    auto_cancel_at: new Date(now + 24 * 3600_000),
-    extra: {},
-    ...over,
-  };
-}
+import { orderFixture } from './order-fixtures';
 
 describe('order store (real Postgres)', () => {
   let db: Knex;
@@ -55,7 +18,7 @@ describe('order store (real Postgres)', () => {
   after(() => db.destroy());
 
   it('a state change is a compare-and-set on the version: of two racing writers exactly one wins', async () => {
-    const row = await orders.insert(newOrder());
+    const row = await orders.insert(orderFixture());
     expect(row).to.include({ state: 'Depositing', version: 0 });
     const results = await Promise.all([
       orders.transition(row, 'ManualReview', { refund_address: 'A' }, { event: 'refund_request' }),
@@ -72,7 +35,7 @@ describe('order store (real Postgres)', () => {
   });
 
   it('writes one ledger line per order, valued at the price snapshot, however often settlement runs', async () => {
-    const row = await orders.insert(newOrder({ integrator_id: integratorId, state: 'Completed', fee_integrator: '2500000000000000' }));
+    const row = await orders.insert(orderFixture({ integrator_id: integratorId, state: 'Completed', fee_integrator: '2500000000000000', src_price_usd: '3000.5' }));
     const line = { integratorId, tokenId: 101, tokenDecimals: 18, amount: 2_500_000_000_000_000n, priceUsd: row.src_price_usd };
     const settled = (await orders.transition(row, 'Settled', { settled_at: new Date() }, { event: 'settle' }, line))!;
     expect(settled.state).to.equal('Settled');
@@ -97,14 +60,14 @@ describe('order store (real Postgres)', () => {
           if (existing) return existing;
           created++;
           await new Promise((r) => setTimeout(r, 30)); // the channel call happens here
-          return orders.insert(newOrder({ integrator_id: integratorId, client_order_id: clientId }), trx);
+          return orders.insert(orderFixture({ integrator_id: integratorId, client_order_id: clientId }), trx);
         }),
       ),
     );
     expect(created).to.equal(1);
     expect(new Set(rows.map((r) => r.id)).size).to.equal(1);
     // the same id under another integrator (or none) is another order
-    const other = await orders.withClientOrderLock(null, clientId, async (existing, trx) => existing ?? orders.insert(newOrder({ client_order_id: clientId }), trx));
+    const other = await orders.withClientOrderLock(null, clientId, async (existing, trx) => existing ?? orders.insert(orderFixture({ client_order_id: clientId }), trx));
     expect(other.id).to.not.equal(rows[0].id);
   });
 });

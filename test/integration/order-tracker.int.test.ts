@@ -4,10 +4,11 @@ import { Registry } from 'prom-client';
 import { TOPICS, loadContracts, type OrderEventMessage, type TxPushMessage } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
 import { TopicProducer, createKafka } from '@chainpipe/kafka';
-import { IntegratorRepository, OrderRepository, type NewOrder, type OrderRow } from '@chainpipe/order-store';
+import { IntegratorRepository, OrderRepository, type OrderRow } from '@chainpipe/order-store';
 import { createLogger } from '@chainpipe/runtime';
 import { collectTopic, createRegistryTopics, testEnv, uniquePrefix, waitFor, type TopicCollector } from '@chainpipe/testing';
 import { OrderTracker } from '../../apps/order-tracker/src/tracker';
+import { orderFixture } from './order-fixtures';
 
 /**
  * The order tracker's deposit, expiry and settlement paths and its event outbox, in process on the
@@ -17,44 +18,6 @@ import { OrderTracker } from '../../apps/order-tracker/src/tracker';
  */
 const APP = `deposits-${randomBytes(3).toString('hex')}`;
 const ETH_TOKEN = 101; // Ethereum native coin of the price reference seed (18 decimals)
-
-function order(over: Partial<NewOrder>): NewOrder {
-  const now = Date.now();
-  return {
-    order_no: `T${randomBytes(8).toString('hex')}`,
-    integrator_id: null,
-    key_id: null,
-    client_order_id: null,
-    request_hash: 'h'.repeat(64),
-    src_token_id: ETH_TOKEN,
-    dst_token_id: 1001,
-    amount_in: '100000000000000000',
-    dst_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
-    channel_id: 1,
-    channel_kind: 'thorchain',
-    provider_order_id: randomBytes(6).toString('hex'),
-    deposit_address: '0x' + randomBytes(20).toString('hex'),
-    deposit_memo: null,
-    deposit_chain_type: 'ethereum',
-    slippage: '0.01',
-    estimated_out: '500000',
-    min_acceptable_out: '495000',
-    fee_platform: '300000000000000',
-    fee_partner: '0',
-    fee_integrator: '0',
-    fee_platform_original: '300000000000000',
-    platform_fee_rate: '0.0030',
-    partner_fee_rate: '0.0000',
-    integrator_fee_rate: '0.0000',
-    src_price_usd: '2000',
-    src_price_as_of: new Date(now),
-    state: 'Depositing',
-    expire_at: new Date(now + 30 * 60_000),
-    auto_cancel_at: new Date(now + 24 * 3600_000),
-    extra: {},
-    ...over,
-  };
-}
 
 function push(to: string, amountWei: string, over: { hash?: string; status?: 'success' | 'pending'; time?: number; app?: string } = {}): TxPushMessage {
   const hash = over.hash ?? '0x' + randomBytes(32).toString('hex');
@@ -128,7 +91,7 @@ describe('order tracker (real Postgres and Kafka, in process)', function () {
   const reload = async (o: OrderRow) => (await orders.findById(o.id))!;
 
   it('a deposit of the ordered amount before expiry starts the exchange, once, with an event and an audit row', async () => {
-    const o = await orders.insert(order({}));
+    const o = await orders.insert(orderFixture({}));
     const p = push(o.deposit_address, o.amount_in);
     await tracker.handlePushes([push(o.deposit_address, o.amount_in, { status: 'pending', hash: p.tx.tx_hash })]);
     expect((await reload(o)).state, 'a pending transaction pays nothing yet').to.equal('Depositing');
@@ -146,9 +109,9 @@ describe('order tracker (real Postgres and Kafka, in process)', function () {
   });
 
   it('another amount, or a deposit after expiry, goes to manual review; other applications are ignored', async () => {
-    const short = await orders.insert(order({}));
-    const late = await orders.insert(order({ expire_at: new Date(Date.now() - 60_000) }));
-    const foreign = await orders.insert(order({}));
+    const short = await orders.insert(orderFixture({}));
+    const late = await orders.insert(orderFixture({ expire_at: new Date(Date.now() - 60_000) }));
+    const foreign = await orders.insert(orderFixture({}));
     await tracker.handlePushes([
       push(short.deposit_address, '99999999999999999'),
       push(late.deposit_address, late.amount_in),
@@ -161,15 +124,15 @@ describe('order tracker (real Postgres and Kafka, in process)', function () {
 
   it('orders sharing a deposit address: the deposit pays the one of exactly that amount', async () => {
     const shared = '0x' + randomBytes(20).toString('hex');
-    const a = await orders.insert(order({ deposit_address: shared, amount_in: '200000000000000000' }));
-    const b = await orders.insert(order({ deposit_address: shared, amount_in: '300000000000000000' }));
+    const a = await orders.insert(orderFixture({ deposit_address: shared, amount_in: '200000000000000000' }));
+    const b = await orders.insert(orderFixture({ deposit_address: shared, amount_in: '300000000000000000' }));
     await tracker.handlePushes([push(shared, '300000000000000000')]);
     expect((await reload(a)).state).to.equal('Depositing');
     expect((await reload(b)).state).to.equal('Exchanging');
   });
 
   it('expiry cancels unpaid orders; settlement closes them after the refund window without commission', async () => {
-    const o = await orders.insert(order({ expire_at: new Date(Date.now() + 1000), auto_cancel_at: new Date(Date.now() + 5000) }));
+    const o = await orders.insert(orderFixture({ expire_at: new Date(Date.now() + 1000), auto_cancel_at: new Date(Date.now() + 5000) }));
     clock = new Date(Date.now() + 2000);
     await tracker.sweep();
     expect((await reload(o)).state).to.equal('CancelledNoDeposit');
@@ -184,8 +147,8 @@ describe('order tracker (real Postgres and Kafka, in process)', function () {
   it('a completed order of an integrator settles into one Available ledger line at the creation-time price', async () => {
     const integratorId = await new IntegratorRepository(db).createIntegrator('Tracker test');
     // created at 2000 USD/ETH; 0.25 % of 0.1 ETH = 0.00025 ETH = 0.5 USD
-    const o = await orders.insert(order({ integrator_id: integratorId, state: 'Completed', fee_integrator: '250000000000000', integrator_fee_rate: '0.0025', src_price_usd: '2000' }));
-    const without = await orders.insert(order({ state: 'Completed' }));
+    const o = await orders.insert(orderFixture({ integrator_id: integratorId, state: 'Completed', fee_integrator: '250000000000000', integrator_fee_rate: '0.0025', src_price_usd: '2000' }));
+    const without = await orders.insert(orderFixture({ state: 'Completed' }));
     await tracker.sweep();
     await tracker.sweep();
     expect((await reload(o)).state).to.equal('Settled');
@@ -199,7 +162,7 @@ describe('order tracker (real Postgres and Kafka, in process)', function () {
   });
 
   it('an unreachable channel leaves exchanging orders as they are for the next sweep', async () => {
-    const o = await orders.insert(order({ state: 'Exchanging' }));
+    const o = await orders.insert(orderFixture({ state: 'Exchanging' }));
     const before = statusCalls;
     await tracker.sweep();
     expect(statusCalls).to.be.greaterThan(before);
