@@ -57,7 +57,7 @@ describe('order tracker (real Postgres and Kafka, in process)', function () {
     db = createDb({ url: testEnv().databaseUrl, poolMax: 6 });
     orders = new OrderRepository(db);
     prefix = uniquePrefix('ot');
-    await createRegistryTopics(prefix, [TOPICS.ordersEvents]);
+    await createRegistryTopics(prefix, [TOPICS.ordersEvents, TOPICS.addressesChanges]);
     const logger = createLogger({ name: 'order-tracker-test', level: 'error' });
     const registry = new Registry();
     producer = new TopicProducer({ kafka: createKafka({ brokers: testEnv().kafkaBrokers, clientId: 'ot-test', logger }), contracts: loadContracts(), logger, registry, topicPrefix: prefix });
@@ -159,6 +159,25 @@ describe('order tracker (real Postgres and Kafka, in process)', function () {
     expect(await orders.ledgerOf(without.id)).to.equal(undefined);
     await waitFor(() => eventsOf(o).some((e) => e.event === 'settle'), { what: 'settle event' });
     expect(eventsOf(o).find((e) => e.event === 'settle')).to.include({ from_state: 'Completed', to_state: 'Settled' });
+  });
+
+  it('registers the deposit address of an unpaid order that is not monitored yet, and publishes the change', async () => {
+    const o = await orders.insert(orderFixture({}));
+    const changes = await collectTopic(`${prefix}${TOPICS.addressesChanges.name}`);
+    try {
+      await tracker.sweep();
+      const row = await db('tx.monitored_addresses').where({ app_id: APP, chain_type: 'ethereum', address: o.deposit_address }).first();
+      expect(row, 'monitored address row').to.not.equal(undefined);
+      await waitFor(
+        () => changes.messages.some((m) => {
+          const v = JSON.parse(m.value!.toString()) as { app_id: string; adds: string[] };
+          return v.app_id === APP && v.adds.includes(o.deposit_address);
+        }),
+        { what: 'addresses.changes.v1 message' },
+      );
+    } finally {
+      await changes.stop();
+    }
   });
 
   it('an unreachable channel leaves exchanging orders as they are for the next sweep', async () => {

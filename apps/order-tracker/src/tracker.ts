@@ -1,12 +1,13 @@
 import { Counter, type Registry } from 'prom-client';
-import { networkByName, type ChainFamily } from '@chainpipe/chains';
+import { networkByName, type ChainFamily, type ChainType } from '@chainpipe/chains';
 import { TOPICS, type OrderEventMessage, type TxPushMessage } from '@chainpipe/contracts';
-import type { Knex } from '@chainpipe/db';
+import { ApiKeyRepository, type Knex } from '@chainpipe/db';
 import type { TopicProducer } from '@chainpipe/kafka';
 import { OrderRepository, type AuditEntry, type LedgerLine, type OrderPatch, type OrderRow } from '@chainpipe/order-store';
 import { nextState, type ChannelOutcome, type OrderEvent, type OrderState } from '@chainpipe/orders';
 import { ReferenceRepository, type TokenRow } from '@chainpipe/price';
 import { errorMessage, type Logger } from '@chainpipe/runtime';
+import { MonitoredAddressRepository, changeMessages } from '@chainpipe/tx-store';
 import { paidTo } from './deposit';
 
 /** The channel's view of an order (implemented over the channel adapters' `status`). */
@@ -38,12 +39,14 @@ const FAILED: readonly OrderState[] = ['ChainFailed', 'SlippageFailed'];
  */
 export class OrderTracker {
   private readonly orders: OrderRepository;
+  private readonly monitored: MonitoredAddressRepository;
   private readonly reference: ReferenceRepository;
   private readonly log: Logger;
   private readonly metrics;
 
   constructor(private readonly deps: OrderTrackerDeps) {
     this.orders = new OrderRepository(deps.db);
+    this.monitored = new MonitoredAddressRepository(deps.db);
     this.reference = new ReferenceRepository(deps.db);
     this.log = deps.logger.child({ component: 'order-tracker' });
     this.metrics = {
@@ -128,10 +131,39 @@ export class OrderTracker {
 
   /** One pass over the time- and channel-driven moves; then the outbox. */
   async sweep(): Promise<void> {
+    await this.ensureDepositAddresses();
     await this.expire();
     await this.pollChannels();
     await this.settle();
     await this.publishEvents();
+  }
+
+  /**
+   * Unpaid orders whose deposit address is not monitored (the gateway's registration failed after
+   * the order was stored): registered here, and the change published for the matcher.
+   */
+  private async ensureDepositAddresses(): Promise<void> {
+    const appId = this.deps.depositAppId;
+    const missing: { deposit_chain_type: string; deposit_address: string }[] = await this.deps.db('agg.orders as o')
+      .where('o.state', 'Depositing')
+      .whereNotExists(function monitored() {
+        this.select(this.client.raw('1'))
+          .from('tx.monitored_addresses as m')
+          .where('m.app_id', appId)
+          .whereRaw('m.chain_type = o.deposit_chain_type')
+          .whereRaw('m.address = o.deposit_address');
+      })
+      .distinct('o.deposit_chain_type', 'o.deposit_address')
+      .limit(this.deps.batchSize);
+    if (missing.length === 0) return;
+    await new ApiKeyRepository(this.deps.db).createApp(appId, 'Aggregator deposit addresses');
+    const byChain = new Map<string, string[]>();
+    for (const m of missing) byChain.set(m.deposit_chain_type, [...(byChain.get(m.deposit_chain_type) ?? []), m.deposit_address]);
+    const changes = [...byChain].map(([chainType, adds]) => ({ chainType: chainType as ChainType, adds, removes: [] }));
+    await this.monitored.apply(appId, changes, () =>
+      this.deps.producer.publish(TOPICS.addressesChanges, changeMessages(appId, changes, this.deps.now().getTime()).map((value) => ({ key: appId, value }))),
+    );
+    this.log.warn({ msg: 'deposit_addresses_registered_late', count: missing.length });
   }
 
   private async expire(): Promise<void> {
