@@ -28,7 +28,8 @@ export interface OrderTrackerDeps {
   statusTimeoutMs: number;
 }
 
-const OPEN_FOR_STATUS: readonly OrderState[] = ['Exchanging'];
+/** States whose channel still has something to say: the swap's outcome, or what became of a failed swap's principal. */
+const OPEN_FOR_STATUS: readonly OrderState[] = ['Exchanging', 'ChainFailed', 'SlippageFailed', 'RefundAddressPending'];
 const FAILED: readonly OrderState[] = ['ChainFailed', 'SlippageFailed'];
 
 /**
@@ -183,7 +184,7 @@ export class OrderTracker {
         this.log.warn({ msg: 'channel_status_failed', orderNo: order.order_no, channel: order.channel_id, err: errorMessage(err) });
         continue;
       }
-      if (status.outcome === 'pending') continue;
+      if (status.outcome === 'pending' || status.outcome === order.state) continue;
       const execution = { outcome: status.outcome, tx_hash: status.txHash ?? null, reported_at: this.deps.now().toISOString() };
       await this.apply(
         order,

@@ -78,6 +78,10 @@ export function nextState(order: OrderFacts, event: OrderEvent): Transition {
       return same(`expiry ignored in ${s}`);
     case 'channel_status':
       if (s === 'Exchanging') return moved(event.outcome);
+      // after a failure the channel's later word on the principal: returned, or lost
+      if ((s === 'ChainFailed' || s === 'SlippageFailed' || s === 'RefundAddressPending') && (event.outcome === 'Refunded' || event.outcome === 'FailedNoRefund')) {
+        return moved(event.outcome);
+      }
       return same(`channel status ignored in ${s}`);
     case 'refund_sent':
       if (s === 'ChainFailed' || s === 'SlippageFailed' || s === 'RefundAddressPending') return moved('Refunded');

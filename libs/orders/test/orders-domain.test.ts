@@ -54,6 +54,10 @@ describe('refund moves of failed and unpaid orders', () => {
     expect(nextState(order('SlippageFailed'), { type: 'refund_address_missing' })).to.include({ to: 'RefundAddressPending' });
     expect(nextState(order('RefundAddressPending'), { type: 'refund_sent' })).to.include({ to: 'Refunded' });
     expect(nextState(order('Refunded'), { type: 'refund_sent' }).kind).to.equal('unchanged');
+    // the channel's later report on a failed swap
+    expect(nextState(order('ChainFailed'), { type: 'channel_status', outcome: 'Refunded' })).to.include({ to: 'Refunded' });
+    expect(nextState(order('RefundAddressPending'), { type: 'channel_status', outcome: 'FailedNoRefund' })).to.include({ to: 'FailedNoRefund' });
+    expect(nextState(order('SlippageFailed'), { type: 'channel_status', outcome: 'Completed' }).kind).to.equal('unchanged');
   });
 
   it('a refund request after expiry sends an unpaid order to manual review', () => {
