@@ -3,7 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createRedis } from '@chainpipe/redis';
-import { PoolTrades } from '@chainpipe/tx-records';
+import { PoolTrades, toTransactionResult } from '@chainpipe/tx-records';
+import { ERC20_TRANSFER } from '../../apps/tx-gateway/src/api-examples';
 import type { Consumer } from 'kafkajs';
 import { base58Encode, networkByName, tronHexToBase58 } from '@chainpipe/chains';
 import { TOPICS, type AddressChangeMessage } from '@chainpipe/contracts';
@@ -12,6 +13,7 @@ import { generateApiKey } from '@chainpipe/http';
 import { SecretBox } from '@chainpipe/runtime';
 import {
   createRegistryTopics,
+  documentAssertion,
   freePort,
   parsePrometheusText,
   readFixtureJson,
@@ -105,8 +107,11 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
     } catch {
       parsed = undefined;
     }
+    await matchesDocument(method, path, res.status, res.headers.get('content-type'), parsed, text);
     return { status: res.status, body: parsed, text };
   }
+  // Every answer is also checked against the gateway's own /openapi.json.
+  const matchesDocument = documentAssertion(() => base);
 
   const ok = (data: unknown) => ({ code: 0, message: 'success', data });
   const failed = (status: number, message: string | RegExp) => (r: Reply) => {
@@ -545,14 +550,15 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
       // What tx-matcher appends (same Redis, the gateway's key prefix).
       const redis = createRedis({ url: env.redisUrl, keyPrefix: 'chainpipe:' });
       const trades = new PoolTrades(redis);
-      const trade = (hash: string) => ({ chainType: 'evm', chainId: 1, txHash: hash, feePayer: undefined, symbol: null }) as never;
-      await trades.append('ethereum', 1, pool, '1', '0xaa', trade('0xaa'));
-      await trades.append('ethereum', 1, pool, '2', '0xbb', trade('0xbb'));
+      // A real ERC-20 transfer (the API document's example) under two hashes.
+      const trade = (hash: string) => toTransactionResult({ ...ERC20_TRANSFER, tx_hash: hash });
+      const [aa, bb] = [`0x${'aa'.repeat(32)}`, `0x${'bb'.repeat(32)}`];
+      await trades.append('ethereum', 1, pool, '1', aa, trade(aa));
+      await trades.append('ethereum', 1, pool, '2', bb, trade(bb));
       const both = await call('GET', `/tx/api/v1/dex-pools/${pool}/trades?chain_type=ethereum&chain_id=1`);
-      expect(both.body.data.items).to.deep.equal([
-        { chainType: 'evm', chainId: 1, txHash: '0xbb', symbol: null },
-        { chainType: 'evm', chainId: 1, txHash: '0xaa', symbol: null },
-      ]);
+      // Newest first, as stored (JSON drops what the record leaves undefined).
+      expect(both.body.data.items).to.deep.equal(JSON.parse(JSON.stringify([trade(bb), trade(aa)])));
+      expect(both.body.data.items.map((t: { txHash: string }) => t.txHash)).to.deep.equal([bb, aa]);
       expect((await call('GET', `/tx/api/v1/dex-pools/${pool}/trades?chainType=ethereum&chainId=1&limit=1`)).body.data.items).to.have.length(1);
       failed(400, 'limit must be an integer from 1 to 100')(await call('GET', `/tx/api/v1/dex-pools/${pool}/trades?chainType=ethereum&chainId=1&limit=0`));
       failed(400, 'chainType is required')(await call('GET', `/tx/api/v1/dex-pools/${pool}/trades`));

@@ -8,7 +8,7 @@ import { TOPICS } from '@chainpipe/contracts';
 import { generateApiKey } from '@chainpipe/http';
 import { parseEvmPayload } from '@chainpipe/tx-parsers';
 import { storeBlock } from '@chainpipe/tx-store';
-import { createRegistryTopics, freePort, parsePrometheusText, readFixtureJson, readJson, spawnTs, stopProcess, testEnv, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { createRegistryTopics, documentAssertion, freePort, parsePrometheusText, readFixtureJson, readJson, spawnTs, stopProcess, testEnv, waitReady, type RunningProcess } from '@chainpipe/testing';
 
 type Json = any;
 
@@ -227,8 +227,12 @@ describe('tx-gateway history queries (real app, real Postgres, stand-in chain no
       headers: { 'x-api-key': apiKey, 'content-type': 'application/json', ...headers },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
-    return { status: res.status, json: await readJson(res) };
+    const json = await readJson(res);
+    await matchesDocument(method, path, res.status, res.headers.get('content-type'), json);
+    return { status: res.status, json };
   }
+  // Every answer is also checked against the gateway's own /openapi.json.
+  const matchesDocument = documentAssertion(() => base);
 
   const search = async (body: Json, path = '/tx/api/v1/transfers/search') => {
     const r = await call('POST', path, body);

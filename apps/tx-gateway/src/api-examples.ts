@@ -7,7 +7,7 @@ import { toListRecord, toV2Record } from '@chainpipe/tx-records';
  * reads it; the response shapes come from the same formatters the routes use, and the contract
  * tests check every example against its schema.
  */
-const ERC20_TRANSFER: NormalizedTx = {
+export const ERC20_TRANSFER: NormalizedTx = {
   chain_type: 'ethereum',
   chain_id: 1,
   height: 17053184,

@@ -31,9 +31,20 @@ export interface RouteSuccess {
   example?: unknown;
   /** The body is `data` itself, without an envelope. */
   bare?: boolean;
+  /**
+   * The success status also carries the service's error envelope, and when (the price
+   * service's 20002 `chain not found` is HTTP 200): documented as one of the two.
+   */
+  businessErrors?: string;
   /** Media type of a bare body; `application/json` unless given. */
   mediaType?: string;
 }
+
+/**
+ * An error answer of a route: its description (the body is the route's error envelope), or a
+ * body of another media type (a plain-text 426 of a WebSocket path).
+ */
+export type RouteError = string | { description: string; mediaType: string; example?: string };
 
 /**
  * One route, declared once: `ApiRoutes.route` registers it on express (auth, body parsing,
@@ -90,7 +101,7 @@ export interface RouteSpec {
   preValidation?: readonly RequestHandler[];
   ok: RouteSuccess;
   /** Error statuses this route answers beyond the generated ones (auth, 400, 413, 500, 504). */
-  errors?: Readonly<Record<number, string>>;
+  errors?: Readonly<Record<number, RouteError>>;
   /** Stable name of the operation; derived from method and path when not given. */
   operationId?: string;
 }

@@ -1,5 +1,5 @@
 import { SchemaBundle, type JsonSchema } from '@chainpipe/contracts';
-import type { ApiAuth, ApiRoutes, RouteSpec } from './api-routes';
+import type { ApiAuth, ApiRoutes, RouteError, RouteSpec } from './api-routes';
 import { pathParams } from './api-routes';
 import type { EnvelopeStyle } from './envelope';
 
@@ -133,21 +133,27 @@ export function openApiDocument(apis: ApiRoutes | readonly ApiRoutes[], info: Ap
       op.requestBody = { required: true, description: request.rawBody.description, content: { [request.rawBody.mediaType]: {} } };
     }
 
+    // One component per envelope style: every error response of the style refers to it.
+    const errorComponent = `error-envelope.${envelope.name}`;
+    components.schemas[errorComponent] ??= envelope.errorSchema ?? envelopeSchema(envelope.error(0, MARK.code, MARK.message), {}, { type: 'integer' });
+    const errorSchema = { $ref: `#/components/schemas/${errorComponent}` };
+
     const ok = spec.ok;
     const data = components.use(ok.data);
     const okCode = ok.code ?? 0;
     const okMessage = ok.message ?? 'success';
+    const okSchema = ok.bare ? data : envelopeSchema(envelope.ok(MARK.data, MARK.code, MARK.message), data, { const: okCode });
     op.responses[String(ok.status ?? 200)] = {
-      description: ok.description,
+      description: ok.businessErrors ? `${ok.description}; or the error envelope: ${ok.businessErrors}` : ok.description,
       content: {
         [ok.bare ? (ok.mediaType ?? 'application/json') : 'application/json']: {
-          schema: ok.bare ? data : envelopeSchema(envelope.ok(MARK.data, MARK.code, MARK.message), data, { const: okCode }),
+          schema: ok.businessErrors ? { oneOf: [okSchema, errorSchema] } : okSchema,
           ...(ok.example !== undefined ? { example: ok.bare ? ok.example : envelope.ok(ok.example, okCode, okMessage) } : {}),
         },
       },
     };
 
-    const errors: Record<number, string> = {};
+    const errors: Record<number, RouteError> = {};
     if (request.params || request.path || request.query || request.body) errors[400] = 'request validation failed (the message names the fields)';
     if (request.body) {
       errors[400] = 'invalid JSON, or request validation failed (the message names the fields)';
@@ -155,15 +161,12 @@ export function openApiDocument(apis: ApiRoutes | readonly ApiRoutes[], info: Ap
     }
     if (spec.auth !== 'none') Object.assign(errors, authSchemes[spec.auth]?.errors);
     Object.assign(errors, GENERATED_ERRORS, spec.errors);
-    // One component per envelope style: every error response of the style refers to it.
-    const errorComponent = `error-envelope.${envelope.name}`;
-    components.schemas[errorComponent] ??= envelope.errorSchema ?? envelopeSchema(envelope.error(0, MARK.code, MARK.message), {}, { type: 'integer' });
-    const errorSchema = { $ref: `#/components/schemas/${errorComponent}` };
-    for (const [status, description] of Object.entries(errors)) {
-      op.responses[status] = {
-        description,
-        content: { 'application/json': { schema: errorSchema, example: envelope.error(Number(status), Number(status), description) } },
-      };
+    for (const [status, error] of Object.entries(errors)) {
+      if (typeof error === 'string') {
+        op.responses[status] = { description: error, content: { 'application/json': { schema: errorSchema, example: envelope.error(Number(status), Number(status), error) } } };
+      } else {
+        op.responses[status] = { description: error.description, content: { [error.mediaType]: { schema: { type: 'string' }, ...(error.example !== undefined ? { example: error.example } : {}) } } };
+      }
     }
 
     const path = openApiPath(spec.path);

@@ -10,3 +10,4 @@ export * from './chain-blocks';
 export * from './ws-client';
 export * from './faults';
 export * from './pipeline-load';
+export * from './api-document-check';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ApiKeyRepository, type Knex } from '@chainpipe/db';
 import { generateApiKey } from '@chainpipe/http';
-import { freePort, parsePrometheusText, spawnTs, testEnv, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { documentAssertion, freePort, parsePrometheusText, spawnTs, testEnv, waitReady, type RunningProcess } from '@chainpipe/testing';
 
 /** Test support of the token price suites: keys, a spawned gateway, a fetch wrapper. Asserts nothing of its own. */
 
@@ -37,7 +37,12 @@ export async function startApp(entry: string, env: Record<string, string>, opts:
   return { proc, base: `http://127.0.0.1:${port}`, opsBase: `http://127.0.0.1:${opsPort}` };
 }
 
+/**
+ * A fetch wrapper for one app. Every answer is also checked against the API document the app
+ * serves (`/openapi.json`): an undocumented status or a body off its schema fails the call.
+ */
 export function client(base: () => string, defaultKey: () => string) {
+  const matchesDocument = documentAssertion(base);
   return async (method: string, path: string, opts: { key?: string | null; raw?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Reply> => {
     const headers: Record<string, string> = { ...opts.headers };
     const key = opts.key === undefined ? defaultKey() : opts.key;
@@ -53,6 +58,7 @@ export function client(base: () => string, defaultKey: () => string) {
     } catch {
       parsed = undefined;
     }
+    await matchesDocument(method, path, res.status, res.headers.get('content-type'), parsed, text);
     return { status: res.status, headers: res.headers, body: parsed, text };
   };
 }

@@ -109,7 +109,7 @@ export function debugRoutes(api: ApiRoutes, deps: KlineDeps, hub: KlineHub): voi
       auth: 'none',
       request: { path: 'http/kline/topic-path' },
       ok: { status: 101, data: { type: 'null' }, bare: true, description: 'switching protocols (WebSocket)' },
-      errors: { 426: 'plain text `Expected WebSocket upgrade`' },
+      errors: { 426: { description: 'no WebSocket upgrade requested', mediaType: 'text/plain', example: 'Expected WebSocket upgrade' } },
     },
     (_req, res) => void res.status(426).type('text/plain').send('Expected WebSocket upgrade'),
   );

@@ -39,7 +39,12 @@ export function referenceRoutes(api: ApiRoutes, deps: Pick<PriceDeps, 'db'>): vo
       tags: TAGS,
       auth: PRICE_AUTH,
       request: { path: 'http/price/chain-path' },
-      ok: { data: 'http/price/chain-list', description: '`{ total: 1, items }` with the chain', example: { total: 1, items: [EXAMPLE_CHAIN] } },
+      ok: {
+        data: 'http/price/chain-list',
+        description: '`{ total: 1, items }` with the chain',
+        example: { total: 1, items: [EXAMPLE_CHAIN] },
+        businessErrors: '`code` 20002 `chain not found` for an unknown chain',
+      },
     },
     async (req, res) => {
       const row = await repo.findChain(String(req.params.id_or_name));
