@@ -4,12 +4,12 @@ import express from 'express';
 import { Registry } from 'prom-client';
 import { loadContracts } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
-import { ApiRoutes, createHttpApp, finishHttpApp, generateApiKey, listen, msgEnvelope, type StartedServer } from '@chainpipe/http';
+import { ApiRoutes, createHttpApp, finishHttpApp, generateApiKey, listen, msgEnvelope, serveApiDocs, type StartedServer } from '@chainpipe/http';
 import { IntegratorRepository, OrderRepository, type NewOrder, type OrderRow } from '@chainpipe/order-store';
 import { QuoteStore } from '@chainpipe/price';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { createLogger, loadConfig } from '@chainpipe/runtime';
-import { testEnv } from '@chainpipe/testing';
+import { responseCheck, testEnv, type ResponseCheck } from '@chainpipe/testing';
 import { orderFixture } from './order-fixtures';
 import { orderConfig } from '../../apps/aggregator-gateway/src/orders/config';
 import { integratorAuthSchemes, orderRoutes } from '../../apps/aggregator-gateway/src/orders/routes';
@@ -41,6 +41,7 @@ describe('integrator order endpoints (real Postgres and Redis, in process)', fun
   let orders: OrderRepository;
   let integrators: IntegratorRepository;
   let channelCalls = 0;
+  let check: ResponseCheck;
   let keyA = '';
   let keyB = '';
   let keyDisabledIntegrator = '';
@@ -93,6 +94,8 @@ describe('integrator order endpoints (real Postgres and Redis, in process)', fun
       now: () => new Date(),
     });
     app.use(api.router);
+    // every answer is also checked against the API document the routes produce
+    check = responseCheck(serveApiDocs(app, api, { title: 'integrator orders', version: 'test' }) as never);
     finishHttpApp(app, logger);
     server = await listen(app, 0, '127.0.0.1');
     base = `http://127.0.0.1:${server.address.port}`;
@@ -110,7 +113,9 @@ describe('integrator order endpoints (real Postgres and Redis, in process)', fun
       headers: { 'content-type': 'application/json', ...headers },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
-    return { status: res.status, body: (await res.json()) as Answer['body'] };
+    const answer = { status: res.status, body: (await res.json()) as Answer['body'] };
+    expect(check(method, path, answer.status, res.headers.get('content-type'), answer.body), `${method} ${path} against the API document`).to.equal(undefined);
+    return answer;
   }
 
   const validBody = (over: Record<string, unknown> = {}) => ({
