@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import express from 'express';
 import { Registry } from 'prom-client';
 import { loadContracts } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
-import { ApiRoutes, createHttpApp, finishHttpApp, generateApiKey, listen, msgEnvelope, serveApiDocs, type StartedServer } from '@chainpipe/http';
+import { createHttpApp, finishHttpApp, generateApiKey, listen, msgEnvelope, serveApiDocs, type StartedServer } from '@chainpipe/http';
 import { IntegratorRepository, OrderRepository, type NewOrder, type OrderRow } from '@chainpipe/order-store';
 import { QuoteStore } from '@chainpipe/price';
 import { createRedis, type Redis } from '@chainpipe/redis';
@@ -12,7 +11,7 @@ import { createLogger, loadConfig } from '@chainpipe/runtime';
 import { responseCheck, testEnv, type ResponseCheck } from '@chainpipe/testing';
 import { orderFixture } from './order-fixtures';
 import { orderConfig } from '../../apps/aggregator-gateway/src/orders/config';
-import { integratorAuthSchemes, orderRoutes } from '../../apps/aggregator-gateway/src/orders/routes';
+import { ordersModule } from '../../apps/aggregator-gateway/src/orders/module';
 
 /**
  * The integrator order endpoints on the real Postgres and Redis: every error row of order
@@ -78,14 +77,15 @@ describe('integrator order endpoints (real Postgres and Redis, in process)', fun
     const logger = createLogger({ name: 'orders-test', level: 'error' });
     const registry = new Registry();
     const app = createHttpApp({ logger, registry, defaultEnvelope: msgEnvelope });
-    const api = new ApiRoutes({ contracts: loadContracts(), auth: integratorAuthSchemes(db), jsonBody: express.json({ limit: '1mb' }) });
     const tripwire = async (): Promise<never> => {
       channelCalls++;
       throw new Error('a channel was asked although the request should have been refused before');
     };
-    orderRoutes(api, {
+    const { api } = ordersModule({
       db,
       redis,
+      contracts: loadContracts(),
+      bodyLimitBytes: 1024 * 1024,
       producer: { publish: tripwire },
       channels: { find: tripwire, requote: tripwire, createDeposit: tripwire },
       config: loadConfig(orderConfig, {}),

@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
 import { canonicalAddressForChainType, networkOfReferenceChain, type NetworkInfo } from '@chainpipe/chains';
@@ -92,12 +92,6 @@ class OrderError extends Error {
 }
 
 const bad = (msg: string) => new OrderError(400, msg);
-
-/** The spec's "invalid request body" for malformed JSON on these routes (instead of the app's generic text). */
-const invalidJson: ErrorRequestHandler = (err, _req, res, next) => {
-  if ((err as { type?: string })?.type === 'entity.parse.failed') return sendError(res, 400, MSG.invalidBody);
-  next(err);
-};
 
 function metricsOf(registry: Registry) {
   return {
@@ -393,7 +387,6 @@ export function orderRoutes(api: ApiRoutes, deps: OrderRouteDeps): void {
       errors: orderErrors,
     },
     create,
-    invalidJson as unknown as RequestHandler,
   );
 
   const refundErrors = {
@@ -437,6 +430,5 @@ export function orderRoutes(api: ApiRoutes, deps: OrderRouteDeps): void {
       errors: refundErrors,
     },
     refund,
-    invalidJson as unknown as RequestHandler,
   );
 }

@@ -1,0 +1,33 @@
+import express, { type RequestHandler } from 'express';
+import type { Contracts } from '@chainpipe/contracts';
+import { ApiRoutes, msgEnvelope, sendError, type EnvelopeStyle } from '@chainpipe/http';
+import { MSG } from './create-request';
+import { integratorAuthSchemes, orderRoutes, type OrderRouteDeps } from './routes';
+
+export interface OrdersModuleDeps extends OrderRouteDeps {
+  contracts: Contracts;
+  bodyLimitBytes: number;
+}
+
+/** The JSON body parser of the order routes: a malformed body is the spec's `invalid request body`. */
+function ordersJsonBody(limitBytes: number): RequestHandler {
+  const json = express.json({ limit: limitBytes, strict: false, type: () => true });
+  return (req, res, next) =>
+    json(req, res, (err?: unknown) => {
+      if ((err as { type?: string } | undefined)?.type === 'entity.parse.failed') return sendError(res, 400, MSG.invalidBody);
+      next(err);
+    });
+}
+
+const PREFIX = '/api/v1/integrator/';
+
+/**
+ * The integrator order endpoints (`/api/v1/integrator/orders…`) as one route module of the
+ * aggregator gateway: their own `ApiRoutes` (integrator key schemes, body parser, validation), the
+ * spec's `{code, msg, data}` envelope. The gateway app mounts `api.router` and documents `api`.
+ */
+export function ordersModule(deps: OrdersModuleDeps): { name: string; envelopeFor(path: string): EnvelopeStyle | undefined; api: ApiRoutes } {
+  const api = new ApiRoutes({ contracts: deps.contracts, auth: integratorAuthSchemes(deps.db), jsonBody: ordersJsonBody(deps.bodyLimitBytes) });
+  orderRoutes(api, deps);
+  return { name: 'integrator-orders', envelopeFor: (path) => (path.startsWith(PREFIX) ? msgEnvelope : undefined), api };
+}
