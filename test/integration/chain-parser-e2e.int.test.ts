@@ -1,16 +1,18 @@
 import { randomInt } from 'node:crypto';
 import { expect } from 'chai';
-import type { Consumer, KafkaMessage } from 'kafkajs';
+import type { KafkaMessage } from 'kafkajs';
 import { TOPICS, dlqName, type ChainTxMessage } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
 import {
   bitcoinBlockItem,
+  collectTopic,
   createRegistryTopics,
   datasetOf,
   evmBlockItem,
   FIXTURE_NETWORKS,
   type FixtureFamily,
   freePort,
+  groupCaughtUp,
   parsePrometheusText,
   randomSuffix,
   readTopic,
@@ -23,12 +25,12 @@ import {
   stopProcess,
   streamerBody,
   testEnv,
-  testKafka,
   tronBlockItem,
   uniquePrefix,
   waitFor,
   waitReady,
   withSuffix,
+  type TopicCollector,
 } from '@chainpipe/testing';
 
 type Json = any;
@@ -55,8 +57,8 @@ describe('chain-parser end to end: chain-ingest → chain.raw → chain-parser �
   let heightOffset = 0;
   /** chain.tx.v1 messages this describe block has caused so far (tests run in order). */
   let expectedMessages = 0;
-  const txMessages: KafkaMessage[] = [];
-  let txReader: Consumer | undefined;
+  let txReader: TopicCollector | undefined;
+  const txMessages = (): KafkaMessage[] => txReader?.messages ?? [];
 
   before(async function () {
     this.timeout(90_000);
@@ -76,17 +78,14 @@ describe('chain-parser end to end: chain-ingest → chain.raw → chain-parser �
       CHAIN_PARSER_GROUP: `${prefix}chain-parser`,
       DB_POOL_MAX: '4',
     });
-    txReader = testKafka().consumer({ groupId: `${prefix}reader`, maxBytesPerPartition: 32 * 1024 * 1024 });
-    await txReader.connect();
-    await txReader.subscribe({ topic: prefix + TOPICS.chainTx.name, fromBeginning: true });
-    await txReader.run({ eachMessage: async ({ message }) => void txMessages.push(message) });
+    txReader = await collectTopic(prefix + TOPICS.chainTx.name);
     await Promise.all([waitReady(ingest, ingestOps, 60_000), waitReady(parser, parserOps, 60_000)]);
   });
 
   after(async function () {
     this.timeout(60_000);
     const codes = await Promise.all([ingest, parser].filter(Boolean).map((p) => stopProcess(p)));
-    await txReader?.disconnect();
+    await txReader?.stop();
     await db?.destroy();
     expect(codes, 'both apps shut down cleanly').to.deep.equal([0, 0]);
     expect(parser.output()).to.match(/"msg":"shutdown_complete","exitCode":0/);
@@ -136,16 +135,19 @@ describe('chain-parser end to end: chain-ingest → chain.raw → chain-parser �
   }
 
   /**
-   * Every chain.tx message so far, once `added` more than before have arrived (plus a short grace
-   * period, so an unexpected extra message shows up). One reader for the whole block: a fresh
-   * consumer group per read would wait for a group join each time.
+   * Every chain.tx message so far, once `added` more than before have arrived and the parser has
+   * nothing left in flight (so an unexpected extra message would be among them). One reader for
+   * the whole block: a fresh consumer group per read would wait for a group join each time.
    */
   async function chainTxMessages(added: number): Promise<{ key: string; value: ChainTxMessage }[]> {
     expectedMessages += added;
-    await waitFor(() => txMessages.length >= expectedMessages, { timeoutMs: 30_000, what: `${expectedMessages} chain.tx messages (have ${txMessages.length})` });
-    await new Promise((r) => setTimeout(r, 300));
-    expect(txMessages.length, 'no unexpected chain.tx messages').to.equal(expectedMessages);
-    return txMessages.map((m) => ({ key: m.key!.toString(), value: JSON.parse(m.value!.toString()) as ChainTxMessage }));
+    await waitFor(() => txMessages().length >= expectedMessages, { timeoutMs: 30_000, what: `${expectedMessages} chain.tx messages (have ${txMessages().length})` });
+    // The parser commits a raw record only after its publishes: once it committed everything
+    // posted, all it will publish is on chain.tx, and the reader has read all of that.
+    await groupCaughtUp(`${prefix}chain-parser`, prefix + TOPICS.chainRaw.name);
+    await txReader!.settled();
+    expect(txMessages().length, 'no unexpected chain.tx messages').to.equal(expectedMessages);
+    return txMessages().map((m) => ({ key: m.key!.toString(), value: JSON.parse(m.value!.toString()) as ChainTxMessage }));
   }
 
   it('stores real blocks of all four families, checks transfers against the fixtures, and publishes one chain.tx message per stored transaction', async () => {

@@ -5,13 +5,13 @@ import { expect } from 'chai';
 import { createRedis } from '@chainpipe/redis';
 import { PoolTrades, toTransactionResult } from '@chainpipe/tx-records';
 import { ERC20_TRANSFER } from '../../apps/tx-gateway/src/api-examples';
-import type { Consumer } from 'kafkajs';
 import { base58Encode, networkByName, tronHexToBase58 } from '@chainpipe/chains';
 import { TOPICS, type AddressChangeMessage } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
 import { generateApiKey } from '@chainpipe/http';
 import { SecretBox } from '@chainpipe/runtime';
 import {
+  collectTopic,
   createRegistryTopics,
   documentAssertion,
   freePort,
@@ -20,11 +20,11 @@ import {
   spawnTs,
   stopProcess,
   testEnv,
-  testKafka,
   uniquePrefix,
   waitFor,
   waitReady,
   type RunningProcess,
+  type TopicCollector,
 } from '@chainpipe/testing';
 
 const SECRET_KEY = randomBytes(32).toString('hex');
@@ -87,8 +87,9 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
   let base: string;
   let opsBase: string;
   let origin: ReturnType<typeof startRpcOrigin>;
-  let collector: Consumer;
-  const changes: { key: string; value: AddressChangeMessage }[] = [];
+  let collector: TopicCollector | undefined;
+  const changes = (): { key: string; value: AddressChangeMessage }[] =>
+    (collector?.messages ?? []).map((m) => ({ key: m.key!.toString(), value: JSON.parse(m.value!.toString()) as AddressChangeMessage }));
   const apps = { a: '', b: '' };
   const keys = { a: '', b: '', revoked: '' };
 
@@ -134,12 +135,13 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
 
   /**
    * The changes published for an application (keyed by its app_id) that `match`, in order, once
-   * `count` of them arrived; a grace period then lets unexpected extra ones show up.
+   * `count` of them arrived and everything published so far was read (the gateway publishes
+   * before it answers, so an unexpected extra change would be among them).
    */
   async function changesOf(appId: string, match: (c: AddressChangeMessage) => boolean, count: number): Promise<AddressChangeMessage[]> {
-    const mine = () => changes.filter((c) => c.key === appId && match(c.value)).map((c) => c.value);
+    const mine = () => changes().filter((c) => c.key === appId && match(c.value)).map((c) => c.value);
     await waitFor(() => mine().length >= count, { timeoutMs: 20_000, what: `${count} address changes of ${appId}` });
-    await new Promise((r) => setTimeout(r, 300));
+    await collector!.settled();
     for (const c of mine()) expect(c.app_id).to.equal(appId);
     return mine();
   }
@@ -197,14 +199,7 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
     const originPort = (origin.server.address() as AddressInfo).port;
     const closedPort = await freePort();
 
-    collector = testKafka('tx-management-test').consumer({ groupId: `${prefix}collector` });
-    await collector.connect();
-    await collector.subscribe({ topic: prefix + TOPICS.addressesChanges.name, fromBeginning: true });
-    await collector.run({
-      eachMessage: async ({ message }) => {
-        changes.push({ key: message.key!.toString(), value: JSON.parse(message.value!.toString()) });
-      },
-    });
+    collector = await collectTopic(prefix + TOPICS.addressesChanges.name);
 
     const started = await startGateway({
       KAFKA_TOPIC_PREFIX: prefix,
@@ -218,7 +213,7 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
 
   after(async () => {
     if (gateway) expect(await stopProcess(gateway)).to.equal(0);
-    await collector?.disconnect();
+    await collector?.stop();
     origin?.server.closeAllConnections();
     await new Promise((resolve) => origin?.server.close(resolve));
     await db?.destroy();
@@ -315,10 +310,11 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
         [[w], [y, z]],
       ]);
       // An empty patch changes nothing and publishes nothing.
-      const count = changes.filter((c) => c.key === apps.a).length;
+      await collector!.settled();
+      const count = changes().filter((c) => c.key === apps.a).length;
       expect((await call('PATCH', '/tx/api/v1/addresses', { body: { chain_type: 'arbitrum' } })).body).to.deep.equal(ok('success'));
-      await new Promise((r) => setTimeout(r, 500));
-      expect(changes.filter((c) => c.key === apps.a).length).to.equal(count);
+      await collector!.settled();
+      expect(changes().filter((c) => c.key === apps.a).length).to.equal(count);
     });
 
     it('concurrent changes of one application are published in the order they were stored', async () => {

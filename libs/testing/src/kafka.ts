@@ -22,24 +22,52 @@ export async function createRegistryTopics(prefix: string, specs: readonly Topic
 
 /**
  * Reads a topic from the beginning with a throwaway group until `count` messages arrived (or
- * the timeout passed), then leaves. The reader is plain kafkajs, not our consumer.
+ * the timeout passed) and everything written before that was read too, then leaves: so a test
+ * can assert "exactly" without waiting a grace period. The reader is plain kafkajs, not our consumer.
  */
 export async function readTopic(topic: string, count: number, timeoutMs = 20_000): Promise<KafkaMessage[]> {
-  const kafka = testKafka();
-  const consumer = kafka.consumer({ groupId: `reader-${topic}-${Date.now()}-${Math.random().toString(36).slice(2)}`, maxBytesPerPartition: 32 * 1024 * 1024 });
-  const got: KafkaMessage[] = [];
-  await consumer.connect();
+  const reader = await collectTopic(topic);
   try {
-    await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void got.push(message) });
-    await waitFor(() => got.length >= count, { timeoutMs, what: `${count} messages on ${topic} (have ${got.length})` }).catch((err) => {
-      if (got.length < count) throw err;
+    await waitFor(() => reader.messages.length >= count, { timeoutMs, what: `${count} messages on ${topic} (have ${reader.messages.length})` }).catch((err) => {
+      if (reader.messages.length < count) throw err;
     });
-    // A short grace period lets extra (unexpected) messages show up, so tests can assert "exactly".
-    await new Promise((r) => setTimeout(r, 300));
-    return got;
+    return await reader.settled(timeoutMs);
   } finally {
-    await consumer.disconnect();
+    await reader.stop();
+  }
+}
+
+/** The end offset (next offset to be written) of every partition of a topic. */
+export async function endOffsets(topic: string): Promise<Map<number, number>> {
+  const admin = testKafka().admin();
+  await admin.connect();
+  try {
+    return new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)]));
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * Waits until a consumer group has committed every message written to `topic` so far. Our
+ * consumers commit only after their work and its produces are done, so once this holds, all
+ * the output of that input exists: "nothing more will come" without sleeping.
+ */
+export async function groupCaughtUp(groupId: string, topic: string, timeoutMs = 30_000): Promise<void> {
+  const ends = await endOffsets(topic);
+  const admin = testKafka().admin();
+  await admin.connect();
+  try {
+    await waitFor(
+      async () => {
+        const [res] = await admin.fetchOffsets({ groupId, topics: [topic] });
+        const committed = new Map((res?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
+        return [...ends].every(([partition, end]) => end === 0 || (committed.get(partition) ?? -1) >= end);
+      },
+      { timeoutMs, intervalMs: 50, what: `group ${groupId} to commit everything on ${topic}` },
+    );
+  } finally {
+    await admin.disconnect();
   }
 }
 
@@ -59,6 +87,12 @@ export async function committedOffset(groupId: string, topic: string): Promise<n
 export interface TopicCollector {
   /** Every message read so far, in arrival order. */
   readonly messages: KafkaMessage[];
+  /**
+   * Waits until every message written to the topic before this call has been read (the
+   * partitions' end offsets), then gives `messages`: after the producing side is done, nothing
+   * more will arrive, so "exactly N" holds without a grace period.
+   */
+  settled(timeoutMs?: number): Promise<KafkaMessage[]>;
   stop(): Promise<void>;
 }
 
@@ -69,10 +103,29 @@ export interface TopicCollector {
 export async function collectTopic(topic: string): Promise<TopicCollector> {
   const consumer = testKafka().consumer({ groupId: `collector-${topic}-${Date.now()}-${Math.random().toString(36).slice(2)}`, maxBytesPerPartition: 32 * 1024 * 1024 });
   const messages: KafkaMessage[] = [];
+  /** Per partition, the offset after the last message read. */
+  const position = new Map<number, number>();
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
-  await consumer.run({ eachMessage: async ({ message }) => void messages.push(message) });
-  return { messages, stop: () => consumer.disconnect() };
+  await consumer.run({
+    eachMessage: async ({ partition, message }) => {
+      messages.push(message);
+      position.set(partition, Number(message.offset) + 1);
+    },
+  });
+  return {
+    messages,
+    settled: async (timeoutMs = 20_000) => {
+      const ends = await endOffsets(topic);
+      await waitFor(() => [...ends].every(([partition, end]) => end === 0 || (position.get(partition) ?? 0) >= end), {
+        timeoutMs,
+        intervalMs: 20,
+        what: `every message on ${topic} read (have ${messages.length})`,
+      });
+      return messages;
+    },
+    stop: () => consumer.disconnect(),
+  };
 }
 
 /** Publishes JSON values to a physical topic with plain kafkajs (test input, not our producer). */

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { waitFor } from './wait';
+import { forbidden, waitFor } from './wait';
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
 
@@ -41,7 +41,8 @@ export async function waitReady(p: RunningProcess, opsPort: number, timeoutMs = 
   void p.exited.then((c) => (exited = c));
   await waitFor(
     async () => {
-      if (exited !== undefined) throw new Error(`process exited (${exited}) before ready:\n${p.output().slice(-3000)}`);
+      // At once, not at the timeout: a crashed app is a failure, not a slow start.
+      if (exited !== undefined) forbidden(`process exited (${exited}) before ready`);
       const res = await fetch(`http://127.0.0.1:${opsPort}/readyz`).catch(() => undefined);
       return res?.status === 200;
     },
