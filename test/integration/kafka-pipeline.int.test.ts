@@ -34,7 +34,11 @@ describe('kafka pipeline: registry, typed producer, batch consumer (real broker)
     expect(fatal, 'no consumer should have failed').to.deep.equal([]);
   });
 
-  function startConsumer(handler: (records: ConsumedRecord<AddressChangeMessage>[]) => Promise<void>, groupId = `${prefix}group`) {
+  function startConsumer(
+    handler: (records: ConsumedRecord<AddressChangeMessage>[]) => Promise<void>,
+    groupId = `${prefix}group`,
+    retry = { retries: 5, initialMs: 20, maxMs: 100 },
+  ) {
     const kafka = createKafka({ brokers: testEnv().kafkaBrokers, clientId: 'kp-consumer', logger });
     const consumer = new BatchConsumer<AddressChangeMessage>({
       kafka,
@@ -46,7 +50,7 @@ describe('kafka pipeline: registry, typed producer, batch consumer (real broker)
       logger,
       registry,
       topicPrefix: prefix,
-      retry: { retries: 5, initialMs: 20, maxMs: 100 },
+      retry,
       onFatal: (_reason, err) => fatal.push(err),
     });
     consumers.push(consumer as BatchConsumer<unknown>);
@@ -148,6 +152,59 @@ describe('kafka pipeline: registry, typed producer, batch consumer (real broker)
     expect(calls).to.equal(3);
     const metrics = await registry.getSingleMetricAsString('chainpipe_consumer_retries_total');
     expect(metrics).to.match(/chainpipe_consumer_retries_total\{[^}]*\} 2/);
+  });
+
+  it('waits out a dependency outage far past its retry budget: not ready meanwhile, nothing committed, then each record once', async () => {
+    await producer.publish(TOPICS.addressesChanges, [1, 2, 3].map((i) => ({ key: 'app-1', value: change(i) })));
+    const topic = prefix + TOPICS.addressesChanges.name;
+    let down = true;
+    let calls = 0;
+    const got: AddressChangeMessage[] = [];
+    // Budget of 2 retries; the outage lasts as long as the test says (what pg says when Postgres is away).
+    const consumer = await startConsumer(
+      async (records) => {
+        calls++;
+        if (down) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+        got.push(...records.map((r) => r.value));
+      },
+      `${prefix}group`,
+      { retries: 2, initialMs: 10, maxMs: 40 },
+    );
+    await waitFor(() => calls >= 12, { what: 'six times the retry budget spent waiting' });
+    expect(consumer.health()).to.deep.equal({ state: 'degraded', detail: 'waiting for a dependency: connect ECONNREFUSED 127.0.0.1:5432' });
+    expect(await committedOffset(`${prefix}group`, topic)).to.equal(-1);
+    down = false;
+    await waitFor(() => got.length >= 3, { what: 'the three records once the dependency is back' });
+    await waitFor(async () => (await committedOffset(`${prefix}group`, topic)) === 3, { what: 'offset 3 committed' });
+    expect(got).to.deep.equal([1, 2, 3].map(change));
+    await waitFor(() => consumer.health().state === 'ok', { what: 'ready again' });
+  });
+
+  it('stops within its deadline while the handler sleeps in a long backoff, and leaves the chunk for the next owner', async () => {
+    await producer.publish(TOPICS.addressesChanges, [{ key: 'app-1', value: change(7) }]);
+    const topic = prefix + TOPICS.addressesChanges.name;
+    let calls = 0;
+    // The first retry waits 15–30 s: far beyond the 5 s this stop is allowed.
+    const stuck = await startConsumer(
+      async () => {
+        calls++;
+        throw new Error('a bug that may be transient');
+      },
+      `${prefix}group`,
+      { retries: 8, initialMs: 30_000, maxMs: 30_000 },
+    );
+    await waitFor(async () => /chainpipe_consumer_retries_total\{[^}]*\} 1/.test(await registry.getSingleMetricAsString('chainpipe_consumer_retries_total')), { what: 'the handler in backoff' });
+    consumers.splice(consumers.indexOf(stuck as BatchConsumer<unknown>), 1);
+    const started = Date.now();
+    await stuck.stop();
+    expect(Date.now() - started, 'stop() within 5 s of a 15–30 s backoff').to.be.below(5_000);
+    expect(calls).to.equal(1);
+    expect(await committedOffset(`${prefix}group`, topic), 'nothing committed').to.equal(-1);
+    // The record was not lost: the group's next member processes it.
+    const got: AddressChangeMessage[] = [];
+    await startConsumer(async (records) => void got.push(...records.map((r) => r.value)));
+    await waitFor(() => got.length === 1, { timeoutMs: 45_000, what: 'the record replayed to the next member' });
+    expect(got).to.deep.equal([change(7)]);
   });
 });
 

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { Logger } from '@chainpipe/runtime';
+import { isDependencyUnavailable, type Logger } from '@chainpipe/runtime';
 import { ENVELOPE_CHOICE, apiDocumentOf, assertRoutesDocumented } from './api-docs';
 import { envelopeOf, sendError, setEnvelope, type EnvelopeStyle } from './envelope';
 import { HttpError } from './errors';
@@ -81,24 +81,6 @@ export function createHttpApp(opts: HttpAppOptions): Express {
     next();
   });
   return app;
-}
-
-/** Node socket errors and Postgres SQLSTATEs that mean "the server cannot be reached now". */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', '57P01', '57P02', '57P03', '53300']);
-const UNREACHABLE_MESSAGES = /Connection terminated|Connection ended unexpectedly|Client has encountered a connection error|Timeout acquiring a connection/i;
-
-/**
- * Whether an error says a dependency (Postgres, Redis) is unreachable or restarting, rather
- * than that the request or our code is wrong: the client should retry (503), and the app
- * recovers by itself once the dependency is back.
- */
-export function isDependencyUnavailable(err: unknown): boolean {
-  for (let e = err as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
-    if (typeof e.code === 'string' && (UNREACHABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
-    if (e.name === 'KnexTimeoutError' || (typeof e.message === 'string' && UNREACHABLE_MESSAGES.test(e.message))) return true;
-    e = e.cause as typeof e;
-  }
-  return false;
 }
 
 /** Seconds a client should wait before retrying while a dependency is unreachable. */

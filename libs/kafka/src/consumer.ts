@@ -4,6 +4,7 @@ import {
   NonRetryableError,
   backoffMs,
   errorMessage,
+  isDependencyUnavailable,
   isNonRetryable,
   sleep,
   type HealthReport,
@@ -80,6 +81,14 @@ class RetryBudgetExhausted extends Error {
   }
 }
 
+/** The consumer was stopped while its handler waited to retry: the chunk is left uncommitted (replayed). */
+class StoppedWhileRetrying extends Error {
+  constructor(cause: unknown) {
+    super(`stopped while retrying: ${errorMessage(cause)}`, { cause });
+    this.name = 'StoppedWhileRetrying';
+  }
+}
+
 /** Metrics of every consumer, declared once per registry. */
 function consumerMetrics(registry: Registry) {
   const existing = registry.getSingleMetric('chainpipe_consumer_batch_size');
@@ -124,6 +133,8 @@ export class BatchConsumer<T> {
   private restarting?: string;
   /** The consumer cannot go on (handler past its retry budget, a crash kafkajs will not restart). */
   private fatal?: string;
+  /** The handler is waiting for a dependency (Postgres, Redis) to come back: why. */
+  private waitingFor?: string;
   private lastActivity = Date.now();
   private readonly retry: { retries: number; initialMs: number; maxMs: number };
   private readonly maxRecords: number;
@@ -166,6 +177,8 @@ export class BatchConsumer<T> {
       this.lastActivity = Date.now();
     });
     this.consumer.on(CRASH, (e) => {
+      // A chunk left uncommitted by stop() ends the run this way; it is not a failure.
+      if (this.abort.signal.aborted) return;
       const reason = errorMessage(e.payload.error);
       this.joined = false;
       this.fetching = false;
@@ -260,12 +273,22 @@ export class BatchConsumer<T> {
     if (dead.length) this.metrics.messages.inc({ ...labels, outcome: 'dlq' }, dead.length);
   }
 
-  /** Retries retryable failures in place; isolates non-retryable ones down to single records. */
+  /**
+   * Retries retryable failures in place; isolates non-retryable ones down to single records.
+   * A dependency that is down (Postgres, Redis unreachable) is waited for as long as it takes,
+   * without spending the retry budget: restarting the app would not bring it back, and nothing
+   * is committed meanwhile. Other failures get `retry.retries` retries, then the app stops.
+   */
   private async handleWithRetry(records: ConsumedRecord<T>[], heartbeat: () => Promise<void>): Promise<DeadLetter[]> {
     const ctx: HandlerContext = { heartbeat, signal: this.abort.signal };
-    for (let attempt = 0; ; attempt++) {
+    const labels = { topic: this.opts.spec.name, group: this.opts.groupId };
+    let failures = 0;
+    let outage = 0;
+    for (;;) {
       try {
         const result = await this.opts.handler(records, ctx);
+        if (this.waitingFor) this.log.info({ msg: 'dependency_back', waits: outage });
+        this.waitingFor = undefined;
         return result?.deadLetters ?? [];
       } catch (err) {
         if (isNonRetryable(err)) {
@@ -276,11 +299,23 @@ export class BatchConsumer<T> {
           for (const r of records) dead.push(...(await this.handleWithRetry([r], heartbeat)));
           return dead;
         }
-        if (attempt >= this.retry.retries) throw new RetryBudgetExhausted(err);
-        this.metrics.retries.inc({ topic: this.opts.spec.name, group: this.opts.groupId });
-        const wait = backoffMs(attempt, this.retry.initialMs, this.retry.maxMs);
-        this.log.warn({ msg: 'handler_retry', attempt: attempt + 1, waitMs: wait, err: errorMessage(err) });
+        if (this.abort.signal.aborted) throw new StoppedWhileRetrying(err);
+        let wait: number;
+        if (isDependencyUnavailable(err)) {
+          // Backoff grows to its cap and stays there: one probe per `maxMs` while it is away.
+          wait = backoffMs(Math.min(outage, 30), this.retry.initialMs, this.retry.maxMs);
+          if (!this.waitingFor) this.log.warn({ msg: 'dependency_unavailable', err: errorMessage(err) });
+          this.waitingFor = errorMessage(err);
+          outage++;
+        } else {
+          if (failures >= this.retry.retries) throw new RetryBudgetExhausted(err);
+          wait = backoffMs(failures, this.retry.initialMs, this.retry.maxMs);
+          failures++;
+          this.log.warn({ msg: 'handler_retry', attempt: failures, waitMs: wait, err: errorMessage(err) });
+        }
+        this.metrics.retries.inc(labels);
         await sleep(wait, this.abort.signal);
+        if (this.abort.signal.aborted) throw new StoppedWhileRetrying(err);
         await heartbeat();
       }
     }
@@ -320,6 +355,7 @@ export class BatchConsumer<T> {
    */
   health(): HealthReport {
     if (this.fatal) return { state: 'error', detail: this.fatal };
+    if (this.waitingFor) return { state: 'degraded', detail: `waiting for a dependency: ${this.waitingFor}` };
     if (this.restarting) return { state: 'degraded', detail: `restarting after: ${this.restarting}` };
     if (!this.joined || !this.fetching) return { state: 'degraded', detail: this.joined ? 'joined, not fetching yet' : 'not joined yet' };
     const idle = Date.now() - this.lastActivity;
@@ -331,9 +367,14 @@ export class BatchConsumer<T> {
     return this.health().state === 'ok';
   }
 
-  /** Stops fetching, lets the chunk in flight finish and commit, leaves the group. */
+  /**
+   * Stops fetching, lets the chunk in flight finish and commit, leaves the group. A handler
+   * waiting to retry is woken first (kafkajs' disconnect waits for the batch in flight, so a
+   * backoff would otherwise overrun the shutdown deadline): its chunk stays uncommitted and is
+   * replayed by the next owner.
+   */
   async stop(): Promise<void> {
-    await this.consumer.disconnect();
     this.abort.abort();
+    await this.consumer.disconnect();
   }
 }

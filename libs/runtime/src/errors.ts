@@ -29,14 +29,44 @@ export function errorMessage(err: unknown): string {
   return String(err);
 }
 
+/**
+ * Waits `ms`, or less when `signal` aborts (it resolves then, it does not throw: the caller
+ * checks the signal). The abort listener is removed when the time is up, so a long-lived signal
+ * shared by many sleeps (a consumer's) does not collect listeners.
+ */
 export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
+    if (signal?.aborted) return resolve();
+    const onAbort = () => {
       clearTimeout(t);
       resolve();
-    }, { once: true });
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
+
+/** Node socket errors and Postgres SQLSTATEs that mean "the server cannot be reached now". */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', '57P01', '57P02', '57P03', '53300']);
+/** The same from pg, knex's pool and ioredis, which say it in words. */
+const UNREACHABLE_MESSAGES =
+  /Connection terminated|Connection ended unexpectedly|Client has encountered a connection error|Timeout acquiring a connection|Connection is closed|Reached the max retries per request limit|Stream isn't writeable/i;
+
+/**
+ * Whether an error says a dependency (Postgres, Redis) is unreachable or restarting, rather
+ * than that the input or our code is wrong: a gateway answers 503, a consumer waits for it
+ * without spending its retry budget, and both recover by themselves once it is back.
+ */
+export function isDependencyUnavailable(err: unknown): boolean {
+  for (let e = err as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    if (typeof e.code === 'string' && (UNREACHABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+    if (e.name === 'KnexTimeoutError' || e.name === 'MaxRetriesPerRequestError' || (typeof e.message === 'string' && UNREACHABLE_MESSAGES.test(e.message))) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}
 
 /** Exponential backoff with full jitter, capped. `attempt` starts at 0. */
 export function backoffMs(attempt: number, initialMs: number, maxMs: number, random: () => number = Math.random): number {
