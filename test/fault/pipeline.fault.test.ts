@@ -219,4 +219,26 @@ describe('faults of the address pipeline (real processes, own broker and Postgre
     expect(seenGateway.filter((s) => s.value.live !== 200), 'tx-gateway stays alive').to.deep.equal([]);
     await invariant(load);
   });
+
+  it('Postgres away for 45 s, past the old retry budget: chain-parser waits unready but alive, and resumes without a restart', async () => {
+    const { pg } = faultEnv();
+    const load = streamer();
+    await load.waitAcked(10);
+    const parserProbes = sample(() => parser.probes(), 200);
+    await pg.stop('fast');
+    const stopped = Date.now();
+    await waitFor(async () => (await parser.probes()).ready === 503, { timeoutMs: 30_000, intervalMs: 100, what: 'chain-parser unready' });
+    recoveries.push({ fault: 'Postgres down 45 s', what: 'stop to chain-parser /readyz 503', ms: elapsedMs(stopped) });
+    // Before this change a consumer gave up after 8 retries (about 30 s) and the process exited.
+    await new Promise((r) => setTimeout(r, Math.max(0, 45_000 - (Date.now() - stopped))));
+    expect(parser.process.proc.exitCode, 'chain-parser still running after 45 s without Postgres').to.equal(null);
+    await pg.start();
+    const started = Date.now();
+    await waitFor(async () => (await parser.probes()).ready === 200, { timeoutMs: 60_000, intervalMs: 100, what: 'chain-parser ready again' });
+    recoveries.push({ fault: 'Postgres down 45 s', what: 'start to chain-parser ready', ms: elapsedMs(started) });
+    await load.waitAcked(10);
+    const seenParser = await parserProbes.stop();
+    expect(seenParser.filter((s) => s.value.live !== 200), 'chain-parser stays alive').to.deep.equal([]);
+    await invariant(load);
+  });
 });
