@@ -1,0 +1,24 @@
+import type { ChannelOutcome } from '@chainpipe/orders';
+import type { ChannelStatusSource } from './tracker';
+
+/** The `status` operation of a channel adapter (`@chainpipe/aggregator`'s `ChannelAdapter`). */
+export interface StatusAdapter {
+  readonly kind: string;
+  status(providerOrderId: string, signal?: AbortSignal): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }>;
+}
+
+/**
+ * The tracker's view of the channels: an order's status from the adapter of its channel kind.
+ * An order of a kind no adapter serves fails its status call (counted and logged each sweep)
+ * and stays where it is.
+ */
+export function channelStatusFromAdapters(adapters: readonly StatusAdapter[]): ChannelStatusSource {
+  const byKind = new Map(adapters.map((a) => [a.kind, a]));
+  return {
+    status: (order, signal) => {
+      const adapter = byKind.get(order.channel_kind);
+      if (!adapter) return Promise.reject(new Error(`no channel adapter of kind ${order.channel_kind} is configured`));
+      return adapter.status(order.provider_order_id, signal);
+    },
+  };
+}

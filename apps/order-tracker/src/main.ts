@@ -1,0 +1,59 @@
+import { TOPICS } from '@chainpipe/contracts';
+import { ApiKeyRepository, addPostgres } from '@chainpipe/db';
+import { addKafka } from '@chainpipe/kafka';
+import { errorMessage, runService } from '@chainpipe/runtime';
+import { channelStatusFromAdapters } from './channel-status';
+import { orderTrackerConfig } from './config';
+import { OrderTracker } from './tracker';
+
+runService('order-tracker', orderTrackerConfig, async (svc) => {
+  const { config, logger, registry } = svc;
+  const db = addPostgres(svc);
+  const kafka = addKafka(svc);
+  const producer = await kafka.producer();
+  // the internal application whose monitored addresses are the deposit addresses
+  await new ApiKeyRepository(db).createApp(config.ORDER_DEPOSIT_APP_ID, 'Aggregator deposit addresses');
+  const tracker = new OrderTracker({
+    db,
+    producer,
+    // the channel adapters' status calls; none is configured in this process yet
+    channels: channelStatusFromAdapters([]),
+    logger,
+    registry,
+    now: () => new Date(),
+    depositAppId: config.ORDER_DEPOSIT_APP_ID,
+    batchSize: config.ORDER_TRACKER_BATCH,
+    statusTimeoutMs: config.ORDER_STATUS_TIMEOUT_MS,
+  });
+
+  await kafka.consume(TOPICS.txPush, {
+    groupId: config.ORDER_TRACKER_GROUP,
+    sessionTimeoutMs: config.ORDER_TRACKER_SESSION_TIMEOUT_MS,
+    handler: (records) => tracker.handlePushes(records.map((r) => r.value)),
+  });
+
+  // The sweep: one pass at a time; a failed pass is logged and the next one retries.
+  let timer: NodeJS.Timeout | undefined;
+  let pass: Promise<unknown> = Promise.resolve();
+  let stopping = false;
+  const tick = () => {
+    pass = tracker
+      .sweep()
+      .catch((err) => logger.warn({ msg: 'sweep_failed', err: errorMessage(err) }))
+      .finally(() => {
+        if (!stopping) timer = setTimeout(tick, config.ORDER_TRACKER_INTERVAL_MS);
+      });
+  };
+  svc.serve({
+    name: 'sweeper',
+    start: async () => {
+      tick();
+      return { intervalMs: config.ORDER_TRACKER_INTERVAL_MS };
+    },
+    stop: async () => {
+      stopping = true;
+      clearTimeout(timer);
+      await pass;
+    },
+  });
+});
