@@ -10,7 +10,11 @@ import { loadContracts } from '@chainpipe/contracts';
 import { createDb } from '@chainpipe/db';
 import { createRedis } from '@chainpipe/redis';
 import { apiDocumentOf, asyncApiDocumentOf, compareRoutesWithDocument, type OpenApiDocument } from '@chainpipe/http';
-import { SecretBox, createLogger } from '@chainpipe/runtime';
+import { SecretBox, createLogger, loadConfig } from '@chainpipe/runtime';
+import { createAggregatorGatewayApp } from '../../apps/aggregator-gateway/src/app';
+import { orderConfig } from '../../apps/aggregator-gateway/src/orders/config';
+import { ordersModule } from '../../apps/aggregator-gateway/src/orders/module';
+import { NO_CHANNELS } from '../../apps/aggregator-gateway/src/orders/ports';
 import { createIngestApp } from '../../apps/chain-ingest/src/app';
 import { createMarketGatewayApp } from '../../apps/market-gateway/src/app';
 import { klineModule } from '../../apps/market-gateway/src/kline/module';
@@ -59,11 +63,18 @@ function marketGateway(): Express {
   });
 }
 
+function aggregatorGateway(): Express {
+  const deps = { ...inert, ...registry(), redis };
+  const orders = ordersModule({ ...deps, channels: NO_CHANNELS, config: loadConfig(orderConfig, {}), now: () => new Date(), bodyLimitBytes: 1024 });
+  return createAggregatorGatewayApp({ logger, registry: deps.registry, timeoutMs: 1000, modules: [orders] });
+}
+
 /** `sockets`: the WebSocket paths the gateway upgrades, which its AsyncAPI document must describe. */
 const GATEWAYS: { name: string; build: () => Express; sockets: string[] }[] = [
   { name: 'tx-gateway', build: () => createTxGatewayApp({ ...inert, ...registry() }), sockets: ['/tx/api/v1/transaction/ws'] },
   { name: 'chain-ingest', build: () => createIngestApp({ ...inert, ...registry() }), sockets: [] },
   { name: 'market-gateway', build: marketGateway, sockets: ['/kline/api/v1/kline/ws', '/kline/api/v1/ws/{topic}'] },
+  { name: 'aggregator-gateway', build: aggregatorGateway, sockets: [] },
 ];
 
 /** Validates examples against the document's own schemas (envelopes included), as a client would read them. */

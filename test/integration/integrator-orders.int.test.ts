@@ -8,7 +8,7 @@ import { IntegratorRepository, OrderRepository, type NewOrder, type OrderRow } f
 import { QuoteStore } from '@chainpipe/price';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { createLogger, loadConfig } from '@chainpipe/runtime';
-import { responseCheck, testEnv, type ResponseCheck } from '@chainpipe/testing';
+import { freePort, responseCheck, spawnTs, stopProcess, testEnv, uniquePrefix, waitReady, type ResponseCheck, type RunningProcess } from '@chainpipe/testing';
 import { orderFixture } from './order-fixtures';
 import { orderConfig } from '../../apps/aggregator-gateway/src/orders/config';
 import { ordersModule } from '../../apps/aggregator-gateway/src/orders/module';
@@ -350,5 +350,48 @@ describe('integrator order endpoints (real Postgres and Redis, in process)', fun
         }
       }
     });
+  });
+});
+
+describe('aggregator-gateway process: the order module on the service kit', function () {
+  this.timeout(90_000);
+  const env = testEnv();
+  let proc: RunningProcess | undefined;
+  let base = '';
+
+  before(async () => {
+    const [port, ops] = await Promise.all([freePort(), freePort()]);
+    proc = spawnTs('apps/aggregator-gateway/src/main.ts', {
+      KAFKA_BROKERS: env.kafkaBrokers.join(','),
+      KAFKA_TOPIC_PREFIX: uniquePrefix('aggw'),
+      DATABASE_URL: env.databaseUrl,
+      REDIS_URL: env.redisUrl,
+      PORT: String(port),
+      OPS_PORT: String(ops),
+      LOG_LEVEL: 'warn',
+    });
+    await waitReady(proc, ops, 60_000);
+    base = `http://127.0.0.1:${port}`;
+  });
+  after(async () => {
+    if (proc) expect(await stopProcess(proc), 'clean exit').to.equal(0);
+  });
+
+  it('serves its API document and answers by it: no channel is configured, refunds need a key', async () => {
+    const document = (await (await fetch(`${base}/openapi.json`)).json()) as Parameters<typeof responseCheck>[0];
+    expect(Object.keys(document.paths)).to.include.members(['/api/v1/integrator/orders', '/api/v1/integrator/orders/{orderNo}/request_refund']);
+    const check = responseCheck(document);
+    const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+      const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      const json = await res.json();
+      expect(check('POST', path, res.status, res.headers.get('content-type'), json)).to.equal(undefined);
+      return { status: res.status, body: json };
+    };
+    const order = {
+      src_token_id: 101, dst_token_id: 1001, amount_in: '1', dst_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', chosen_channel_id: 1, slippage: 0.01,
+      main_channel_estimated_out_amount: '100', min_acceptable_out_amount: '99', channels: [{ channel_id: 1, estimated_out_str: '100' }],
+    };
+    expect(await post('/api/v1/integrator/orders', { ...order, slippage: 1 })).to.deep.equal({ status: 400, body: { code: 400, msg: 'slippage out of range', data: null } });
+    expect(await post('/api/v1/integrator/orders/X/request_refund', { refund_address: '0x' + '1'.repeat(40) })).to.deep.equal({ status: 401, body: { code: 401, msg: 'unauthorized', data: null } });
   });
 });

@@ -38,3 +38,10 @@ export interface OrderChannels {
 
 /** An upstream call that did not answer in time (502 `quote service timed out`). */
 export class ChannelTimeoutError extends Error {}
+
+/** No channel configured: every chosen channel is `channel not found`. */
+export const NO_CHANNELS: OrderChannels = {
+  find: async () => undefined,
+  requote: () => Promise.reject(new Error('no channel is configured')),
+  createDeposit: () => Promise.reject(new Error('no channel is configured')),
+};
