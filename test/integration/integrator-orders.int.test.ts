@@ -377,7 +377,7 @@ describe('aggregator-gateway process: the order module on the service kit', func
     if (proc) expect(await stopProcess(proc), 'clean exit').to.equal(0);
   });
 
-  it('serves its API document and answers by it: no channel is configured, refunds need a key', async () => {
+  it('serves its API document and answers by it: body checks, refunds need a key', async () => {
     const document = (await (await fetch(`${base}/openapi.json`)).json()) as Parameters<typeof responseCheck>[0];
     expect(Object.keys(document.paths)).to.include.members(['/api/v1/integrator/orders', '/api/v1/integrator/orders/{orderNo}/request_refund']);
     const check = responseCheck(document);

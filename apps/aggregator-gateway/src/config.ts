@@ -1,3 +1,4 @@
+import { channelAdaptersConfig } from '@chainpipe/aggregator';
 import { dbConfig } from '@chainpipe/db';
 import { httpServerConfig } from '@chainpipe/http';
 import { kafkaConfig } from '@chainpipe/kafka';
@@ -11,5 +12,6 @@ export const aggregatorGatewayConfig = {
   ...kafkaConfig,
   ...httpServerConfig('aggregator-gateway'),
   BODY_LIMIT_BYTES: int({ default: 1024 * 1024, min: 1024 }),
+  ...channelAdaptersConfig,
   ...orderConfig,
 };

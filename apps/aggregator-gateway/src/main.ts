@@ -1,3 +1,4 @@
+import { channelAdapters } from '@chainpipe/aggregator';
 import { loadContracts } from '@chainpipe/contracts';
 import { addPostgres } from '@chainpipe/db';
 import { addHttpServer } from '@chainpipe/http';
@@ -7,7 +8,7 @@ import { runService } from '@chainpipe/runtime';
 import { createAggregatorGatewayApp } from './app';
 import { aggregatorGatewayConfig } from './config';
 import { ordersModule } from './orders/module';
-import { NO_CHANNELS } from './orders/ports';
+import { orderChannelsFrom } from './orders/channels';
 
 runService('aggregator-gateway', aggregatorGatewayConfig, async (svc) => {
   const { config, logger, registry } = svc;
@@ -20,8 +21,7 @@ runService('aggregator-gateway', aggregatorGatewayConfig, async (svc) => {
     redis,
     producer,
     contracts,
-    // the channel adapters are not wired into this process yet
-    channels: NO_CHANNELS,
+    channels: orderChannelsFrom(db, channelAdapters(config)),
     config,
     logger,
     registry,

@@ -1,3 +1,4 @@
+import { channelAdaptersConfig } from '@chainpipe/aggregator';
 import { dbConfig } from '@chainpipe/db';
 import { kafkaConfig } from '@chainpipe/kafka';
 import { int, str } from '@chainpipe/runtime';
@@ -5,6 +6,7 @@ import { int, str } from '@chainpipe/runtime';
 export const orderTrackerConfig = {
   ...kafkaConfig,
   ...dbConfig,
+  ...channelAdaptersConfig,
   ORDER_DEPOSIT_APP_ID: str({ default: 'aggregator-deposits', doc: 'internal application whose monitored addresses are the deposit addresses (the gateway registers them)' }),
   ORDER_TRACKER_GROUP: str({ default: 'order-tracker', doc: 'consumer group of tx.push.v1; copies share it' }),
   ORDER_TRACKER_SESSION_TIMEOUT_MS: int({ default: 30_000, min: 6_000, max: 300_000 }),

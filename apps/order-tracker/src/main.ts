@@ -1,3 +1,4 @@
+import { channelAdapters } from '@chainpipe/aggregator';
 import { TOPICS } from '@chainpipe/contracts';
 import { ApiKeyRepository, addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
@@ -16,8 +17,7 @@ runService('order-tracker', orderTrackerConfig, async (svc) => {
   const tracker = new OrderTracker({
     db,
     producer,
-    // the channel adapters' status calls; none is configured in this process yet
-    channels: channelStatusFromAdapters([]),
+    channels: channelStatusFromAdapters(channelAdapters(config)),
     logger,
     registry,
     now: () => new Date(),

@@ -8,6 +8,7 @@ import type { ChainNodes } from './chain-nodes/nodes';
 import { faultMiddleware, type HeldRequests } from './faults';
 import { coingeckoRouter, type CoingeckoDeps } from './market/coingecko-router';
 import { marketRouter, type MarketSources, type StickyFaults } from './market/router';
+import { changenowRouter } from './swaps/changenow-router';
 
 /** The simulator's own errors (unknown network or route, bad fault header): `{error: {code, message}}`. */
 export const simEnvelope: EnvelopeStyle = {
@@ -27,6 +28,8 @@ export interface UpstreamSimDeps {
   bodyLimitBytes: number;
   maxBatch: number;
   timeoutMs: number;
+  /** Key the swap provider stand-ins require (empty: any non-empty key). */
+  swapApiKey: string;
 }
 
 /**
@@ -42,6 +45,7 @@ export function createUpstreamSimApp(deps: UpstreamSimDeps): Express {
   app.use(chainNodesRouter({ chainNodes: deps.chainNodes, logger: deps.logger, registry: deps.registry, bodyLimitBytes: deps.bodyLimitBytes, maxBatch: deps.maxBatch }));
   app.use(marketRouter({ ...deps.market, registry: deps.registry }));
   app.use(coingeckoRouter(deps.coingecko));
+  app.use(changenowRouter({ quotes: deps.market.sources.quotes, apiKey: deps.swapApiKey, now: Date.now }));
   finishHttpApp(app, deps.logger);
   return app;
 }

@@ -46,6 +46,7 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     maxBatch: config.RPC_MAX_BATCH,
     timeoutMs: config.REQUEST_TIMEOUT_MS,
+    swapApiKey: config.SIM_CHANGENOW_API_KEY,
   });
   const http = addHttpServer(svc, app);
   // The OnchainOHLCV stream takes the upgrades of its path; it closes its sockets before the

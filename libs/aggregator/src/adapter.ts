@@ -1,0 +1,50 @@
+import type { ChannelOutcome } from '@chainpipe/orders';
+
+/** A token as the channels need it (from the price reference: `price.tokens` joined with its chain). */
+export interface TokenRef {
+  /** Token id of the price service. */
+  id: number;
+  symbol: string;
+  decimals: number;
+  /** Internal chain id of the price service (1 Ethereum, 8 Solana, 10 Bitcoin…). */
+  chainId: number;
+  /** Contract or mint; null for a native coin. */
+  contractAddress: string | null;
+}
+
+export interface ProviderQuote {
+  /** What the provider says the destination receives, smallest unit, after its own fees. */
+  amountOut: bigint;
+  /** Provider's rate id or similar, when it has one. */
+  rateId?: string;
+}
+
+export interface ProviderDeposit {
+  depositAddress: string;
+  memo?: string;
+  expireAt: Date;
+  providerOrderId: string;
+  estimatedOut: bigint;
+}
+
+/**
+ * One swap provider behind a channel. Amounts are integers in the smallest unit; adapters convert
+ * to and from the provider's own notation without floats.
+ */
+export interface ChannelAdapter {
+  readonly kind: string;
+  quote(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; signal: AbortSignal }): Promise<ProviderQuote>;
+  createDeposit(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; dstAddress: string; refundAddress?: string; signal?: AbortSignal }): Promise<ProviderDeposit>;
+  status(providerOrderId: string, signal?: AbortSignal): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }>;
+}
+
+/** The provider answered with an error or something unreadable. */
+export class ProviderError extends Error {
+  constructor(
+    readonly provider: string,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(`${provider}: ${message}`);
+  }
+}

@@ -1,0 +1,116 @@
+import type { ChannelOutcome } from '@chainpipe/orders';
+import { ProviderError, type ChannelAdapter, type ProviderDeposit, type ProviderQuote, type TokenRef } from './adapter';
+import { fromUnits, toUnits } from './units';
+
+/**
+ * ChangeNOW API v2 (https://documenter.getpostman.com/view/8180765/SVfTPnM8, "Exchange"):
+ * `GET /v2/exchange/estimated-amount`, `POST /v2/exchange`, `GET /v2/exchange/by-id`, key in
+ * `x-changenow-api-key`. Currencies are tickers with a network; amounts are decimal numbers in
+ * whole tokens, converted here exactly. Standard flow, direct type (fixed input amount).
+ */
+export interface ChangeNowConfig {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+  /** How long ChangeNOW waits for the deposit of a standard-flow exchange (it does not say per exchange). */
+  depositWindowMs: number;
+  now?: () => number;
+}
+
+/** ChangeNOW network names of the price reference's chains (internal chain id → network). */
+const NETWORKS: Readonly<Record<number, string>> = { 1: 'eth', 2: 'bsc', 3: 'matic', 4: 'arbitrum', 5: 'op', 6: 'base', 7: 'cchain', 8: 'sol', 9: 'trx', 10: 'btc', 11: 'atom', 12: 'sui', 13: 'apt' };
+
+/** Exchange statuses (API v2) → the outcome of the order; the others are still on their way. */
+const OUTCOMES: Readonly<Record<string, ChannelOutcome>> = { finished: 'Completed', failed: 'ChainFailed', refunded: 'Refunded' };
+
+export class ChangeNowAdapter implements ChannelAdapter {
+  readonly kind = 'changenow';
+  private readonly now: () => number;
+
+  constructor(private readonly config: ChangeNowConfig) {
+    this.now = config.now ?? Date.now;
+  }
+
+  private currency(t: TokenRef): { currency: string; network: string } {
+    const network = NETWORKS[t.chainId];
+    if (!network) throw new ProviderError('changenow', `no ChangeNOW network for chain ${t.chainId}`);
+    return { currency: t.symbol.toLowerCase(), network };
+  }
+
+  private async call(method: 'GET' | 'POST', path: string, query: Record<string, string> | null, body: unknown, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const url = new URL(this.config.baseUrl.replace(/\/$/, '') + path);
+    for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);
+    const timeout = AbortSignal.timeout(this.config.timeoutMs);
+    const res = await fetch(url, {
+      method,
+      headers: { 'x-changenow-api-key': this.config.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new ProviderError('changenow', `HTTP ${res.status}, not JSON`, res.status);
+    }
+    if (!res.ok || typeof json !== 'object' || json === null) {
+      const message = (json as { message?: unknown })?.message;
+      throw new ProviderError('changenow', `HTTP ${res.status}: ${typeof message === 'string' ? message : 'error'}`, res.status);
+    }
+    return json as Record<string, unknown>;
+  }
+
+  async quote(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; signal: AbortSignal }): Promise<ProviderQuote> {
+    const from = this.currency(req.src);
+    const to = this.currency(req.dst);
+    const answer = await this.call(
+      'GET',
+      '/v2/exchange/estimated-amount',
+      {
+        fromCurrency: from.currency, toCurrency: to.currency, fromNetwork: from.network, toNetwork: to.network,
+        fromAmount: fromUnits(req.amountIn, req.src.decimals), flow: 'standard', type: 'direct',
+      },
+      undefined,
+      req.signal,
+    );
+    const toAmount = answer.toAmount;
+    if (typeof toAmount !== 'number' && typeof toAmount !== 'string') throw new ProviderError('changenow', 'estimate without toAmount');
+    return { amountOut: toUnits(toAmount, req.dst.decimals), rateId: typeof answer.rateId === 'string' ? answer.rateId : undefined };
+  }
+
+  async createDeposit(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; dstAddress: string; refundAddress?: string; signal?: AbortSignal }): Promise<ProviderDeposit> {
+    const from = this.currency(req.src);
+    const to = this.currency(req.dst);
+    const answer = await this.call(
+      'POST',
+      '/v2/exchange',
+      null,
+      {
+        fromCurrency: from.currency, toCurrency: to.currency, fromNetwork: from.network, toNetwork: to.network,
+        fromAmount: fromUnits(req.amountIn, req.src.decimals), toAmount: '', address: req.dstAddress, extraId: '',
+        refundAddress: req.refundAddress ?? '', refundExtraId: '', userId: '', payload: '', contactEmail: '', flow: 'standard', type: 'direct', rateId: '',
+      },
+      req.signal,
+    );
+    const { id, payinAddress, payinExtraId, toAmount } = answer as { id?: unknown; payinAddress?: unknown; payinExtraId?: unknown; toAmount?: unknown };
+    if (typeof id !== 'string' || typeof payinAddress !== 'string' || (typeof toAmount !== 'number' && typeof toAmount !== 'string')) {
+      throw new ProviderError('changenow', 'exchange answer without id, payinAddress or toAmount');
+    }
+    return {
+      depositAddress: payinAddress,
+      memo: typeof payinExtraId === 'string' && payinExtraId !== '' ? payinExtraId : undefined,
+      expireAt: new Date(this.now() + this.config.depositWindowMs),
+      providerOrderId: id,
+      estimatedOut: toUnits(toAmount, req.dst.decimals),
+    };
+  }
+
+  async status(providerOrderId: string, signal?: AbortSignal): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }> {
+    const answer = await this.call('GET', '/v2/exchange/by-id', { id: providerOrderId }, undefined, signal);
+    const status = String(answer.status ?? '');
+    const outcome = OUTCOMES[status] ?? 'pending';
+    const hash = outcome === 'Refunded' ? answer.refundHash : answer.payoutHash;
+    return typeof hash === 'string' && hash ? { outcome, txHash: hash } : { outcome };
+  }
+}

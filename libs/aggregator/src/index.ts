@@ -1,0 +1,5 @@
+export * from './adapter';
+export * from './units';
+export * from './quote-math';
+export * from './changenow';
+export * from './config';

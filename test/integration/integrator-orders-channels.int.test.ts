@@ -1,0 +1,191 @@
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { createDb, type Knex } from '@chainpipe/db';
+import { generateApiKey } from '@chainpipe/http';
+import { IntegratorRepository, OrderRepository } from '@chainpipe/order-store';
+import { QuoteStore } from '@chainpipe/price';
+import { createRedis, type Redis } from '@chainpipe/redis';
+import {
+  createRegistryTopics, freePort, responseCheck, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type ResponseCheck, type RunningProcess,
+} from '@chainpipe/testing';
+
+/**
+ * Order creation through a real channel: the aggregator-gateway and order-tracker processes
+ * with the ChangeNOW adapter against the upstream simulator's ChangeNOW stand-in. Prices are
+ * pinned in the simulator (ETH 2000 USD, BTC 50000 USD), so the test computes the estimates
+ * itself: 0.1 ETH = 200 USD = 0.004 BTC, less the stand-in's 0.5 % provider fee = 398000 sat,
+ * less the channel's 0.3 % = 396806 sat.
+ */
+const ETH = 101;
+const BTC = 1001;
+const AMOUNT = 100_000_000_000_000_000n; // 0.1 ETH
+const PROVIDER_OUT = 398_000n;
+const NET_OUT = (PROVIDER_OUT * (AMOUNT - (AMOUNT * 3n) / 1000n)) / AMOUNT; // 396806
+
+describe('integrator orders through the ChangeNOW channel (gateway, tracker, upstream-sim processes)', function () {
+  this.timeout(180_000);
+  const env = testEnv();
+  const procs: RunningProcess[] = [];
+  const redisPrefix = `chan-${randomBytes(3).toString('hex')}:`;
+  let db: Knex;
+  let redis: Redis;
+  let sim = '';
+  let gateway = '';
+  let check: ResponseCheck;
+  let key = '';
+  let integratorId = '';
+
+  const start = async (entry: string, extra: Record<string, string>, port?: number) => {
+    const ops = await freePort();
+    const p = spawnTs(entry, { ...extra, OPS_PORT: String(ops), ...(port ? { PORT: String(port) } : {}), LOG_LEVEL: 'warn' });
+    procs.push(p);
+    await waitReady(p, ops, 60_000);
+  };
+
+  before(async () => {
+    db = createDb({ url: env.databaseUrl, poolMax: 4 });
+    redis = createRedis({ url: env.redisUrl, keyPrefix: redisPrefix });
+    const prefix = uniquePrefix('chan');
+    await createRegistryTopics(prefix);
+    const [simPort, gwPort] = await Promise.all([freePort(), freePort()]);
+    sim = `http://127.0.0.1:${simPort}`;
+    gateway = `http://127.0.0.1:${gwPort}`;
+    await start('apps/upstream-sim/src/main.ts', {}, simPort);
+    for (const [id, price] of [['1027', 2000], ['1', 50000]] as const) {
+      const res = await fetch(`${sim}/sim/cmc/quotes/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ price }) });
+      expect(res.status).to.equal(200);
+    }
+    // the price service's latest ETH price, as price-writer keeps it (for the minimum amount)
+    await new QuoteStore(redis).writeLatest([{ kind: 'crypto', source: 'test', external_id: '1027', symbol: 'ETH', name: 'Ethereum', as_of: Date.now(), fetched_at: Date.now(), usd: { price: 2000 } } as never]);
+    const common = {
+      KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: redisPrefix,
+      CHANGENOW_API_URL: `${sim}/changenow`, ORDER_DEPOSIT_APP_ID: `deposits-${randomBytes(3).toString('hex')}`,
+    };
+    await Promise.all([
+      start('apps/aggregator-gateway/src/main.ts', common, gwPort),
+      start('apps/order-tracker/src/main.ts', { ...common, ORDER_TRACKER_GROUP: `${prefix}tracker`, ORDER_TRACKER_INTERVAL_MS: '300', ORDER_TRACKER_SESSION_TIMEOUT_MS: '6000' }),
+    ]);
+    check = responseCheck((await (await fetch(`${gateway}/openapi.json`)).json()) as Parameters<typeof responseCheck>[0]);
+
+    const integrators = new IntegratorRepository(db);
+    integratorId = await integrators.createIntegrator('Channel test');
+    const k = generateApiKey();
+    await integrators.addKey(integratorId, { keyId: k.keyId, secretHash: k.secretHash, feeRateBp: 25, label: null });
+    key = k.token;
+  });
+
+  after(async () => {
+    for (const p of procs.reverse()) expect(await stopProcess(p), 'clean exit').to.equal(0);
+    await redis?.quit();
+    await db?.destroy();
+  });
+
+  const body = (over: Record<string, unknown> = {}) => ({
+    src_token_id: ETH,
+    dst_token_id: BTC,
+    amount_in: AMOUNT.toString(),
+    dst_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
+    chosen_channel_id: 1,
+    slippage: 0.01,
+    main_channel_estimated_out_amount: NET_OUT.toString(),
+    min_acceptable_out_amount: ((NET_OUT * 99n) / 100n).toString(),
+    channels: [{ channel_id: 1, estimated_out_str: NET_OUT.toString() }],
+    ...over,
+  });
+  const create = async (b: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${gateway}/api/v1/integrator/orders`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(b) });
+    const json = (await res.json()) as { code: number; msg: string; data: Record<string, unknown> | null };
+    expect(check('POST', '/api/v1/integrator/orders', res.status, res.headers.get('content-type'), json)).to.equal(undefined);
+    return { status: res.status, body: json };
+  };
+  const exchanges = async (): Promise<{ id: string; payoutAddress: string; payinAddress: string }[]> => (await fetch(`${sim}/sim/changenow/exchanges`)).json() as never;
+
+  it('creates an order with the channel deposit address and the fee, rate and price snapshots of the key', async () => {
+    const before = Date.now();
+    const a = await create(body(), { 'x-integrator-api-key': key });
+    expect(a.status, JSON.stringify(a.body)).to.equal(200);
+    const d = a.body.data!;
+    // 0.3 % of 0.1 ETH for the platform, 0.25 % on top for the integrator
+    expect(d).to.include({
+      fee_platform: '300000000000000', fee_partner: '0', fee_integrator: '250000000000000', fee_platform_original: '550000000000000',
+      platform_fee_rate: '0.0030', partner_fee_rate: '0.0000', integrator_fee_rate: '0.0025',
+    });
+    const exchange = (await exchanges()).find((e) => e.payinAddress === d.deposit_address);
+    expect(exchange, 'the deposit address is the ChangeNOW payin address').to.not.equal(undefined);
+    const expireAt = Date.parse(String(d.expire_at));
+    expect(expireAt - before).to.be.within(29 * 60_000, 31 * 60_000);
+    const order = (await new OrderRepository(db).findByNo(String(d.order_no)))!;
+    expect(order).to.include({ integrator_id: integratorId, state: 'Depositing', provider_order_id: exchange!.id, channel_kind: 'changenow', src_price_usd: '2000' });
+    // the commission's share leaves the estimate: 396806 × (1 − 0.0025) = 395814
+    expect(order.estimated_out).to.equal(((NET_OUT * (AMOUNT - (AMOUNT * 25n) / 10000n)) / AMOUNT).toString());
+    const monitored = await db('tx.monitored_addresses').where({ chain_type: 'ethereum', address: String(d.deposit_address).toLowerCase() }).first();
+    expect(monitored, 'deposit address monitored').to.not.equal(undefined);
+  });
+
+  it('without a key: a normal order without commission', async () => {
+    const a = await create(body());
+    expect(a.status).to.equal(200);
+    expect(a.body.data).to.include({ fee_integrator: '0', fee_platform: '300000000000000', fee_platform_original: '300000000000000', integrator_fee_rate: '0.0000' });
+    expect((await new OrderRepository(db).findByNo(String(a.body.data!.order_no)))!.integrator_id).to.equal(null);
+  });
+
+  it('quote amount mismatch beyond 1 %, channel not found', async () => {
+    const high = (NET_OUT * 102n) / 100n;
+    expect((await create(body({ main_channel_estimated_out_amount: high.toString(), min_acceptable_out_amount: high.toString() }))).body).to.deep.equal({ code: 400, msg: 'quote amount mismatch', data: null });
+    const within = (NET_OUT * 1005n) / 1000n;
+    expect((await create(body({ main_channel_estimated_out_amount: within.toString(), min_acceptable_out_amount: within.toString() }))).status, 'within 1 %').to.equal(200);
+    expect((await create(body({ chosen_channel_id: 99, channels: [{ channel_id: 99, estimated_out_str: NET_OUT.toString() }] }))).body).to.deep.equal({ code: 400, msg: 'channel not found', data: null });
+  });
+
+  it('client_order_id: concurrent repeats give one order and one channel exchange; other terms are a duplicate', async () => {
+    const clientOrderId = `c-${randomBytes(4).toString('hex')}`;
+    const payout = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
+    const answers = await Promise.all(Array.from({ length: 6 }, () => create(body({ client_order_id: clientOrderId, dst_address: payout }), { 'x-integrator-api-key': key })));
+    expect(answers.map((a) => a.status)).to.deep.equal([200, 200, 200, 200, 200, 200]);
+    expect(new Set(answers.map((a) => a.body.data!.order_no)).size).to.equal(1);
+    expect((await exchanges()).filter((e) => e.payoutAddress === payout)).to.have.length(1);
+    const other = await create(body({ client_order_id: clientOrderId, dst_address: payout, amount_in: (AMOUNT + 1n).toString() }), { 'x-integrator-api-key': key });
+    expect(other.body).to.deep.equal({ code: 400, msg: 'duplicate client_order_id', data: null });
+    // the same id without a key is another integrator's space
+    expect((await create(body({ client_order_id: clientOrderId, dst_address: payout }))).body.data!.order_no).to.not.equal(answers[0].body.data!.order_no);
+  });
+
+  it('the tracker follows the channel: finished → Completed → Settled with the commission in the ledger at the creation price', async () => {
+    const a = await create(body(), { 'x-integrator-api-key': key });
+    const orders = new OrderRepository(db);
+    const order = (await orders.findByNo(String(a.body.data!.order_no)))!;
+    // the deposit arrived (its path through the chain pipeline has a test of its own)
+    await db('agg.orders').where({ id: order.id }).update({ state: 'Exchanging', deposit_amount: order.amount_in, deposit_tx_hash: '0x' + 'd'.repeat(64) });
+    const payoutHash = randomBytes(32).toString('hex');
+    const moved = await fetch(`${sim}/sim/changenow/exchanges/${order.provider_order_id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'finished', payoutHash }) });
+    expect(moved.status).to.equal(200);
+    const settled = await waitFor(async () => {
+      const o = await orders.findById(order.id);
+      return o?.state === 'Settled' ? o : undefined;
+    }, { timeoutMs: 30_000, what: 'order settled' });
+    expect(settled).to.include({ payout_tx_hash: payoutHash });
+    expect((await orders.audit(order.id)).map((r) => r.to_state)).to.deep.equal(['Depositing', 'Completed', 'Settled']);
+    const line = (await orders.ledgerOf(order.id))!;
+    // 0.00025 ETH at 2000 USD = 0.5 USD
+    expect(line).to.include({ integrator_id: integratorId, token_id: ETH, amount: '250000000000000', state: 'Available' });
+    expect(Number(line.amount_usd)).to.equal(0.5);
+  });
+
+  it('a failed swap waits for a refund address; the refund request records it; the channel refund closes the order', async () => {
+    const a = await create(body(), { 'x-integrator-api-key': key });
+    const orders = new OrderRepository(db);
+    const order = (await orders.findByNo(String(a.body.data!.order_no)))!;
+    await db('agg.orders').where({ id: order.id }).update({ state: 'Exchanging', deposit_amount: order.amount_in, deposit_tx_hash: '0x' + 'e'.repeat(64) });
+    const put = (status: string, extra: Record<string, string> = {}) =>
+      fetch(`${sim}/sim/changenow/exchanges/${order.provider_order_id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status, ...extra }) });
+    expect((await put('failed')).status).to.equal(200);
+    await waitFor(async () => (await orders.findById(order.id))?.state === 'RefundAddressPending', { timeoutMs: 30_000, what: 'waiting for a refund address' });
+    const refund = await fetch(`${gateway}/api/v1/integrator/orders/${order.order_no}/request_refund`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-integrator-api-key': key }, body: JSON.stringify({ refund_address: '0x' + '2'.repeat(40) }),
+    });
+    expect(await refund.json()).to.deep.equal({ code: 0, msg: 'ok', data: 'ok' });
+    expect((await put('refunded', { refundHash: 'ab'.repeat(32) })).status).to.equal(200);
+    await waitFor(async () => (await orders.findById(order.id))?.state === 'Refunded', { timeoutMs: 30_000, what: 'refunded' });
+    expect(await orders.ledgerOf(order.id), 'no commission for a failed swap').to.equal(undefined);
+  });
+});
