@@ -15,6 +15,7 @@ import { createAggregatorGatewayApp } from '../../apps/aggregator-gateway/src/ap
 import { orderConfig } from '../../apps/aggregator-gateway/src/orders/config';
 import { ordersModule } from '../../apps/aggregator-gateway/src/orders/module';
 import { NO_CHANNELS } from '../../apps/aggregator-gateway/src/orders/ports';
+import { quotesModule } from '../../apps/aggregator-gateway/src/quotes/module';
 import { createIngestApp } from '../../apps/chain-ingest/src/app';
 import { createMarketGatewayApp } from '../../apps/market-gateway/src/app';
 import { klineModule } from '../../apps/market-gateway/src/kline/module';
@@ -66,7 +67,8 @@ function marketGateway(): Express {
 function aggregatorGateway(): Express {
   const deps = { ...inert, ...registry(), redis };
   const orders = ordersModule({ ...deps, channels: NO_CHANNELS, config: loadConfig(orderConfig, {}), now: () => new Date(), bodyLimitBytes: 1024 });
-  return createAggregatorGatewayApp({ logger, registry: deps.registry, timeoutMs: 1000, modules: [orders] });
+  const quotes = quotesModule({ ...deps, adapters: [], bodyLimitBytes: 1024, upstreamTimeoutMs: 1000, heartbeatMs: 1000 });
+  return createAggregatorGatewayApp({ logger, registry: deps.registry, timeoutMs: 1000, modules: [quotes, orders] });
 }
 
 /** `sockets`: the WebSocket paths the gateway upgrades, which its AsyncAPI document must describe. */

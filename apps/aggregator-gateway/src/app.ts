@@ -21,8 +21,11 @@ export const AGGREGATOR_GATEWAY_API: ApiInfo = {
   title: 'chainpipe aggregator integrator API',
   version: '1.0.0',
   description:
-    'Cross-chain swap orders of integrators (`/api/v1/integrator/orders`: creation with commission by integrator key, order read, refund requests). Envelope `{code, msg, data}`.',
-  tags: [{ name: 'integrator orders', description: 'deposit-address orders, their state and refunds' }],
+    'Cross-chain swap quotes streamed over SSE (`/api/v2/quote/stream`, no key) and orders of integrators (`/api/v1/integrator/orders`: creation with commission by integrator key, order read, refund requests). Envelope `{code, msg, data}`.',
+  tags: [
+    { name: 'quotes', description: 'one SSE event per channel quote' },
+    { name: 'integrator orders', description: 'deposit-address orders, their state and refunds' },
+  ],
 };
 
 /** The aggregator gateway: one express app composed of route modules, one API document. */

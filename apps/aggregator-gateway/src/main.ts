@@ -9,6 +9,7 @@ import { createAggregatorGatewayApp } from './app';
 import { aggregatorGatewayConfig } from './config';
 import { ordersModule } from './orders/module';
 import { orderChannelsFrom } from './orders/channels';
+import { quotesModule } from './quotes/module';
 
 runService('aggregator-gateway', aggregatorGatewayConfig, async (svc) => {
   const { config, logger, registry } = svc;
@@ -16,17 +17,29 @@ runService('aggregator-gateway', aggregatorGatewayConfig, async (svc) => {
   const redis = addRedis(svc);
   const contracts = loadContracts();
   const producer = await addKafka(svc, { contracts }).producer();
+  const adapters = channelAdapters(config);
+  const quotes = quotesModule({
+    db,
+    redis,
+    contracts,
+    adapters,
+    logger,
+    registry,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    upstreamTimeoutMs: config.QUOTE_UPSTREAM_TIMEOUT_MS,
+    heartbeatMs: config.QUOTE_HEARTBEAT_MS,
+  });
   const orders = ordersModule({
     db,
     redis,
     producer,
     contracts,
-    channels: orderChannelsFrom(db, channelAdapters(config)),
+    channels: orderChannelsFrom(db, adapters),
     config,
     logger,
     registry,
     now: () => new Date(),
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
   });
-  addHttpServer(svc, createAggregatorGatewayApp({ logger, registry, timeoutMs: config.REQUEST_TIMEOUT_MS, modules: [orders] }));
+  addHttpServer(svc, createAggregatorGatewayApp({ logger, registry, timeoutMs: config.REQUEST_TIMEOUT_MS, modules: [quotes, orders] }));
 });

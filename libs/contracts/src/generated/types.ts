@@ -393,11 +393,14 @@ export type WsTxClientCommand =
     };
 
 export interface SchemaIndex {
+  HttpAggChannelQuote?: HttpAggChannelQuote;
   HttpAggIntegratorOrder?: HttpAggIntegratorOrder;
   HttpAggIntegratorOrderCreate?: HttpAggIntegratorOrderCreate;
   HttpAggIntegratorOrderCreated?: HttpAggIntegratorOrderCreated;
   HttpAggIntegratorOrderParams?: HttpAggIntegratorOrderParams;
   HttpAggIntegratorRefund?: HttpAggIntegratorRefund;
+  HttpAggQuoteStreamBody?: HttpAggQuoteStreamBody;
+  HttpAggQuoteStreamQuery?: HttpAggQuoteStreamQuery;
   HttpIngestStreamHeaders?: HttpIngestStreamHeaders;
   HttpKlineHealth?: HttpKlineHealth;
   HttpKlineHubStatus?: HttpKlineHubStatus;
@@ -470,6 +473,33 @@ export interface SchemaIndex {
   WsTxClientCommand?: WsTxClientCommand;
   WsTxServerReply?: WsTxServerReply;
   WsTxTransactionPush?: WsTxTransactionPush;
+}
+/**
+ * data of an SSE `channel` event of /api/v2/quote/stream: one channel's quote
+ */
+export interface HttpAggChannelQuote {
+  channel_id: number;
+  name: string;
+  /**
+   * destination token symbol
+   */
+  symbol: string;
+  channel_icon: string;
+  /**
+   * net of channel fee, platform fee and promo, smallest unit
+   */
+  estimated_out_str: string;
+  /**
+   * for display only
+   */
+  estimated_out_usd: string;
+  /**
+   * effective percent after promo
+   */
+  channel_fee: number;
+  channel_fee_original: number;
+  promo_applied: boolean;
+  discount_pct: number | null;
 }
 /**
  * data of GET /api/v1/integrator/orders/{orderNo}: the order with its state, amounts, fee snapshots, deposit and payout transaction hashes and timestamps (DECISIONS.md)
@@ -649,6 +679,40 @@ export interface HttpAggIntegratorRefund {
    * must match the source chain's address format
    */
   refund_address: string;
+}
+/**
+ * Body of POST /api/v2/quote/stream: the fields of the GET query as JSON
+ */
+export interface HttpAggQuoteStreamBody {
+  src_token_id?: number | string;
+  dst_token_id?: number | string;
+  amount_in?: string;
+  slippage?: number | string;
+  promo_code?: string;
+  channel_id?: number | string;
+}
+/**
+ * Query of GET /api/v2/quote/stream. Required fields are checked by the endpoint so that a missing one gets the spec's message (`src_token_id/dst_token_id required`, `<field> required`).
+ */
+export interface HttpAggQuoteStreamQuery {
+  /**
+   * source token id (price service)
+   */
+  src_token_id?: string;
+  dst_token_id?: string;
+  /**
+   * smallest-unit integer string
+   */
+  amount_in?: string;
+  /**
+   * in (0, 1)
+   */
+  slippage?: string;
+  promo_code?: string;
+  /**
+   * quote one channel only
+   */
+  channel_id?: string;
 }
 /**
  * Headers of POST /stream and /webhook (also under /tx/api/v1)

@@ -1,0 +1,169 @@
+import express, { type RequestHandler } from 'express';
+import type { Redis } from 'ioredis';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { netQuote, type ChannelAdapter, type TokenRef } from '@chainpipe/aggregator';
+import type { Contracts, HttpAggChannelQuote } from '@chainpipe/contracts';
+import type { Knex } from '@chainpipe/db';
+import { ApiRoutes, msgEnvelope, requestParams, sendError, type EnvelopeStyle } from '@chainpipe/http';
+import { QuoteStore, ReferenceRepository, type TokenRow } from '@chainpipe/price';
+import type { Logger } from '@chainpipe/runtime';
+import { parseQuoteRequest, sseEvent, type QuoteRequest } from './request';
+
+export interface QuotesModuleDeps {
+  db: Knex;
+  redis: Redis;
+  contracts: Contracts;
+  adapters: readonly ChannelAdapter[];
+  logger: Logger;
+  registry: Registry;
+  bodyLimitBytes: number;
+  /** Per-channel upstream timeout (spec: 60 s by default). */
+  upstreamTimeoutMs: number;
+  /** Comment line sent while a stream is quiet, so proxies keep it open. */
+  heartbeatMs: number;
+}
+
+interface ChannelRow {
+  id: number;
+  name: string;
+  icon_url: string | null;
+  adapter_kind: string;
+  base_fee_pct: string;
+}
+
+const tokenRef = (t: TokenRow): TokenRef => ({ id: t.id, symbol: t.symbol, decimals: t.decimals, chainId: t.chain_id, contractAddress: t.contract_address });
+
+/** A display figure: whole tokens × USD price, two decimals (never used in any computation). */
+function usd(units: bigint, decimals: number, price: number | undefined): string {
+  if (price === undefined) return '';
+  const whole = Number(units) / 10 ** decimals;
+  return (whole * price).toFixed(2);
+}
+
+/**
+ * `GET` and `POST /api/v2/quote/stream`: pre-stream errors as JSON envelopes, then an SSE stream
+ * with one `channel` event per channel as soon as it answers, an `error` event per failed
+ * channel, and `done` last. Closing the connection aborts every upstream call still running.
+ */
+export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFor(path: string): EnvelopeStyle | undefined; api: ApiRoutes } {
+  const reference = new ReferenceRepository(deps.db);
+  const prices = new QuoteStore(deps.redis);
+  const byKind = new Map(deps.adapters.map((a) => [a.kind, a]));
+  const log = deps.logger.child({ component: 'quote-stream' });
+  const metrics = {
+    events: new Counter({ name: 'chainpipe_agg_quote_events_total', help: 'SSE events of the quote stream by event', labelNames: ['event'], registers: [deps.registry] }),
+    upstream: new Histogram({ name: 'chainpipe_agg_channel_quote_seconds', help: 'Channel quote duration by channel kind and outcome', labelNames: ['kind', 'outcome'], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [deps.registry] }),
+  };
+  const json = express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true });
+  const api = new ApiRoutes({
+    contracts: deps.contracts,
+    jsonBody: (req, res, next) =>
+      json(req, res, (err?: unknown) => {
+        if ((err as { type?: string } | undefined)?.type === 'entity.parse.failed') return sendError(res, 400, 'invalid request body');
+        next(err);
+      }),
+  });
+
+  async function prepare(q: QuoteRequest): Promise<{ src: TokenRow; dst: TokenRow; channels: ChannelRow[]; discount: number | null } | string> {
+    const [srcRows, dstRows] = await Promise.all([reference.tokensByIds([q.srcTokenId]), reference.tokensByIds([q.dstTokenId])]);
+    for (const [rows, tokenId] of [[srcRows, q.srcTokenId], [dstRows, q.dstTokenId]] as const) {
+      if (rows.length === 0) return (await deps.db('price.tokens').where({ id: tokenId }).first('id')) ? 'chain not found' : 'token not found';
+    }
+    const query = deps.db('agg.channels').where({ enabled: true }).orderBy('id').select<ChannelRow[]>('id', 'name', 'icon_url', 'adapter_kind', 'base_fee_pct');
+    if (q.channelId !== null) {
+      const known = await deps.db('agg.channels').where({ id: q.channelId }).first('id');
+      if (!known) return 'channel not found';
+      query.where({ id: q.channelId });
+    }
+    const channels = (await query).filter((c) => byKind.has(c.adapter_kind));
+    if (channels.length === 0) return 'no available channels';
+    const promo = q.promoCode ? await deps.db('agg.promos').where({ code: q.promoCode, enabled: true }).first('discount_pct') : undefined;
+    return { src: srcRows[0], dst: dstRows[0], channels, discount: promo ? Number(promo.discount_pct) : null };
+  }
+
+  const stream =
+    (read: (req: express.Request, res: express.Response) => Record<string, unknown>): RequestHandler =>
+    async (req, res) => {
+      const parsed = parseQuoteRequest(read(req, res));
+      if (!parsed.ok) return sendError(res, 400, parsed.msg);
+      const q = parsed.value;
+      const ready = await prepare(q);
+      if (typeof ready === 'string') return sendError(res, 400, ready);
+      const { src, dst, channels, discount } = ready;
+      const [dstPrice] = dst.external_id ? await prices.readQuotes([dst.external_id]) : [undefined];
+
+      // the stream: headers for proxies not to buffer, flushed at once
+      res.status(200);
+      res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+      res.setHeader('cache-control', 'no-cache, no-transform');
+      res.setHeader('x-accel-buffering', 'no');
+      res.setHeader('connection', 'keep-alive');
+      res.flushHeaders();
+      res.socket?.setNoDelay(true);
+      const abort = new AbortController();
+      res.on('close', () => abort.abort());
+      const write = (name: string, data: unknown) => {
+        if (res.writableEnded || abort.signal.aborted) return;
+        res.write(sseEvent(name, data));
+        metrics.events.inc({ event: name });
+      };
+      const heartbeat = setInterval(() => {
+        if (!res.writableEnded) res.write(': heartbeat\n\n');
+      }, deps.heartbeatMs);
+      try {
+        await Promise.all(
+          channels.map(async (c) => {
+            const adapter = byKind.get(c.adapter_kind)!;
+            const timeout = AbortSignal.timeout(deps.upstreamTimeoutMs);
+            const started = process.hrtime.bigint();
+            try {
+              const quote = await adapter.quote({ src: tokenRef(src), dst: tokenRef(dst), amountIn: q.amountIn, signal: AbortSignal.any([abort.signal, timeout]) });
+              const net = netQuote(quote.amountOut, q.amountIn, Number(c.base_fee_pct), discount);
+              const event: HttpAggChannelQuote = {
+                channel_id: c.id,
+                name: c.name,
+                symbol: dst.symbol,
+                channel_icon: c.icon_url ?? '',
+                estimated_out_str: net.estimatedOut.toString(),
+                estimated_out_usd: usd(net.estimatedOut, dst.decimals, dstPrice?.usd.price),
+                channel_fee: net.channelFeePct,
+                channel_fee_original: Number(c.base_fee_pct),
+                promo_applied: discount !== null,
+                discount_pct: discount,
+              };
+              metrics.upstream.observe({ kind: c.adapter_kind, outcome: 'ok' }, Number(process.hrtime.bigint() - started) / 1e9);
+              write('channel', event);
+            } catch (err) {
+              const timedOut = timeout.aborted && !abort.signal.aborted;
+              metrics.upstream.observe({ kind: c.adapter_kind, outcome: timedOut ? 'timeout' : 'error' }, Number(process.hrtime.bigint() - started) / 1e9);
+              if (abort.signal.aborted) return; // the client left: nothing to tell
+              log.warn({ msg: 'channel_quote_failed', channel: c.id, timedOut, err: (err as Error)?.message });
+              write('error', { channel_id: c.id, msg: timedOut ? 'quote service timed out' : 'quote service unavailable' });
+            }
+          }),
+        );
+        write('done', {});
+      } finally {
+        clearInterval(heartbeat);
+        if (!res.writableEnded) res.end();
+      }
+    };
+
+  const doc = {
+    summary: 'Stream quotes of every channel (SSE)',
+    description:
+      'Errors before the stream starts are JSON envelopes (400). Then `text/event-stream; charset=utf-8`: a `channel` event per channel as it answers (`http/agg/channel-quote`), an `error` event `{channel_id, msg}` per failed channel (others continue; a channel past the upstream timeout is `quote service timed out`), and one `done` `{}` last. Closing the connection cancels every upstream call.',
+    tags: ['quotes'],
+    auth: 'none',
+    ok: { data: { type: 'string' }, bare: true, mediaType: 'text/event-stream', description: 'the event stream', example: 'event: done\ndata: {}\n\n' },
+  } as const;
+  api.route(
+    { ...doc, method: 'get', path: '/api/v2/quote/stream', request: { query: 'http/agg/quote-stream-query' } },
+    stream((_req, res) => requestParams(res)),
+  );
+  api.route(
+    { ...doc, method: 'post', path: '/api/v2/quote/stream', request: { body: 'http/agg/quote-stream-body', bodyExample: { src_token_id: 101, dst_token_id: 1001, amount_in: '100000000000000000', slippage: 0.01 } } },
+    stream((req) => req.body as Record<string, unknown>),
+  );
+  return { name: 'quotes', envelopeFor: (path) => (path.startsWith('/api/v2/quote/') ? msgEnvelope : undefined), api };
+}

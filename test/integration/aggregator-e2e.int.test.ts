@@ -1,0 +1,205 @@
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { loadContracts } from '@chainpipe/contracts';
+import { createDb, type Knex } from '@chainpipe/db';
+import { generateApiKey } from '@chainpipe/http';
+import { IntegratorRepository, OrderRepository } from '@chainpipe/order-store';
+import { QuoteStore } from '@chainpipe/price';
+import { createRedis, type Redis } from '@chainpipe/redis';
+import { createRegistryTopics, freePort, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { evmBlockPaying } from './deposit-block';
+
+interface SseEvent {
+  event: string;
+  data: unknown;
+}
+
+/** A real SSE client over fetch: reads `event:`/`data:` blocks until the server ends the stream. */
+async function readSse(url: string, init: RequestInit = {}): Promise<{ status: number; contentType: string | null; events: SseEvent[]; comments: number }> {
+  const res = await fetch(url, { ...init, headers: { accept: 'text/event-stream', ...(init.headers as Record<string, string>) } });
+  const events: SseEvent[] = [];
+  let comments = 0;
+  if (!res.body) return { status: res.status, contentType: res.headers.get('content-type'), events, comments };
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      if (block.startsWith(':')) {
+        comments++;
+        continue;
+      }
+      const name = /^event: (.*)$/m.exec(block)?.[1];
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      if (name && data !== undefined) events.push({ event: name, data: JSON.parse(data) });
+    }
+  }
+  return { status: res.status, contentType: res.headers.get('content-type'), events, comments };
+}
+
+/**
+ * The spec's end-to-end sequence with every part a process: quotes over SSE, the largest
+ * estimate chosen, min_acceptable_out_amount computed, the order created with an integrator key,
+ * a real Ethereum block paying the deposit address posted to /stream, the deposit seen through
+ * chain-parser, tx-matcher and tx.push.v1 by order-tracker, the channel (ChangeNOW stand-in)
+ * finishing the swap, the order Completed then Settled, and the commission line in the ledger.
+ */
+describe('aggregator end to end: SSE quotes → order → deposit on chain → Completed → Settled → ledger', function () {
+  this.timeout(240_000);
+  const env = testEnv();
+  const procs: RunningProcess[] = [];
+  const secret = randomBytes(12).toString('hex');
+  const redisPrefix = `e2eagg-${randomBytes(3).toString('hex')}:`;
+  const contracts = loadContracts();
+  let db: Knex;
+  let redis: Redis;
+  let sim = '';
+  let gateway = '';
+  let ingest = '';
+  let key = '';
+  let integratorId = '';
+
+  const start = async (entry: string, extra: Record<string, string>, port?: number): Promise<number> => {
+    const ops = await freePort();
+    const p = spawnTs(entry, { ...extra, OPS_PORT: String(ops), ...(port ? { PORT: String(port) } : {}), LOG_LEVEL: 'warn' });
+    procs.push(p);
+    await waitReady(p, ops, 90_000);
+    return ops;
+  };
+
+  before(async () => {
+    db = createDb({ url: env.databaseUrl, poolMax: 4 });
+    redis = createRedis({ url: env.redisUrl, keyPrefix: redisPrefix });
+    const prefix = uniquePrefix('aggE2e');
+    await createRegistryTopics(prefix);
+    const [simPort, gwPort, ingestPort] = await Promise.all([freePort(), freePort(), freePort()]);
+    sim = `http://127.0.0.1:${simPort}`;
+    gateway = `http://127.0.0.1:${gwPort}`;
+    ingest = `http://127.0.0.1:${ingestPort}`;
+    await start('apps/upstream-sim/src/main.ts', {}, simPort);
+    for (const [id, price] of [['1027', 2000], ['1', 50000]] as const) {
+      await fetch(`${sim}/sim/cmc/quotes/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ price }) });
+    }
+    const now = Date.now();
+    await new QuoteStore(redis).writeLatest([
+      { kind: 'crypto', source: 'test', external_id: '1027', symbol: 'ETH', name: 'Ethereum', as_of: now, fetched_at: now, usd: { price: 2000 } },
+      { kind: 'crypto', source: 'test', external_id: '1', symbol: 'BTC', name: 'Bitcoin', as_of: now, fetched_at: now, usd: { price: 50000 } },
+    ] as never);
+    const common = {
+      KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: redisPrefix,
+      CHANGENOW_API_URL: `${sim}/changenow`, ORDER_DEPOSIT_APP_ID: `deposits-${randomBytes(3).toString('hex')}`,
+    };
+    const matcherOps = await freePort();
+    await Promise.all([
+      start('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: secret }, ingestPort),
+      start('apps/chain-parser/src/main.ts', { ...common, CHAIN_PARSER_GROUP: `${prefix}parser` }),
+      (async () => {
+        const p = spawnTs('apps/tx-matcher/src/main.ts', { ...common, OPS_PORT: String(matcherOps), LOG_LEVEL: 'warn', TX_MATCHER_GROUP: `${prefix}matcher`, TX_MATCHER_CHANGES_GROUP_PREFIX: `${prefix}changes`, TX_MATCHER_SESSION_TIMEOUT_MS: '6000' });
+        procs.push(p);
+        await waitReady(p, matcherOps, 90_000);
+      })(),
+      start('apps/aggregator-gateway/src/main.ts', common, gwPort),
+      start('apps/order-tracker/src/main.ts', { ...common, ORDER_TRACKER_GROUP: `${prefix}tracker`, ORDER_TRACKER_INTERVAL_MS: '300', ORDER_TRACKER_SESSION_TIMEOUT_MS: '6000' }),
+    ]);
+    const integrators = new IntegratorRepository(db);
+    integratorId = await integrators.createIntegrator('E2E wallet');
+    const k = generateApiKey();
+    await integrators.addKey(integratorId, { keyId: k.keyId, secretHash: k.secretHash, feeRateBp: 50, label: null });
+    key = k.token;
+  });
+
+  after(async () => {
+    for (const p of procs.reverse()) expect(await stopProcess(p), 'clean exit').to.equal(0);
+    await redis?.quit();
+    await db?.destroy();
+  });
+
+  it('quote stream: pre-stream errors are JSON envelopes', async () => {
+    const get = async (query: string) => {
+      const res = await fetch(`${gateway}/api/v2/quote/stream?${query}`, { headers: { accept: 'text/event-stream' } });
+      return { status: res.status, body: await res.json() };
+    };
+    const bad = (msg: string) => ({ status: 400, body: { code: 400, msg, data: null } });
+    expect(await get('dst_token_id=1001&amount_in=1&slippage=0.01')).to.deep.equal(bad('src_token_id/dst_token_id required'));
+    expect(await get('src_token_id=101&dst_token_id=1001&slippage=0.01')).to.deep.equal(bad('amount_in required'));
+    expect(await get('src_token_id=999999&dst_token_id=1001&amount_in=1&slippage=0.01')).to.deep.equal(bad('token not found'));
+    expect(await get('src_token_id=101&dst_token_id=1001&amount_in=1&slippage=1')).to.deep.equal(bad('slippage out of range'));
+    expect(await get('src_token_id=101&dst_token_id=1001&amount_in=1&slippage=0.01&channel_id=77')).to.deep.equal(bad('channel not found'));
+    const post = await fetch(`${gateway}/api/v2/quote/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"src_token_id":' });
+    expect({ status: post.status, body: await post.json() }).to.deep.equal(bad('invalid request body'));
+  });
+
+  it('runs the spec sequence to a ledger line', async () => {
+    const amountIn = 100_000_000_000_000_000n; // 0.1 ETH
+    // 1. quotes over SSE: events in any order, done last
+    const stream = await readSse(`${gateway}/api/v2/quote/stream?src_token_id=101&dst_token_id=1001&amount_in=${amountIn}&slippage=0.01`);
+    expect(stream.status).to.equal(200);
+    expect(stream.contentType).to.equal('text/event-stream; charset=utf-8');
+    expect(stream.events.at(-1)).to.deep.equal({ event: 'done', data: {} });
+    const quotes = stream.events.filter((e) => e.event === 'channel').map((e) => e.data as { channel_id: number; estimated_out_str: string });
+    expect(quotes.length).to.be.greaterThan(0);
+    const validate = contracts.validator('http/agg/channel-quote');
+    for (const q of quotes) expect(validate(q), JSON.stringify(validate.errors)).to.equal(true);
+    // 0.1 ETH at 2000 USD is 0.004 BTC at 50000 USD; the stand-in keeps 0.5 %, the channel 0.3 % of the input
+    expect(quotes.find((q) => q.channel_id === 1)).to.include({ estimated_out_str: '396806', channel_fee: 0.3, promo_applied: false });
+
+    // 2. the largest estimate and its minimum
+    const best = quotes.reduce((a, b) => (BigInt(b.estimated_out_str) > BigInt(a.estimated_out_str) ? b : a));
+    const minOut = (BigInt(best.estimated_out_str) * 99n) / 100n;
+
+    // 3. the order
+    const created = await fetch(`${gateway}/api/v1/integrator/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-integrator-api-key': key },
+      body: JSON.stringify({
+        src_token_id: 101, dst_token_id: 1001, amount_in: amountIn.toString(), dst_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
+        chosen_channel_id: best.channel_id, slippage: 0.01, main_channel_estimated_out_amount: best.estimated_out_str, min_acceptable_out_amount: minOut.toString(),
+        channels: quotes, client_order_id: `e2e-${randomBytes(3).toString('hex')}`,
+      }),
+    });
+    const order = ((await created.json()) as { code: number; data: { order_no: string; deposit_address: string; fee_integrator: string } }).data;
+    expect(created.status).to.equal(200);
+    expect(order.fee_integrator, '0.5 % of 0.1 ETH').to.equal('500000000000000');
+
+    // 4. the user pays the deposit address on chain: blocks to /stream until the matcher, which
+    // learns the address on another topic, has seen one
+    const orders = new OrderRepository(db);
+    const stored = (await orders.findByNo(order.order_no))!;
+    const posted: string[] = [];
+    await waitFor(
+      async () => {
+        if ((await orders.findById(stored.id))?.state === 'Exchanging') return true;
+        const block = evmBlockPaying(order.deposit_address, amountIn);
+        const res = await fetch(`${ingest}/stream`, {
+          method: 'POST',
+          headers: { 'content-secret-x': secret, 'cl-stream-network': 'ethereum-mainnet', 'content-type': 'application/octet-stream' },
+          body: block.body,
+        });
+        expect(res.status).to.equal(200);
+        posted.push(block.txHash);
+        return false;
+      },
+      { timeoutMs: 90_000, intervalMs: 4000, what: 'deposit seen' },
+    );
+
+    // 5. the channel delivers (the provider's own progress, driven through the stand-in's control)
+    const payoutHash = randomBytes(32).toString('hex');
+    const moved = await fetch(`${sim}/sim/changenow/exchanges/${stored.provider_order_id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'finished', payoutHash }) });
+    expect(moved.status).to.equal(200);
+    await waitFor(async () => (await orders.findById(stored.id))?.state === 'Settled', { timeoutMs: 30_000, what: 'order Settled' });
+
+    // 6. what the integrator sees, and the commission in its balance
+    const read = await fetch(`${gateway}/api/v1/integrator/orders/${order.order_no}`, { headers: { 'x-integrator-api-key': key } });
+    const detail = ((await read.json()) as { data: Record<string, unknown> }).data;
+    expect(detail).to.include({ state: 'Settled', payout_tx_hash: payoutHash, deposit_amount: amountIn.toString(), integrator_id: integratorId });
+    expect(posted).to.include(detail.deposit_tx_hash);
+    expect((await orders.audit(stored.id)).map((a) => a.to_state)).to.deep.equal(['Depositing', 'Exchanging', 'Completed', 'Settled']);
+    const line = (await orders.ledgerOf(stored.id))!;
+    // 0.0005 ETH at the creation price of 2000 USD = 1 USD
+    expect(line).to.include({ integrator_id: integratorId, token_id: 101, amount: '500000000000000', state: 'Available' });
+    expect(Number(line.amount_usd)).to.equal(1);
+  });
+});
