@@ -12,7 +12,9 @@ import type { QuotesSource } from '../market/quotes-source';
  * random walks) less a 0.5 % provider fee; every exchange gets a fresh deposit (payin) address of
  * its network and waits. Controls: `PUT /sim/changenow/exchanges/{id}` `{status, payoutHash?,
  * refundHash?, amountTo?}` moves an exchange (the provider's own progress, which no test can
- * cause through a chain here); `GET /sim/changenow/exchanges` lists them.
+ * cause through a chain here); `GET /sim/changenow/exchanges` lists them; `PUT
+ * /sim/changenow/delay` `{ms}` holds every estimate that long (a slow provider), and
+ * `GET /sim/changenow/stats` counts estimates and those whose caller hung up before the answer.
  */
 const PROVIDER_FEE = 0.005;
 
@@ -69,6 +71,9 @@ function payinAddress(network: string): string {
 export function changenowRouter(deps: { quotes: QuotesSource; apiKey: string; now: () => number }): Router {
   const router = express.Router();
   const exchanges = new Map<string, Exchange>();
+  // test controls: a delay before every estimate, and how many estimates the caller abandoned
+  let estimateDelayMs = 0;
+  const stats = { estimates: 0, abandoned: 0 };
   const fail = (res: express.Response, status: number, error: string, message: string) => res.status(status).json({ error, message });
 
   const price = (ticker: string): number | undefined => {
@@ -91,7 +96,21 @@ export function changenowRouter(deps: { quotes: QuotesSource; apiKey: string; no
     next();
   });
 
-  api.get('/v2/exchange/estimated-amount', (req, res) => {
+  api.get('/v2/exchange/estimated-amount', async (req, res) => {
+    stats.estimates++;
+    if (estimateDelayMs > 0) {
+      const gone = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), estimateDelayMs);
+        res.on('close', () => {
+          clearTimeout(timer);
+          resolve(!res.writableEnded);
+        });
+      });
+      if (gone) {
+        stats.abandoned++;
+        return;
+      }
+    }
     const q = req.query as Record<string, string | undefined>;
     const from = (q.fromCurrency ?? '').toLowerCase();
     const to = (q.toCurrency ?? '').toLowerCase();
@@ -140,6 +159,13 @@ export function changenowRouter(deps: { quotes: QuotesSource; apiKey: string; no
   router.use('/changenow', api);
 
   router.get('/sim/changenow/exchanges', (_req, res) => void res.json([...exchanges.values()]));
+  router.put('/sim/changenow/delay', express.json(), (req, res) => {
+    const ms = Number((req.body as { ms?: unknown })?.ms);
+    if (!(ms >= 0 && ms <= 600_000)) return fail(res, 400, 'not_valid_params', 'ms must be 0 to 600000');
+    estimateDelayMs = ms;
+    res.json({ ms });
+  });
+  router.get('/sim/changenow/stats', (_req, res) => void res.json(stats));
   router.put('/sim/changenow/exchanges/:id', express.json(), (req, res) => {
     const e = exchanges.get(req.params.id);
     if (!e) return fail(res, 404, 'not_found', 'Exchange not found');

@@ -1,0 +1,87 @@
+import { expect } from 'chai';
+import { createRegistryTopics, freePort, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
+
+/**
+ * The quote stream against a slow provider (the ChangeNOW stand-in holding its estimates):
+ * the per-channel timeout, heartbeats on a quiet stream, and a client that hangs up cancelling
+ * the upstream call. Gateway and simulator run as processes.
+ */
+describe('quote stream: timeouts, heartbeats, client disconnect (gateway and upstream-sim processes)', function () {
+  this.timeout(120_000);
+  const env = testEnv();
+  const procs: RunningProcess[] = [];
+  let sim = '';
+  let gateway = '';
+  const query = 'src_token_id=101&dst_token_id=1001&amount_in=100000000000000000&slippage=0.01';
+
+  const start = async (entry: string, extra: Record<string, string>, port: number) => {
+    const ops = await freePort();
+    const p = spawnTs(entry, { ...extra, OPS_PORT: String(ops), PORT: String(port), LOG_LEVEL: 'error' });
+    procs.push(p);
+    await waitReady(p, ops, 60_000);
+  };
+  const delay = (ms: number) => fetch(`${sim}/sim/changenow/delay`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms }) });
+  const stats = async () => (await (await fetch(`${sim}/sim/changenow/stats`)).json()) as { estimates: number; abandoned: number };
+
+  before(async () => {
+    const prefix = uniquePrefix('qs');
+    await createRegistryTopics(prefix);
+    const [simPort, gwPort] = await Promise.all([freePort(), freePort()]);
+    sim = `http://127.0.0.1:${simPort}`;
+    gateway = `http://127.0.0.1:${gwPort}`;
+    await start('apps/upstream-sim/src/main.ts', {}, simPort);
+    await start(
+      'apps/aggregator-gateway/src/main.ts',
+      {
+        KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl,
+        CHANGENOW_API_URL: `${sim}/changenow`, QUOTE_UPSTREAM_TIMEOUT_MS: '800', QUOTE_HEARTBEAT_MS: '150',
+      },
+      gwPort,
+    );
+  });
+  after(async () => {
+    for (const p of procs.reverse()) expect(await stopProcess(p), 'clean exit').to.equal(0);
+  });
+
+  it('a channel past the upstream timeout gets an error event, then done; heartbeats keep the quiet stream open', async () => {
+    await delay(3000);
+    const started = Date.now();
+    const res = await fetch(`${gateway}/api/v2/quote/stream?${query}`, { headers: { accept: 'text/event-stream' } });
+    expect(res.headers.get('content-type')).to.equal('text/event-stream; charset=utf-8');
+    expect(res.headers.get('x-accel-buffering')).to.equal('no');
+    const text = await res.text();
+    const elapsed = Date.now() - started;
+    expect(elapsed, 'ends at the timeout, not when the provider answers').to.be.lessThan(2500);
+    expect(text).to.contain('event: error\ndata: {"channel_id":1,"msg":"quote service timed out"}\n\n');
+    expect(text.endsWith('event: done\ndata: {}\n\n')).to.equal(true);
+    expect(text.match(/^: heartbeat$/gm)?.length ?? 0).to.be.greaterThan(1);
+  });
+
+  it('closing the connection cancels the upstream call still running', async () => {
+    await delay(5000);
+    const before = await stats();
+    const controller = new AbortController();
+    const res = await fetch(`${gateway}/api/v2/quote/stream?${query}`, { headers: { accept: 'text/event-stream' }, signal: controller.signal });
+    expect(res.status).to.equal(200);
+    await waitFor(async () => (await stats()).estimates > before.estimates, { what: 'the gateway asked the provider' });
+    controller.abort();
+    const after = await waitFor(async () => {
+      const s = await stats();
+      return s.abandoned > before.abandoned ? s : undefined;
+    }, { timeoutMs: 3000, what: 'the provider saw its caller hang up (well before its 5 s answer)' });
+    expect(after.abandoned).to.equal(before.abandoned + 1);
+  });
+
+  it('a prompt provider: one channel event, then done; POST answers the same', async () => {
+    await delay(0);
+    for (const init of [
+      { method: 'GET', url: `${gateway}/api/v2/quote/stream?${query}` },
+      { method: 'POST', url: `${gateway}/api/v2/quote/stream`, body: JSON.stringify({ src_token_id: 101, dst_token_id: 1001, amount_in: '100000000000000000', slippage: 0.01 }) },
+    ]) {
+      const res = await fetch(init.url, { method: init.method, headers: { accept: 'text/event-stream', 'content-type': 'application/json' }, body: init.body });
+      const text = await res.text();
+      const events = [...text.matchAll(/^event: (\w+)$/gm)].map((m) => m[1]);
+      expect(events, init.method).to.deep.equal(['channel', 'done']);
+    }
+  });
+});
