@@ -16,6 +16,7 @@ import { createTicksHandler } from '../apps/kline-aggregator/src/ticks.handler';
 import { createMarketGatewayApp } from '../apps/market-gateway/src/app';
 import { klineModule } from '../apps/market-gateway/src/kline/module';
 import { latencyStats, machine, printTable, sustained } from './lib-stats';
+import { WsFleet } from './lib-ws-fleet';
 
 /**
  * The candlestick hot paths, each next to a raw baseline doing the same work in the same run:
@@ -24,7 +25,7 @@ import { latencyStats, machine, printTable, sustained } from './lib-stats';
  * 2. tick → WebSocket client latency at a steady rate (aggregator + gateway hub in this process,
  *    a real `ws` client) vs raw kafkajs produce → consume latency;
  * 3. fan-out of one pool's candles to 1,000 and 10,000 connections through the hub vs a raw
- *    `ws` broadcast of the same frames, and memory per connection;
+ *    `ws` broadcast of the same frames (clients in child processes), and server memory per connection;
  * 4. `GET /kline/api/v1/kline/ohlcv` of 5,000 candles through the gateway app vs a raw
  *    `node:http` + pg handler running the same SQL; page 1000 (limit 100) next to page 1.
  * Uses a database of its own (BENCH_KLINE_DATABASE_URL, default chainpipe_bench_kline), its own
@@ -246,65 +247,31 @@ export async function run(): Promise<void> {
   const frames = 20;
   const candle = (i: number): KlineCandleMessage => ({ pool_id: 1, chain_type: 'evm', chain_id: 1, pool_address: `0xcc${'1'.padStart(40, '0')}`, token: 'base', interval: '1s', open_time: latT0 + i, open: 1, high: 2, low: 0.5, close: 1.5, volume: i, updated_at: Date.now() });
   const fanRows: Record<string, string | number>[] = [];
+  const subscribe = { id: 's', type: 'subscribe', data: { chain_type: 'evm', chain_id: 1, pool_address: `0xcc${'1'.padStart(40, '0')}`, intervals: ['1s'] } };
   for (const n of FANOUT) {
-    const connect = async (url: string, headers: Record<string, string>, onMessage: () => void, subscribe: boolean) => {
-      const list: WebSocket[] = [];
-      for (let i = 0; i < n; i += 50) {
-        await Promise.all(
-          Array.from({ length: Math.min(50, n - i) }, async () => {
-            let ws: WebSocket;
-            // A connection refused under the accept backlog is retried.
-            for (;;) {
-              ws = new WebSocket(url, { headers, perMessageDeflate: false });
-              ws.on('error', () => undefined);
-              const ok = await new Promise<boolean>((r) => {
-                ws.once('open', () => r(true));
-                ws.once('close', () => r(false));
-              });
-              if (ok) break;
-            }
-            ws.on('message', onMessage);
-            list.push(ws);
-            if (subscribe) {
-              const got = new Promise((r) => ws.once('message', r));
-              ws.send(JSON.stringify({ id: 's', type: 'subscribe', data: { chain_type: 'evm', chain_id: 1, pool_address: `0xcc${'1'.padStart(40, '0')}`, intervals: ['1s'] } }));
-              await got;
-            }
-          }),
-        );
-      }
-      return list;
-    };
-    const measure = async (deliver: (i: number) => void, expect: () => number) => {
-      const t0 = process.hrtime.bigint();
-      for (let i = 0; i < frames; i++) deliver(i);
-      while (expect() < n * frames) await new Promise((r) => setImmediate(r));
-      return Number(process.hrtime.bigint() - t0) / 1e6;
-    };
-    // Hub.
+    // Clients live in child processes (WsFleet): this process holds only the server side of
+    // every connection, so 10,000 fit its file descriptor limit and the memory is the server's.
     global.gc?.();
     const mem0 = process.memoryUsage().rss;
-    let hubGot = 0;
-    const hubClients = await connect(`${gwBase.replace('http', 'ws')}/kline/api/v1/kline/ws`, { 'x-api-key': key.token }, () => hubGot++, true);
+    const hubClients = await WsFleet.connect({ url: `${gwBase.replace('http', 'ws')}/kline/api/v1/kline/ws`, headers: { 'x-api-key': key.token }, count: n, subscribe });
     const memPer = (process.memoryUsage().rss - mem0) / n;
-    hubGot = 0;
-    // The snapshot replies may still be in flight; count only the pushes from here.
-    await new Promise((r) => setTimeout(r, 500));
-    hubGot = 0;
-    const hubMs = await measure((i) => kline.hub.deliver(candle(i)), () => hubGot);
-    for (const ws of hubClients) ws.terminate();
-    // Raw ws broadcast of the same frames.
-    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
+    const hubMs = await hubClients.timeDelivery(frames, () => {
+      for (let i = 0; i < frames; i++) kline.hub.deliver(candle(i));
+    });
+    await hubClients.close();
+    // Raw ws broadcast of the same frames to as many connections.
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false, backlog: 4096 });
     await new Promise((r) => wss.once('listening', r));
-    let rawGot = 0;
-    const rawClients = await connect(`ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, {}, () => rawGot++, false);
-    const rawMs = await measure((i) => {
-      const frame = JSON.stringify({ id: '', time: Date.now(), type: 'ohlcv', code: 0, data: candle(i), msg: 'ok' });
-      for (const c of wss.clients) c.send(frame);
-    }, () => rawGot);
-    for (const ws of rawClients) ws.terminate();
+    const rawClients = await WsFleet.connect({ url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, count: n });
+    const rawMs = await rawClients.timeDelivery(frames, () => {
+      for (let i = 0; i < frames; i++) {
+        const frame = JSON.stringify({ id: '', time: Date.now(), type: 'ohlcv', code: 0, data: candle(i), msg: 'ok' });
+        for (const c of wss.clients) c.send(frame);
+      }
+    });
+    await rawClients.close();
     await new Promise((r) => wss.close(() => r(undefined)));
-    fanRows.push({ connections: n, frames, 'hub ms': +hubMs.toFixed(1), 'raw ws ms': +rawMs.toFixed(1), 'hub frames/s': Math.round((n * frames) / hubMs * 1000), 'KiB per connection (server + client, one process)': +(memPer / 1024).toFixed(1) });
+    fanRows.push({ connections: n, frames, 'hub ms': +hubMs.toFixed(1), 'raw ws ms': +rawMs.toFixed(1), 'hub frames/s': Math.round(((n * frames) / hubMs) * 1000), 'server KiB per connection': +(memPer / 1024).toFixed(1) });
     ratios.push(`fan-out to ${n}: hub ${(hubMs / rawMs).toFixed(2)}x the raw ws broadcast time`);
     await new Promise((r) => setTimeout(r, 500));
   }

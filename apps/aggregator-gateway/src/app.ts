@@ -1,14 +1,9 @@
 import type { Express } from 'express';
 import type { Registry } from 'prom-client';
-import { createHttpApp, finishHttpApp, msgEnvelope, serveApiDocs, type ApiInfo, type ApiRoutes, type EnvelopeStyle } from '@chainpipe/http';
+import { createModularApp, type ApiInfo, type RouteModule } from '@chainpipe/http';
 import type { Logger } from '@chainpipe/runtime';
 
-/** One part of the gateway: its routes, declared through an `ApiRoutes` of its own, and its envelope by path. */
-export interface RouteModule {
-  name: string;
-  envelopeFor(path: string): EnvelopeStyle | undefined;
-  api: ApiRoutes;
-}
+export type { RouteModule };
 
 export interface AggregatorGatewayOptions {
   logger: Logger;
@@ -28,22 +23,7 @@ export const AGGREGATOR_GATEWAY_API: ApiInfo = {
   ],
 };
 
-/** The aggregator gateway: one express app composed of route modules, one API document. */
+/** The aggregator gateway: the quote stream and integrator order modules, one API document. */
 export function createAggregatorGatewayApp(opts: AggregatorGatewayOptions): Express {
-  const envelopeFor = (path: string) => {
-    for (const m of opts.modules) {
-      const style = m.envelopeFor(path);
-      if (style) return style;
-    }
-    return undefined;
-  };
-  const app = createHttpApp({ logger: opts.logger, registry: opts.registry, defaultEnvelope: msgEnvelope, envelopeFor, timeoutMs: opts.timeoutMs });
-  for (const m of opts.modules) app.use(m.api.router);
-  serveApiDocs(
-    app,
-    opts.modules.map((m) => m.api),
-    AGGREGATOR_GATEWAY_API,
-  );
-  finishHttpApp(app, opts.logger);
-  return app;
+  return createModularApp({ ...opts, info: AGGREGATOR_GATEWAY_API });
 }

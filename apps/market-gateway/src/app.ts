@@ -1,9 +1,8 @@
 import type { Express } from 'express';
-import { MARKET_GATEWAY_ASYNC_INFO, MARKET_GATEWAY_CHANNELS, asyncApiDocument } from '@chainpipe/contracts';
 import type { Registry } from 'prom-client';
-import { createHttpApp, finishHttpApp, msgEnvelope, serveApiDocs, type ApiInfo } from '@chainpipe/http';
+import { MARKET_GATEWAY_ASYNC_INFO, MARKET_GATEWAY_CHANNELS, asyncApiDocument } from '@chainpipe/contracts';
+import { createModularApp, type ApiInfo, type RouteModule } from '@chainpipe/http';
 import type { Logger } from '@chainpipe/runtime';
-import type { RouteModule } from './route-module';
 
 export interface MarketGatewayOptions {
   logger: Logger;
@@ -28,28 +27,12 @@ export const MARKET_GATEWAY_API: ApiInfo = {
   ],
 };
 
-/**
- * The market data gateway: one express app composed of route modules. Each path's envelope is
- * decided by the module that owns it before anything runs, so auth failures, malformed bodies
- * and timeouts answer in that service's style.
- */
+/** The market data gateway: the token price and candlestick modules, one API document. */
 export function createMarketGatewayApp(opts: MarketGatewayOptions): Express {
-  const envelopeFor = (path: string) => {
-    for (const m of opts.modules) {
-      const style = m.envelopeFor(path);
-      if (style) return style;
-    }
-    return undefined;
-  };
-  const app = createHttpApp({ logger: opts.logger, registry: opts.registry, defaultEnvelope: msgEnvelope, envelopeFor, timeoutMs: opts.timeoutMs });
-  for (const m of opts.modules) app.use(m.api.router);
-  serveApiDocs(
-    app,
-    opts.modules.map((m) => m.api),
-    MARKET_GATEWAY_API,
+  return createModularApp({
+    ...opts,
+    info: MARKET_GATEWAY_API,
     // The schemas the routes were declared with describe the WebSocket messages too.
-    { asyncApi: asyncApiDocument(opts.modules[0].api.options.contracts, MARKET_GATEWAY_CHANNELS, MARKET_GATEWAY_ASYNC_INFO) },
-  );
-  finishHttpApp(app, opts.logger);
-  return app;
+    asyncApi: asyncApiDocument(opts.modules[0].api.options.contracts, MARKET_GATEWAY_CHANNELS, MARKET_GATEWAY_ASYNC_INFO),
+  });
 }

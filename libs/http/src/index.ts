@@ -7,3 +7,4 @@ export * from './service';
 export * from './api-routes';
 export * from './openapi';
 export * from './api-docs';
+export * from './modules';

@@ -3,7 +3,7 @@ import type { KlineCandleMessage } from '@chainpipe/contracts';
 import { ApiRoutes, apiKeyAuth } from '@chainpipe/http';
 import type { BatchHandler } from '@chainpipe/kafka';
 import { LatestCandles, PoolRepository } from '@chainpipe/kline-store';
-import type { RouteModule } from '../route-module';
+import type { RouteModule } from '@chainpipe/http';
 import { debugRoutes } from './debug.routes';
 import type { KlineDeps } from './deps';
 import { KLINE_AUTH, klineEnvelopeFor } from './envelope';

@@ -1,7 +1,7 @@
 import express, { type RequestHandler } from 'express';
 import { ApiRoutes, apiKeyAuth } from '@chainpipe/http';
 import { QuoteStore, ReferenceRepository } from '@chainpipe/price';
-import type { RouteModule } from '../route-module';
+import type { RouteModule } from '@chainpipe/http';
 import type { PriceDeps } from './deps';
 import { PRICE_AUTH, PriceCode, priceEnvelopeFor, sendPriceError } from './envelope';
 import { PoolDetailService } from './pool-detail.service';
