@@ -1,29 +1,10 @@
 import type { Knex } from '@chainpipe/db';
-import type { PoolRecord, TokenSide } from '@chainpipe/kline';
+import type { PoolRecord } from '@chainpipe/kline';
 
-interface PoolRow {
-  id: number;
-  chain_type: string;
-  chain_id: string;
-  network_id: string;
-  pool_address: string;
-  token: TokenSide;
-  dex_id: string | null;
-  label: string | null;
-  is_active: boolean;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A row of kline.pools: the record's fields as pg returns them (bigint as text, timestamps as dates). */
+type PoolRow = Omit<PoolRecord, 'chain_id' | 'created_at' | 'updated_at'> & { chain_id: string; created_at: Date; updated_at: Date };
 
-export interface NewPool {
-  chain_type: string;
-  chain_id: number;
-  network_id: string;
-  pool_address: string;
-  token: TokenSide;
-  dex_id: string | null;
-  label: string | null;
-}
+export type NewPool = Pick<PoolRecord, 'chain_type' | 'chain_id' | 'network_id' | 'pool_address' | 'token' | 'dex_id' | 'label'>;
 
 const toRecord = (r: PoolRow): PoolRecord => ({
   id: r.id,

@@ -1,3 +1,4 @@
+import type { HttpKlinePool } from '@chainpipe/contracts';
 import { normalizeChainType as standardChainType } from '@chainpipe/price';
 
 export type TokenSide = 'base' | 'quote';
@@ -6,20 +7,8 @@ export function isTokenSide(v: unknown): v is TokenSide {
   return v === 'base' || v === 'quote';
 }
 
-/** A registered pool as the service returns it (the spec's pool record). */
-export interface PoolRecord {
-  id: number;
-  chain_type: string;
-  chain_id: number;
-  network_id: string;
-  pool_address: string;
-  token: TokenSide;
-  dex_id: string | null;
-  label: string | null;
-  is_active: boolean;
-  created_at: string;
-  updated_at: string;
-}
+/** A registered pool as the service returns it: the schema's pool record (`http/kline/pool`). */
+export type PoolRecord = HttpKlinePool & { dex_id: string | null; label: string | null };
 
 /**
  * The candlestick service's `chain_type`: a standard type or one of its aliases becomes the

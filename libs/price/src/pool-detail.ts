@@ -1,3 +1,4 @@
+import type { HttpPricePoolDetail } from '@chainpipe/contracts';
 /**
  * Pool detail of the price API (spec, "Pool detail") from a GeckoTerminal
  * `/networks/{network}/pools/{address}?include=base_token,quote_token,dex` answer (JSON:API:
@@ -9,31 +10,9 @@ type Json = any;
 
 export const POOL_WINDOWS = ['m5', 'm15', 'm30', 'h1', 'h6', 'h24'] as const;
 
-export interface PoolToken {
-  address: string;
-  name: string;
-  symbol: string;
-  image_url: string;
-}
-
-export interface PoolDetail {
-  id: string;
-  name: string;
-  address: string;
-  network: string;
-  dex: string;
-  pool_created_at: string;
-  base_token: PoolToken;
-  quote_token: PoolToken;
-  base_token_price_usd: string;
-  quote_token_price_usd: string;
-  fdv_usd: string | null;
-  market_cap_usd: string | null;
-  price_change_percentage: Record<string, string>;
-  volume_usd: Record<string, string>;
-  reserve_in_usd: string;
-  transactions: Record<string, { buys: number; sells: number; buyers: number; sellers: number }>;
-}
+/** The pool detail of the price API: the schema's (`http/price/pool-detail`). */
+export type PoolDetail = NonNullable<HttpPricePoolDetail>;
+export type PoolToken = PoolDetail['base_token'];
 
 const s = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : fallback);
 const orNull = (v: unknown): string | null => (v === null || v === undefined ? null : s(v, '') || null);
@@ -45,10 +24,13 @@ function token(ref: Json, included: Json[]): PoolToken {
   return { address: s(attrs.address), name: s(attrs.name), symbol: s(attrs.symbol), image_url: s(attrs.image_url) };
 }
 
-function windows(src: Json): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const w of POOL_WINDOWS) out[w] = s(src?.[w], '0');
-  return out;
+/** One value per window of the spec (m5 … h24). */
+function perWindow<T>(value: (w: (typeof POOL_WINDOWS)[number]) => T): Record<(typeof POOL_WINDOWS)[number], T> {
+  return { m5: value('m5'), m15: value('m15'), m30: value('m30'), h1: value('h1'), h6: value('h6'), h24: value('h24') };
+}
+
+function windows(src: Json): Record<(typeof POOL_WINDOWS)[number], string> {
+  return perWindow((w) => s(src?.[w], '0'));
 }
 
 /** Maps an upstream answer; throws when it has no pool in it (an upstream fault, not a missing pool). */
@@ -58,11 +40,10 @@ export function mapPoolDetail(network: string, answer: Json): PoolDetail {
   if (!a || typeof a !== 'object' || typeof a.address !== 'string') throw new Error('upstream answer has no pool');
   const included: Json[] = Array.isArray(answer.included) ? answer.included : [];
   const rel = pool.relationships ?? {};
-  const tx: PoolDetail['transactions'] = {};
-  for (const w of POOL_WINDOWS) {
+  const tx = perWindow((w) => {
     const t = a.transactions?.[w] ?? {};
-    tx[w] = { buys: int(t.buys), sells: int(t.sells), buyers: int(t.buyers), sellers: int(t.sellers) };
-  }
+    return { buys: int(t.buys), sells: int(t.sells), buyers: int(t.buyers), sellers: int(t.sellers) };
+  });
   return {
     id: s(pool.id, `${network}_${a.address}`),
     name: s(a.name),

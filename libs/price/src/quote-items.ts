@@ -1,3 +1,4 @@
+import type { HttpPriceAddressQuotes, HttpPriceFiatRates, HttpPriceLatestQuotes } from '@chainpipe/contracts';
 import { decimalString, rateString, roundNumber } from './decimal';
 import type { FiatRow, TokenRow } from './reference';
 import type { CryptoQuoteMessage, FiatRatesMessage, UsdQuote } from './quotes';
@@ -8,25 +9,8 @@ import type { CryptoQuoteMessage, FiatRatesMessage, UsdQuote } from './quotes';
  * the fiat per 1 USD). Amounts of money convert; percentages and supplies do not.
  */
 
-export interface LatestQuoteItem {
-  token_id: number;
-  name: string;
-  symbol: string;
-  fiat_id: number;
-  fiat_code: string;
-  price: string;
-  market_cap: string;
-  volume_24h: string;
-  volume_change_24h: string;
-  percent_change_1h: string;
-  percent_change_24h: string;
-  percent_change_7d: string;
-  percent_change_30d: string;
-  fully_diluted_valuation: string;
-  circulating_supply: string;
-  total_supply: string;
-  max_supply: string;
-}
+/** A latest quote item: the schema's (`http/price/latest-quotes`). */
+export type LatestQuoteItem = HttpPriceLatestQuotes['items'][number];
 
 /** Units of `code` per 1 USD, from the USD rates; 1 for USD itself; undefined when unknown. */
 export function usdFactor(code: string, usdRates: FiatRatesMessage | undefined): number | undefined {
@@ -61,29 +45,8 @@ export function latestQuoteItem(token: Pick<TokenRow, 'id' | 'name' | 'symbol'>,
   };
 }
 
-export interface AddressQuoteItem {
-  token_id: number;
-  name: string;
-  symbol: string;
-  chain_type: string;
-  chain_id: number | null;
-  address: string;
-  external_id: string;
-  price_usd: number | null;
-  market_cap_usd: number | null;
-  volume_24h_usd: number | null;
-  percent_change_1h: number | null;
-  percent_change_24h: number | null;
-  percent_change_7d: number | null;
-  percent_change_30d: number | null;
-  last_updated: string;
-  market_cap: number | null;
-  fully_diluted_valuation: number | null;
-  total_volume: number | null;
-  circulating_supply: number | null;
-  total_supply: number | null;
-  max_supply: number | null;
-}
+/** An address quote item: the schema's (`http/price/address-quotes`). */
+export type AddressQuoteItem = HttpPriceAddressQuotes['items'][number];
 
 /** `*_usd` fields stay in USD; `market_cap`, `fully_diluted_valuation` and `total_volume` are in the requested fiat. */
 export function addressQuoteItem(token: TokenRow, address: string, quote: CryptoQuoteMessage, factor: number): AddressQuoteItem {
@@ -113,11 +76,8 @@ export function addressQuoteItem(token: TokenRow, address: string, quote: Crypto
   };
 }
 
-export interface FiatRateItem {
-  target_fiat_id: number;
-  target_fiat_code: string;
-  rate: string;
-}
+/** A fiat rate item: the schema's (`http/price/fiat-rates`). */
+export type FiatRateItem = HttpPriceFiatRates['items'][number];
 
 /**
  * Rates from `base` to every other known fiat, crossed through the USD rates

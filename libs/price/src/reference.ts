@@ -1,3 +1,4 @@
+import type { HttpPriceChainItem, HttpPriceFiatList, HttpPriceTokenItem } from '@chainpipe/contracts';
 /**
  * Rows of the reference tables and the items the price API answers with (spec, "Chain item",
  * "Token item", "Fiat item"). Optional fields without a value are left out, never sent as null.
@@ -40,36 +41,12 @@ export interface FiatRow {
   precision: number | null;
 }
 
-export interface ChainItem {
-  id: number;
-  name: string;
-  short_name: string;
-  chain_id?: number;
-  chain_type?: string;
-  chain_icon_url?: string;
-  explorer_url?: string;
-}
+/** Items of the reference endpoints: the schemas' (`http/price/…`). */
+export type ChainItem = HttpPriceChainItem;
 
-export interface TokenItem {
-  id: number;
-  name: string;
-  symbol: string;
-  decimals: number;
-  logo_url?: string;
-  chain_id: number;
-  chain_name: string;
-  contract_address?: string;
-  is_native: boolean;
-}
+export type TokenItem = HttpPriceTokenItem;
 
-export interface FiatItem {
-  id: number;
-  code: string;
-  name: string;
-  symbol: string;
-  icon_url?: string;
-  precision: number;
-}
+export type FiatItem = HttpPriceFiatList['items'][number];
 
 export const toNumberOrNull = (v: string | number | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
 
@@ -77,7 +54,8 @@ export function chainItem(row: ChainRow): ChainItem {
   const item: ChainItem = { id: row.id, name: row.name, short_name: row.short_name };
   const chainId = toNumberOrNull(row.chain_id);
   if (chainId !== null) item.chain_id = chainId;
-  if (row.chain_type) item.chain_type = row.chain_type;
+  // The column holds the spec's chain types only (the seed and reference:import check them).
+  if (row.chain_type) item.chain_type = row.chain_type as NonNullable<ChainItem['chain_type']>;
   if (row.icon_url) item.chain_icon_url = row.icon_url;
   if (row.explorer_url) item.explorer_url = row.explorer_url;
   return item;
