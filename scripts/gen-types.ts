@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
-import { MARKET_GATEWAY_CHANNELS, SchemaBundle, TX_GATEWAY_CHANNELS, asyncApiDocument, loadContracts, topicChannels, typeNameOf } from '@chainpipe/contracts';
+import { AGGREGATOR_GATEWAY_CHANNELS, MARKET_GATEWAY_CHANNELS, SchemaBundle, TX_GATEWAY_CHANNELS, asyncApiDocument, loadContracts, topicChannels, typeNameOf } from '@chainpipe/contracts';
 
 const OUT = path.resolve(__dirname, '../libs/contracts/src/generated/types.ts');
 const ASYNCAPI_OUT = path.resolve(__dirname, '../docs/asyncapi.json');
@@ -54,12 +54,12 @@ export async function generateTypes(): Promise<string> {
 
 /** The whole asynchronous API: the pipeline's topics and the channels clients use. */
 export function generateAsyncApi(): string {
-  const channels = [...topicChannels(), ...TX_GATEWAY_CHANNELS, ...MARKET_GATEWAY_CHANNELS];
+  const channels = [...topicChannels(), ...TX_GATEWAY_CHANNELS, ...MARKET_GATEWAY_CHANNELS, ...AGGREGATOR_GATEWAY_CHANNELS];
   const info = {
     title: 'chainpipe asynchronous API',
     version: '1.0.0',
     description:
-      'Every channel of the system: the Kafka topics of the pipeline (message values validated against these schemas by every producer and consumer), the WebSockets of the gateways and the webhook callback. Each gateway serves its own channels at /asyncapi.json.',
+      'Every channel of the system: the Kafka topics of the pipeline (message values validated against these schemas by every producer and consumer), the WebSockets of the gateways, the SSE quote stream and the webhook callback. Each gateway serves its own channels at /asyncapi.json.',
   };
   return `${JSON.stringify(asyncApiDocument(loadContracts(), channels, info), null, 2)}\n`;
 }

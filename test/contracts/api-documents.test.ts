@@ -71,12 +71,12 @@ function aggregatorGateway(): Express {
   return createAggregatorGatewayApp({ logger, registry: deps.registry, timeoutMs: 1000, modules: [quotes, orders] });
 }
 
-/** `sockets`: the WebSocket paths the gateway upgrades, which its AsyncAPI document must describe. */
+/** `sockets`: the WebSocket and SSE paths of the gateway, which its AsyncAPI document must describe. */
 const GATEWAYS: { name: string; build: () => Express; sockets: string[] }[] = [
   { name: 'tx-gateway', build: () => createTxGatewayApp({ ...inert, ...registry() }), sockets: ['/tx/api/v1/transaction/ws'] },
   { name: 'chain-ingest', build: () => createIngestApp({ ...inert, ...registry() }), sockets: [] },
   { name: 'market-gateway', build: marketGateway, sockets: ['/kline/api/v1/kline/ws', '/kline/api/v1/ws/{topic}'] },
-  { name: 'aggregator-gateway', build: aggregatorGateway, sockets: [] },
+  { name: 'aggregator-gateway', build: aggregatorGateway, sockets: ['/api/v2/quote/stream'] },
 ];
 
 /** Validates examples against the document's own schemas (envelopes included), as a client would read them. */

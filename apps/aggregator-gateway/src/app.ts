@@ -1,5 +1,6 @@
 import type { Express } from 'express';
 import type { Registry } from 'prom-client';
+import { AGGREGATOR_GATEWAY_ASYNC_INFO, AGGREGATOR_GATEWAY_CHANNELS, asyncApiDocument } from '@chainpipe/contracts';
 import { createModularApp, type ApiInfo, type RouteModule } from '@chainpipe/http';
 import type { Logger } from '@chainpipe/runtime';
 
@@ -25,5 +26,9 @@ export const AGGREGATOR_GATEWAY_API: ApiInfo = {
 
 /** The aggregator gateway: the quote stream and integrator order modules, one API document. */
 export function createAggregatorGatewayApp(opts: AggregatorGatewayOptions): Express {
-  return createModularApp({ ...opts, info: AGGREGATOR_GATEWAY_API });
+  return createModularApp({
+    ...opts,
+    info: AGGREGATOR_GATEWAY_API,
+    asyncApi: asyncApiDocument(opts.modules[0].api.options.contracts, AGGREGATOR_GATEWAY_CHANNELS, AGGREGATOR_GATEWAY_ASYNC_INFO),
+  });
 }

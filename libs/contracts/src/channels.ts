@@ -1,7 +1,7 @@
 import type { AsyncApiInfo, AsyncChannel } from './asyncapi';
 
 /**
- * The client-facing asynchronous channels (WebSockets, the webhook callback), declared once: the
+ * The client-facing asynchronous channels (WebSockets, the SSE quote stream, the webhook callback), declared once: the
  * gateways serve them in their `/asyncapi.json`, `npm run gen` writes them with the Kafka topics
  * to `docs/asyncapi.json`, and the contract tests check that every WebSocket address is a route
  * of the gateway's OpenAPI document. A new channel is one entry here and its schemas.
@@ -57,6 +57,29 @@ export const MARKET_GATEWAY_CHANNELS: readonly AsyncChannel[] = [
     ],
   },
 ];
+
+export const QUOTE_STREAM_PATH = '/api/v2/quote/stream';
+
+export const AGGREGATOR_GATEWAY_CHANNELS: readonly AsyncChannel[] = [
+  {
+    key: 'quoteStream',
+    address: QUOTE_STREAM_PATH,
+    description:
+      'Server-sent events (`text/event-stream`) after a GET or POST of the quote request: one `channel` event per channel as soon as it answers, an `error` event per channel that failed or timed out, then `done`. Comment lines (`:`) keep long streams alive. Closing the connection cancels every quote still running.',
+    action: 'send',
+    messages: [
+      { name: 'channel', summary: 'a channel quote', payload: 'http/agg/channel-quote', contentType: 'text/event-stream' },
+      { name: 'quote-error', summary: 'event `error`: one channel failed', payload: 'sse/agg/quote-error', contentType: 'text/event-stream' },
+      { name: 'quote-done', summary: 'event `done`: the stream ends', payload: 'sse/agg/quote-done', contentType: 'text/event-stream' },
+    ],
+  },
+];
+
+export const AGGREGATOR_GATEWAY_ASYNC_INFO: AsyncApiInfo = {
+  title: 'chainpipe aggregator quote stream',
+  version: '1.0.0',
+  description: 'Quotes of every channel streamed as server-sent events.',
+};
 
 export const TX_GATEWAY_ASYNC_INFO: AsyncApiInfo = {
   title: 'chainpipe address monitoring push channels',

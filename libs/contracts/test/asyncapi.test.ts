@@ -1,6 +1,6 @@
 import { Parser, DiagnosticSeverity } from '@asyncapi/parser';
 import { expect } from 'chai';
-import { MARKET_GATEWAY_CHANNELS, TOPICS, TX_GATEWAY_CHANNELS, asyncApiDocument, loadContracts, topicChannels } from '@chainpipe/contracts';
+import { AGGREGATOR_GATEWAY_CHANNELS, MARKET_GATEWAY_CHANNELS, TOPICS, TX_GATEWAY_CHANNELS, asyncApiDocument, loadContracts, topicChannels } from '@chainpipe/contracts';
 
 describe('AsyncAPI document', () => {
   const contracts = loadContracts();
@@ -19,12 +19,12 @@ describe('AsyncAPI document', () => {
   });
 
   it('documents the WebSockets and the webhook callback with their messages in both directions', async () => {
-    const channels = [...topicChannels(), ...TX_GATEWAY_CHANNELS, ...MARKET_GATEWAY_CHANNELS];
+    const channels = [...topicChannels(), ...TX_GATEWAY_CHANNELS, ...MARKET_GATEWAY_CHANNELS, ...AGGREGATOR_GATEWAY_CHANNELS];
     const doc = asyncApiDocument(contracts, channels);
     const { document, diagnostics } = await new Parser().parse(structuredClone(doc) as never);
     expect(diagnostics.filter((d) => d.severity === DiagnosticSeverity.Error).map((d) => `${d.path.join('.')}: ${d.message}`)).to.deep.equal([]);
     const addresses = document!.channels().all().map((c) => c.address());
-    expect(addresses).to.include.members(['/tx/api/v1/transaction/ws', '{webhook_url}', '/kline/api/v1/kline/ws', '/kline/api/v1/ws/{topic}']);
+    expect(addresses).to.include.members(['/tx/api/v1/transaction/ws', '{webhook_url}', '/kline/api/v1/kline/ws', '/kline/api/v1/ws/{topic}', '/api/v2/quote/stream']);
     // A WebSocket is both ways: the server's messages are sent, the client's commands received.
     const ops = doc.operations as Record<string, { action: string; messages: { $ref: string }[] }>;
     expect(ops['transactionWs.send'].messages.map((m) => m.$ref)).to.include('#/channels/transactionWs/messages/transaction');

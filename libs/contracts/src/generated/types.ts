@@ -464,6 +464,8 @@ export interface SchemaIndex {
   Network?: Network;
   NormalizedTx?: NormalizedTx;
   OhlcvValues?: OhlcvValues;
+  SseAggQuoteDone?: SseAggQuoteDone;
+  SseAggQuoteError?: SseAggQuoteError;
   TransactionResult?: TransactionResult;
   TxV2Record?: TxV2Record;
   WebhookTxTransactionBatch?: WebhookTxTransactionBatch;
@@ -1843,6 +1845,22 @@ export interface KafkaTxPushV1 {
    */
   matched_at: number;
   tx: NormalizedTx;
+}
+/**
+ * data of the `done` event, the last of every quote stream
+ */
+export interface SseAggQuoteDone {
+  [k: string]: unknown;
+}
+/**
+ * data of an `error` event of the quote stream: one channel failed (the others go on)
+ */
+export interface SseAggQuoteError {
+  channel_id: number;
+  /**
+   * quote service timed out, quote service unavailable …
+   */
+  msg: string;
 }
 /**
  * Transaction record, V2 format: GET /tx/api/v1/transactions/{tx_hash}, the WebSocket transaction push and getTxHash (libs/tx-records toV2Record)
