@@ -90,7 +90,7 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
     ] as never);
     const common = {
       KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: redisPrefix,
-      CHANGENOW_API_URL: `${sim}/changenow`, ORDER_DEPOSIT_APP_ID: `deposits-${randomBytes(3).toString('hex')}`,
+      CHANGENOW_API_URL: `${sim}/changenow`, THORNODE_API_URL: `${sim}/thornode`, ORDER_DEPOSIT_APP_ID: `deposits-${randomBytes(3).toString('hex')}`,
     };
     const matcherOps = await freePort();
     await Promise.all([
@@ -143,8 +143,11 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
     expect(quotes.length).to.be.greaterThan(0);
     const validate = contracts.validator('http/agg/channel-quote');
     for (const q of quotes) expect(validate(q), JSON.stringify(validate.errors)).to.equal(true);
-    // 0.1 ETH at 2000 USD is 0.004 BTC at 50000 USD; the stand-in keeps 0.5 %, the channel 0.3 % of the input
+    // 0.1 ETH at 2000 USD is 0.004 BTC at 50000 USD = 400000 sat. ChangeNOW's stand-in keeps
+    // 0.5 % (398000) and its channel fee is 0.3 % of the input: 398000 × 0.997 = 396806.
+    // THORChain's stand-in keeps 0.35 % (398600) and its channel fee is 0.2 %: 397802.8 → 397802.
     expect(quotes.find((q) => q.channel_id === 1)).to.include({ estimated_out_str: '396806', channel_fee: 0.3, promo_applied: false });
+    expect(quotes.find((q) => q.channel_id === 2)).to.include({ estimated_out_str: '397802', channel_fee: 0.2, promo_applied: false });
 
     // 2. the largest estimate and its minimum
     const best = quotes.reduce((a, b) => (BigInt(b.estimated_out_str) > BigInt(a.estimated_out_str) ? b : a));
@@ -160,8 +163,11 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
         channels: quotes, client_order_id: `e2e-${randomBytes(3).toString('hex')}`,
       }),
     });
-    const order = ((await created.json()) as { code: number; data: { order_no: string; deposit_address: string; fee_integrator: string } }).data;
+    const order = ((await created.json()) as { code: number; data: { order_no: string; deposit_address: string; deposit_memo: string | null; fee_integrator: string } }).data;
     expect(created.status).to.equal(200);
+    // THORChain's estimate is the largest: its shared vault, with the memo naming the swap
+    expect(best.channel_id).to.equal(2);
+    expect(order.deposit_memo).to.equal('=:BTC.BTC:bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4');
     expect(order.fee_integrator, '0.5 % of 0.1 ETH').to.equal('500000000000000');
 
     // 4. the user pays the deposit address on chain: blocks to /stream until the matcher, which
@@ -187,7 +193,12 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
 
     // 5. the channel delivers (the provider's own progress, driven through the stand-in's control)
     const payoutHash = randomBytes(32).toString('hex');
-    const moved = await fetch(`${sim}/sim/changenow/exchanges/${stored.provider_order_id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'finished', payoutHash }) });
+    const depositHash = (await orders.findById(stored.id))!.deposit_tx_hash!;
+    const control =
+      stored.channel_kind === 'thorchain'
+        ? { path: `/sim/thorchain/tx/${depositHash}`, body: { outcome: 'done', outHash: payoutHash } }
+        : { path: `/sim/changenow/exchanges/${stored.provider_order_id}`, body: { status: 'finished', payoutHash } };
+    const moved = await fetch(sim + control.path, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(control.body) });
     expect(moved.status).to.equal(200);
     await waitFor(async () => (await orders.findById(stored.id))?.state === 'Settled', { timeoutMs: 30_000, what: 'order Settled' });
 

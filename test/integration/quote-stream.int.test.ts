@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { createRegistryTopics, freePort, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 
 /**
- * The quote stream against a slow provider (the ChangeNOW stand-in holding its estimates):
+ * The quote stream against a slow provider (the ChangeNOW stand-in holding its estimates, next to
+ * a prompt THORChain stand-in):
  * the per-channel timeout, heartbeats on a quiet stream, and a client that hangs up cancelling
  * the upstream call. Gateway and simulator run as processes.
  */
@@ -34,7 +35,7 @@ describe('quote stream: timeouts, heartbeats, client disconnect (gateway and ups
       'apps/aggregator-gateway/src/main.ts',
       {
         KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl,
-        CHANGENOW_API_URL: `${sim}/changenow`, QUOTE_UPSTREAM_TIMEOUT_MS: '800', QUOTE_HEARTBEAT_MS: '150',
+        CHANGENOW_API_URL: `${sim}/changenow`, THORNODE_API_URL: `${sim}/thornode`, QUOTE_UPSTREAM_TIMEOUT_MS: '800', QUOTE_HEARTBEAT_MS: '150',
       },
       gwPort,
     );
@@ -53,6 +54,8 @@ describe('quote stream: timeouts, heartbeats, client disconnect (gateway and ups
     const elapsed = Date.now() - started;
     expect(elapsed, 'ends at the timeout, not when the provider answers').to.be.lessThan(2500);
     expect(text).to.contain('event: error\ndata: {"channel_id":1,"msg":"quote service timed out"}\n\n');
+    // the other channel (THORChain) is not held up by the slow one
+    expect(text).to.match(/event: channel\ndata: \{"channel_id":2,/);
     expect(text.endsWith('event: done\ndata: {}\n\n')).to.equal(true);
     expect(text.match(/^: heartbeat$/gm)?.length ?? 0).to.be.greaterThan(1);
   });
@@ -72,7 +75,7 @@ describe('quote stream: timeouts, heartbeats, client disconnect (gateway and ups
     expect(after.abandoned).to.equal(before.abandoned + 1);
   });
 
-  it('a prompt provider: one channel event, then done; POST answers the same', async () => {
+  it('prompt providers: a channel event each, then done; POST answers the same', async () => {
     await delay(0);
     for (const init of [
       { method: 'GET', url: `${gateway}/api/v2/quote/stream?${query}` },
@@ -81,7 +84,7 @@ describe('quote stream: timeouts, heartbeats, client disconnect (gateway and ups
       const res = await fetch(init.url, { method: init.method, headers: { accept: 'text/event-stream', 'content-type': 'application/json' }, body: init.body });
       const text = await res.text();
       const events = [...text.matchAll(/^event: (\w+)$/gm)].map((m) => m[1]);
-      expect(events, init.method).to.deep.equal(['channel', 'done']);
+      expect(events, init.method).to.deep.equal(['channel', 'channel', 'done']);
     }
   });
 });

@@ -4,7 +4,7 @@ import type { ChannelStatusSource } from './tracker';
 /** The `status` operation of a channel adapter (`@chainpipe/aggregator`'s `ChannelAdapter`). */
 export interface StatusAdapter {
   readonly kind: string;
-  status(providerOrderId: string, signal?: AbortSignal): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }>;
+  status(providerOrderId: string, signal?: AbortSignal, ctx?: { depositTxHash?: string | null }): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }>;
 }
 
 /**
@@ -18,7 +18,7 @@ export function channelStatusFromAdapters(adapters: readonly StatusAdapter[]): C
     status: (order, signal) => {
       const adapter = byKind.get(order.channel_kind);
       if (!adapter) return Promise.reject(new Error(`no channel adapter of kind ${order.channel_kind} is configured`));
-      return adapter.status(order.provider_order_id, signal);
+      return adapter.status(order.provider_order_id, signal, { depositTxHash: order.deposit_tx_hash });
     },
   };
 }

@@ -12,7 +12,7 @@ import { paidTo } from './deposit';
 
 /** The channel's view of an order (implemented over the channel adapters' `status`). */
 export interface ChannelStatusSource {
-  status(order: Pick<OrderRow, 'channel_id' | 'channel_kind' | 'provider_order_id'>, signal: AbortSignal): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }>;
+  status(order: Pick<OrderRow, 'channel_id' | 'channel_kind' | 'provider_order_id' | 'deposit_tx_hash'>, signal: AbortSignal): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }>;
 }
 
 export interface OrderTrackerDeps {

@@ -9,6 +9,7 @@ import { faultMiddleware, type HeldRequests } from './faults';
 import { coingeckoRouter, type CoingeckoDeps } from './market/coingecko-router';
 import { marketRouter, type MarketSources, type StickyFaults } from './market/router';
 import { changenowRouter } from './swaps/changenow-router';
+import { thornodeRouter } from './swaps/thornode-router';
 
 /** The simulator's own errors (unknown network or route, bad fault header): `{error: {code, message}}`. */
 export const simEnvelope: EnvelopeStyle = {
@@ -46,6 +47,7 @@ export function createUpstreamSimApp(deps: UpstreamSimDeps): Express {
   app.use(marketRouter({ ...deps.market, registry: deps.registry }));
   app.use(coingeckoRouter(deps.coingecko));
   app.use(changenowRouter({ quotes: deps.market.sources.quotes, apiKey: deps.swapApiKey, now: Date.now }));
+  app.use(thornodeRouter({ quotes: deps.market.sources.quotes, now: Date.now }));
   finishHttpApp(app, deps.logger);
   return app;
 }

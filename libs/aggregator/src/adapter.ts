@@ -35,7 +35,8 @@ export interface ChannelAdapter {
   readonly kind: string;
   quote(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; signal: AbortSignal }): Promise<ProviderQuote>;
   createDeposit(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; dstAddress: string; refundAddress?: string; signal?: AbortSignal }): Promise<ProviderDeposit>;
-  status(providerOrderId: string, signal?: AbortSignal): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }>;
+  /** `ctx.depositTxHash`: the order's deposit transaction, for providers that follow swaps by it (THORChain). */
+  status(providerOrderId: string, signal?: AbortSignal, ctx?: { depositTxHash?: string | null }): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }>;
 }
 
 /** The provider answered with an error or something unreadable. */

@@ -1,0 +1,97 @@
+import type { ChannelOutcome } from '@chainpipe/orders';
+import { ProviderError, type ChannelAdapter, type ProviderDeposit, type ProviderQuote, type TokenRef } from './adapter';
+
+/**
+ * THORChain through a THORNode (https://dev.thorchain.org/swap-guide/quickstart-guide.html):
+ * `GET /thorchain/quote/swap?from_asset&to_asset&amount&destination` answers the vault's
+ * `inbound_address`, the `memo` the deposit must carry, `expiry` (Unix seconds) and
+ * `expected_amount_out`; amounts are 1e8 units for every asset. `GET /thorchain/tx/status/{hash}`
+ * follows a swap by the hash of its inbound (deposit) transaction: an outbound whose memo starts
+ * with `OUT:` delivered the swap, `REFUND:` returned the principal.
+ */
+export interface ThorchainConfig {
+  baseUrl: string;
+  /** Sent as `x-client-id` (Nine Realms asks integrators for one); optional. */
+  clientId: string;
+  timeoutMs: number;
+}
+
+/** THORChain chain prefixes of the price reference's chains (internal chain id → chain). */
+const CHAINS: Readonly<Record<number, string>> = { 1: 'ETH', 2: 'BSC', 4: 'ARB', 6: 'BASE', 7: 'AVAX', 10: 'BTC', 11: 'GAIA' };
+const THOR_DECIMALS = 8;
+
+/** `ETH.ETH`, `ETH.USDT-0XDAC17F958D2EE523A2206206994597C13D831EC7`, `BTC.BTC`. */
+export function thorAsset(t: TokenRef): string {
+  const chain = CHAINS[t.chainId];
+  if (!chain) throw new ProviderError('thorchain', `no THORChain chain for chain ${t.chainId}`);
+  const symbol = t.symbol.toUpperCase();
+  return t.contractAddress ? `${chain}.${symbol}-${t.contractAddress.toUpperCase()}` : `${chain}.${symbol}`;
+}
+
+/** Between a token's smallest unit and THORChain's 1e8 units, rounded down. */
+export function toThorUnits(amount: bigint, decimals: number): bigint {
+  return decimals >= THOR_DECIMALS ? amount / 10n ** BigInt(decimals - THOR_DECIMALS) : amount * 10n ** BigInt(THOR_DECIMALS - decimals);
+}
+
+export function fromThorUnits(amount: bigint, decimals: number): bigint {
+  return decimals >= THOR_DECIMALS ? amount * 10n ** BigInt(decimals - THOR_DECIMALS) : amount / 10n ** BigInt(THOR_DECIMALS - decimals);
+}
+
+export class ThorchainAdapter implements ChannelAdapter {
+  readonly kind = 'thorchain';
+
+  constructor(private readonly config: ThorchainConfig) {}
+
+  private async get(path: string, query: Record<string, string>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const url = new URL(this.config.baseUrl.replace(/\/$/, '') + path);
+    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
+    const timeout = AbortSignal.timeout(this.config.timeoutMs);
+    const res = await fetch(url, { headers: this.config.clientId ? { 'x-client-id': this.config.clientId } : {}, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new ProviderError('thorchain', `HTTP ${res.status}, not JSON`, res.status);
+    }
+    const error = (json as { error?: unknown; message?: unknown } | null)?.error ?? (json as { message?: unknown } | null)?.message;
+    if (!res.ok || typeof json !== 'object' || json === null || (typeof error === 'string' && !('expected_amount_out' in json) && !('stages' in json))) {
+      throw new ProviderError('thorchain', `HTTP ${res.status}: ${typeof error === 'string' ? error : 'error'}`, res.status);
+    }
+    return json as Record<string, unknown>;
+  }
+
+  private async swapQuote(src: TokenRef, dst: TokenRef, amountIn: bigint, destination: string | undefined, signal?: AbortSignal) {
+    const query: Record<string, string> = { from_asset: thorAsset(src), to_asset: thorAsset(dst), amount: toThorUnits(amountIn, src.decimals).toString() };
+    if (destination) query.destination = destination;
+    const q = await this.get('/thorchain/quote/swap', query, signal);
+    const out = q.expected_amount_out;
+    if (typeof out !== 'string' || !/^[0-9]+$/.test(out)) throw new ProviderError('thorchain', 'quote without expected_amount_out');
+    return { q, amountOut: fromThorUnits(BigInt(out), dst.decimals) };
+  }
+
+  async quote(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; signal: AbortSignal }): Promise<ProviderQuote> {
+    return { amountOut: (await this.swapQuote(req.src, req.dst, req.amountIn, undefined, req.signal)).amountOut };
+  }
+
+  async createDeposit(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; dstAddress: string; signal?: AbortSignal }): Promise<ProviderDeposit> {
+    const { q, amountOut } = await this.swapQuote(req.src, req.dst, req.amountIn, req.dstAddress, req.signal);
+    const { inbound_address: inbound, memo, expiry } = q as { inbound_address?: unknown; memo?: unknown; expiry?: unknown };
+    if (typeof inbound !== 'string' || typeof memo !== 'string' || typeof expiry !== 'number') throw new ProviderError('thorchain', 'quote without inbound_address, memo or expiry');
+    // THORChain has no order: the memo is what names this swap until its deposit has a hash
+    return { depositAddress: inbound, memo, expireAt: new Date(expiry * 1000), providerOrderId: memo, estimatedOut: amountOut };
+  }
+
+  async status(_providerOrderId: string, signal?: AbortSignal, ctx?: { depositTxHash?: string | null }): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }> {
+    const hash = ctx?.depositTxHash?.replace(/^0x/i, '').toUpperCase();
+    if (!hash) return { outcome: 'pending' };
+    const s = await this.get(`/thorchain/tx/status/${hash}`, {}, signal);
+    const outs = Array.isArray(s.out_txs) ? (s.out_txs as { id?: string; memo?: string }[]) : [];
+    const finalised = (s.stages as { swap_finalised?: { completed?: boolean } } | undefined)?.swap_finalised?.completed === true;
+    const out = outs.find((o) => typeof o.memo === 'string');
+    if (!finalised || !out) return { outcome: 'pending' };
+    if (out.memo!.toUpperCase().startsWith('REFUND:')) return { outcome: 'Refunded', txHash: out.id };
+    if (out.memo!.toUpperCase().startsWith('OUT:')) return { outcome: 'Completed', txHash: out.id };
+    return { outcome: 'pending' };
+  }
+}
