@@ -8,6 +8,7 @@ const BENCHES: Record<string, string> = {
   search: './search',
   price: './price',
   kline: './kline',
+  quotes: './quotes',
 };
 
 async function main(): Promise<void> {
