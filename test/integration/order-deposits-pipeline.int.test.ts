@@ -34,6 +34,8 @@ describe('order deposits through /stream → chain-parser → tx-matcher → tx.
   let events: TopicCollector;
   let ingestPort = 0;
   let trackerOps = 0;
+  let trackerEnv: Record<string, string> = {};
+  const trackerIndex = 3;
 
   before(async () => {
     db = createDb({ url: env.databaseUrl, poolMax: 4 });
@@ -46,9 +48,9 @@ describe('order deposits through /stream → chain-parser → tx-matcher → tx.
       spawnTs('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: secret, PORT: String(ingestPort), OPS_PORT: String(ingestOps) }),
       spawnTs('apps/chain-parser/src/main.ts', { ...common, OPS_PORT: String(parserOps), CHAIN_PARSER_GROUP: `${prefix}parser` }),
       spawnTs('apps/tx-matcher/src/main.ts', { ...common, OPS_PORT: String(matcherOps), TX_MATCHER_GROUP: `${prefix}matcher`, TX_MATCHER_CHANGES_GROUP_PREFIX: `${prefix}changes`, TX_MATCHER_SESSION_TIMEOUT_MS: '6000' }),
-      spawnTs('apps/order-tracker/src/main.ts', {
+      spawnTs('apps/order-tracker/src/main.ts', (trackerEnv = {
         ...common, OPS_PORT: String(trackerOps), ORDER_DEPOSIT_APP_ID: appId, ORDER_TRACKER_GROUP: `${prefix}tracker`, ORDER_TRACKER_SESSION_TIMEOUT_MS: '6000', ORDER_TRACKER_INTERVAL_MS: '500',
-      }),
+      })),
     );
     await Promise.all([waitReady(procs[0], ingestOps, 60_000), waitReady(procs[1], parserOps, 60_000), waitReady(procs[2], matcherOps, 60_000), waitReady(procs[3], trackerOps, 60_000)]);
     producer = new TopicProducer({ kafka: createKafka({ brokers: env.kafkaBrokers, clientId: 'deposits-test', logger }), contracts: loadContracts(), logger, registry: new Registry(), topicPrefix: prefix });
@@ -63,9 +65,33 @@ describe('order deposits through /stream → chain-parser → tx-matcher → tx.
     await db?.destroy();
   });
 
+  /** Posts a new block paying `address` every few seconds until `done` says so. */
+  async function payUntil(address: string, amount: bigint, done: () => Promise<boolean>): Promise<string[]> {
+    const posted: string[] = [];
+    await waitFor(
+      async () => {
+        if (await done()) return true;
+        const block = evmBlockPaying(address, amount);
+        const res = await fetch(`http://127.0.0.1:${ingestPort}/stream`, {
+          method: 'POST',
+          headers: { 'content-secret-x': secret, 'cl-stream-network': 'ethereum-mainnet', 'content-type': 'application/octet-stream' },
+          body: block.body,
+        });
+        expect(res.status).to.equal(200);
+        posted.push(block.txHash);
+        return false;
+      },
+      { timeoutMs: 90_000, intervalMs: 4000, what: `${address} paid` },
+    );
+    return posted;
+  }
+
+  let firstOrderId = '';
+
   it('an order paid by a real block moves to Exchanging with the deposit transaction, with its event', async () => {
     const orders = new OrderRepository(db);
     const order = await orders.insert(orderFixture({ amount_in: '123400000000000000' }));
+    firstOrderId = order.id;
     // the registration the gateway makes after creating an order
     await new ApiKeyRepository(db).createApp(appId, 'deposits test');
     const changes = [{ chainType: 'ethereum' as const, adds: [order.deposit_address], removes: [] }];
@@ -76,23 +102,7 @@ describe('order deposits through /stream → chain-parser → tx-matcher → tx.
     // The change and the blocks travel on different topics: a block the matcher sees before it
     // applied the change pays nobody, as on a real chain a payment before registration would.
     // A new block (new transaction) every few seconds until one is matched.
-    const posted: string[] = [];
-    await waitFor(
-      async () => {
-        const row = await orders.findById(order.id);
-        if (row?.state === 'Exchanging') return row;
-        const block = evmBlockPaying(order.deposit_address, 123_400_000_000_000_000n);
-        const res = await fetch(`http://127.0.0.1:${ingestPort}/stream`, {
-          method: 'POST',
-          headers: { 'content-secret-x': secret, 'cl-stream-network': 'ethereum-mainnet', 'content-type': 'application/octet-stream' },
-          body: block.body,
-        });
-        expect(res.status).to.equal(200);
-        posted.push(block.txHash);
-        return undefined;
-      },
-      { timeoutMs: 90_000, intervalMs: 4000, what: 'order Exchanging after a deposit' },
-    );
+    const posted = await payUntil(order.deposit_address, 123_400_000_000_000_000n, async () => (await orders.findById(order.id))?.state === 'Exchanging');
     const stored = (await orders.findById(order.id))!;
     expect(stored).to.include({ state: 'Exchanging', deposit_amount: '123400000000000000' });
     expect(posted).to.include(stored.deposit_tx_hash);
@@ -106,5 +116,32 @@ describe('order deposits through /stream → chain-parser → tx-matcher → tx.
     const metrics = parsePrometheusText(await (await fetch(`http://127.0.0.1:${trackerOps}/metrics`)).text());
     const transitions = metrics.samples.filter((x) => x.name === 'chainpipe_agg_order_transitions_total' && x.labels.event === 'deposit');
     expect(transitions.reduce((n, x) => n + x.value, 0)).to.be.greaterThan(0);
+  });
+
+  it('a tracker killed (SIGKILL) and restarted picks up the deposits pushed meanwhile; nothing is applied twice', async () => {
+    const orders = new OrderRepository(db);
+    const firstBefore = await orders.audit(firstOrderId);
+    procs[trackerIndex].kill('SIGKILL');
+    await procs[trackerIndex].exited;
+    const order = await orders.insert(orderFixture({ amount_in: '55500000000000000' }));
+    const changes = [{ chainType: 'ethereum' as const, adds: [order.deposit_address], removes: [] }];
+    await new MonitoredAddressRepository(db).apply(appId, changes, () =>
+      producer.publish(TOPICS.addressesChanges, changeMessages(appId, changes, Date.now()).map((value) => ({ key: appId, value }))),
+    );
+    // pushes land while no tracker runs: wait until tx.push.v1 holds one for this order
+    const pushTopic = `${prefix}${TOPICS.txPush.name}`;
+    const pushes = await collectTopic(pushTopic);
+    try {
+      await payUntil(order.deposit_address, 55_500_000_000_000_000n, async () => pushes.messages.some((m) => m.value!.toString().includes(order.deposit_address)));
+    } finally {
+      await pushes.stop();
+    }
+    expect((await orders.findById(order.id))!.state, 'nobody consumed it yet').to.equal('Depositing');
+    trackerOps = await freePort();
+    procs[trackerIndex] = spawnTs('apps/order-tracker/src/main.ts', { ...trackerEnv, OPS_PORT: String(trackerOps) });
+    await waitReady(procs[trackerIndex], trackerOps, 60_000);
+    await waitFor(async () => (await orders.findById(order.id))?.state === 'Exchanging', { timeoutMs: 60_000, what: 'the restarted tracker applied the deposit' });
+    expect((await orders.audit(order.id)).filter((a) => a.event === 'deposit')).to.have.length(1);
+    expect(await orders.audit(firstOrderId), 'the first order is untouched by the restart').to.deep.equal(firstBefore);
   });
 });
