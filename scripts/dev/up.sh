@@ -31,6 +31,12 @@ if ! grep -q '^DEMO_API_KEY=' "$ENV_FILE"; then
   echo "DEMO_API_KEY=$key" >> "$ENV_FILE"
   export DEMO_API_KEY="$key"
 fi
+if ! grep -q '^DEMO_INTEGRATOR_KEY=' "$ENV_FILE"; then
+  # an integrator of the aggregator API with a 0.25 % commission key
+  key="$(npx --no-install tsx apps/admin/src/main.ts integrator:create --name "Demo integrator" --fee-rate 0.25 --quiet)"
+  echo "DEMO_INTEGRATOR_KEY=$key" >> "$ENV_FILE"
+  export DEMO_INTEGRATOR_KEY="$key"
+fi
 
 # The port table (APP_PORTS in libs/runtime), in start order; apps not written yet are skipped.
 APPS="$(npx --no-install tsx scripts/dev/apps.ts)"
@@ -68,7 +74,7 @@ done
 printf '  %-16s %-28s\n' kafka "127.0.0.1:${KAFKA_PORT:-9092}"
 echo
 echo "Development credentials (also in .run/dev.env):"
-grep -E '^(STREAM_SECRET|DEMO_API_KEY)=' "$ENV_FILE" | sed 's/^/  /'
+grep -E '^(STREAM_SECRET|DEMO_API_KEY|DEMO_INTEGRATOR_KEY)=' "$ENV_FILE" | sed 's/^/  /'
 echo
 echo "API documents: http://127.0.0.1:<public port>/docs (OpenAPI at /openapi.json, WebSockets at /asyncapi.json)"
 echo "Try:  npm run replay -- --all     (posts fixture blocks to chain-ingest)"
