@@ -2,7 +2,9 @@ import { networkByName, type NetworkInfo } from '@chainpipe/chains';
 import { TOPICS, type ChainTxMessage } from '@chainpipe/contracts';
 import type { OutgoingMessage } from '@chainpipe/kafka';
 import { parseChainPayload, type NormalizedTx, type ParseIssue, type StreamMetadata } from '@chainpipe/tx-parsers';
-import type { StoreBlockInput, StoreBlockResult, StoredTx } from '@chainpipe/tx-store';
+import { chainTxKey, chainTxMessage, type StoreBlockInput, type StoreBlockResult } from '@chainpipe/tx-store';
+
+export { chainTxKey, chainTxMessage };
 
 /**
  * Pure steps of the chain-parser: what one chain.raw.v1 record becomes (blocks to store, issues,
@@ -43,15 +45,6 @@ export function planRecord(body: Buffer, headers: Record<string, string>, checkT
     return { network, block: b.block, transactions, reorged: b.block.height !== null && reorged.has(b.block.height) };
   });
   return { kind: 'store', network, metadata: parsed.metadata, blocks, issues };
-}
-
-/** Kafka key of a transaction: every message about one transaction lands on one partition, in order. */
-export function chainTxKey(tx: NormalizedTx): string {
-  return `${tx.chain_type}:${tx.chain_id}:${tx.tx_hash}`;
-}
-
-export function chainTxMessage(s: StoredTx): OutgoingMessage<ChainTxMessage> {
-  return { key: chainTxKey(s.tx), value: { id: s.id, network: s.network, is_reorg_resend: s.is_reorg_resend, orphaned: s.orphaned, tx: s.tx } };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { chainOriginConfig } from '@chainpipe/chains';
 import { bool, int, secret, str } from '@chainpipe/runtime';
 import { dbConfig } from '@chainpipe/db';
 import { httpServerConfig } from '@chainpipe/http';
@@ -10,12 +11,7 @@ export const txGatewayConfig = {
   ...redisConfig,
   ...httpServerConfig('tx-gateway'),
   BODY_LIMIT_BYTES: int({ default: 1024 * 1024, min: 1024 }),
-  CHAIN_RPC_URLS: str({
-    default: '',
-    doc: 'chain origins, comma-separated network=url pairs (ethereum-mainnet=https://…); networks not listed use CHAIN_RPC_DEFAULT_BASE/<network>',
-  }),
-  CHAIN_RPC_DEFAULT_BASE: str({ default: 'http://127.0.0.1:8090/rpc', doc: 'base URL of origins not listed in CHAIN_RPC_URLS (the upstream simulator in development)' }),
-  CHAIN_RPC_TIMEOUT_MS: int({ default: 10_000, min: 100 }),
+  ...chainOriginConfig,
   ALLOW_PRIVATE_WEBHOOK_TARGETS: bool({ default: false, doc: 'development and tests only: accept http and loopback/private webhook targets' }),
   WS_PUSH_ENABLED: bool({ default: true, doc: 'false serves the REST API only: no WebSocket endpoint and no tx.push.v1 consumer' }),
   TX_GATEWAY_INSTANCE_ID: str({ default: '', doc: 'name of this copy (default: host name); its push consumer group is <TX_GATEWAY_PUSH_GROUP_PREFIX>-<id>' }),

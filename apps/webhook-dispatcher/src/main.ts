@@ -1,7 +1,7 @@
 import { TOPICS } from '@chainpipe/contracts';
 import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
-import { SecretBox, errorMessage, runService } from '@chainpipe/runtime';
+import { SecretBox, periodicJob, runService } from '@chainpipe/runtime';
 import { WebhookDispatcher, postWebhook } from '@chainpipe/webhooks';
 import { webhookDispatcherConfig } from './config';
 
@@ -32,27 +32,5 @@ runService('webhook-dispatcher', webhookDispatcherConfig, async (svc) => {
   });
 
   // The retry scheduler: one pass at a time; a failed pass is logged and the next one retries.
-  let timer: NodeJS.Timeout | undefined;
-  let pass: Promise<unknown> = Promise.resolve();
-  let stopping = false;
-  const tick = () => {
-    pass = dispatcher
-      .drainDue()
-      .catch((err) => logger.warn({ msg: 'scheduler_pass_failed', err: errorMessage(err) }))
-      .finally(() => {
-        if (!stopping) timer = setTimeout(tick, config.WEBHOOK_SCHEDULER_INTERVAL_MS);
-      });
-  };
-  svc.serve({
-    name: 'retry-scheduler',
-    start: async () => {
-      tick();
-      return { schedulerIntervalMs: config.WEBHOOK_SCHEDULER_INTERVAL_MS };
-    },
-    stop: async () => {
-      stopping = true;
-      clearTimeout(timer);
-      await pass;
-    },
-  });
+  svc.serve(periodicJob({ name: 'retry-scheduler', intervalMs: config.WEBHOOK_SCHEDULER_INTERVAL_MS, run: () => dispatcher.drainDue(), logger, runAtStart: true }));
 });

@@ -8,3 +8,4 @@ export * from './boot';
 export * from './secret-box';
 export * from './ports';
 export * from './service';
+export * from './periodic';

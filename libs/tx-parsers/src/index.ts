@@ -49,3 +49,4 @@ export function parseChainPayload(body: Buffer | string, network: NetworkInfo, h
     return { ok: false, reason: `parser failed: ${(err as Error).message}` };
   }
 }
+export { fetchFromOrigin, type OriginLookup, type RpcCall } from './origin';

@@ -21,3 +21,5 @@ export {
   type TxRowValues,
 } from './rows';
 export { MonitoredAddressRepository, changeMessages, type AddressChange } from './monitored-addresses';
+export { chainTxKey, chainTxMessage } from './messages';
+export { markChecked, pendingTransactions, type PendingTx } from './pending';

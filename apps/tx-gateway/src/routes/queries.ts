@@ -7,7 +7,7 @@ import { storeLooseTransactions } from '@chainpipe/tx-store';
 import { toListRecord, toV2Record } from '@chainpipe/tx-records';
 import { EXAMPLE_ADDRESS, EXAMPLE_LIST, EXAMPLE_V2 } from '../api-examples';
 import type { TxGatewayDeps } from '../deps';
-import { fetchFromOrigin, type OriginLookup } from '../queries/origin';
+import { fetchFromOrigin, type OriginLookup } from '@chainpipe/tx-parsers';
 import { TxQueryRepository } from '../queries/repository';
 import {
   isPlausibleTxHash,

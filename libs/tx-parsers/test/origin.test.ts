@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { OriginError, networkByName, tronHexToBase58, type NetworkInfo } from '@chainpipe/chains';
 import { readFixtureJson } from '@chainpipe/testing';
-import { fetchFromOrigin, type RpcCall } from '../src/queries/origin';
+import { fetchFromOrigin, type RpcCall } from '../src/origin';
 
 type Json = any;
 

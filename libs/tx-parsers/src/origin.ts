@@ -1,5 +1,9 @@
 import { OriginError, type NetworkInfo } from '@chainpipe/chains';
-import { parseBitcoinPayload, parseEvmPayload, parseSolanaPayload, parseTronPayload, type ChainContext, type NormalizedTx, type ParseResult } from '@chainpipe/tx-parsers';
+import { parseBitcoinPayload } from './bitcoin';
+import { parseEvmPayload } from './evm';
+import { parseSolanaPayload } from './solana';
+import { parseTronPayload } from './tron';
+import type { ChainContext, NormalizedTx, ParseResult } from './types';
 
 /**
  * Fetching one transaction from its chain's node when the store does not have it (or the caller

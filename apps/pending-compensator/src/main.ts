@@ -1,0 +1,37 @@
+import { jsonRpcCall, parseChainOrigins, OriginError } from '@chainpipe/chains';
+import { TOPICS } from '@chainpipe/contracts';
+import { addPostgres } from '@chainpipe/db';
+import { addKafka } from '@chainpipe/kafka';
+import { periodicJob, runService } from '@chainpipe/runtime';
+import { fetchFromOrigin } from '@chainpipe/tx-parsers';
+import { chainTxMessage, markChecked, pendingTransactions, storeLooseTransactions } from '@chainpipe/tx-store';
+import { createCompensator } from './compensator';
+import { pendingCompensatorConfig } from './config';
+
+runService('pending-compensator', pendingCompensatorConfig, async (svc) => {
+  const { config, logger, registry } = svc;
+  const db = addPostgres(svc);
+  const kafka = addKafka(svc);
+  const producer = await kafka.producer();
+  const origins = parseChainOrigins(config.CHAIN_RPC_URLS, config.CHAIN_RPC_DEFAULT_BASE || null);
+  const pass = createCompensator({
+    pending: () => pendingTransactions(db, { limit: config.PENDING_BATCH_SIZE, minAgeMs: config.PENDING_MIN_AGE_MS }),
+    lookup: (network, txHash) => {
+      const url = origins.urlFor(network.network);
+      if (!url) return Promise.reject(new OriginError(`no chain origin configured for ${network.network}`, 'unreachable'));
+      return fetchFromOrigin(network, txHash, (method, params, timeoutMs) => jsonRpcCall(url, method, params, timeoutMs), config.CHAIN_RPC_TIMEOUT_MS);
+    },
+    // Published before the commit: a crash in between publishes again next pass (same ids), never loses the change.
+    settle: (network, txs) =>
+      db.transaction(async (trx) => {
+        const changed = (await storeLooseTransactions(trx, network, txs)).filter((s) => s.tx.tx_status === 'success' || s.tx.tx_status === 'failed');
+        if (changed.length) await producer.publish(TOPICS.chainTx, changed.map(chainTxMessage));
+        return changed.length;
+      }),
+    markChecked: (ids) => markChecked(db, ids),
+    concurrency: config.PENDING_CONCURRENCY,
+    logger,
+    registry,
+  });
+  svc.serve(periodicJob({ name: 'pending-checks', intervalMs: config.PENDING_CHECK_INTERVAL_MS, run: pass, logger, runAtStart: true }));
+});
