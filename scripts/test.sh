@@ -25,12 +25,15 @@ trap 'env "${broker_env[@]}" scripts/kafka/kafka.sh stop; rm -f "$LOG"' EXIT
 echo "== lint";       npx --no-install eslint .
 echo "== typecheck";  npx --no-install tsc -p tsconfig.json --noEmit
 echo "== generated";  npx --no-install tsx scripts/gen-types.ts --check   # types of schemas/ (npm run gen)
-echo "== unit";       npm run -s test:unit 2>&1 | tee -a "$LOG"
-echo "== integration"; npm run -s test:int 2>&1 | tee -a "$LOG"
-# Faults: a broker, a three-node cluster and a Postgres of the suite's own, stopped and killed.
-echo "== faults";     npm run -s test:fault 2>&1 | tee -a "$LOG"
+# Every stage runs even when an earlier one failed, so one run reports every failure.
+status=0
+echo "== unit";       npm run -s test:unit 2>&1 | tee -a "$LOG" || status=1
+echo "== integration"; npm run -s test:int 2>&1 | tee -a "$LOG" || status=1
+# Faults: a broker and a Postgres of the suite's own, stopped and killed.
+echo "== faults";     npm run -s test:fault 2>&1 | tee -a "$LOG" || status=1
 
 # grep finds nothing when nothing failed; that is not an error here.
 passed=$( (grep -Eo '^ +[0-9]+ passing' "$LOG" || true) | awk '{s+=$1} END {print s+0}')
 failed=$( (grep -Eo '^ +[0-9]+ failing' "$LOG" || true) | awk '{s+=$1} END {print s+0}')
 echo "test: $passed passed, $failed failed"
+exit "$status"

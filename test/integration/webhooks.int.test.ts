@@ -58,7 +58,8 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
   const sender: SenderOptions = { allowPrivate: true, connectTimeoutMs: 2_000, responseTimeoutMs: 3_000, maxResponseBytes: 1024 };
   let db: Knex;
   let receiver: Receiver;
-  let clock = Date.now();
+  /** The injected clock; set when the suite starts (a receiver verifies timestamps within 5 minutes of real time). */
+  let clock = 0;
   const apps: string[] = [];
   const txs = (() => {
     const r = rebaseBlock('evm', evmBlockItem(), 3_000_000_000 + Math.floor(Math.random() * 1e9), randomSuffix());
@@ -91,6 +92,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
   const queue = async (appId: string) => db('tx.webhook_queue').where({ app_id: appId }).orderBy('id');
 
   before(async () => {
+    clock = Date.now();
     db = createDb({ url: env.databaseUrl, poolMax: 6 });
     receiver = new Receiver();
     await receiver.start();

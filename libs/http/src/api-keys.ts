@@ -75,7 +75,7 @@ export function createKeyResolver(lookup: KeyLookup, opts: { cacheTtlMs?: number
     const parsed = parseApiKey(token);
     if (!parsed) return undefined;
     let entry = cache.get(parsed.keyId);
-    if (!entry || now() - entry.at > ttl) {
+    if (!entry || now() - entry.at >= ttl) {
       entry = { key: await lookup(parsed.keyId), at: now() };
       if (cache.size > 10_000) cache.clear();
       cache.set(parsed.keyId, entry);
