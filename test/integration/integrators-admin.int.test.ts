@@ -3,10 +3,11 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createDb, type Knex } from '@chainpipe/db';
 import { parseApiKey, secretMatches } from '@chainpipe/http';
-import { IntegratorRepository, MAX_KEYS_PER_INTEGRATOR } from '@chainpipe/order-store';
+import { IntegratorRepository, MAX_KEYS_PER_INTEGRATOR, OrderRepository } from '@chainpipe/order-store';
 import { REPO_ROOT, testEnv } from '@chainpipe/testing';
 import { UsageError } from '../../apps/admin/src/commands';
 import { runIntegratorCommand } from '../../apps/admin/src/integrator-commands';
+import { orderFixture } from './order-fixtures';
 
 const run = promisify(execFile);
 
@@ -96,6 +97,20 @@ describe('admin: aggregator integrators and keys (real Postgres)', () => {
     const keys = await repo.listKeys(id);
     await cmd('integrator:key:delete', '--key', keys[0].key_id);
     expect(await cmd('integrator:key:create', '--integrator', id, '--fee-rate', '0.01', '--quiet')).to.equal(0);
+  });
+
+  it('shows the commission balance from the ledger by state and token', async () => {
+    await cmd('integrator:create', '--name', 'Balance', '--quiet');
+    const id = lines[0];
+    const orders = new OrderRepository(db);
+    for (const [amount, price] of [['250000000000000', '2000'], ['500000000000000', '3000']] as const) {
+      const o = await orders.insert(orderFixture({ integrator_id: id, state: 'Completed', fee_integrator: amount, src_price_usd: price }));
+      await orders.transition(o, 'Settled', {}, { event: 'settle' }, { integratorId: id, tokenId: 101, tokenDecimals: 18, amount: BigInt(amount), priceUsd: price });
+    }
+    expect(await cmd('integrator:balance', '--integrator', id)).to.equal(0);
+    // 0.00025 ETH at 2000 + 0.0005 ETH at 3000 = 0.5 + 1.5 USD
+    expect(lines).to.have.length(1);
+    expect(lines[0]).to.match(/^Available\ttoken=101\tamount=750000000000000\tusd=2(\.0+)?\tlines=2$/);
   });
 
   it('refuses fee rates outside 0.01 %–10.00 %, bad ids and unknown commands', async () => {

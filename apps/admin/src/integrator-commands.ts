@@ -14,11 +14,12 @@ export const INTEGRATOR_USAGE = `  integrator:create --name NAME [--fee-rate PCT
   integrator:delete --integrator ID      the integrator and all its keys stop working at once
   integrator:list                        integrators with their state and number of keys
   integrator:keys --integrator ID        the keys of an integrator (never the secrets)
+  integrator:balance --integrator ID     commission ledger totals by state and source token (smallest unit, USD at creation prices)
 `;
 
 type Repo = Pick<
   IntegratorRepository,
-  'createIntegrator' | 'setIntegratorActive' | 'deleteIntegrator' | 'addKey' | 'setKeyEnabled' | 'deleteKey' | 'listIntegrators' | 'listKeys'
+  'createIntegrator' | 'setIntegratorActive' | 'deleteIntegrator' | 'addKey' | 'setKeyEnabled' | 'deleteKey' | 'listIntegrators' | 'listKeys' | 'balance'
 >;
 
 /** `integrator:*` commands; returns the exit code. */
@@ -112,6 +113,9 @@ export async function runIntegratorCommand(argv: string[], repo: Repo, io: Outpu
       for (const k of await repo.listKeys(integratorId())) {
         io.out(`${k.key_id}\t${k.is_enabled ? 'enabled' : 'disabled'}\tfee_rate=${feeRateString(k.fee_rate_bp)}%\t${k.label ?? ''}`);
       }
+      return 0;
+    case 'integrator:balance':
+      for (const b of await repo.balance(integratorId())) io.out(`${b.state}\ttoken=${b.token_id}\tamount=${b.amount}\tusd=${b.amount_usd}\tlines=${b.lines}`);
       return 0;
     default:
       throw new UsageError(`unknown command ${command}`);

@@ -123,6 +123,16 @@ export class IntegratorRepository {
     return rows.map((r) => ({ ...r, integrator_id: String(r.integrator_id) }));
   }
 
+  /** The integrator's commission balance: per ledger state and source token, amounts and their USD value at creation prices. */
+  async balance(integratorId: string): Promise<{ state: string; token_id: number; amount: string; amount_usd: string; lines: number }[]> {
+    const { rows } = await this.db.raw<{ rows: { state: string; token_id: number; amount: string; amount_usd: string; lines: string }[] }>(
+      `select state, token_id, sum(amount) as amount, sum(amount_usd) as amount_usd, count(*) as lines
+         from agg.integrator_commission_ledger where integrator_id = ? group by state, token_id order by state, token_id`,
+      [integratorId],
+    );
+    return rows.map((r) => ({ state: String(r.state), token_id: Number(r.token_id), amount: String(r.amount), amount_usd: String(r.amount_usd), lines: Number(r.lines) }));
+  }
+
   /** The key with its integrator's state (undefined when unknown or deleted). */
   async findKey(keyId: string): Promise<StoredIntegratorKey | undefined> {
     const row = await this.db('agg.integrator_keys as k')
