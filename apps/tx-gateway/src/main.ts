@@ -10,7 +10,8 @@ import { PoolTrades, toV2Record } from '@chainpipe/tx-records';
 import { createTxGatewayApp } from './app';
 import { txGatewayConfig } from './config';
 import { createPushHandler } from './push/push.handler';
-import { ResendStore } from './push/resend-store';
+import { AppConfigRepository } from './management/app-config.repository';
+import { ResendStore, resendIntervals } from './push/resend-store';
 import { WsHub } from './push/ws-hub';
 import { TxQueryRepository } from './queries/repository';
 import { WebhookDispatcher, postWebhook } from '@chainpipe/webhooks';
@@ -62,6 +63,7 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
     {
       resolveKey,
       store,
+      resendIntervalSeconds: resendIntervals(new AppConfigRepository(db), Date.now),
       lookupTx: async (chainType, chainId, hash) => {
         const network = networkByChain(chainType, chainId);
         const row = network ? await txs.byHash(network, hash) : undefined;
@@ -78,6 +80,7 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
       defaultResendSeconds: config.WS_RESEND_DEFAULT_SECONDS,
       retentionSeconds: config.WS_RESEND_RETENTION_SECONDS,
       maxMessageBytes: config.WS_MAX_MESSAGE_BYTES,
+      resendScanMs: config.WS_RESEND_SCAN_MS,
     },
   );
   // Stopped before the HTTP server: clients get 1001 and reconnect to another copy.

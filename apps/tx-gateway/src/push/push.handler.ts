@@ -27,7 +27,7 @@ export function createPushHandler(deps: { store: ResendStore; hub: WsHub }): Bat
       const frame = transactionFrame(p);
       const outcome = await deps.store.record(p.app_id, p.message_id, txKey(p.tx.chain_type, p.tx.chain_id, p.tx.tx_hash), frame, p.matched_at);
       if (outcome === 'acked') continue;
-      deps.hub.deliver(p.app_id, frame, p.tx.chain_type, p.listen_address);
+      deps.hub.deliver(p.app_id, frame, p.tx.chain_type, p.listen_address, p.message_id);
     }
   };
 }

@@ -1,4 +1,6 @@
 import type { Redis } from '@chainpipe/redis';
+import { CONFIG_DEFAULTS } from '../management/app-config';
+import type { AppConfigRepository } from '../management/app-config.repository';
 
 /**
  * Pushes kept per application for re-sending, in Redis so every gateway copy sees the same
@@ -86,4 +88,21 @@ export class ResendStore {
   async frame(appId: string, messageId: string): Promise<string | undefined> {
     return (await this.redis.hget(this.keys(appId).frames, messageId)) ?? undefined;
   }
+}
+
+/**
+ * The applications' `ws_ack_resend_interval_seconds`, read from their configuration and kept for
+ * 10 s (a change takes effect within that); the default for an application without one.
+ */
+export function resendIntervals(configs: Pick<AppConfigRepository, 'find'>, now: () => number, ttlMs = 10_000): (appId: string) => Promise<number> {
+  const cache = new Map<string, { seconds: number; at: number }>();
+  return async (appId) => {
+    const hit = cache.get(appId);
+    if (hit && now() - hit.at < ttlMs) return hit.seconds;
+    const row = await configs.find(appId);
+    const seconds = row?.ws_ack_resend_interval_seconds ?? CONFIG_DEFAULTS.ws_ack_resend_interval_seconds;
+    if (cache.size > 10_000) cache.clear();
+    cache.set(appId, { seconds, at: now() });
+    return seconds;
+  };
 }

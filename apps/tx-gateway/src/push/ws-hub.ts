@@ -16,11 +16,15 @@ export interface WsHubOptions {
   defaultResendSeconds: number;
   retentionSeconds: number;
   maxMessageBytes: number;
+  /** How often connections are checked for pushes due again (the application's ack resend interval). */
+  resendScanMs: number;
 }
 
 export interface WsHubDeps {
   resolveKey: (token: string) => Promise<Principal | undefined>;
   store: ResendStore;
+  /** The application's `ws_ack_resend_interval_seconds`: an unacknowledged push is sent again this long after the last send. */
+  resendIntervalSeconds: (appId: string) => Promise<number>;
   /** The V2 record of a stored transaction (getTxHash by chain and hash), undefined when unknown. */
   lookupTx: (chainType: string, chainId: number, hash: string) => Promise<unknown>;
   logger: Logger;
@@ -38,13 +42,30 @@ interface Connection {
   alive: boolean;
   /** Settles once the resends after the handshake are written: commands are answered after them. */
   resent: Promise<void>;
+  /** The client's resend window (X-ResendDuration), seconds. */
+  resendSeconds: number;
+  /** Message id → when this connection was last sent it: replays are not sent twice, resends are timed. */
+  sent: Map<string, number>;
 }
+
+/** Message ids remembered per connection (the oldest are forgotten first). */
+const SENT_IDS_PER_CONNECTION = 10_000;
+
+const messageIdOf = (frame: string): string | undefined => {
+  try {
+    const id = (JSON.parse(frame) as { id?: unknown }).id;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+};
 
 function hubMetrics(registry: Registry) {
   return {
     connections: new Gauge({ name: 'chainpipe_ws_connections', help: 'Open WebSocket connections', registers: [registry] }),
     handshakes: new Counter({ name: 'chainpipe_ws_handshakes_total', help: 'WebSocket handshakes by HTTP outcome', labelNames: ['status'], registers: [registry] }),
-    sent: new Counter({ name: 'chainpipe_ws_pushes_sent_total', help: 'transaction frames written to connections, by reason (live, resend)', labelNames: ['reason'], registers: [registry] }),
+    sent: new Counter({ name: 'chainpipe_ws_pushes_sent_total', help: 'transaction frames written to connections, by reason (live, resend after a reconnect, periodic while unacknowledged)', labelNames: ['reason'], registers: [registry] }),
+    deduplicated: new Counter({ name: 'chainpipe_ws_pushes_deduplicated_total', help: 'pushes not sent again to a connection that already had them (tx.push.v1 replayed to this copy)', registers: [registry] }),
     dropped: new Counter({ name: 'chainpipe_ws_disconnects_total', help: 'Connections closed by the server, by reason', labelNames: ['reason'], registers: [registry] }),
   };
 }
@@ -68,6 +89,8 @@ export class WsHub {
   private readonly metrics: ReturnType<typeof hubMetrics>;
   private readonly log: Logger;
   private readonly timer: NodeJS.Timeout;
+  private readonly resendTimer: NodeJS.Timeout;
+  private resending = false;
 
   constructor(
     private readonly deps: WsHubDeps,
@@ -78,6 +101,14 @@ export class WsHub {
     this.log = deps.logger.child({ component: 'ws' });
     this.timer = setInterval(() => this.keepAlive(), opts.pingIntervalMs);
     this.timer.unref();
+    this.resendTimer = setInterval(() => {
+      if (this.resending) return;
+      this.resending = true;
+      this.resendDue()
+        .catch((err) => this.log.warn({ msg: 'ws_periodic_resend_failed', err: errorMessage(err) }))
+        .finally(() => (this.resending = false));
+    }, opts.resendScanMs);
+    this.resendTimer.unref();
   }
 
   attach(server: http.Server): void {
@@ -121,7 +152,7 @@ export class WsHub {
   }
 
   private open(ws: WebSocket, principal: Principal, resendSeconds: number): void {
-    const conn: Connection = { ws, appId: principal.appId, keyId: principal.keyId, clientId: randomUUID(), subs: new Set(), alive: true, resent: Promise.resolve() };
+    const conn: Connection = { ws, appId: principal.appId, keyId: principal.keyId, clientId: randomUUID(), subs: new Set(), alive: true, resent: Promise.resolve(), resendSeconds, sent: new Map() };
     let set = this.byApp.get(conn.appId);
     if (!set) this.byApp.set(conn.appId, (set = new Set()));
     set.add(conn);
@@ -140,7 +171,7 @@ export class WsHub {
       conn.resent = this.deps.store
         .unackedSince(conn.appId, this.deps.now() - resendSeconds * 1000)
         .then((frames) => {
-          for (const f of frames) if (this.send(conn, f)) this.metrics.sent.inc({ reason: 'resend' });
+          for (const f of frames) if (this.sendPush(conn, f, messageIdOf(f))) this.metrics.sent.inc({ reason: 'resend' });
         })
         .catch((err) => this.log.warn({ msg: 'ws_resend_failed', appId: conn.appId, err: errorMessage(err) }));
     }
@@ -171,6 +202,17 @@ export class WsHub {
       return false;
     }
     conn.ws.send(frame);
+    return true;
+  }
+
+  /** Sends a push and remembers when, by its message id. */
+  private sendPush(conn: Connection, frame: string, messageId: string | undefined): boolean {
+    if (!this.send(conn, frame)) return false;
+    if (messageId !== undefined) {
+      conn.sent.delete(messageId);
+      conn.sent.set(messageId, this.deps.now());
+      if (conn.sent.size > SENT_IDS_PER_CONNECTION) conn.sent.delete(conn.sent.keys().next().value as string);
+    }
     return true;
   }
 
@@ -209,17 +251,52 @@ export class WsHub {
     }
   }
 
-  /** Sends a push to this copy's connections of the application that want it. */
-  deliver(appId: string, frame: string, chainType: string, listenAddress: readonly string[]): number {
+  /**
+   * Sends a push to this copy's connections of the application that want it. A push this
+   * connection was already sent (the same message id: tx.push.v1 replayed to this copy after a
+   * restart or a rebalance) is not sent again; the periodic resend decides when it is due.
+   */
+  deliver(appId: string, frame: string, chainType: string, listenAddress: readonly string[], messageId: string): number {
     const set = this.byApp.get(appId);
     if (!set) return 0;
     let n = 0;
     for (const conn of [...set]) {
       if (conn.subs.size > 0 && !listenAddress.some((a) => conn.subs.has(subscriptionKey(chainType, a)))) continue;
-      if (this.send(conn, frame)) n += 1;
+      if (conn.sent.has(messageId)) {
+        this.metrics.deduplicated.inc();
+        continue;
+      }
+      if (this.sendPush(conn, frame, messageId)) n += 1;
     }
     this.metrics.sent.inc({ reason: 'live' }, n);
     return n;
+  }
+
+  /**
+   * Sends again, to each connection that was sent it, every push its application has not
+   * acknowledged once `ws_ack_resend_interval_seconds` passed since that connection's last send,
+   * within the connection's resend window. What was never sent to a connection (filtered by its
+   * subscriptions) is not sent by this either.
+   */
+  private async resendDue(): Promise<void> {
+    for (const [appId, set] of [...this.byApp]) {
+      const conns = [...set].filter((c) => c.resendSeconds > 0 && c.sent.size > 0);
+      if (!conns.length) continue;
+      const intervalMs = (await this.deps.resendIntervalSeconds(appId)) * 1000;
+      const now = this.deps.now();
+      const widest = Math.max(...conns.map((c) => c.resendSeconds));
+      const frames = await this.deps.store.unackedSince(appId, now - widest * 1000);
+      for (const frame of frames) {
+        const id = messageIdOf(frame);
+        if (id === undefined) continue;
+        const time = (JSON.parse(frame) as { time?: number }).time ?? now;
+        for (const conn of conns) {
+          const last = conn.sent.get(id);
+          if (last === undefined || now - last < intervalMs || time < now - conn.resendSeconds * 1000) continue;
+          if (this.sendPush(conn, frame, id)) this.metrics.sent.inc({ reason: 'periodic' });
+        }
+      }
+    }
   }
 
   /** Ping every connection; one that did not answer the previous ping is dead. */
@@ -247,6 +324,7 @@ export class WsHub {
   /** Closes every connection with 1001 (going away): clients reconnect to another copy. */
   async close(): Promise<void> {
     clearInterval(this.timer);
+    clearInterval(this.resendTimer);
     for (const set of this.byApp.values()) for (const conn of set) conn.ws.close(1001, 'server shutting down');
     const deadline = Date.now() + 2_000;
     while (this.connectionCount > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));

@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { networkByName } from '@chainpipe/chains';
+import { TOPICS, type TxPushMessage } from '@chainpipe/contracts';
+import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
+import { generateApiKey } from '@chainpipe/http';
+import { connectWs, createRegistryTopics, evmBlockItem, freePort, parsePrometheusText, produceJson, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TestWsClient } from '@chainpipe/testing';
+import { parseEvmPayload } from '@chainpipe/tx-parsers';
+
+type Json = any;
+
+/**
+ * tx-gateway's WebSocket push on its own (a real process, Redis, tx.push.v1 written by the test
+ * as tx-matcher writes it): the periodic resend of unacknowledged pushes, a replayed push not
+ * sent twice to a connection, and a connection that stopped answering pings closed.
+ */
+describe('WebSocket push: periodic resend, replayed pushes, dead connections (tx-gateway process)', function () {
+  this.timeout(120_000);
+  const env = testEnv();
+  const network = networkByName('ethereum-mainnet')!;
+  const ctx = { chainType: network.chainType, chainId: network.chainId, family: network.family, nativeSymbol: network.nativeSymbol, nativeDecimals: network.nativeDecimals };
+  const txs = parseEvmPayload([evmBlockItem()], ctx).blocks[0].transactions;
+  let db: Knex;
+  let gateway: RunningProcess | undefined;
+  let base = '';
+  let opsBase = '';
+  let pushTopic = '';
+  const clients: TestWsClient[] = [];
+  const app = { id: `wsr-${randomBytes(4).toString('hex')}`, key: '' };
+
+  const push = (i: number, messageId = randomBytes(16).toString('hex')): TxPushMessage => {
+    const tx = { ...txs[i], tx_hash: `0x${randomBytes(32).toString('hex')}` };
+    return { message_id: messageId, app_id: app.id, tx_id: String(1_000_000 + i), network: 'ethereum-mainnet', listen_address: [tx.sender!], is_reorg_resend: false, orphaned: false, ws: true, webhook: false, matched_at: Date.now(), tx };
+  };
+  const publish = (...pushes: TxPushMessage[]) => produceJson(pushTopic, pushes.map((p) => ({ key: p.app_id, value: p })));
+  const open = async (headers: Record<string, string> = {}) => {
+    const c = await connectWs(`${base.replace('http', 'ws')}/tx/api/v1/transaction/ws`, { 'x-api-key': app.key, 'x-resendduration': '600', ...headers });
+    clients.push(c);
+    await c.next((m) => m.type === 'connected');
+    return c;
+  };
+  const transactions = (c: TestWsClient, id: string) => c.received.filter((m: Json) => m.type === 'transaction' && m.id === id);
+  const metric = async (name: string, labels: Record<string, string> = {}) =>
+    parsePrometheusText(await (await fetch(`${opsBase}/metrics`)).text())
+      .samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+      .reduce((n, s) => n + s.value, 0);
+
+  before(async () => {
+    db = createDb({ url: env.databaseUrl, poolMax: 2 });
+    const keys = new ApiKeyRepository(db);
+    await keys.createApp(app.id, app.id);
+    const k = generateApiKey();
+    await keys.addKey(app.id, k.keyId, k.secretHash, null);
+    app.key = k.token;
+    // Unacknowledged pushes are due again after 1 s.
+    await db('tx.app_configs').insert({ app_id: app.id, ws_ack_resend_interval_seconds: 1 });
+    const prefix = uniquePrefix('wsr');
+    pushTopic = prefix + TOPICS.txPush.name;
+    await createRegistryTopics(prefix, [TOPICS.txPush, TOPICS.addressesChanges]);
+    const [port, ops] = await Promise.all([freePort(), freePort()]);
+    base = `http://127.0.0.1:${port}`;
+    opsBase = `http://127.0.0.1:${ops}`;
+    gateway = spawnTs('apps/tx-gateway/src/main.ts', {
+      KAFKA_BROKERS: env.kafkaBrokers.join(','),
+      KAFKA_TOPIC_PREFIX: prefix,
+      DATABASE_URL: env.databaseUrl,
+      REDIS_URL: env.redisUrl,
+      PORT: String(port),
+      OPS_PORT: String(ops),
+      WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
+      TX_GATEWAY_INSTANCE_ID: `wsr-${randomBytes(3).toString('hex')}`,
+      WS_RESEND_SCAN_MS: '100',
+      WS_PING_INTERVAL_MS: '500',
+      LOG_LEVEL: 'warn',
+    });
+    await waitReady(gateway, ops, 60_000);
+  });
+
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    if (gateway) expect(await stopProcess(gateway), 'clean shutdown').to.equal(0);
+    await db?.destroy();
+  });
+
+  it('sends an unacknowledged push again every ws_ack_resend_interval_seconds, and stops once it is acknowledged', async () => {
+    const c = await open();
+    const p = push(0);
+    await publish(p);
+    await c.next((m) => m.type === 'transaction' && m.id === p.message_id);
+    // Sent again after the interval while the client stays connected.
+    await waitFor(() => transactions(c, p.message_id).length >= 3, { timeoutMs: 15_000, what: 'two periodic resends' });
+    c.send({ id: 'ack', type: 'transactionACK', data: { chain_type: 'ethereum', chain_id: 1, txHash: p.tx.tx_hash } });
+    const afterAck = transactions(c, p.message_id).length;
+    // A second push, acknowledged later: once it has been resent, the first had every chance to be too.
+    const q = push(1);
+    await publish(q);
+    await waitFor(() => transactions(c, q.message_id).length >= 2, { timeoutMs: 15_000, what: 'the second push resent' });
+    // At most one resend of the first can have crossed the ACK on the wire.
+    expect(transactions(c, p.message_id).length - afterAck).to.be.at.most(1);
+    const frames = transactions(c, p.message_id);
+    expect(frames.every((f: Json) => JSON.stringify(f) === JSON.stringify(frames[0])), 'a resend is the same frame').to.equal(true);
+    expect(await metric('chainpipe_ws_pushes_sent_total', { reason: 'periodic' })).to.be.at.least(3);
+    c.send({ id: 'ack2', type: 'transactionACK', data: { chain_type: 'ethereum', chain_id: 1, txHash: q.tx.tx_hash } });
+  });
+
+  it('does not send a replayed push twice to a connection that had it', async () => {
+    // Only this test's connection is open: the count below is of its duplicates alone.
+    await Promise.all(clients.splice(0).map((old) => old.close()));
+    await db('tx.app_configs').where({ app_id: app.id }).update({ ws_ack_resend_interval_seconds: 3600 });
+    // The gateway caches the interval for 10 s: a fresh push after that is not resent during this test.
+    await new Promise((r) => setTimeout(r, 10_500));
+    const c = await open({ 'x-resendduration': '0' });
+    const p = push(2);
+    await publish(p);
+    await c.next((m) => m.type === 'transaction' && m.id === p.message_id);
+    const before = await metric('chainpipe_ws_pushes_deduplicated_total');
+    // The same message again (tx.push.v1 replayed to this copy), then a new one behind it on the same key.
+    const r = push(3);
+    await publish(p, r);
+    await c.next((m) => m.type === 'transaction' && m.id === r.message_id);
+    expect(transactions(c, p.message_id)).to.have.length(1);
+    expect(await metric('chainpipe_ws_pushes_deduplicated_total')).to.equal(before + 1);
+  });
+
+  it('closes a connection that stops answering pings', async () => {
+    const c = await open({ 'x-resendduration': '0' });
+    const before = await metric('chainpipe_ws_disconnects_total', { reason: 'no_pong' });
+    // The client stops reading its socket: no pong goes back (the server pings every 500 ms).
+    const closed = new Promise((r) => c.ws.once('close', r));
+    (c.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+    await waitFor(async () => (await metric('chainpipe_ws_disconnects_total', { reason: 'no_pong' })) > before, { timeoutMs: 10_000, what: 'the dead connection closed by the server' });
+    (c.ws as unknown as { _socket: { resume(): void } })._socket.resume();
+    await closed;
+  });
+});
