@@ -7,7 +7,7 @@ import { IntegratorRepository, OrderRepository } from '@chainpipe/order-store';
 import { QuoteStore } from '@chainpipe/price';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { createRegistryTopics, freePort, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
-import { evmBlockPaying } from './deposit-block';
+import { payUntil } from './deposit-block';
 
 interface SseEvent {
   event: string;
@@ -174,22 +174,7 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
     // learns the address on another topic, has seen one
     const orders = new OrderRepository(db);
     const stored = (await orders.findByNo(order.order_no))!;
-    const posted: string[] = [];
-    await waitFor(
-      async () => {
-        if ((await orders.findById(stored.id))?.state === 'Exchanging') return true;
-        const block = evmBlockPaying(order.deposit_address, amountIn);
-        const res = await fetch(`${ingest}/stream`, {
-          method: 'POST',
-          headers: { 'content-secret-x': secret, 'cl-stream-network': 'ethereum-mainnet', 'content-type': 'application/octet-stream' },
-          body: block.body,
-        });
-        expect(res.status).to.equal(200);
-        posted.push(block.txHash);
-        return false;
-      },
-      { timeoutMs: 90_000, intervalMs: 4000, what: 'deposit seen' },
-    );
+    const posted = await payUntil({ url: ingest, secret }, order.deposit_address, amountIn, async () => (await orders.findById(stored.id))?.state === 'Exchanging');
 
     // 5. the channel delivers (the provider's own progress, driven through the stand-in's control)
     const payoutHash = randomBytes(32).toString('hex');

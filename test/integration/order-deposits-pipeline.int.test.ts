@@ -11,7 +11,7 @@ import {
   collectTopic, createRegistryTopics, freePort, parsePrometheusText, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady,
   type RunningProcess, type TopicCollector,
 } from '@chainpipe/testing';
-import { evmBlockPaying } from './deposit-block';
+import { payUntil as payUntilSeen } from './deposit-block';
 import { orderFixture } from './order-fixtures';
 
 /**
@@ -65,26 +65,7 @@ describe('order deposits through /stream → chain-parser → tx-matcher → tx.
     await db?.destroy();
   });
 
-  /** Posts a new block paying `address` every few seconds until `done` says so. */
-  async function payUntil(address: string, amount: bigint, done: () => Promise<boolean>): Promise<string[]> {
-    const posted: string[] = [];
-    await waitFor(
-      async () => {
-        if (await done()) return true;
-        const block = evmBlockPaying(address, amount);
-        const res = await fetch(`http://127.0.0.1:${ingestPort}/stream`, {
-          method: 'POST',
-          headers: { 'content-secret-x': secret, 'cl-stream-network': 'ethereum-mainnet', 'content-type': 'application/octet-stream' },
-          body: block.body,
-        });
-        expect(res.status).to.equal(200);
-        posted.push(block.txHash);
-        return false;
-      },
-      { timeoutMs: 90_000, intervalMs: 4000, what: `${address} paid` },
-    );
-    return posted;
-  }
+  const payUntil = (address: string, amount: bigint, done: () => Promise<boolean>) => payUntilSeen({ url: `http://127.0.0.1:${ingestPort}`, secret }, address, amount, done);
 
   let firstOrderId = '';
 

@@ -1,5 +1,6 @@
 import type { ChannelOutcome } from '@chainpipe/orders';
 import { ProviderError, type ChannelAdapter, type ProviderDeposit, type ProviderQuote, type TokenRef } from './adapter';
+import { providerJson } from './provider-http';
 import { fromUnits, toUnits } from './units';
 
 /**
@@ -37,28 +38,10 @@ export class ChangeNowAdapter implements ChannelAdapter {
     return { currency: t.symbol.toLowerCase(), network };
   }
 
-  private async call(method: 'GET' | 'POST', path: string, query: Record<string, string> | null, body: unknown, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    const url = new URL(this.config.baseUrl.replace(/\/$/, '') + path);
-    for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);
-    const timeout = AbortSignal.timeout(this.config.timeoutMs);
-    const res = await fetch(url, {
-      method,
-      headers: { 'x-changenow-api-key': this.config.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+  private call(method: 'GET' | 'POST', path: string, query: Record<string, string> | null, body: unknown, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    return providerJson('changenow', {
+      baseUrl: this.config.baseUrl, path, query: query ?? undefined, method, headers: { 'x-changenow-api-key': this.config.apiKey }, body, timeoutMs: this.config.timeoutMs, signal,
     });
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new ProviderError('changenow', `HTTP ${res.status}, not JSON`, res.status);
-    }
-    if (!res.ok || typeof json !== 'object' || json === null) {
-      const message = (json as { message?: unknown })?.message;
-      throw new ProviderError('changenow', `HTTP ${res.status}: ${typeof message === 'string' ? message : 'error'}`, res.status);
-    }
-    return json as Record<string, unknown>;
   }
 
   async quote(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; signal: AbortSignal }): Promise<ProviderQuote> {

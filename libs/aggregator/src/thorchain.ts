@@ -1,4 +1,5 @@
 import type { ChannelOutcome } from '@chainpipe/orders';
+import { providerJson } from './provider-http';
 import { ProviderError, type ChannelAdapter, type ProviderDeposit, type ProviderQuote, type TokenRef } from './adapter';
 
 /**
@@ -42,23 +43,10 @@ export class ThorchainAdapter implements ChannelAdapter {
 
   constructor(private readonly config: ThorchainConfig) {}
 
-  private async get(path: string, query: Record<string, string>, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    const url = new URL(this.config.baseUrl.replace(/\/$/, '') + path);
-    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
-    const timeout = AbortSignal.timeout(this.config.timeoutMs);
-    const res = await fetch(url, { headers: this.config.clientId ? { 'x-client-id': this.config.clientId } : {}, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new ProviderError('thorchain', `HTTP ${res.status}, not JSON`, res.status);
-    }
-    const error = (json as { error?: unknown; message?: unknown } | null)?.error ?? (json as { message?: unknown } | null)?.message;
-    if (!res.ok || typeof json !== 'object' || json === null || (typeof error === 'string' && !('expected_amount_out' in json) && !('stages' in json))) {
-      throw new ProviderError('thorchain', `HTTP ${res.status}: ${typeof error === 'string' ? error : 'error'}`, res.status);
-    }
-    return json as Record<string, unknown>;
+  private get(path: string, query: Record<string, string>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    return providerJson('thorchain', {
+      baseUrl: this.config.baseUrl, path, query, headers: this.config.clientId ? { 'x-client-id': this.config.clientId } : {}, timeoutMs: this.config.timeoutMs, signal,
+    });
   }
 
   private async swapQuote(src: TokenRef, dst: TokenRef, amountIn: bigint, destination: string | undefined, signal?: AbortSignal) {
