@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import { QuoteStore } from '@chainpipe/price';
+import { createRedis } from '@chainpipe/redis';
 import { createRegistryTopics, freePort, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 
 /**
@@ -12,6 +15,7 @@ describe('quote stream: timeouts, heartbeats, client disconnect (gateway and ups
   const env = testEnv();
   const procs: RunningProcess[] = [];
   let sim = '';
+  const redisPrefix = `qs-${randomBytes(3).toString('hex')}:`;
   let gateway = '';
   const query = 'src_token_id=101&dst_token_id=1001&amount_in=100000000000000000&slippage=0.01';
 
@@ -31,11 +35,16 @@ describe('quote stream: timeouts, heartbeats, client disconnect (gateway and ups
     sim = `http://127.0.0.1:${simPort}`;
     gateway = `http://127.0.0.1:${gwPort}`;
     await start('apps/upstream-sim/src/main.ts', {}, simPort);
+    // a fresh ETH price for the order's minimum amount check
+    const redis = createRedis({ url: env.redisUrl, keyPrefix: redisPrefix });
+    await new QuoteStore(redis).writeLatest([{ kind: 'crypto', source: 'test', external_id: '1027', symbol: 'ETH', name: 'Ethereum', as_of: Date.now(), fetched_at: Date.now(), usd: { price: 2000 } } as never]);
+    await redis.quit();
     await start(
       'apps/aggregator-gateway/src/main.ts',
       {
         KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl,
         CHANGENOW_API_URL: `${sim}/changenow`, THORNODE_API_URL: `${sim}/thornode`, QUOTE_UPSTREAM_TIMEOUT_MS: '800', QUOTE_HEARTBEAT_MS: '150',
+        ORDER_UPSTREAM_TIMEOUT_MS: '800', REDIS_KEY_PREFIX: redisPrefix,
       },
       gwPort,
     );
@@ -73,6 +82,19 @@ describe('quote stream: timeouts, heartbeats, client disconnect (gateway and ups
       return s.abandoned > before.abandoned ? s : undefined;
     }, { timeoutMs: 3000, what: 'the provider saw its caller hang up (well before its 5 s answer)' });
     expect(after.abandoned).to.equal(before.abandoned + 1);
+  });
+
+  it('order creation while the channel is slower than the upstream timeout: 502 quote service timed out', async () => {
+    await delay(3000);
+    const res = await fetch(`${gateway}/api/v1/integrator/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        src_token_id: 101, dst_token_id: 1001, amount_in: '100000000000000000', dst_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', chosen_channel_id: 1,
+        slippage: 0.01, main_channel_estimated_out_amount: '396806', min_acceptable_out_amount: '392837', channels: [{ channel_id: 1, estimated_out_str: '396806' }],
+      }),
+    });
+    expect({ status: res.status, body: await res.json() }).to.deep.equal({ status: 502, body: { code: 502, msg: 'quote service timed out', data: null } });
   });
 
   it('prompt providers: a channel event each, then done; POST answers the same', async () => {
