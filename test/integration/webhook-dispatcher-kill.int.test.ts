@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { networkByName } from '@chainpipe/chains';
+import { TOPICS, type TxPushMessage } from '@chainpipe/contracts';
+import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
+import { SecretBox } from '@chainpipe/runtime';
+import { createRegistryTopics, evmBlockItem, freePort, produceJson, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { parseEvmPayload } from '@chainpipe/tx-parsers';
+import { Webhook } from 'standardwebhooks';
+
+type Json = any;
+
+/**
+ * webhook-dispatcher killed with SIGKILL in the middle of a stream of pushes, then restarted:
+ * every push reaches the receiver, and whatever reaches it twice carries the same `webhook-id`
+ * (the push's message id), so a receiver that deduplicates on it sees each transaction once.
+ */
+describe('webhook-dispatcher SIGKILL mid-load (real process, Kafka, Postgres, HTTP receiver)', function () {
+  this.timeout(180_000);
+  const env = testEnv();
+  const network = networkByName('ethereum-mainnet')!;
+  const ctx = { chainType: network.chainType, chainId: network.chainId, family: network.family, nativeSymbol: network.nativeSymbol, nativeDecimals: network.nativeDecimals };
+  const base = parseEvmPayload([evmBlockItem()], ctx).blocks[0].transactions;
+  const secretKey = randomBytes(32).toString('hex');
+  const hookSecret = `hook-${randomBytes(6).toString('hex')}`;
+  const appId = `whk-${randomBytes(4).toString('hex')}`;
+  const received: { id: string; hashes: string[] }[] = [];
+  const receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      // Verified as a receiver would, with the Standard Webhooks library.
+      const payload = new Webhook(hookSecret, { format: 'raw' }).verify(body, req.headers as Record<string, string>) as Json[];
+      received.push({ id: String(req.headers['webhook-id']), hashes: payload.map((t) => t.txHash) });
+      // A little slow, so the kill lands in the middle of the stream.
+      setTimeout(() => res.writeHead(200).end(), 5);
+    });
+  });
+  let db: Knex;
+  let prefix = '';
+  const procs: RunningProcess[] = [];
+
+  const startDispatcher = async () => {
+    const ops = await freePort();
+    const p = spawnTs('apps/webhook-dispatcher/src/main.ts', {
+      KAFKA_BROKERS: env.kafkaBrokers.join(','),
+      KAFKA_TOPIC_PREFIX: prefix,
+      DATABASE_URL: env.databaseUrl,
+      OPS_PORT: String(ops),
+      WEBHOOK_SECRET_KEY: secretKey,
+      ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+      WEBHOOK_DISPATCHER_GROUP: `${prefix}dispatcher`,
+      WEBHOOK_SESSION_TIMEOUT_MS: '6000',
+      LOG_LEVEL: 'warn',
+    });
+    procs.push(p);
+    await waitReady(p, ops, 60_000);
+  };
+
+  before(async () => {
+    db = createDb({ url: env.databaseUrl, poolMax: 2 });
+    await new ApiKeyRepository(db).createApp(appId, appId);
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    await db('tx.app_configs').insert({
+      app_id: appId,
+      enable_webhook: true,
+      webhook_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+      webhook_secret_enc: new SecretBox(secretKey).seal(hookSecret),
+    });
+    prefix = uniquePrefix('whk');
+    await createRegistryTopics(prefix, [TOPICS.txPush]);
+  });
+
+  after(async () => {
+    for (const p of procs) await stopProcess(p);
+    receiver.closeAllConnections();
+    await new Promise((r) => receiver.close(r));
+    await db?.destroy();
+  });
+
+  it('delivers every push after a restart; a push delivered twice has the same webhook-id', async () => {
+    const pushes: TxPushMessage[] = Array.from({ length: 400 }, (_, i) => {
+      const tx = { ...base[i % base.length], tx_hash: `0x${randomBytes(32).toString('hex')}` };
+      return { message_id: randomBytes(16).toString('hex'), app_id: appId, tx_id: String(2_000_000 + i), network: network.network, listen_address: [tx.sender!], is_reorg_resend: false, orphaned: false, ws: false, webhook: true, matched_at: Date.now(), tx };
+    });
+    await produceJson(prefix + TOPICS.txPush.name, pushes.map((p) => ({ key: p.app_id, value: p })));
+    await startDispatcher();
+    await waitFor(() => received.length >= 40, { timeoutMs: 60_000, what: 'some deliveries before the kill' });
+    const victim = procs.pop()!;
+    victim.kill('SIGKILL');
+    await victim.exited;
+    const atKill = received.length;
+    await startDispatcher();
+    const wanted = new Map(pushes.map((p) => [p.tx.tx_hash, p.message_id]));
+    await waitFor(() => new Set(received.flatMap((r) => r.hashes)).size >= wanted.size, { timeoutMs: 120_000, what: `all ${wanted.size} pushes delivered` });
+    expect(atKill, 'the kill came before the end').to.be.below(pushes.length);
+    const idsByHash = new Map<string, Set<string>>();
+    for (const r of received) for (const h of r.hashes) idsByHash.set(h, (idsByHash.get(h) ?? new Set()).add(r.id));
+    expect([...idsByHash.keys()].sort()).to.deep.equal([...wanted.keys()].sort());
+    // One webhook-id per transaction, the push's message id, however often it came.
+    for (const [hash, ids] of idsByHash) expect([...ids], hash).to.deep.equal([wanted.get(hash)]);
+  });
+});
