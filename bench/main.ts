@@ -8,6 +8,7 @@ const BENCHES: Record<string, string> = {
   search: './search',
   price: './price',
   kline: './kline',
+  delivery: './delivery',
   quotes: './quotes',
 };
 
