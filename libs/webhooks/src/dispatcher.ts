@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Counter, type Registry } from 'prom-client';
-import type { TxPushMessage } from '@chainpipe/contracts';
+import type { HttpTxWebhookRetry, TxPushMessage } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import { errorMessage, type Logger } from '@chainpipe/runtime';
 import { toTransactionResult } from '@chainpipe/tx-records';
@@ -26,16 +26,8 @@ export interface DispatcherDeps {
   maxBatchesPerDrain?: number;
 }
 
-/** The nested `data.data` of POST /tx/api/v1/app/webhook/retry. */
-export interface RetryReport {
-  attempted: number;
-  delivered: number;
-  failed: number;
-  finalFailed: boolean;
-  /** Unix seconds of the next scheduled attempt, null when nothing is queued. */
-  nextRetryAt: number | null;
-  pending: number;
-}
+/** The nested `data.data` of POST /tx/api/v1/app/webhook/retry: the schema's (`http/tx/webhook-retry`). */
+export type RetryReport = HttpTxWebhookRetry['data'];
 
 interface ConfigRow {
   app_id: string;
