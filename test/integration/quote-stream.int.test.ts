@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { QuoteStore } from '@chainpipe/price';
 import { createRedis } from '@chainpipe/redis';
@@ -107,6 +109,30 @@ describe('quote stream: timeouts, heartbeats, client disconnect (gateway and ups
       const text = await res.text();
       const events = [...text.matchAll(/^event: (\w+)$/gm)].map((m) => m[1]);
       expect(events, init.method).to.deep.equal(['channel', 'channel', 'done']);
+    }
+  });
+
+  it('every channel failing before the stream begins: the pre-stream 502 of the spec, unavailable or timed out', async () => {
+    const prefix = uniquePrefix('qs502');
+    await createRegistryTopics(prefix);
+    // A provider that accepts connections and never answers, and a port nobody listens on.
+    const silent = http.createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+    const closed = await freePort();
+    const common = { KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: redisPrefix };
+    const [refusedPort, silentPort] = await Promise.all([freePort(), freePort()]);
+    await start('apps/aggregator-gateway/src/main.ts', { ...common, CHANGENOW_API_URL: `http://127.0.0.1:${closed}/changenow`, THORNODE_API_URL: `http://127.0.0.1:${closed}/thornode` }, refusedPort);
+    const silentAt = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    // Both channels time out (300 ms) well before the stream would begin on its own (5 s).
+    await start('apps/aggregator-gateway/src/main.ts', { ...common, CHANGENOW_API_URL: `${silentAt}/changenow`, THORNODE_API_URL: `${silentAt}/thornode`, QUOTE_UPSTREAM_TIMEOUT_MS: '300', QUOTE_HEARTBEAT_MS: '5000' }, silentPort);
+    try {
+      for (const [port, msg] of [[refusedPort, 'quote service unavailable'], [silentPort, 'quote service timed out']] as const) {
+        const res = await fetch(`http://127.0.0.1:${port}/api/v2/quote/stream?${query}`, { headers: { accept: 'text/event-stream' } });
+        expect({ status: res.status, type: res.headers.get('content-type'), body: await res.json() }).to.deep.equal({ status: 502, type: 'application/json; charset=utf-8', body: { code: 502, msg, data: null } });
+      }
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
     }
   });
 });

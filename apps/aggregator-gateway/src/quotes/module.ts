@@ -92,30 +92,45 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
       const { src, dst, channels, discount } = ready;
       const [dstPrice] = dst.external_id ? await prices.readQuotes([dst.external_id]) : [undefined];
 
-      // the stream: headers for proxies not to buffer, flushed at once
-      res.status(200);
-      res.setHeader('content-type', 'text/event-stream; charset=utf-8');
-      res.setHeader('cache-control', 'no-cache, no-transform');
-      res.setHeader('x-accel-buffering', 'no');
-      res.setHeader('connection', 'keep-alive');
-      res.flushHeaders();
-      res.socket?.setNoDelay(true);
+      // The stream starts with the first channel quote, or when no channel has answered within
+      // the heartbeat period (a quiet stream then gets heartbeats). Until then nothing is sent, so
+      // when every channel fails first the answer is still the spec's pre-stream 502.
       const abort = new AbortController();
       res.on('close', () => abort.abort());
+      let started = false;
+      const held: string[] = [];
+      let heartbeat: NodeJS.Timeout | undefined;
+      const startStream = () => {
+        if (started || res.writableEnded || abort.signal.aborted) return;
+        started = true;
+        clearTimeout(grace);
+        res.status(200);
+        res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+        res.setHeader('cache-control', 'no-cache, no-transform');
+        res.setHeader('x-accel-buffering', 'no');
+        res.setHeader('connection', 'keep-alive');
+        res.flushHeaders();
+        res.socket?.setNoDelay(true);
+        for (const e of held.splice(0)) res.write(e);
+        heartbeat = setInterval(() => {
+          if (!res.writableEnded) res.write(': heartbeat\n\n');
+        }, deps.heartbeatMs);
+      };
+      const grace = setTimeout(startStream, deps.heartbeatMs);
       const write = (name: string, data: unknown) => {
         if (res.writableEnded || abort.signal.aborted) return;
-        res.write(sseEvent(name, data));
         metrics.events.inc({ event: name });
+        if (started) res.write(sseEvent(name, data));
+        else held.push(sseEvent(name, data));
       };
-      const heartbeat = setInterval(() => {
-        if (!res.writableEnded) res.write(': heartbeat\n\n');
-      }, deps.heartbeatMs);
+      let failures = 0;
+      let timeouts = 0;
       try {
         await Promise.all(
           channels.map(async (c) => {
             const adapter = byKind.get(c.adapter_kind)!;
             const timeout = AbortSignal.timeout(deps.upstreamTimeoutMs);
-            const started = process.hrtime.bigint();
+            const t0 = process.hrtime.bigint();
             try {
               const quote = await adapter.quote({ src: tokenRef(src), dst: tokenRef(dst), amountIn: q.amountIn, signal: AbortSignal.any([abort.signal, timeout]) });
               const net = netQuote(quote.amountOut, q.amountIn, Number(c.base_fee_pct), discount);
@@ -131,31 +146,43 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
                 promo_applied: discount !== null,
                 discount_pct: discount,
               };
-              metrics.upstream.observe({ kind: c.adapter_kind, outcome: 'ok' }, Number(process.hrtime.bigint() - started) / 1e9);
+              metrics.upstream.observe({ kind: c.adapter_kind, outcome: 'ok' }, Number(process.hrtime.bigint() - t0) / 1e9);
+              startStream();
               write('channel', event);
             } catch (err) {
               const timedOut = timeout.aborted && !abort.signal.aborted;
-              metrics.upstream.observe({ kind: c.adapter_kind, outcome: timedOut ? 'timeout' : 'error' }, Number(process.hrtime.bigint() - started) / 1e9);
+              metrics.upstream.observe({ kind: c.adapter_kind, outcome: timedOut ? 'timeout' : 'error' }, Number(process.hrtime.bigint() - t0) / 1e9);
               if (abort.signal.aborted) return; // the client left: nothing to tell
+              failures++;
+              if (timedOut) timeouts++;
               log.warn({ msg: 'channel_quote_failed', channel: c.id, timedOut, err: (err as Error)?.message });
               write('error', { channel_id: c.id, msg: timedOut ? 'quote service timed out' : 'quote service unavailable' });
             }
           }),
         );
+        if (!started && !abort.signal.aborted && failures === channels.length) {
+          // Every channel failed before the stream began: the spec's pre-stream error.
+          clearTimeout(grace);
+          metrics.events.inc({ event: 'pre_stream_502' });
+          return sendError(res, 502, timeouts === failures ? 'quote service timed out' : 'quote service unavailable');
+        }
+        startStream();
         write('done', {});
       } finally {
+        clearTimeout(grace);
         clearInterval(heartbeat);
-        if (!res.writableEnded) res.end();
+        if (!res.writableEnded && started) res.end();
       }
     };
 
   const doc = {
     summary: 'Stream quotes of every channel (SSE)',
     description:
-      'Errors before the stream starts are JSON envelopes (400). Then `text/event-stream; charset=utf-8`: a `channel` event per channel as it answers (`http/agg/channel-quote`), an `error` event `{channel_id, msg}` per failed channel (others continue; a channel past the upstream timeout is `quote service timed out`), and one `done` `{}` last. Closing the connection cancels every upstream call.',
+      'Errors before the stream starts are JSON envelopes: 400 for the request, tokens and channels; 502 `quote service timed out` / `quote service unavailable` when every channel failed before the stream began (it begins with the first channel quote, or after the heartbeat period without one). Then `text/event-stream; charset=utf-8`: a `channel` event per channel as it answers (`http/agg/channel-quote`), an `error` event `{channel_id, msg}` per failed channel (others continue; a channel past the upstream timeout is `quote service timed out`), and one `done` `{}` last. Closing the connection cancels every upstream call.',
     tags: ['quotes'],
     auth: 'none',
     ok: { data: { type: 'string' }, bare: true, mediaType: 'text/event-stream', description: 'the event stream', example: 'event: done\ndata: {}\n\n' },
+    errors: { 502: '`quote service timed out` / `quote service unavailable`: every channel failed before the stream began' },
   } as const;
   api.route(
     { ...doc, method: 'get', path: '/api/v2/quote/stream', request: { query: 'http/agg/quote-stream-query' } },
