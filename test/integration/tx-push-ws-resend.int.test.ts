@@ -12,7 +12,8 @@ type Json = any;
 /**
  * tx-gateway's WebSocket push on its own (a real process, Redis, tx.push.v1 written by the test
  * as tx-matcher writes it): the periodic resend of unacknowledged pushes, a replayed push not
- * sent twice to a connection, and a connection that stopped answering pings closed.
+ * sent twice to a connection, a connection that stopped answering pings closed, and a client that
+ * stopped reading cut off without holding up the others.
  */
 describe('WebSocket push: periodic resend, replayed pushes, dead connections (tx-gateway process)', function () {
   this.timeout(120_000);
@@ -71,6 +72,7 @@ describe('WebSocket push: periodic resend, replayed pushes, dead connections (tx
       TX_GATEWAY_INSTANCE_ID: `wsr-${randomBytes(3).toString('hex')}`,
       WS_RESEND_SCAN_MS: '100',
       WS_PING_INTERVAL_MS: '500',
+      WS_MAX_BUFFERED_BYTES: String(64 * 1024),
       LOG_LEVEL: 'warn',
     });
     await waitReady(gateway, ops, 60_000);
@@ -130,6 +132,25 @@ describe('WebSocket push: periodic resend, replayed pushes, dead connections (tx
     (c.ws as unknown as { _socket: { pause(): void } })._socket.pause();
     await waitFor(async () => (await metric('chainpipe_ws_disconnects_total', { reason: 'no_pong' })) > before, { timeoutMs: 10_000, what: 'the dead connection closed by the server' });
     (c.ws as unknown as { _socket: { resume(): void } })._socket.resume();
+    await closed;
+  });
+
+  it('cuts off a client that stopped reading once it is 64 KiB behind; another client of the application gets every push', async () => {
+    const slow = await open({ 'x-resendduration': '0' });
+    const fast = await open({ 'x-resendduration': '0' });
+    const before = await metric('chainpipe_ws_disconnects_total', { reason: 'slow' });
+    const closed = new Promise((r) => slow.ws.once('close', r));
+    // The slow client reads nothing more: the kernel buffers fill, then the server's backlog.
+    (slow.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+    const big = txs.reduce((a, b) => (JSON.stringify(b).length > JSON.stringify(a).length ? b : a));
+    const burst = Array.from({ length: 3000 }, (_, i) => ({ ...push(i % txs.length), tx: { ...big, tx_hash: `0x${randomBytes(32).toString('hex')}` } }));
+    for (let i = 0; i < burst.length; i += 500) await publish(...burst.slice(i, i + 500));
+    const last = burst[burst.length - 1].message_id;
+    await fast.next((m) => m.type === 'transaction' && m.id === last, 60_000);
+    const ids = new Set(fast.received.filter((m: Json) => m.type === 'transaction').map((m: Json) => m.id));
+    expect(burst.every((p) => ids.has(p.message_id)), 'the reading client got every push').to.equal(true);
+    await waitFor(async () => (await metric('chainpipe_ws_disconnects_total', { reason: 'slow' })) > before, { timeoutMs: 10_000, what: 'the slow client cut off' });
+    (slow.ws as unknown as { _socket: { resume(): void } })._socket.resume();
     await closed;
   });
 });
