@@ -16,8 +16,11 @@ import { matchRecords } from '../apps/tx-matcher/src/plan';
 import { transactionFrame } from '../apps/tx-gateway/src/push/push.handler';
 import { ResendStore } from '../apps/tx-gateway/src/push/resend-store';
 import { WsHub } from '../apps/tx-gateway/src/push/ws-hub';
-import { evmBlockItem } from '@chainpipe/testing';
-import { machine, printTable } from './lib-stats';
+import { TOPICS } from '@chainpipe/contracts';
+import { generateApiKey } from '@chainpipe/http';
+import { connectWs, createRegistryTopics, evmBlockItem, freePort, rebaseBlock, randomSuffix, spawnTs, stopProcess, streamerBody, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { Kafka, logLevel } from 'kafkajs';
+import { latencyStats, machine, printTable } from './lib-stats';
 import { WsFleet } from './lib-ws-fleet';
 
 /**
@@ -28,11 +31,16 @@ import { WsFleet } from './lib-ws-fleet';
  *    connections (clients in child processes) next to a raw `ws` broadcast of the same frames;
  * 3. webhook-dispatcher's live path (app config under a row lock, sign, POST, one transaction per
  *    application) to a local receiver next to a raw keep-alive POST loop of the same bodies.
- * Not measured here: the end-to-end latency from /stream to a push (it crosses four processes).
+ * 4. the latency from `POST /stream` of a real block to the WebSocket push and to the webhook
+ *    receipt of a monitored address's transaction, through chain-ingest, chain-parser, tx-matcher,
+ *    tx-gateway and webhook-dispatcher running as processes, at a steady rate, next to one raw
+ *    kafkajs produce → consume hop in the same run.
  */
 
 const FANOUT = (process.env.BENCH_DELIVERY_FANOUT ?? '1000,10000').split(',').map(Number);
 const WEBHOOKS = Number(process.env.BENCH_DELIVERY_WEBHOOKS ?? 2_000);
+const LATENCY_POSTS = Number(process.env.BENCH_DELIVERY_POSTS ?? 40);
+const BROKERS = (process.env.BENCH_KAFKA_BROKERS ?? process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
 const silent = createLogger({ name: 'bench-delivery', level: 'warn' });
 const address = () => `0x${randomBytes(20).toString('hex')}`;
 
@@ -185,10 +193,128 @@ export async function run(): Promise<void> {
     { path: 'raw keep-alive POST loop, same bodies and headers', posts: got, 'posts/s': Math.round(got / rawS) },
   ]);
   ratios.push(`webhooks: dispatcher ${((delivered / dispatcherS) / (got / rawS)).toFixed(2)}x the raw keep-alive POST loop`);
-  console.log(ratios.map((r) => `  ${r}`).join('\n'));
   receiver.close();
+
+  // 4. /stream → push and webhook latency, through every process of the pipeline.
+  const lat = await pipelineLatency(url3, db);
+  printTable(lat.rows);
+  ratios.push(...lat.ratios);
+  console.log(ratios.map((r) => `  ${r}`).join('\n'));
   await db('tx.app_configs').where({ app_id: whApp }).del();
   await db('core.apps').where({ app_id: whApp }).del();
   await db.destroy();
   redis.disconnect();
+}
+
+async function pipelineLatency(databaseUrl: string, db: ReturnType<typeof createDb>): Promise<{ rows: Record<string, string | number>[]; ratios: string[] }> {
+  const prefix = `bench-dl-${randomBytes(3).toString('hex')}.`;
+  process.env.TEST_KAFKA_BROKERS = BROKERS.join(',');
+  await createRegistryTopics(prefix, [TOPICS.chainRaw, TOPICS.chainTx, TOPICS.addressesChanges, TOPICS.txPush]);
+  const secret = randomBytes(12).toString('hex');
+  const secretKey = randomBytes(32).toString('hex');
+  const appId = `bench-lat-${randomBytes(3).toString('hex')}`;
+  const keys = new ApiKeyRepository(db);
+  await keys.createApp(appId, appId);
+  const key = generateApiKey();
+  await keys.addKey(appId, key.keyId, key.secretHash, null);
+  // One plain ETH transfer of the fixture block: its receiver is the monitored address.
+  const raw = evmBlockItem();
+  const ok = new Set(raw.receipts.filter((r: { status: string }) => r.status === '0x1').map((r: { transactionHash: string }) => r.transactionHash));
+  const target = raw.block.transactions.find((t: { value: string; input: string; hash: string }) => BigInt(t.value) > 0n && t.input === '0x' && ok.has(t.hash));
+  const watched = String(target.to).toLowerCase();
+  const hookAt = new Map<string, number>();
+  const receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const now = Date.now();
+      for (const t of JSON.parse(body) as { txHash: string }[]) if (!hookAt.has(t.txHash)) hookAt.set(t.txHash, now);
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+  await db('tx.app_configs').insert({ app_id: appId, enable_webhook: true, webhook_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, webhook_secret_enc: new SecretBox(secretKey).seal('bench') });
+  await db('tx.monitored_addresses').insert({ app_id: appId, chain_type: 'ethereum', address: watched });
+  const common = { KAFKA_BROKERS: BROKERS.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: databaseUrl, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0', REDIS_KEY_PREFIX: `${prefix}redis:`, LOG_LEVEL: 'warn' };
+  const [ingestPort, ingestOps, parserOps, matcherOps, gwPort, gwOps, dispatcherOps] = await Promise.all(Array.from({ length: 7 }, () => freePort()));
+  const started: [RunningProcess, number][] = [
+    [spawnTs('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: secret, PORT: String(ingestPort), OPS_PORT: String(ingestOps) }), ingestOps],
+    [spawnTs('apps/chain-parser/src/main.ts', { ...common, OPS_PORT: String(parserOps), CHAIN_PARSER_GROUP: `${prefix}parser` }), parserOps],
+    [spawnTs('apps/tx-matcher/src/main.ts', { ...common, OPS_PORT: String(matcherOps), TX_MATCHER_GROUP: `${prefix}matcher` }), matcherOps],
+    [spawnTs('apps/tx-gateway/src/main.ts', { ...common, PORT: String(gwPort), OPS_PORT: String(gwOps), WEBHOOK_SECRET_KEY: secretKey, TX_GATEWAY_INSTANCE_ID: 'bench', TX_GATEWAY_PUSH_GROUP_PREFIX: `${prefix}push` }), gwOps],
+    [spawnTs('apps/webhook-dispatcher/src/main.ts', { ...common, OPS_PORT: String(dispatcherOps), WEBHOOK_DISPATCHER_GROUP: `${prefix}dispatcher`, WEBHOOK_SECRET_KEY: secretKey, ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }), dispatcherOps],
+  ];
+  try {
+    await Promise.all(started.map(([p, ops]) => waitReady(p, ops, 150_000)));
+    const ws = await connectWs(`ws://127.0.0.1:${gwPort}/tx/api/v1/transaction/ws`, { 'x-api-key': key.token, 'x-resendduration': '0' });
+    await ws.next((m) => m.type === 'connected');
+    const wsAt = new Map<string, number>();
+    ws.ws.on('message', (d) => {
+      const m = JSON.parse(d.toString()) as { type: string; data?: { txhash?: string } };
+      if (m.type === 'transaction' && m.data?.txhash && !wsAt.has(m.data.txhash)) wsAt.set(m.data.txhash, Date.now());
+    });
+    const sentAt = new Map<string, number>();
+    const post = async (i: number) => {
+      const r = rebaseBlock('evm', raw, 3_000_000_000 + Math.floor(Math.random() * 1e9), randomSuffix());
+      const hash = r.item.block.transactions.find((t: { to?: string; value: string; input: string }) => String(t.to).toLowerCase() === watched && BigInt(t.value) > 0n && t.input === '0x').hash as string;
+      const body = streamerBody([r.item], { network: 'ethereum-mainnet', dataset: 'block_with_receipts', start: r.height });
+      const t0 = Date.now();
+      const res = await fetch(`http://127.0.0.1:${ingestPort}/stream`, { method: 'POST', headers: { 'content-secret-x': secret, 'cl-stream-network': 'ethereum-mainnet', 'content-type': 'application/octet-stream' }, body });
+      if (res.status !== 200) throw new Error(`post ${i}: ${res.status}`);
+      if (i >= 0) sentAt.set(hash, t0);
+      return hash;
+    };
+    // Warm-up (first joins, first connections), then a steady 2 blocks a second.
+    const warm = await post(-1);
+    await waitFor(() => hookAt.has(warm) && wsAt.has(warm), { timeoutMs: 120_000, what: 'the warm-up block pushed' });
+    for (let i = 0; i < LATENCY_POSTS; i++) {
+      await post(i);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    await waitFor(() => [...sentAt.keys()].every((h) => wsAt.has(h) && hookAt.has(h)), { timeoutMs: 120_000, what: 'every block pushed and delivered' });
+    await ws.close();
+    const wsLat = [...sentAt].map(([h, t]) => wsAt.get(h)! - t);
+    const hookLat = [...sentAt].map(([h, t]) => hookAt.get(h)! - t);
+    const rawLat = await rawKafkaLatency(prefix);
+    const [a, b, c] = [latencyStats(wsLat), latencyStats(hookLat), latencyStats(rawLat)];
+    return {
+      rows: [
+        { path: 'POST /stream → WebSocket push (5 processes)', samples: a.count, 'p50 ms': +a.p50.toFixed(1), 'p99 ms': +a.p99.toFixed(1) },
+        { path: 'POST /stream → webhook receipt (5 processes)', samples: b.count, 'p50 ms': +b.p50.toFixed(1), 'p99 ms': +b.p99.toFixed(1) },
+        { path: 'raw kafkajs produce → consume, one hop', samples: c.count, 'p50 ms': +c.p50.toFixed(1), 'p99 ms': +c.p99.toFixed(1) },
+      ],
+      ratios: [`/stream → ws push p50 ${a.p50.toFixed(0)} ms, → webhook p50 ${b.p50.toFixed(0)} ms: ${(a.p50 / c.p50).toFixed(1)}x / ${(b.p50 / c.p50).toFixed(1)}x one raw Kafka hop (the path has four hops, two Postgres transactions and a Redis write)`],
+    };
+  } finally {
+    for (const [p] of started) await stopProcess(p);
+    receiver.close();
+    await db('core.apps').where({ app_id: appId }).del();
+  }
+}
+
+/** One kafkajs produce → consume hop, the same rate, in the same run. */
+async function rawKafkaLatency(prefix: string): Promise<number[]> {
+  const kafka = new Kafka({ clientId: 'bench-raw', brokers: BROKERS, logLevel: logLevel.NOTHING });
+  const topic = `${prefix}raw-latency`;
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+  await admin.disconnect();
+  const out: number[] = [];
+  const c = kafka.consumer({ groupId: `${prefix}raw` });
+  await c.connect();
+  await c.subscribe({ topic, fromBeginning: true });
+  const joined = new Promise((r) => c.on(c.events.GROUP_JOIN, r));
+  await c.run({ eachMessage: async ({ message }) => void out.push(Date.now() - Number(message.value!.toString())) });
+  await joined;
+  const p = kafka.producer();
+  await p.connect();
+  for (let i = 0; i < LATENCY_POSTS; i++) {
+    await p.send({ topic, acks: -1, messages: [{ value: String(Date.now()) }] });
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  await waitFor(() => out.length >= LATENCY_POSTS, { timeoutMs: 60_000, what: 'raw messages consumed' });
+  await p.disconnect();
+  await c.disconnect();
+  return out;
 }
