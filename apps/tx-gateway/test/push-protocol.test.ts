@@ -20,8 +20,11 @@ describe('WebSocket protocol (pure)', () => {
   });
 
   it('subscribe: lowercases the chain type, stores the canonical address; missing fields are the spec 400', () => {
-    const r = parseCommand(JSON.stringify({ id: '1', type: 'subscribe', data: { address: '0xABCDEFabcdefABCDEFabcdefABCDEFabcdefABCD', chain_type: 'Ethereum' } }));
-    expect(r.command).to.deep.equal({ kind: 'subscribe', chainType: 'ethereum', address: '0xabcdefabcdefabcdefabcdefabcdefabcdefabcd' });
+    // An EIP-55 checksummed address (the first example of the EIP).
+    const r = parseCommand(JSON.stringify({ id: '1', type: 'subscribe', data: { address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', chain_type: 'Ethereum' } }));
+    expect(r.command).to.deep.equal({ kind: 'subscribe', chainType: 'ethereum', address: '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed' });
+    const wrongCase = parseCommand(JSON.stringify({ id: '4', type: 'subscribe', data: { address: '0x5AAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', chain_type: 'ethereum' } }));
+    expect(wrongCase.command).to.deep.equal({ kind: 'reply', reply: { type: 'subscribe', code: 400, data: null, msg: 'address has a wrong EIP-55 checksum (mixed case)' } });
     const bad = parseCommand(JSON.stringify({ id: '2', type: 'subscribe', data: { address: '0x1' } }));
     expect(bad.command).to.deep.equal({ kind: 'reply', reply: { type: 'subscribe', code: 400, data: null, msg: 'address and chain_type required' } });
     const unknown = parseCommand(JSON.stringify({ id: '3', type: 'subscribe', data: { address: '0x1', chain_type: 'dogecoin' } }));

@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
-import { base58Decode, isTronBase58, tronHexToBase58 } from './address';
+import { keccak_256 } from '@noble/hashes/sha3';
+import { bech32, bech32m } from '@scure/base';
+import { base58CheckDecode, base58Decode, isTronBase58, tronHexToBase58 } from './address';
 import type { ChainFamily } from './networks';
 
 /**
@@ -35,10 +36,27 @@ export function canonicalAddress(family: ChainFamily, raw: string): AddressCheck
   }
 }
 
+/**
+ * Whether a mixed-case EVM address carries a valid EIP-55 checksum: a hex letter is upper case
+ * exactly when the matching nibble of keccak-256(lowercase address) is 8 or more. An address in
+ * one case only carries no checksum and passes.
+ */
+export function eip55Valid(address: string): boolean {
+  const hex = address.slice(2);
+  if (hex === hex.toLowerCase() || hex === hex.toUpperCase()) return true;
+  const hash = Buffer.from(keccak_256(hex.toLowerCase())).toString('hex');
+  for (let i = 0; i < 40; i++) {
+    const c = hex[i];
+    if (c >= '0' && c <= '9') continue;
+    if ((parseInt(hash[i], 16) >= 8) !== (c === c.toUpperCase())) return false;
+  }
+  return true;
+}
+
 function evmAddress(a: string): AddressCheck {
-  // EIP-55 mixed-case checksums are not verified (that needs keccak-256): EVM matching is
-  // case-insensitive, so a wrongly-cased address still names the same account.
   if (!/^0x[0-9a-fA-F]{40}$/.test(a)) return bad('must be 0x followed by 40 hex digits');
+  // A mistyped mixed-case address is refused, as wallets refuse it (EIP-55).
+  if (!eip55Valid(a)) return bad('has a wrong EIP-55 checksum (mixed case)');
   return ok(a.toLowerCase());
 }
 
@@ -59,10 +77,6 @@ function solanaAddress(a: string): AddressCheck {
   return ok(a);
 }
 
-function sha256d(data: Uint8Array): Buffer {
-  return createHash('sha256').update(createHash('sha256').update(data).digest()).digest();
-}
-
 /** Bitcoin mainnet: P2PKH `1…`, P2SH `3…` (Base58Check) and segwit `bc1…` (bech32, bech32m). */
 function bitcoinAddress(a: string): AddressCheck {
   if (/^bc1/i.test(a)) {
@@ -72,79 +86,45 @@ function bitcoinAddress(a: string): AddressCheck {
   if (!/^[13][1-9A-HJ-NP-Za-km-z]{24,34}$/.test(a)) return bad('must be a mainnet address starting with 1, 3 or bc1');
   const raw = base58Decode(a);
   if (!raw || raw.length !== 25) return bad('does not decode to a 25-byte Base58Check address');
-  if (raw[0] !== 0x00 && raw[0] !== 0x05) return bad('has a version byte other than P2PKH or P2SH mainnet');
-  if (!sha256d(raw.subarray(0, 21)).subarray(0, 4).equals(raw.subarray(21))) return bad('has a bad Base58Check checksum');
+  const payload = base58CheckDecode(a);
+  if (!payload) return bad('has a bad Base58Check checksum');
+  if (payload[0] !== 0x00 && payload[0] !== 0x05) return bad('has a version byte other than P2PKH or P2SH mainnet');
   return ok(a);
 }
 
-// --- bech32 / bech32m (BIP-173, BIP-350) ---------------------------------------------------
+// --- bech32 / bech32m (BIP-173, BIP-350), decoded by @scure/base ---------------------------
 
-const BECH32_CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
-const BECH32_GENERATOR = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
-const BECH32_CONST = 1;
-const BECH32M_CONST = 0x2bc830a3;
+type Bech32Decoded = { hrp: string; words: number[]; variant: 'bech32' | 'bech32m' };
 
-function polymod(values: number[]): number {
-  let chk = 1;
-  for (const v of values) {
-    const top = chk >>> 25;
-    chk = ((chk & 0x1ffffff) << 5) ^ v;
-    for (let i = 0; i < 5; i++) if ((top >>> i) & 1) chk ^= BECH32_GENERATOR[i];
-  }
-  return chk >>> 0;
-}
-
-function hrpExpand(hrp: string): number[] {
-  const codes = [...hrp].map((c) => c.charCodeAt(0));
-  return [...codes.map((c) => c >> 5), 0, ...codes.map((c) => c & 31)];
-}
-
-function decodeBech32(text: string): { hrp: string; data: number[]; variant: 'bech32' | 'bech32m' } | undefined {
-  if (text.length > 90) return undefined;
-  if (text !== text.toLowerCase() && text !== text.toUpperCase()) return undefined;
-  const s = text.toLowerCase();
-  const sep = s.lastIndexOf('1');
-  if (sep < 1 || sep + 7 > s.length) return undefined;
-  const hrp = s.slice(0, sep);
-  if ([...hrp].some((c) => c.charCodeAt(0) < 33 || c.charCodeAt(0) > 126)) return undefined;
-  const data: number[] = [];
-  for (const c of s.slice(sep + 1)) {
-    const v = BECH32_CHARSET.indexOf(c);
-    if (v < 0) return undefined;
-    data.push(v);
-  }
-  const check = polymod([...hrpExpand(hrp), ...data]);
-  const variant = check === BECH32_CONST ? 'bech32' : check === BECH32M_CONST ? 'bech32m' : undefined;
-  if (!variant) return undefined;
-  return { hrp, data: data.slice(0, -6), variant };
-}
-
-function convertBits(data: number[], from: number, to: number): number[] | undefined {
-  let acc = 0;
-  let bits = 0;
-  const out: number[] = [];
-  const maxv = (1 << to) - 1;
-  const maxAcc = (1 << (from + to - 1)) - 1;
-  for (const value of data) {
-    acc = ((acc << from) | value) & maxAcc;
-    bits += from;
-    while (bits >= to) {
-      bits -= to;
-      out.push((acc >> bits) & maxv);
+/** Either checksum variant; undefined when the text is neither (or mixes cases, or exceeds 90 chars). */
+function decodeBech32(text: string): Bech32Decoded | undefined {
+  for (const [variant, codec] of [['bech32', bech32], ['bech32m', bech32m]] as const) {
+    try {
+      const d = codec.decode(text as `${string}1${string}`, 90);
+      return { hrp: d.prefix, words: [...d.words], variant };
+    } catch {
+      // not this variant
     }
   }
-  // No padding on decode: leftover bits must be fewer than `from` and all zero.
-  if (bits >= from || ((acc << (to - bits)) & maxv) !== 0) return undefined;
-  return out;
+  return undefined;
+}
+
+/** 5-bit words → bytes, refusing non-zero padding (BIP-173). */
+function wordsToBytes(words: number[]): number[] | undefined {
+  try {
+    return [...bech32.fromWords(words)];
+  } catch {
+    return undefined;
+  }
 }
 
 /** The witness version and program of a segwit address of `hrp`, or undefined when invalid. */
 export function decodeSegwit(hrp: string, address: string): { version: number; program: number[] } | undefined {
   const decoded = decodeBech32(address);
-  if (!decoded || decoded.hrp !== hrp || decoded.data.length < 1) return undefined;
-  const [version, ...rest] = decoded.data;
+  if (!decoded || decoded.hrp !== hrp || decoded.words.length < 1) return undefined;
+  const [version, ...rest] = decoded.words;
   if (version > 16) return undefined;
-  const program = convertBits(rest, 5, 8);
+  const program = wordsToBytes(rest);
   if (!program || program.length < 2 || program.length > 40) return undefined;
   if (version === 0 && program.length !== 20 && program.length !== 32) return undefined;
   // BIP-350: version 0 keeps bech32, every later version uses bech32m.
@@ -168,7 +148,7 @@ export function canonicalAddressForChainType(chainType: string, raw: string): Ad
       const a = raw.trim();
       const decoded = decodeBech32(a);
       if (!decoded || decoded.hrp !== 'cosmos' || decoded.variant !== 'bech32') return bad('is not a valid bech32 cosmos1… address');
-      const bytes = convertBits(decoded.data, 5, 8);
+      const bytes = wordsToBytes(decoded.words);
       return bytes && (bytes.length === 20 || bytes.length === 32) ? ok(a.toLowerCase()) : bad('does not decode to a 20- or 32-byte account');
     }
     case 'move': {

@@ -1,46 +1,34 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2';
+import { base58, createBase58check } from '@scure/base';
 import type { ChainFamily } from './networks';
 
-const B58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const B58_INDEX = new Map([...B58_ALPHABET].map((c, i) => [c, i]));
+/**
+ * The address codecs of every chain family come from kept, audited libraries (`@scure/base`
+ * over `@noble/hashes`), not code of our own: Base58 (Solana keys, Tron), Base58Check (Tron,
+ * Bitcoin P2PKH/P2SH), bech32/bech32m (segwit, Cosmos) and keccak-256 for EIP-55.
+ */
+export const base58check = createBase58check(sha256);
 
 export function base58Encode(bytes: Uint8Array): string {
-  let n = 0n;
-  for (const b of bytes) n = (n << 8n) | BigInt(b);
-  let out = '';
-  while (n > 0n) {
-    out = B58_ALPHABET[Number(n % 58n)] + out;
-    n /= 58n;
-  }
-  for (const b of bytes) {
-    if (b !== 0) break;
-    out = '1' + out;
-  }
-  return out;
+  return base58.encode(bytes);
 }
 
 /** Decodes Base58; undefined on a character outside the alphabet. */
 export function base58Decode(text: string): Buffer | undefined {
-  let n = 0n;
-  for (const c of text) {
-    const v = B58_INDEX.get(c);
-    if (v === undefined) return undefined;
-    n = n * 58n + BigInt(v);
+  try {
+    return Buffer.from(base58.decode(text));
+  } catch {
+    return undefined;
   }
-  const bytes: number[] = [];
-  while (n > 0n) {
-    bytes.unshift(Number(n & 0xffn));
-    n >>= 8n;
-  }
-  for (const c of text) {
-    if (c !== '1') break;
-    bytes.unshift(0);
-  }
-  return Buffer.from(bytes);
 }
 
-function sha256d(data: Uint8Array): Buffer {
-  return createHash('sha256').update(createHash('sha256').update(data).digest()).digest();
+/** Base58Check payload (version byte included), undefined when not Base58 or the checksum fails. */
+export function base58CheckDecode(text: string): Buffer | undefined {
+  try {
+    return Buffer.from(base58check.decode(text));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -53,17 +41,13 @@ export function tronHexToBase58(hex: string): string | undefined {
   if (h.startsWith('0x')) h = h.slice(2);
   if (h.length === 40) h = '41' + h;
   if (h.length !== 42 || !h.startsWith('41') || !/^[0-9a-f]+$/.test(h)) return undefined;
-  const payload = Buffer.from(h, 'hex');
-  const checksum = sha256d(payload).subarray(0, 4);
-  return base58Encode(Buffer.concat([payload, checksum]));
+  return base58check.encode(Buffer.from(h, 'hex'));
 }
 
 /** Base58Check Tron address → `41…` hex (42 chars); undefined when the checksum fails. */
 export function tronBase58ToHex(address: string): string | undefined {
-  const raw = base58Decode(address.trim());
-  if (!raw || raw.length !== 25 || raw[0] !== 0x41) return undefined;
-  const payload = raw.subarray(0, 21);
-  if (!sha256d(payload).subarray(0, 4).equals(raw.subarray(21))) return undefined;
+  const payload = base58CheckDecode(address.trim());
+  if (!payload || payload.length !== 21 || payload[0] !== 0x41) return undefined;
   return payload.toString('hex');
 }
 

@@ -41,3 +41,24 @@ describe('monitored network of a price reference chain', () => {
     expect(networkOfReferenceChain('cosmos', null)).to.equal(undefined);
   });
 });
+
+describe('EVM addresses: EIP-55', () => {
+  // The four examples of EIP-55 itself, each in its checksummed form.
+  const valid = ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB', '0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb'];
+
+  it('accepts the checksummed examples and one-case forms, stored lowercase', () => {
+    for (const a of valid) {
+      expect(canonicalAddressForChainType('evm', a), a).to.deep.equal({ ok: true, address: a.toLowerCase() });
+      expect(canonicalAddressForChainType('evm', a.toLowerCase()).ok).to.equal(true);
+      expect(canonicalAddressForChainType('evm', '0x' + a.slice(2).toUpperCase()).ok).to.equal(true);
+    }
+  });
+
+  it('refuses a mixed-case address whose case is wrong in one letter', () => {
+    for (const a of valid) {
+      const i = [...a.slice(2)].findIndex((c) => /[a-f]/i.test(c)) + 2;
+      const flipped = a.slice(0, i) + (a[i] === a[i].toUpperCase() ? a[i].toLowerCase() : a[i].toUpperCase()) + a.slice(i + 1);
+      expect(canonicalAddressForChainType('evm', flipped), flipped).to.deep.equal({ ok: false, reason: 'has a wrong EIP-55 checksum (mixed case)' });
+    }
+  });
+});
