@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { networkByName, NETWORKS } from './networks';
 
 /** A chain origin failed: unreachable, timed out, answered non-2xx, or answered a JSON-RPC error. */
@@ -42,8 +43,6 @@ export function parseChainOrigins(pairs: string, defaultBase: string | null): Ch
   };
 }
 
-let nextId = 1;
-
 /**
  * One JSON-RPC 2.0 call over HTTP with a hard timeout. Resolves with `result`; rejects with an
  * OriginError saying what went wrong. Never hangs past `timeoutMs`.
@@ -56,7 +55,8 @@ export async function jsonRpcCall(url: string, method: string, params: unknown[]
     res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
+      // One request per HTTP call, so the id only has to be echoed back: no counter shared by the process.
+      body: JSON.stringify({ jsonrpc: '2.0', id: randomInt(1, 2 ** 31), method, params }),
       signal: controller.signal,
     });
   } catch (err) {
