@@ -19,6 +19,7 @@ broker_env=(KAFKA_STATE_DIR="$ROOT/.kafka-test" KAFKA_PORT="$TEST_KAFKA_PORT" KA
 LOG="$(mktemp)"
 
 scripts/dev/services.sh
+scripts/dev/system-deps.sh
 env "${broker_env[@]}" scripts/kafka/kafka.sh start
 trap 'env "${broker_env[@]}" scripts/kafka/kafka.sh stop; rm -f "$LOG"' EXIT
 
