@@ -28,6 +28,7 @@ describe('WebSocket push: periodic resend, replayed pushes, dead connections (tx
   let pushTopic = '';
   const clients: TestWsClient[] = [];
   const app = { id: `wsr-${randomBytes(4).toString('hex')}`, key: '' };
+  const prefix = uniquePrefix('wsr');
 
   const push = (i: number, messageId = randomBytes(16).toString('hex')): TxPushMessage => {
     const tx = { ...txs[i], tx_hash: `0x${randomBytes(32).toString('hex')}` };
@@ -55,13 +56,17 @@ describe('WebSocket push: periodic resend, replayed pushes, dead connections (tx
     app.key = k.token;
     // Unacknowledged pushes are due again after 1 s.
     await db('tx.app_configs').insert({ app_id: app.id, ws_ack_resend_interval_seconds: 1 });
-    const prefix = uniquePrefix('wsr');
     pushTopic = prefix + TOPICS.txPush.name;
     await createRegistryTopics(prefix, [TOPICS.txPush, TOPICS.addressesChanges]);
+    gateway = await startGateway(prefix, 500);
+  });
+
+  /** A tx-gateway process on the test's topics; `pingMs` is its WebSocket ping interval. */
+  async function startGateway(prefix: string, pingMs: number): Promise<RunningProcess> {
     const [port, ops] = await Promise.all([freePort(), freePort()]);
     base = `http://127.0.0.1:${port}`;
     opsBase = `http://127.0.0.1:${ops}`;
-    gateway = spawnTs('apps/tx-gateway/src/main.ts', {
+    const proc = spawnTs('apps/tx-gateway/src/main.ts', {
       KAFKA_BROKERS: env.kafkaBrokers.join(','),
       KAFKA_TOPIC_PREFIX: prefix,
       DATABASE_URL: env.databaseUrl,
@@ -71,12 +76,13 @@ describe('WebSocket push: periodic resend, replayed pushes, dead connections (tx
       WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
       TX_GATEWAY_INSTANCE_ID: `wsr-${randomBytes(3).toString('hex')}`,
       WS_RESEND_SCAN_MS: '100',
-      WS_PING_INTERVAL_MS: '500',
+      WS_PING_INTERVAL_MS: String(pingMs),
       WS_MAX_BUFFERED_BYTES: String(64 * 1024),
       LOG_LEVEL: 'warn',
     });
-    await waitReady(gateway, ops, 60_000);
-  });
+    await waitReady(proc, ops, 60_000);
+    return proc;
+  }
 
   after(async () => {
     await Promise.all(clients.map((c) => c.close()));
@@ -136,6 +142,11 @@ describe('WebSocket push: periodic resend, replayed pushes, dead connections (tx
   });
 
   it('cuts off a client that stopped reading once it is 64 KiB behind; another client of the application gets every push', async () => {
+    // A gateway whose pings are far apart: a paused client must be cut off for its backlog, not
+    // first for a missed pong (which takes a second at the 500 ms interval of the tests above).
+    await Promise.all(clients.splice(0).map((old) => old.close()));
+    expect(await stopProcess(gateway!), 'clean shutdown').to.equal(0);
+    gateway = await startGateway(prefix, 120_000);
     const slow = await open({ 'x-resendduration': '0' });
     const fast = await open({ 'x-resendduration': '0' });
     const before = await metric('chainpipe_ws_disconnects_total', { reason: 'slow' });
