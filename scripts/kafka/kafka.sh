@@ -8,8 +8,10 @@
 #        scripts/kafka/kafka.sh node-start|node-stop|node-kill N      (N = 1..3, a cluster node)
 #
 # Environment (all optional):
+#   KAFKA_VERSION          broker version from Maven Central; the 3.x and 4.x lines are both
+#                          supported and tested                            (default 3.9.1)
 #   KAFKA_STATE_DIR        jars, config, data, log and pid live here      (default .kafka)
-#   KAFKA_LIB_DIR          where the jars are kept; shared between states (default .kafka/lib)
+#   KAFKA_LIB_DIR          where the jars are kept; shared between states (default .kafka/lib/VERSION)
 #   KAFKA_PORT             client (PLAINTEXT) port                         (default 9092)
 #   KAFKA_CONTROLLER_PORT  KRaft controller port; never point clients here (default 9093)
 #   KAFKA_CLUSTER_DIR      state of the three-node cluster, node N in nodeN (default .kafka-cluster)
@@ -22,14 +24,19 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 HERE="$ROOT/scripts/kafka"
-LIB="${KAFKA_LIB_DIR:-$ROOT/.kafka/lib}"
+VERSION="${KAFKA_VERSION:-3.9.1}"
+LINE="${VERSION%%.*}"
+case "$LINE" in 3|4) ;; *) echo "kafka: KAFKA_VERSION $VERSION is not of a supported line (3.x, 4.x)" >&2; exit 2 ;; esac
+LIB="${KAFKA_LIB_DIR:-$ROOT/.kafka/lib/$VERSION}"
 CLUSTER_DIR="${KAFKA_CLUSTER_DIR:-$ROOT/.kafka-cluster}"
 CLUSTER_PORT="${KAFKA_CLUSTER_PORT:-29092}"
 CLUSTER_SIZE=3
 CLUSTER_ID="${KAFKA_CLUSTER_ID:-5L6g3nShT-eMCtK--X86sw}"   # any 22-char base64 UUID
 HEAP="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
 JVM="${KAFKA_JVM_PERFORMANCE_OPTS:--server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true}"
-LOG4J="-Dlog4j.configuration=file:$HERE/log4j.properties"
+# 3.x logs through log4j 1 (reload4j), 4.x through log4j2: the same levels in each one's format.
+if [ "$LINE" = 3 ]; then LOG4J="-Dlog4j.configuration=file:$HERE/log4j.properties"
+else LOG4J="-Dlog4j2.configurationFile=$HERE/log4j2.xml"; fi
 
 # The node the commands act on: state folder, ports, id, voters, replication settings.
 use_node() {
@@ -56,15 +63,18 @@ cluster_bootstrap() {
 log() { echo "kafka: $*" >&2; }
 
 fetch() {
-  if compgen -G "$LIB/kafka_2.13-*.jar" >/dev/null; then return 0; fi
+  if [ -f "$LIB/kafka_2.13-$VERSION.jar" ]; then return 0; fi
   command -v mvn >/dev/null || { log "mvn not found (apt-get install maven)"; exit 1; }
   command -v java >/dev/null || { log "java not found (apt-get install openjdk-17-jre-headless)"; exit 1; }
-  log "fetching the broker from Maven Central into $LIB"
+  log "fetching broker $VERSION from Maven Central into $LIB"
   mkdir -p "$LIB"
   mvn -B -ntp -q -f "$HERE/pom.xml" dependency:copy-dependencies \
+      -Dkafka.version="$VERSION" -Dkafka.line="$LINE" \
       -DincludeScope=runtime -DoutputDirectory="$LIB" ${MVN_EXTRA_ARGS:-}
+  local logging="reload4j slf4j-reload4j"
+  [ "$LINE" = 3 ] || logging="log4j-core log4j-slf4j-impl"
   for j in kafka_2.13 kafka-clients kafka-server kafka-metadata kafka-raft kafka-storage \
-           kafka-group-coordinator scala-library reload4j slf4j-reload4j; do
+           kafka-group-coordinator scala-library $logging; do
     compgen -G "$LIB/$j-[0-9]*.jar" >/dev/null || { log "missing $j in $LIB"; exit 1; }
   done
 }

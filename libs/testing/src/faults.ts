@@ -16,7 +16,6 @@ import { waitFor } from './wait';
 
 const run = promisify(execFile);
 const KAFKA_SH = path.join(REPO_ROOT, 'scripts/kafka/kafka.sh');
-const KAFKA_LIB_DIR = path.join(REPO_ROOT, '.kafka/lib');
 const PG_BIN = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
 
 /** Milliseconds since `t0`, for the recovery times the suite reports. */
@@ -127,7 +126,7 @@ export class PrivateBroker {
     const stateDir = mkdtempSync(path.join(os.tmpdir(), 'chainpipe-broker-'));
     const port = await freePort();
     const cport = await freePort();
-    const env = { ...process.env, KAFKA_STATE_DIR: stateDir, KAFKA_LIB_DIR, KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(cport) };
+    const env = { ...process.env, KAFKA_STATE_DIR: stateDir, KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(cport) };
     const broker = new PrivateBroker(stateDir, port, env);
     await run(KAFKA_SH, ['start'], { env });
     return broker;
@@ -168,7 +167,7 @@ export class PrivateKafkaCluster {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'chainpipe-cluster-'));
     const basePort = await freePortRange(6);
     // Three JVMs on a small machine: a smaller heap each than the single broker's.
-    const env = { ...process.env, KAFKA_CLUSTER_DIR: dir, KAFKA_CLUSTER_PORT: String(basePort), KAFKA_LIB_DIR, KAFKA_HEAP_OPTS: '-Xms128m -Xmx384m' };
+    const env = { ...process.env, KAFKA_CLUSTER_DIR: dir, KAFKA_CLUSTER_PORT: String(basePort), KAFKA_HEAP_OPTS: '-Xms128m -Xmx384m' };
     const cluster = new PrivateKafkaCluster(dir, basePort, env);
     try {
       await run(KAFKA_SH, ['cluster-start'], { env });
