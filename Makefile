@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help install up down test lint typecheck test-unit test-int migrate topics bench kafka-start kafka-stop logs
+.PHONY: help install up down test lint typecheck test-unit test-int migrate topics bench kafka-start kafka-stop logs demo
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -16,6 +16,9 @@ install: node_modules/.package-lock.json ## install npm packages and fetch the K
 
 up: install ## start Kafka, migrations, topics and every app; prints where to point a client
 	scripts/dev/up.sh
+
+demo: node_modules/.package-lock.json ## after `make up`: every service at work in a minute, each step printed
+	npx --no-install tsx scripts/dev/demo.ts
 
 down: ## stop everything `make up` started
 	scripts/dev/down.sh

@@ -2,6 +2,8 @@
 # make test: lint, typecheck, unit tests, integration tests against a broker of their own
 # (port 19092 or the next free pair, state in .kafka-test) and the machine's Postgres and Redis, then
 # the fault suite on brokers and a Postgres of its own. Stops what it started.
+#   KAFKA_VERSION=4.1.1   the brokers of the run from the other supported line (default 3.9.1)
+#   TEST_ONLY="integration faults"   only these stages (lint typecheck generated unit integration faults demo)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -23,15 +25,31 @@ scripts/dev/system-deps.sh
 env "${broker_env[@]}" scripts/kafka/kafka.sh start
 trap 'env "${broker_env[@]}" scripts/kafka/kafka.sh stop; rm -f "$LOG"' EXIT
 
-echo "== lint";       npx --no-install eslint .
-echo "== typecheck";  npx --no-install tsc -p tsconfig.json --noEmit
-echo "== generated";  npx --no-install tsx scripts/gen-types.ts --check   # types of schemas/ (npm run gen)
-# Every stage runs even when an earlier one failed, so one run reports every failure.
+stage() { [ -z "${TEST_ONLY:-}" ] || [[ " $TEST_ONLY " == *" $1 "* ]]; }
+echo "test: Kafka ${KAFKA_VERSION:-3.9.1}${TEST_ONLY:+, stages: $TEST_ONLY}"
+if stage lint;      then echo "== lint";      npx --no-install eslint .; fi
+if stage typecheck; then echo "== typecheck"; npx --no-install tsc -p tsconfig.json --noEmit; fi
+if stage generated; then echo "== generated"; npx --no-install tsx scripts/gen-types.ts --check; fi   # types of schemas/ (npm run gen)
+# Every test stage runs even when an earlier one failed, so one run reports every failure.
 status=0
-echo "== unit";       npm run -s test:unit 2>&1 | tee -a "$LOG" || status=1
-echo "== integration"; npm run -s test:int 2>&1 | tee -a "$LOG" || status=1
+if stage unit;        then echo "== unit";        npm run -s test:unit 2>&1 | tee -a "$LOG" || status=1; fi
+if stage integration; then echo "== integration"; npm run -s test:int 2>&1 | tee -a "$LOG" || status=1; fi
 # Faults: a broker and a Postgres of the suite's own, stopped and killed.
-echo "== faults";     npm run -s test:fault 2>&1 | tee -a "$LOG" || status=1
+if stage faults;      then echo "== faults";      npm run -s test:fault 2>&1 | tee -a "$LOG" || status=1; fi
+# Demo: what a new user does first, `make up` then `make demo`, on the development ports. A stack
+# that is already up is used as it is and left running; one started here is stopped again.
+if stage demo; then
+  echo "== demo"
+  running_before=0
+  for pidf in .run/pids/*.pid; do [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null && running_before=1; done
+  mkdir -p .run
+  if scripts/dev/up.sh > .run/demo-up.log 2>&1; then
+    npx --no-install tsx scripts/dev/demo.ts || { echo "demo: failed"; status=1; }
+  else
+    echo "demo: make up failed:"; tail -n 40 .run/demo-up.log; status=1
+  fi
+  [ "$running_before" = 1 ] || scripts/dev/down.sh >/dev/null 2>&1
+fi
 
 # grep finds nothing when nothing failed; that is not an error here.
 passed=$( (grep -Eo '^ +[0-9]+ passing' "$LOG" || true) | awk '{s+=$1} END {print s+0}')
