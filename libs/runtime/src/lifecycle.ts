@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
 import { errorMessage } from './errors';
 
 /**
@@ -108,6 +108,19 @@ export class Lifecycle {
 
   /** Serves /metrics, /healthz and /readyz; never on a public port. */
   async serveOps(opts: { host: string; port: number; registry: Registry }): Promise<AddressInfo> {
+    // Readiness as a metric too, read at scrape time: an alert can tell "up but not serving"
+    // (a dependency down, a consumer rejoining) from "down" (Prometheus' own `up`).
+    const isReady = () => this.readiness().ready;
+    if (!opts.registry.getSingleMetric('chainpipe_ready')) {
+      new Gauge({
+        name: 'chainpipe_ready',
+        help: '1 while /readyz answers 200, 0 while it answers 503',
+        registers: [opts.registry],
+        collect() {
+          this.set(isReady() ? 1 : 0);
+        },
+      });
+    }
     const server = http.createServer((req, res) => {
       const path = (req.url ?? '/').split('?')[0];
       const send = (status: number, body: unknown) => {

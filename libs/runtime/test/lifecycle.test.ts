@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
+import { Registry } from 'prom-client';
 import { Lifecycle, createLogger, type HealthReport } from '@chainpipe/runtime';
 
 function sink() {
@@ -70,6 +71,27 @@ describe('Lifecycle', () => {
     redis = { state: 'error', detail: 'gave up' };
     expect(lc.health().state).to.equal('error');
     expect(lc.readiness().ready).to.equal(false);
+  });
+
+  it('serves readiness as the chainpipe_ready gauge: 0 while /readyz answers 503, 1 while it answers 200', async () => {
+    const { logger } = sink();
+    let dbReady = false;
+    const lc = new Lifecycle({ logger, exit: () => undefined });
+    lc.add({ name: 'db', health: () => 'ok', ready: () => dbReady });
+    const ops = await lc.serveOps({ host: '127.0.0.1', port: 0, registry: new Registry() });
+    const scrape = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${ops.port}/metrics`)).text();
+      return /^chainpipe_ready (\d)$/m.exec(text)?.[1];
+    };
+    try {
+      lc.markStarted();
+      expect(await scrape()).to.equal('0');
+      dbReady = true;
+      expect((await fetch(`http://127.0.0.1:${ops.port}/readyz`)).status).to.equal(200);
+      expect(await scrape()).to.equal('1');
+    } finally {
+      await lc.shutdown('test');
+    }
   });
 });
 
