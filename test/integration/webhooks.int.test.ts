@@ -10,7 +10,7 @@ import { loadContracts } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
 import { SecretBox, createLogger } from '@chainpipe/runtime';
 import { evmBlockItem, parseFixture, randomSuffix, rebaseBlock, testEnv } from '@chainpipe/testing';
-import { GIVE_UP_AFTER_MS, WebhookDispatcher, postWebhook, type SenderOptions } from '@chainpipe/webhooks';
+import { GIVE_UP_AFTER_MS, WebhookDispatcher, postWebhook, webhookQueueMetrics, type SenderOptions } from '@chainpipe/webhooks';
 
 type Json = any;
 
@@ -157,6 +157,13 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     // Intervals after each failure: 1 s, 2 s, 4 s (t0+1 s, t0+3 s, t0+7 s).
     expect(attemptsAt).to.deep.equal([1000, 3000, 7000]);
     expect((await queue(appId))[0].next_attempt_at).to.equal(String(t0 + 15_000));
+    // The queue as operators see it: at least these 5 waiting, the oldest since t0 or earlier.
+    const registry = new Registry();
+    const queueMetrics = webhookQueueMetrics({ db, registry, now: () => clock });
+    await queueMetrics.refresh();
+    const gauge = async (name: string) => (await registry.getSingleMetric(name)!.get()).values[0].value;
+    expect(await gauge('chainpipe_webhook_queue_items')).to.be.at.least(5);
+    expect(await gauge('chainpipe_webhook_queue_oldest_age_seconds')).to.be.at.least((clock - t0) / 1000);
 
     receiver.status = 200;
     clock = t0 + 15_000;

@@ -2,7 +2,7 @@ import { TOPICS } from '@chainpipe/contracts';
 import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
 import { SecretBox, periodicJob, runService } from '@chainpipe/runtime';
-import { WebhookDispatcher, postWebhook } from '@chainpipe/webhooks';
+import { WebhookDispatcher, postWebhook, webhookQueueMetrics } from '@chainpipe/webhooks';
 import { webhookDispatcherConfig } from './config';
 
 runService('webhook-dispatcher', webhookDispatcherConfig, async (svc) => {
@@ -33,4 +33,7 @@ runService('webhook-dispatcher', webhookDispatcherConfig, async (svc) => {
 
   // The retry scheduler: one pass at a time; a failed pass is logged and the next one retries.
   svc.serve(periodicJob({ name: 'retry-scheduler', intervalMs: config.WEBHOOK_SCHEDULER_INTERVAL_MS, run: () => dispatcher.drainDue(), logger, runAtStart: true }));
+  // Queue size and oldest age for alerts; a count over the queue table every 15 s (a scrape interval).
+  const queueMetrics = webhookQueueMetrics({ db, registry, now: Date.now });
+  svc.serve(periodicJob({ name: 'queue-metrics', intervalMs: 15_000, run: () => queueMetrics.refresh(), logger, runAtStart: true }));
 });

@@ -3,3 +3,4 @@ export * from './sign';
 export * from './schedule';
 export * from './sender';
 export * from './dispatcher';
+export * from './queue-metrics';
