@@ -335,5 +335,9 @@ describe('chain-parser end to end: chain-ingest → chain.raw → chain-parser �
     expect(value('chainpipe_parser_txs_orphaned_total', { network: 'ethereum-mainnet' })).to.equal(5);
     expect(value('chainpipe_parser_records_total', { outcome: 'dead_letter' })).to.equal(2);
     expect(value('chainpipe_parser_store_duration_seconds_count', { network: 'ethereum-mainnet' })).to.be.greaterThan(0);
+    // Every stored delivery (whole or partial) timed from chain-ingest's receipt to chain.tx.
+    const storedDeliveries = value('chainpipe_parser_records_total', { outcome: 'stored' }) + value('chainpipe_parser_records_total', { outcome: 'partial' });
+    expect(value('chainpipe_parser_ingest_to_publish_seconds_count', {})).to.equal(storedDeliveries);
+    expect(value('chainpipe_parser_ingest_to_publish_seconds_sum', {})).to.be.greaterThan(0);
   });
 });

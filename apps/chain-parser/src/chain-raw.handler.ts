@@ -34,6 +34,9 @@ function parserMetrics(registry: Registry) {
     skipped: new Counter({ name: 'chainpipe_parser_chain_tx_skipped_total', help: 'Stored transactions not published to chain.tx (message above the topic limit)', labelNames: ['network'], registers: [registry] }),
     parseDuration: new Histogram({ name: 'chainpipe_parser_parse_duration_seconds', help: 'Parse time of one raw record', labelNames: ['network'], buckets: DURATION_BUCKETS, registers: [registry] }),
     storeDuration: new Histogram({ name: 'chainpipe_parser_store_duration_seconds', help: 'Time to store one block (one DB transaction)', labelNames: ['network'], buckets: DURATION_BUCKETS, registers: [registry] }),
+    // The pipeline's end-to-end latency as far as the parser sees it: from chain-ingest's
+    // acknowledgement (the record's received_at header) to its transactions acknowledged on chain.tx.v1.
+    ingestToPublish: new Histogram({ name: 'chainpipe_parser_ingest_to_publish_seconds', help: 'From chain-ingest receiving a delivery to its transactions published on chain.tx.v1 (replays included)', labelNames: ['network'], buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300], registers: [registry] }),
   };
 }
 
@@ -57,6 +60,7 @@ export function createChainRawHandler(deps: ChainRawHandlerDeps): BatchHandler<B
   return async (records) => {
     const deadLetters: DeadLetter[] = [];
     const outgoing: OutgoingMessage<ChainTxMessage>[] = [];
+    const stored: Array<{ network: string; receivedAt: number }> = [];
     const dead = (record: ConsumedRecord<Buffer>, network: string, code: string, reason: string) => {
       deadLetters.push({ record: record as ConsumedRecord<unknown>, code, reason });
       metrics.records.inc({ network, outcome: 'dead_letter' });
@@ -116,9 +120,13 @@ export function createChainRawHandler(deps: ChainRawHandlerDeps): BatchHandler<B
       } else {
         metrics.records.inc({ network, outcome: 'stored' });
       }
+      const receivedAt = Number(record.headers.received_at);
+      if (Number.isFinite(receivedAt) && receivedAt > 0) stored.push({ network, receivedAt });
     }
 
     await publishAll(outgoing);
+    const now = Date.now();
+    for (const s of stored) metrics.ingestToPublish.observe({ network: s.network }, Math.max(0, now - s.receivedAt) / 1000);
     return { deadLetters };
   };
 
