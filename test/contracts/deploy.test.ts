@@ -1,0 +1,123 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { parse } from 'yaml';
+import { APP_PORTS, type AppName } from '@chainpipe/runtime';
+import { defaultMetricNames, metricNamesIn, scanRegisteredMetrics, seriesNames, type RegisteredMetric } from './metrics-scan';
+
+/**
+ * The operator's files of deploy/ against the code they describe: Prometheus configuration and
+ * alert rules (checked and unit-tested by promtool), the Grafana dashboard, the Kubernetes
+ * manifests, and the README metric table. Metric names come from the code's registrations
+ * (metrics-scan.ts) and prom-client's defaults from a real registry.
+ */
+const ROOT = path.resolve(__dirname, '../..');
+const PROM_DIR = path.join(ROOT, 'deploy/prometheus');
+const APPS = Object.keys(APP_PORTS) as AppName[];
+type Json = any;
+
+function promtool(args: string[]): string {
+  const r = spawnSync('promtool', args, { cwd: PROM_DIR, encoding: 'utf8' });
+  if (r.error) throw new Error(`promtool could not run (${r.error.message}): scripts/dev/system-deps.sh installs it (Debian package prometheus)`);
+  const out = `${r.stdout}${r.stderr}`;
+  expect(r.status, `promtool ${args.join(' ')}\n${out}`).to.equal(0);
+  expect(out, `promtool ${args.join(' ')} reported a problem`).to.not.match(/FAILED|WARNING|error/i);
+  return out;
+}
+
+describe('deploy/: Prometheus, Grafana, Kubernetes and the README metric table against the code', function () {
+  this.timeout(60_000);
+  let registered: RegisteredMetric[];
+  /** Every series name a query may use: registered metrics, prom-client defaults, Prometheus' `up`. */
+  const known = new Set<string>(['up']);
+  const isKnown = (name: string) => known.has(name);
+
+  before(async () => {
+    registered = scanRegisteredMetrics();
+    for (const m of registered) [m.name, ...seriesNames(m.name, m.type)].forEach((n) => known.add(n));
+    for (const [name, type] of await defaultMetricNames()) [name, ...seriesNames(name, type)].forEach((n) => known.add(n));
+  });
+
+  describe('metric names', () => {
+    it('the scan finds the registrations of every kind of module (libs, apps, scrape-time gauges)', () => {
+      const names = registered.map((m) => m.name);
+      expect(new Set(names).size, 'a metric name registered twice').to.equal(names.length);
+      expect(names).to.include.members(['chainpipe_http_requests_total', 'chainpipe_consumer_lag', 'chainpipe_ready', 'chainpipe_price_source_age_seconds', 'chainpipe_parser_ingest_to_publish_seconds']);
+      expect(names.every((n) => n.startsWith('chainpipe_'))).to.equal(true);
+    });
+
+    it('the README metric table lists every metric the code registers, with its type and labels, and nothing else', async () => {
+      const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+      const start = readme.indexOf('### Metrics\n');
+      expect(start, 'README section "### Metrics"').to.be.greaterThan(-1);
+      const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
+      const rows = section.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| Metric') && !l.startsWith('|---'));
+      const table = new Map<string, { type: string; labels: string[] }>();
+      const listed = new Set<string>();
+      for (const row of rows) {
+        const cells = row.split(' | ').map((c) => c.replace(/^\| ?|\|$/g, '').trim());
+        const name = /^`(chainpipe_[a-z0-9_]+)`$/.exec(cells[0])?.[1];
+        if (name) {
+          table.set(name, { type: cells[1], labels: [...cells[2].matchAll(/`([a-z_]+)`/g)].map((l) => l[1]) });
+          listed.add(name);
+        } else {
+          // The row of the other prom-client defaults names them in its last cell.
+          for (const n of cells[cells.length - 1].match(/chainpipe_[a-z0-9_]+/g) ?? []) listed.add(n);
+        }
+      }
+      for (const m of registered) {
+        expect(table.has(m.name), `${m.name} (${m.file}) is missing from the README metric table`).to.equal(true);
+        expect(table.get(m.name)!.type, `type of ${m.name}`).to.equal(m.type);
+        expect(table.get(m.name)!.labels, `labels of ${m.name}`).to.have.members(m.labels);
+      }
+      const defaults = await defaultMetricNames();
+      for (const [name] of defaults) expect(listed.has(name), `prom-client default ${name} is missing from the README metric table`).to.equal(true);
+      for (const name of listed) expect(registered.some((m) => m.name === name) || defaults.has(name), `README lists ${name}, which no code registers`).to.equal(true);
+      // Elsewhere in the README too, a chainpipe_* name is a metric (or a database name).
+      const mentioned = new Set(readme.match(/chainpipe_[a-z0-9_]+/g) ?? []);
+      for (const name of mentioned) if (!/^chainpipe_(test|fault_test)$/.test(name)) expect(isKnown(name), `README mentions ${name}, which no code registers`).to.equal(true);
+    });
+  });
+
+  describe('Prometheus', () => {
+    it('promtool accepts both scrape configurations and the rules (lint fatal), and the unit tests of every alert pass', () => {
+      promtool(['check', 'config', '--lint-fatal', 'prometheus.yml']);
+      promtool(['check', 'config', '--lint-fatal', 'prometheus-k8s.yml']);
+      promtool(['check', 'rules', '--lint-fatal', 'alerts.yml']);
+      expect(promtool(['test', 'rules', 'tests/alerts.test.yml'])).to.match(/SUCCESS/);
+    });
+
+    it('scrapes every app of the port table on its ops port: static targets, and the ops Services in Kubernetes', () => {
+      const statics = parse(readFileSync(path.join(PROM_DIR, 'prometheus.yml'), 'utf8')) as Json;
+      const targets = statics.scrape_configs.flatMap((j: Json) => (j.static_configs ?? []).map((s: Json) => ({ target: s.targets[0], app: s.labels.app })));
+      expect(targets).to.have.deep.members(APPS.map((app) => ({ target: `${app}:${APP_PORTS[app].ops}`, app })));
+      const k8s = parse(readFileSync(path.join(PROM_DIR, 'prometheus-k8s.yml'), 'utf8')) as Json;
+      const dns = k8s.scrape_configs.flatMap((j: Json) => (j.dns_sd_configs ?? []).map((d: Json) => `${d.names[0]}#${d.port}`));
+      expect(dns).to.have.members(APPS.map((app) => `${app}-ops.chainpipe.svc.cluster.local#${APP_PORTS[app].ops}`));
+    });
+
+    it('every alert has a severity, a summary and a description, uses registered metrics only, and has unit tests that see it fire and stay silent', () => {
+      const rules = (parse(readFileSync(path.join(PROM_DIR, 'alerts.yml'), 'utf8')) as Json).groups.flatMap((g: Json) => g.rules);
+      const tests = (parse(readFileSync(path.join(PROM_DIR, 'tests/alerts.test.yml'), 'utf8')) as Json).tests.flatMap((t: Json) => t.alert_rule_test);
+      expect(rules.length).to.be.greaterThan(10);
+      for (const r of rules) {
+        expect(r.alert, 'alert name').to.match(/^Chainpipe[A-Za-z]+$/);
+        expect(['critical', 'warning'], `${r.alert} severity`).to.include(r.labels?.severity);
+        expect(r.annotations?.summary, `${r.alert} summary`).to.be.a('string').with.length.greaterThan(0);
+        expect(r.annotations?.description?.length ?? 0, `${r.alert} description`).to.be.greaterThan(60);
+        const used = [...metricNamesIn(r.expr), ...metricNamesIn(r.annotations.summary), ...metricNamesIn(r.annotations.description)];
+        for (const name of used) expect(isKnown(name), `${r.alert} uses ${name}, which no code registers`).to.equal(true);
+        const own = tests.filter((t: Json) => t.alertname === r.alert);
+        expect(own.some((t: Json) => t.exp_alerts?.length > 0), `${r.alert}: a unit test where it fires`).to.equal(true);
+        expect(own.some((t: Json) => (t.exp_alerts ?? []).length === 0), `${r.alert}: a unit test where it stays silent`).to.equal(true);
+      }
+      // The issue's list: consumer lag, DLQ growth, webhook queue age, upstream feeds, stale quotes, HTTP errors and p99, apps down or not ready.
+      const exprs = rules.map((r: Json) => r.expr).join('\n');
+      for (const m of ['chainpipe_consumer_lag', 'chainpipe_consumer_dlq_total', 'chainpipe_webhook_queue_oldest_age_seconds', 'chainpipe_market_upstream_sockets', 'chainpipe_price_source_stale', 'chainpipe_price_newest_quote_age_seconds', 'chainpipe_http_requests_total', 'chainpipe_http_request_duration_seconds_bucket', 'chainpipe_ready', 'up{']) {
+        expect(exprs, `an alert on ${m}`).to.include(m);
+      }
+    });
+  });
+
+});
