@@ -120,4 +120,55 @@ describe('deploy/: Prometheus, Grafana, Kubernetes and the README metric table a
     });
   });
 
+  describe('Grafana', () => {
+    const dashboard = JSON.parse(readFileSync(path.join(ROOT, 'deploy/grafana/chainpipe-overview.json'), 'utf8')) as Json;
+    const panels: Json[] = dashboard.panels.filter((p: Json) => p.type !== 'row');
+
+    it('is a dashboard with a Prometheus datasource variable that every panel and query uses', () => {
+      expect(dashboard).to.include.keys('uid', 'title', 'schemaVersion', 'panels', 'templating', 'time');
+      const ds = dashboard.templating.list.find((v: Json) => v.type === 'datasource');
+      expect(ds).to.include({ name: 'datasource', query: 'prometheus' });
+      const ids = dashboard.panels.map((p: Json) => p.id);
+      expect(new Set(ids).size, 'unique panel ids').to.equal(ids.length);
+      for (const p of panels) {
+        expect(p.datasource, p.title).to.deep.equal({ type: 'prometheus', uid: '${datasource}' });
+        expect(p.gridPos.x + p.gridPos.w, `${p.title} fits the 24 columns`).to.be.at.most(24);
+        expect(p.targets, p.title).to.be.an('array').with.length.greaterThan(0);
+        for (const t of p.targets) {
+          expect(t.datasource.uid, p.title).to.equal('${datasource}');
+          expect(t.expr, p.title).to.be.a('string').with.length.greaterThan(0);
+        }
+      }
+    });
+
+    it('every query uses registered metrics, and the panels cover the pipeline', () => {
+      const used = new Set<string>();
+      for (const p of panels) {
+        for (const t of p.targets) {
+          const names = metricNamesIn(t.expr);
+          expect(names, `${p.title}: ${t.expr} names a metric`).to.have.length.greaterThan(0);
+          for (const n of names) {
+            expect(isKnown(n), `${p.title} uses ${n}, which no code registers`).to.equal(true);
+            used.add(n.replace(/_(bucket|sum|count)$/, ''));
+          }
+        }
+      }
+      // Ingest, parse, end-to-end latency, pushes, webhook queue, candles, WebSockets, HTTP per route, consumer lag.
+      expect([...used]).to.include.members([
+        'chainpipe_ingest_requests_total',
+        'chainpipe_parser_records_total',
+        'chainpipe_parser_ingest_to_publish_seconds',
+        'chainpipe_matcher_pushes_total',
+        'chainpipe_webhook_posts_total',
+        'chainpipe_webhook_queue_items',
+        'chainpipe_kline_candles_published_total',
+        'chainpipe_ws_connections',
+        'chainpipe_kline_ws_connections',
+        'chainpipe_http_requests_total',
+        'chainpipe_http_request_duration_seconds',
+        'chainpipe_consumer_lag',
+      ]);
+    });
+  });
+
 });
