@@ -1,9 +1,24 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { parse } from 'yaml';
-import { APP_PORTS, type AppName } from '@chainpipe/runtime';
+import { parse, parseAllDocuments } from 'yaml';
+import { APP_PORTS, baseConfig, type AppName, type Field } from '@chainpipe/runtime';
+import { aggregatorGatewayConfig } from '../../apps/aggregator-gateway/src/config';
+import { ingestConfig } from '../../apps/chain-ingest/src/config';
+import { chainParserConfig } from '../../apps/chain-parser/src/config';
+import { klineAggregatorConfig } from '../../apps/kline-aggregator/src/config';
+import { marketGatewayConfig } from '../../apps/market-gateway/src/config';
+import { marketIngesterConfig } from '../../apps/market-ingester/src/config';
+import { orderTrackerConfig } from '../../apps/order-tracker/src/config';
+import { pendingCompensatorConfig } from '../../apps/pending-compensator/src/config';
+import { priceIngesterConfig } from '../../apps/price-ingester/src/config';
+import { priceWriterConfig } from '../../apps/price-writer/src/config';
+import { txGatewayConfig } from '../../apps/tx-gateway/src/config';
+import { txMatcherConfig } from '../../apps/tx-matcher/src/config';
+import { upstreamSimConfig } from '../../apps/upstream-sim/src/config';
+import { webhookDispatcherConfig } from '../../apps/webhook-dispatcher/src/config';
+import { renderTopicsManifest, K8S_TOPICS_FILE } from '../../scripts/k8s-topics';
 import { defaultMetricNames, metricNamesIn, scanRegisteredMetrics, seriesNames, type RegisteredMetric } from './metrics-scan';
 
 /**
@@ -14,8 +29,27 @@ import { defaultMetricNames, metricNamesIn, scanRegisteredMetrics, seriesNames, 
  */
 const ROOT = path.resolve(__dirname, '../..');
 const PROM_DIR = path.join(ROOT, 'deploy/prometheus');
+const K8S_DIR = path.join(ROOT, 'deploy/k8s');
 const APPS = Object.keys(APP_PORTS) as AppName[];
 type Json = any;
+
+/** Every config section an app validates at boot (its own; baseConfig is added by the service kit). */
+const APP_CONFIG: Record<AppName, Record<string, Field<unknown>>> = {
+  'upstream-sim': upstreamSimConfig,
+  'chain-ingest': ingestConfig,
+  'chain-parser': chainParserConfig,
+  'tx-gateway': txGatewayConfig,
+  'tx-matcher': txMatcherConfig,
+  'webhook-dispatcher': webhookDispatcherConfig,
+  'pending-compensator': pendingCompensatorConfig,
+  'market-ingester': marketIngesterConfig,
+  'kline-aggregator': klineAggregatorConfig,
+  'price-ingester': priceIngesterConfig,
+  'price-writer': priceWriterConfig,
+  'market-gateway': marketGatewayConfig,
+  'aggregator-gateway': aggregatorGatewayConfig,
+  'order-tracker': orderTrackerConfig,
+};
 
 function promtool(args: string[]): string {
   const r = spawnSync('promtool', args, { cwd: PROM_DIR, encoding: 'utf8' });
@@ -171,4 +205,116 @@ describe('deploy/: Prometheus, Grafana, Kubernetes and the README metric table a
     });
   });
 
+  describe('Kubernetes', () => {
+    const files = (function walk(dir: string): string[] {
+      return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.yaml') ? [path.join(dir, e.name)] : []));
+    })(K8S_DIR);
+    const docs: Array<{ file: string; doc: Json }> = [];
+    for (const file of files.filter((f) => path.basename(f) !== 'kustomization.yaml')) {
+      for (const d of parseAllDocuments(readFileSync(file, 'utf8'))) {
+        if (d.errors.length) throw new Error(`${path.relative(ROOT, file)}: ${d.errors.map((e) => e.message).join('; ')}`);
+        docs.push({ file: path.relative(K8S_DIR, file), doc: d.toJS() });
+      }
+    }
+    const find = (kind: string, name: string) => docs.filter((d) => d.doc.kind === kind && d.doc.metadata?.name === name).map((d) => d.doc);
+    const common = find('ConfigMap', 'chainpipe-common')[0];
+    const secretExample = find('Secret', 'chainpipe-secrets')[0];
+    const image = find('Deployment', 'chain-ingest')[0]?.spec.template.spec.containers[0].image;
+    const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as Json).version;
+
+    it('parses: every document has apiVersion, kind and a name', () => {
+      expect(docs.length).to.be.greaterThan(APPS.length * 2);
+      for (const { file, doc } of docs) {
+        expect(doc.apiVersion, file).to.be.a('string');
+        expect(doc.kind, file).to.be.a('string');
+        expect(doc.metadata?.name, `${file} ${doc.kind}`).to.be.a('string');
+      }
+      expect(image).to.equal(`chainpipe:${version}`);
+    });
+
+    for (const app of APPS) {
+      it(`${app}: a Deployment of the compiled app, probes on its ops port, resources, config its config validates`, () => {
+        const [deployment] = find('Deployment', app);
+        expect(deployment, `Deployment ${app}`).to.not.equal(undefined);
+        expect(deployment.spec.selector.matchLabels).to.deep.equal({ 'app.kubernetes.io/name': app });
+        expect(deployment.spec.template.metadata.labels).to.include({ 'app.kubernetes.io/name': app });
+        const [c] = deployment.spec.template.spec.containers;
+        expect(c.image, 'one image for every app').to.equal(image);
+        expect(c.command).to.deep.equal(['node', `dist/apps/${app}/src/main.js`]);
+        expect(existsSync(path.join(ROOT, `apps/${app}/src/main.ts`)), 'the source of the compiled main').to.equal(true);
+        const ports = Object.fromEntries(c.ports.map((p: Json) => [p.name, p.containerPort]));
+        const ops = APP_PORTS[app].ops;
+        const pub = 'public' in APP_PORTS[app] ? (APP_PORTS[app] as { public: number }).public : undefined;
+        expect(ports).to.deep.equal(pub ? { http: pub, ops } : { ops });
+        const portOf = (p: string | number) => (typeof p === 'number' ? p : ports[p]);
+        expect(c.livenessProbe.httpGet.path).to.equal('/healthz');
+        expect(portOf(c.livenessProbe.httpGet.port)).to.equal(ops);
+        expect(c.readinessProbe.httpGet.path).to.equal('/readyz');
+        expect(portOf(c.readinessProbe.httpGet.port)).to.equal(ops);
+        for (const kind of ['requests', 'limits']) expect(c.resources[kind], `resources.${kind}`).to.have.keys('cpu', 'memory');
+        expect(deployment.spec.template.spec.terminationGracePeriodSeconds * 1000, 'grace period beyond SHUTDOWN_TIMEOUT_MS').to.be.greaterThan(Number(common.data.SHUTDOWN_TIMEOUT_MS));
+
+        const fields = { ...baseConfig, ...APP_CONFIG[app] } as Record<string, Field<unknown>>;
+        const env = new Map<string, Json>(c.env.map((e: Json) => [e.name, e]));
+        expect(c.envFrom).to.deep.equal([{ configMapRef: { name: 'chainpipe-common' } }]);
+        for (const name of env.keys()) expect(fields, `${app} does not validate ${name}`).to.have.property(name);
+        expect(env.get('OPS_PORT')?.value).to.equal(String(ops));
+        if (pub) expect(env.get('PORT')?.value).to.equal(String(pub));
+        for (const [name, field] of Object.entries(fields)) {
+          const required = 'error' in field.parse(undefined);
+          const set = env.get(name);
+          if (field.secret) {
+            // Secrets come from the Secret, never as a value in a manifest.
+            expect(set?.valueFrom?.secretKeyRef, `${app}: ${name} from chainpipe-secrets`).to.deep.include({ name: 'chainpipe-secrets', key: name });
+            expect(set.valueFrom.secretKeyRef.optional ?? false, `${app}: ${name} optional only when the app does not require it`).to.equal(!required);
+          } else if (required) {
+            expect(set !== undefined || name in common.data, `${app}: required ${name} is set`).to.equal(true);
+          }
+          if (set?.valueFrom?.secretKeyRef) expect(secretExample.stringData, `secret.example.yaml lists ${name}`).to.have.property(set.valueFrom.secretKeyRef.key);
+        }
+      });
+
+      it(`${app}: a headless ops Service for Prometheus${'public' in APP_PORTS[app] ? ', a Service for its public port' : ''}${'public' in APP_PORTS[app] && app !== 'upstream-sim' ? ' and a PodDisruptionBudget' : ''}`, () => {
+        const [ops] = find('Service', `${app}-ops`);
+        expect(ops, `Service ${app}-ops`).to.not.equal(undefined);
+        expect(ops.spec).to.deep.include({ clusterIP: 'None', publishNotReadyAddresses: true, selector: { 'app.kubernetes.io/name': app } });
+        expect(ops.spec.ports).to.deep.equal([{ name: 'ops', port: APP_PORTS[app].ops, targetPort: 'ops' }]);
+        if (!('public' in APP_PORTS[app])) {
+          expect(find('Service', app)).to.deep.equal([]);
+          return;
+        }
+        const [svc] = find('Service', app);
+        expect(svc.spec.selector).to.deep.equal({ 'app.kubernetes.io/name': app });
+        expect(svc.spec.ports).to.deep.equal([{ name: 'http', port: APP_PORTS[app].public, targetPort: 'http' }]);
+        if (app === 'upstream-sim') return;
+        const [pdb] = find('PodDisruptionBudget', app);
+        expect(pdb, `PodDisruptionBudget ${app}`).to.not.equal(undefined);
+        expect(pdb.spec.selector.matchLabels).to.deep.equal({ 'app.kubernetes.io/name': app });
+        expect(find('Deployment', app)[0].spec.replicas, 'a PDB of minAvailable 1 needs two copies to let a node drain').to.be.greaterThan(pdb.spec.minAvailable);
+      });
+    }
+
+    it('the ConfigMap holds only variables some app validates', () => {
+      const all = new Set([...Object.keys(baseConfig), ...Object.values(APP_CONFIG).flatMap((c) => Object.keys(c))]);
+      for (const key of Object.keys(common.data)) expect(all.has(key), `no app validates ${key}`).to.equal(true);
+    });
+
+    it('migrations and topics run as Jobs: the compiled migration command of the app image, and the topic definitions of the registry', () => {
+      const [migrate] = find('Job', 'chainpipe-migrate');
+      const [m] = migrate.spec.template.spec.containers;
+      expect(m.image).to.equal(image);
+      expect(m.command).to.deep.equal(['node', 'dist/libs/db/src/migrate-cli.js']);
+      expect(existsSync(path.join(ROOT, 'libs/db/src/migrate-cli.ts'))).to.equal(true);
+      const [topics] = find('Job', 'chainpipe-topics');
+      expect(topics.spec.template.spec.volumes).to.deep.equal([{ name: 'topics', configMap: { name: 'chainpipe-topics' } }]);
+      expect(readFileSync(K8S_TOPICS_FILE, 'utf8'), 'deploy/k8s/topics.yaml is stale: npx tsx scripts/k8s-topics.ts').to.equal(renderTopicsManifest());
+    });
+
+    it('kustomization.yaml names every manifest but the Secret example and the development simulator', () => {
+      const k = parse(readFileSync(path.join(K8S_DIR, 'kustomization.yaml'), 'utf8')) as Json;
+      const manifests = files.map((f) => path.relative(K8S_DIR, f)).filter((f) => f !== 'kustomization.yaml');
+      expect(k.resources).to.have.members(manifests.filter((f) => f !== 'secret.example.yaml' && f !== 'apps/upstream-sim.yaml'));
+      expect(k.images).to.deep.equal([{ name: 'chainpipe', newTag: version }]);
+    });
+  });
 });
