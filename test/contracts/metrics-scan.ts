@@ -83,3 +83,8 @@ export function seriesNames(name: string, type: string): string[] {
   if (type === 'summary') return [name, `${name}_sum`, `${name}_count`];
   return [name];
 }
+
+/** Name → type of every metric an app may expose: the scan and prom-client's defaults. */
+export async function scannedMetricTypes(): Promise<Map<string, string>> {
+  return new Map<string, string>([...scanRegisteredMetrics().map((m) => [m.name, m.type] as const), ...(await defaultMetricNames())]);
+}

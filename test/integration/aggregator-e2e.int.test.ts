@@ -6,8 +6,9 @@ import { generateApiKey } from '@chainpipe/http';
 import { IntegratorRepository, OrderRepository } from '@chainpipe/order-store';
 import { QuoteStore } from '@chainpipe/price';
 import { createRedis, type Redis } from '@chainpipe/redis';
-import { createRegistryTopics, freePort, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { createRegistryTopics, freePort, parsePrometheusText, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 import { payUntil } from './deposit-block';
+import { scannedMetricTypes } from '../contracts/metrics-scan';
 
 interface SseEvent {
   event: string;
@@ -62,8 +63,11 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
   let key = '';
   let integratorId = '';
 
+  /** Ops port of every app started, by entry file. */
+  const opsPorts = new Map<string, number>();
   const start = async (entry: string, extra: Record<string, string>, port?: number): Promise<number> => {
     const ops = await freePort();
+    opsPorts.set(entry, ops);
     const p = spawnTs(entry, { ...extra, OPS_PORT: String(ops), ...(port ? { PORT: String(port) } : {}), LOG_LEVEL: 'warn' });
     procs.push(p);
     await waitReady(p, ops, 90_000);
@@ -93,6 +97,7 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
       CHANGENOW_API_URL: `${sim}/changenow`, THORNODE_API_URL: `${sim}/thornode`, ORDER_DEPOSIT_APP_ID: `deposits-${randomBytes(3).toString('hex')}`,
     };
     const matcherOps = await freePort();
+    opsPorts.set('apps/tx-matcher/src/main.ts', matcherOps);
     await Promise.all([
       start('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: secret }, ingestPort),
       start('apps/chain-parser/src/main.ts', { ...common, CHAIN_PARSER_GROUP: `${prefix}parser` }),
@@ -197,5 +202,14 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
     // 0.0005 ETH at the creation price of 2000 USD = 1 USD
     expect(line).to.include({ integrator_id: integratorId, token_id: 101, amount: '500000000000000', state: 'Available' });
     expect(Number(line.amount_usd)).to.equal(1);
+  });
+
+  it("the metrics every app here exposes are the ones the source scan finds (deploy.test.ts' README table), with their types", async () => {
+    const scanned = await scannedMetricTypes();
+    expect(opsPorts.size).to.equal(6);
+    for (const [entry, port] of opsPorts) {
+      const { types } = parsePrometheusText(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
+      for (const [name, type] of types) expect(scanned.get(name), `${name} exposed by ${entry}`).to.equal(type);
+    }
   });
 });

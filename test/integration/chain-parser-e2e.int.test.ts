@@ -32,6 +32,7 @@ import {
   withSuffix,
   type TopicCollector,
 } from '@chainpipe/testing';
+import { scannedMetricTypes } from '../contracts/metrics-scan';
 
 type Json = any;
 
@@ -53,6 +54,7 @@ describe('chain-parser end to end: chain-ingest → chain.raw → chain-parser �
   let parser: RunningProcess;
   let ingestPort: number;
   let parserOps: number;
+  let ingestOps: number;
   let heightBase: number;
   let heightOffset = 0;
   /** chain.tx.v1 messages this describe block has caused so far (tests run in order). */
@@ -68,7 +70,7 @@ describe('chain-parser end to end: chain-ingest → chain.raw → chain-parser �
     db = createDb({ url: testEnv().databaseUrl, poolMax: 3 });
     const kafkaEnv = { KAFKA_BROKERS: testEnv().kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix };
     ingestPort = await freePort();
-    const ingestOps = await freePort();
+    ingestOps = await freePort();
     parserOps = await freePort();
     ingest = spawnTs('apps/chain-ingest/src/main.ts', { ...kafkaEnv, STREAM_SECRET: secret, PORT: String(ingestPort), OPS_PORT: String(ingestOps) });
     parser = spawnTs('apps/chain-parser/src/main.ts', {
@@ -339,5 +341,14 @@ describe('chain-parser end to end: chain-ingest → chain.raw → chain-parser �
     const storedDeliveries = value('chainpipe_parser_records_total', { outcome: 'stored' }) + value('chainpipe_parser_records_total', { outcome: 'partial' });
     expect(value('chainpipe_parser_ingest_to_publish_seconds_count', {})).to.equal(storedDeliveries);
     expect(value('chainpipe_parser_ingest_to_publish_seconds_sum', {})).to.be.greaterThan(0);
+  });
+
+  it("the metrics the two processes expose are the ones the source scan finds (deploy.test.ts' README table), with their types", async () => {
+    const scanned = await scannedMetricTypes();
+    for (const port of [ingestOps, parserOps]) {
+      const { types } = parsePrometheusText(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
+      expect(types.size).to.be.greaterThan(30);
+      for (const [name, type] of types) expect(scanned.get(name), `${name} exposed on :${port}`).to.equal(type);
+    }
   });
 });
