@@ -247,6 +247,13 @@ describe('candlestick service end to end (sim → ingester → Kafka → aggrega
       expect(none.status).to.equal(401);
       expect(JSON.parse(none.body)).to.deep.equal({ code: 20001, message: 'Unauthorized', error: { type: 'UnauthorizedError' } });
       expect((await refusedUpgrade(wsUrl('/kline/api/v1/kline/ws'), { 'x-api-key': 'nope' })).status).to.equal(403);
+      // A browser cannot send headers: it offers the key as a subprotocol; the server selects kline.v1, never the key.
+      expect((await refusedUpgrade(wsUrl('/kline/api/v1/kline/ws'), { 'sec-websocket-protocol': 'kline.v1, x-api-key.nope' })).status).to.equal(403);
+      const browserLike = await connectWs(wsUrl('/kline/api/v1/kline/ws'), {}, { check: checkMessage, protocols: ['kline.v1', `x-api-key.${key}`] });
+      clients.push(browserLike);
+      expect(browserLike.ws.protocol).to.equal('kline.v1');
+      browserLike.send({ id: 'b1', type: 'ping' });
+      expect(await browserLike.next((m) => m.id === 'b1')).to.include({ type: 'pong', code: 0 });
 
       const topicPlain = await api('GET', '/kline/api/v1/ws/charts');
       expect([topicPlain.status, topicPlain.text]).to.deep.equal([426, 'Expected WebSocket upgrade']);

@@ -38,7 +38,7 @@ export const MARKET_GATEWAY_CHANNELS: readonly AsyncChannel[] = [
     key: 'klineWs',
     address: KLINE_WS_PATH,
     description:
-      'Live candles. Handshake: `X-API-Key`. After `subscribe` the server answers `subscribed`, then a `snapshot` candle when it holds one, then live `ohlcv` pushes of the subscribed intervals. Clients upsert by (pool, interval, open_time), re-subscribe after a reconnect and fill gaps from GET /kline/api/v1/kline/ohlcv.',
+      'Live candles. Handshake: `X-API-Key` (a browser, which cannot send headers, offers the key as the subprotocol `x-api-key.<key>` beside `kline.v1`; the server selects `kline.v1`). After `subscribe` the server answers `subscribed`, then a `snapshot` candle when it holds one, then live `ohlcv` pushes of the subscribed intervals. Clients upsert by (pool, interval, open_time), re-subscribe after a reconnect and fill gaps from GET /kline/api/v1/kline/ohlcv.',
     action: 'send',
     messages: [
       { name: 'kline-server-message', summary: 'pong, subscribed, unsubscribed, ohlcv, error', payload: 'ws/kline/server-message' },

@@ -22,11 +22,13 @@ export interface WsClientOptions {
    * the rest of the test.
    */
   check?: (message: any) => string | undefined;
+  /** Subprotocols to offer (`Sec-WebSocket-Protocol`), as a browser's `new WebSocket(url, protocols)`. */
+  protocols?: string[];
 }
 
 /** A real `ws` client for tests, with a queue of parsed text messages. */
 export async function connectWs(url: string, headers: Record<string, string> = {}, opts: WsClientOptions = {}): Promise<TestWsClient> {
-  const ws = new WebSocket(url, { headers });
+  const ws = new WebSocket(url, opts.protocols ?? [], { headers });
   const received: any[] = [];
   const problems: string[] = [];
   let taken = 0;

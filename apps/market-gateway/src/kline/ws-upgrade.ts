@@ -11,6 +11,32 @@ import type { KlineHub } from './ws-hub';
 export { KLINE_WS_PATH };
 export const TOPIC_WS_PATTERN = new RegExp(`^${KLINE_PREFIX}/ws/([^/]+)$`);
 
+/** The subprotocol a browser offers with its key (`x-api-key.<key>`); the server selects `kline.v1`. */
+export const KEY_SUBPROTOCOL_PREFIX = 'x-api-key.';
+export const KLINE_SUBPROTOCOL = 'kline.v1';
+
+/**
+ * The key of a handshake: the `X-API-Key` header (spec), else the subprotocol `x-api-key.<key>`,
+ * because a browser's WebSocket cannot send headers. A subprotocol keeps the key out of the URL
+ * (and so out of access logs and proxies' logs), where a query parameter would put it.
+ */
+export function handshakeKey(req: IncomingMessage): string | undefined {
+  const header = req.headers['x-api-key'];
+  if (typeof header === 'string' && header) return header;
+  const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',');
+  const key = offered.map((p) => p.trim()).find((p) => p.startsWith(KEY_SUBPROTOCOL_PREFIX));
+  return key ? key.slice(KEY_SUBPROTOCOL_PREFIX.length) || undefined : undefined;
+}
+
+/**
+ * The subprotocol the server answers: `kline.v1` when offered, else the first offered one that
+ * does not carry a key (the `ws` default is the first offered), else none. The key is never echoed.
+ */
+export function selectSubprotocol(offered: Set<string>): string | false {
+  if (offered.has(KLINE_SUBPROTOCOL)) return KLINE_SUBPROTOCOL;
+  return [...offered].find((p) => !p.startsWith(KEY_SUBPROTOCOL_PREFIX)) ?? false;
+}
+
 function reject(socket: Duplex, status: number, text: string, body: unknown): void {
   const json = JSON.stringify(body);
   socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`);
@@ -18,11 +44,12 @@ function reject(socket: Duplex, status: number, text: string, body: unknown): vo
 
 /**
  * Upgrades of the candlestick WebSockets: `/kline/api/v1/kline/ws` (the hub) and
- * `/kline/api/v1/ws/{topic}` (application ping only). Both need `X-API-Key`: missing → 401,
- * unknown → 403, with the spec's `Unauthorized` error body. Returns false for other paths.
+ * `/kline/api/v1/ws/{topic}` (application ping only). Both need `X-API-Key` (or, from a browser,
+ * the key subprotocol): missing → 401, unknown → 403, with the spec's `Unauthorized` error body.
+ * Returns false for other paths.
  */
 export function klineUpgrade(deps: { hub: KlineHub; resolveKey: (token: string) => Promise<Principal | undefined>; logger: Logger; now: () => number }) {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, handleProtocols: selectSubprotocol });
   const unauthorized = (status: number) => klineEnvelope.error(status, status, 'Unauthorized');
 
   const topicSocket = (ws: WebSocket) => {
@@ -46,8 +73,8 @@ export function klineUpgrade(deps: { hub: KlineHub; resolveKey: (token: string) 
     const path = new URL(req.url ?? '/', 'http://gateway').pathname;
     const isHub = path === KLINE_WS_PATH;
     if (!isHub && !TOPIC_WS_PATTERN.test(path)) return false;
-    const key = req.headers['x-api-key'];
-    if (typeof key !== 'string' || !key) {
+    const key = handshakeKey(req);
+    if (!key) {
       reject(socket, 401, 'Unauthorized', unauthorized(401));
       return true;
     }
