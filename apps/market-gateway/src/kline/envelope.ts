@@ -81,10 +81,13 @@ export const KLINE_PREFIX = '/kline/api/v1';
 /** Admin, debug and health endpoints of the candlestick service (spec, "Versioning"). */
 export const KLINE_ADMIN_PREFIX = '/api/v1';
 
+/** The live chart page and its scripts (`demo.routes.ts`). */
+export const KLINE_DEMO_PREFIX = '/kline/demo';
+
 export function klineEnvelopeFor(path: string): EnvelopeStyle | undefined {
   const p = path.toLowerCase();
   const under = (prefix: string) => p === prefix || p.startsWith(`${prefix}/`);
-  return under(KLINE_PREFIX) || under(KLINE_ADMIN_PREFIX) ? klineEnvelope : undefined;
+  return under(KLINE_PREFIX) || under(KLINE_ADMIN_PREFIX) || under(KLINE_DEMO_PREFIX) ? klineEnvelope : undefined;
 }
 
 export const sendKlineOk = (res: Response, data: unknown): void => sendOk(res, data, { message: 'ok' });

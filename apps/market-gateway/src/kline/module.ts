@@ -5,6 +5,7 @@ import type { BatchHandler } from '@chainpipe/kafka';
 import { LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import type { RouteModule } from '@chainpipe/http';
 import { debugRoutes } from './debug.routes';
+import { demoRoutes } from './demo.routes';
 import type { KlineDeps } from './deps';
 import { KLINE_AUTH, klineEnvelopeFor } from './envelope';
 import { marketRoutes } from './market.routes';
@@ -25,9 +26,9 @@ export interface KlineModule extends RouteModule {
 }
 
 /**
- * The candlestick service: `/kline/api/v1/*` and `/api/v1/*` (admin, debug, health). Every
- * route except the debug ones needs `X-API-Key`; missing → 401, unknown → 403, both code 20001
- * `Unauthorized`.
+ * The candlestick service: `/kline/api/v1/*` and `/api/v1/*` (admin, debug, health), and the
+ * live chart page `/kline/demo`. Every route except the debug ones and the page needs
+ * `X-API-Key`; missing → 401, unknown → 403, both code 20001 `Unauthorized`.
  */
 export function klineModule(deps: KlineDeps): KlineModule {
   const pools = new PoolRepository(deps.db);
@@ -49,6 +50,7 @@ export function klineModule(deps: KlineDeps): KlineModule {
   poolsRoutes(api, deps);
   ohlcvRoutes(api, deps);
   marketRoutes(api, deps);
+  demoRoutes(api);
   return {
     name: 'kline',
     api,
