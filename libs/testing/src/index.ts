@@ -11,3 +11,4 @@ export * from './ws-client';
 export * from './faults';
 export * from './pipeline-load';
 export * from './api-document-check';
+export * from './browser';
