@@ -192,7 +192,15 @@
   }
 
   async function start() {
-    state.key = el.key.value.trim() || state.key;
+    const key = el.key.value.trim() || state.key;
+    if (key !== state.key && state.ws) {
+      // A socket opened with another key: close it; select() opens one with this key.
+      state.ws.onclose = null;
+      state.ws.close();
+      state.ws = null;
+      clearTimeout(state.retry);
+    }
+    state.key = key;
     el.key.value = state.key;
     if (!state.key) return status('enter an API key (or open the page as /kline/demo#key=…)', true);
     status('loading pools…');
