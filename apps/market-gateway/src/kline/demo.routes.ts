@@ -6,6 +6,7 @@ import { KLINE_DEMO_PREFIX } from './envelope';
 
 const DEMO_PATH = KLINE_DEMO_PREFIX;
 const TAGS = ['live chart page'];
+/** Plain files beside this module: a compiled build must copy this folder beside the compiled module too. */
 const DEMO_DIR = path.join(__dirname, 'demo');
 /** TradingView Lightweight Charts' standalone bundle (the `LightweightCharts` global), from node_modules: no CDN. */
 const CHART_BUNDLE = path.join(path.dirname(require.resolve('lightweight-charts/package.json')), 'dist/lightweight-charts.standalone.production.js');
@@ -22,26 +23,34 @@ const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsaf
  * `/docs`: the page holds no data; the key is given in the browser and every call the page makes
  * needs it. Files are read once at boot, so a missing one fails the start, not a request.
  */
+function readAsset(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`live chart page: cannot read ${file} (${(err as Error).message}); a build that runs this module elsewhere must copy apps/market-gateway/src/kline/demo/ beside it`);
+  }
+}
+
 export function demoRoutes(api: ApiRoutes): void {
-  const page = readFileSync(path.join(DEMO_DIR, 'index.html'), 'utf8');
+  const page = readAsset(path.join(DEMO_DIR, 'index.html'));
   const scripts: { file: string; body: string; summary: string; description: string; cache: string }[] = [
     {
       file: 'lightweight-charts.js',
-      body: readFileSync(CHART_BUNDLE, 'utf8'),
+      body: readAsset(CHART_BUNDLE),
       summary: 'Chart library of the live chart page',
       description: "TradingView Lightweight Charts' standalone production bundle, served from the gateway's own packages.",
       cache: 'public, max-age=86400',
     },
     {
       file: 'candles.js',
-      body: readFileSync(path.join(DEMO_DIR, 'candles.js'), 'utf8'),
+      body: readAsset(path.join(DEMO_DIR, 'candles.js')),
       summary: 'Candle logic of the live chart page',
       description: 'Merging history and pushes by open_time, history queries, reconnect delay (no DOM).',
       cache: 'no-cache',
     },
     {
       file: 'page.js',
-      body: readFileSync(path.join(DEMO_DIR, 'page.js'), 'utf8'),
+      body: readAsset(path.join(DEMO_DIR, 'page.js')),
       summary: 'Script of the live chart page',
       description: 'Pools, history, the WebSocket subscription, reconnects with gap fill.',
       cache: 'no-cache',
