@@ -125,6 +125,7 @@ async function candlesticks(apiKey: string): Promise<void> {
   const history = await call('GET', url('market-gateway', `/kline/api/v1/kline/ohlcv?interval=1s&from=${now - 600}&to=${now}&chain_type=evm&chain_id=1&pool_address=${POOL.pool_address}`), H);
   expectStatus(history, [200], 'ohlcv history');
   show('history (1s, last 10 min)', `${history.json.data.length} candles`);
+  show('see them move', `${url('market-gateway', '/kline/demo')}#key=<DEMO_API_KEY of .run/dev.env>`);
 }
 
 async function addressMonitoring(env: Record<string, string>): Promise<void> {

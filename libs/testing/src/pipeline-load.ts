@@ -116,7 +116,8 @@ export async function readTopicToEnd(brokers: string[], topic: string, timeoutMs
         reached.set(partition, BigInt(message.offset) + 1n);
       },
     });
-    await waitFor(() => [...ends].every(([p, end]) => end === 0n || (reached.get(p) ?? 0n) >= end), { timeoutMs, what: `the end of ${topic}` });
+    const progress = () => [...ends].map(([p, end]) => `partition ${p} at ${reached.get(p) ?? 0n} of ${end}`).join(', ');
+    await waitFor(() => [...ends].every(([p, end]) => end === 0n || (reached.get(p) ?? 0n) >= end), { timeoutMs, what: () => `the end of ${topic} (${progress()})` });
     return got;
   } finally {
     await consumer.disconnect();
@@ -159,7 +160,7 @@ export async function checkAcknowledgedStoredPublished(opts: {
       }
       return stored.size === txids.length;
     },
-    { timeoutMs: opts.timeoutMs ?? 60_000, intervalMs: 250, what: `every acknowledged transaction stored (${stored.size}/${txids.length})` },
+    { timeoutMs: opts.timeoutMs ?? 60_000, intervalMs: 250, what: () => `every acknowledged transaction stored (${stored.size}/${txids.length})` },
   );
   const published = new Map<string, Set<string>>();
   let messages = 0;
@@ -177,7 +178,7 @@ export async function checkAcknowledgedStoredPublished(opts: {
       }
       return published.size === txids.length;
     },
-    { timeoutMs: opts.timeoutMs ?? 60_000, intervalMs: 500, what: `every stored transaction published (${published.size}/${txids.length})` },
+    { timeoutMs: opts.timeoutMs ?? 60_000, intervalMs: 500, what: () => `every stored transaction published (${published.size}/${txids.length}, ${messages} messages read)` },
   );
   for (const [hash, ids] of published) {
     if (ids.size !== 1 || !ids.has(stored.get(hash)!)) throw new Error(`${hash} published with ids ${[...ids].join(',')}, stored as ${stored.get(hash)}`);

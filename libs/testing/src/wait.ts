@@ -15,9 +15,14 @@ export function forbidden(message: string): never {
 /**
  * Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`.
  * An ordinary error of `check` (an assertion not yet true, a refused connection) counts as "not
- * yet"; a `ForbiddenState` fails the poll at once.
+ * yet"; a `ForbiddenState` fails the poll at once. `what` names the condition in the error; as a
+ * function it is read when the poll fails, so it can report how far the condition got.
  */
-export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  opts: { timeoutMs?: number; intervalMs?: number; what?: string | (() => string) } = {},
+): Promise<T> {
+  const what = () => (typeof opts.what === 'function' ? opts.what() : (opts.what ?? 'condition'));
   const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
   let lastError: unknown;
   for (;;) {
@@ -25,11 +30,11 @@ export async function waitFor<T>(check: () => Promise<T | undefined | false> | T
       const v = await check();
       if (v !== undefined && v !== false) return v as T;
     } catch (err) {
-      if (err instanceof ForbiddenState) throw new ForbiddenState(`${opts.what ?? 'condition'}: ${err.message}`);
+      if (err instanceof ForbiddenState) throw new ForbiddenState(`${what()}: ${err.message}`);
       lastError = err;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${opts.what ?? 'condition'}${lastError ? `: ${String(lastError)}` : ''}`);
+      throw new Error(`timed out waiting for ${what()}${lastError ? `: ${String(lastError)}` : ''}`);
     }
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
   }
