@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.kafka/**', '.kafka-test/**', '.run/**', 'test/fixtures/**'] },
+  { ignores: ['node_modules/**', '.kafka/**', '.kafka-test/**', '.run/**', 'test/fixtures/**', 'dist/**', 'dist.new/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
@@ -31,8 +33,31 @@ export function createDb(opts: { url: string; poolMax?: number; applicationName?
   });
 }
 
+/** `.ts` when this process runs the sources (tsx), `.js` when it runs the build in dist/. */
+const CODE_EXT = path.extname(__filename);
+const loadModule = createRequire(__filename);
+
+/**
+ * The migrations of MIGRATIONS_DIR in file-name order, each named by its source file
+ * (`<stamp>_<what>.ts`), the name knex_migrations has recorded since the first deploy, whether the
+ * process runs the sources or their compiled `.js` beside each other in dist/: a database migrated
+ * by one is up to date for the other, and nothing is applied twice.
+ */
+export const migrationFiles: Knex.MigrationSource<string> = {
+  async getMigrations() {
+    return readdirSync(MIGRATIONS_DIR)
+      .filter((f) => f.endsWith(CODE_EXT) && !f.endsWith('.d.ts'))
+      .map((f) => f.slice(0, -CODE_EXT.length))
+      .sort();
+  },
+  getMigrationName: (stem) => `${stem}.ts`,
+  // require, not import(): a process that runs the sources through tsx/cjs (mocha) loads .ts
+  // files by require only.
+  getMigration: async (stem) => loadModule(path.join(MIGRATIONS_DIR, stem + CODE_EXT)) as Knex.Migration,
+};
+
 export async function migrateLatest(db: Knex): Promise<string[]> {
-  const [, applied] = (await db.migrate.latest({ directory: MIGRATIONS_DIR, loadExtensions: ['.ts'], tableName: 'knex_migrations', schemaName: 'public' })) as [number, string[]];
+  const [, applied] = (await db.migrate.latest({ migrationSource: migrationFiles, tableName: 'knex_migrations', schemaName: 'public' })) as [number, string[]];
   return applied;
 }
 
