@@ -18,7 +18,29 @@ export interface RunningProcess {
  * apps), with the given environment on top of this one.
  */
 export function spawnTs(entry: string, env: Record<string, string>, opts: { quiet?: boolean } = {}): RunningProcess {
-  const proc = spawn(process.execPath, ['--require', 'tsx/cjs', path.resolve(REPO_ROOT, entry)], {
+  return spawnNode(['--require', 'tsx/cjs', path.resolve(REPO_ROOT, entry)], env, opts);
+}
+
+/** dist/ of `npm run build`: where the compiled form of a source file lies. */
+export const DIST_DIR = path.join(REPO_ROOT, 'dist');
+
+/** `apps/x/src/main.ts` → `<repo>/dist/apps/x/src/main.js`. */
+export function builtPath(entry: string): string {
+  return path.join(DIST_DIR, entry.replace(/\.ts$/, '.js'));
+}
+
+/**
+ * Starts the compiled form of a TypeScript entry point (`apps/x/src/main.ts` runs
+ * `dist/apps/x/src/main.js`) with plain `node`, the way production runs it: no NODE_OPTIONS of
+ * this process either (a preloaded tsx would hide a compiled app requiring a .ts file). Needs
+ * `npm run build`.
+ */
+export function spawnBuilt(entry: string, env: Record<string, string>, opts: { quiet?: boolean } = {}): RunningProcess {
+  return spawnNode([builtPath(entry)], { NODE_OPTIONS: '', ...env }, opts);
+}
+
+function spawnNode(args: string[], env: Record<string, string>, opts: { quiet?: boolean }): RunningProcess {
+  const proc = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env: { ...process.env, LOG_LEVEL: process.env.TEST_APP_LOG_LEVEL ?? 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
