@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help install up down test lint typecheck test-unit test-int migrate topics bench kafka-start kafka-stop logs demo
+.PHONY: help install build up down test lint typecheck test-unit test-int migrate topics bench kafka-start kafka-stop logs demo
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -14,7 +14,10 @@ node_modules/.package-lock.json: package-lock.json
 install: node_modules/.package-lock.json ## install npm packages and fetch the Kafka broker
 	scripts/kafka/kafka.sh fetch
 
-up: install ## start Kafka, migrations, topics and every app; prints where to point a client
+build: node_modules/.package-lock.json ## compile every app and library to dist/ (node dist/apps/<app>/src/main.js)
+	npm run -s build
+
+up: install ## build, then start Kafka, migrations, topics and every app; prints where to point a client
 	scripts/dev/up.sh
 
 demo: node_modules/.package-lock.json ## after `make up`: every service at work in a minute, each step printed

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # make up: Kafka, Postgres, Redis, migrations, topics, development credentials and every app,
 # each in its own process with its log under .run/logs/. Returns once everything is ready.
+# Apps, migrations, topics and the admin command run compiled (npm run build → dist/, plain
+# node), as deployed; UP_FROM_SOURCE=1 runs the TypeScript sources through tsx instead, no build.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
@@ -24,16 +26,24 @@ add_env MARKET_API_KEY "dev-$(node -e "process.stdout.write(require('crypto').ra
 add_env ALLOW_PRIVATE_WEBHOOK_TARGETS "true"
 set -a; . "$ENV_FILE"; set +a
 
-npx --no-install tsx libs/db/src/migrate-cli.ts >/dev/null
-npx --no-install tsx scripts/create-topics.ts
+FROM_SOURCE="${UP_FROM_SOURCE:-0}"
+[ "$FROM_SOURCE" = 1 ] || npm run -s build
+# node_cmd <source entry>: the command running it, compiled or from source, into CMD.
+node_cmd() {
+  if [ "$FROM_SOURCE" = 1 ]; then CMD=(node --require tsx/cjs "$1"); else CMD=(node "dist/${1%.ts}.js"); fi
+}
+
+node_cmd libs/db/src/migrate-cli.ts; "${CMD[@]}" >/dev/null
+node_cmd scripts/create-topics.ts; "${CMD[@]}"
+node_cmd apps/admin/src/main.ts; ADMIN=("${CMD[@]}")
 if ! grep -q '^DEMO_API_KEY=' "$ENV_FILE"; then
-  key="$(npx --no-install tsx apps/admin/src/main.ts app:create --name "Demo application" --id demo --quiet)"
+  key="$("${ADMIN[@]}" app:create --name "Demo application" --id demo --quiet)"
   echo "DEMO_API_KEY=$key" >> "$ENV_FILE"
   export DEMO_API_KEY="$key"
 fi
 if ! grep -q '^DEMO_INTEGRATOR_KEY=' "$ENV_FILE"; then
   # an integrator of the aggregator API with a 0.25 % commission key
-  key="$(npx --no-install tsx apps/admin/src/main.ts integrator:create --name "Demo integrator" --fee-rate 0.25 --quiet)"
+  key="$("${ADMIN[@]}" integrator:create --name "Demo integrator" --fee-rate 0.25 --quiet)"
   echo "DEMO_INTEGRATOR_KEY=$key" >> "$ENV_FILE"
   export DEMO_INTEGRATOR_KEY="$key"
 fi
@@ -47,7 +57,8 @@ while read -r name port ops; do
   pidf="$RUN/pids/$name.pid"
   if [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null; then started+=("$name $port $ops"); continue; fi
   envs=(OPS_PORT="$ops"); [ "$port" != "-" ] && envs+=(PORT="$port")
-  env "${envs[@]}" LOG_PRETTY=false nohup node --require tsx/cjs "apps/$name/src/main.ts" >>"$RUN/logs/$name.log" 2>&1 &
+  node_cmd "apps/$name/src/main.ts"
+  env "${envs[@]}" LOG_PRETTY=false nohup "${CMD[@]}" >>"$RUN/logs/$name.log" 2>&1 &
   echo $! > "$pidf"
   started+=("$name $port $ops")
 done <<< "$APPS"
