@@ -10,6 +10,7 @@ const BENCHES: Record<string, string> = {
   kline: './kline',
   delivery: './delivery',
   quotes: './quotes',
+  startup: './startup',
 };
 
 async function main(): Promise<void> {
