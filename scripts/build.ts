@@ -8,7 +8,8 @@ import path from 'node:path';
  * tsc compiles the apps, their libraries, the migrations and the topic script with the repo's own
  * layout (dist/apps/<app>/src/main.js), so every path the code derives from `__dirname` holds in
  * dist/ as it does in the sources once the files they point at are copied beside: schemas/
- * (libs/contracts loads them) and the chain fixtures (upstream-sim serves them). Each workspace
+ * (libs/contracts loads them), the chain fixtures (upstream-sim serves them) and every file of
+ * the compiled folders that is not TypeScript (market-gateway's live chart page). Each workspace
  * package is linked from dist/node_modules/@chainpipe/<name> to its compiled self: Node's
  * lookup from dist/apps/... meets those links before the repo's node_modules, where the
  * workspace links lead to the TypeScript sources that tsx, the tests, tsc and eslint keep using.
@@ -22,6 +23,34 @@ const OUT = path.join(ROOT, 'dist');
 const STAGE = path.join(ROOT, 'dist.new');
 /** Files the compiled code reads at run time, by their repo path (copied to the same path under dist/). */
 const ASSETS = ['schemas', 'test/fixtures/chain'];
+
+/**
+ * Every file of the compiled folders that is not TypeScript (a page and its scripts, say) goes
+ * beside the compiled modules, at its path relative to them: code reads such files from
+ * `__dirname`, and a new one needs no change here.
+ */
+function copyFilesBesideCode(): number {
+  let copied = 0;
+  const walk = (rel: string): void => {
+    for (const e of readdirSync(path.join(ROOT, rel), { withFileTypes: true })) {
+      const child = path.join(rel, e.name);
+      if (e.isDirectory()) walk(child);
+      else if (e.isFile() && !e.name.endsWith('.ts')) {
+        mkdirSync(path.dirname(path.join(STAGE, child)), { recursive: true });
+        cpSync(path.join(ROOT, child), path.join(STAGE, child));
+        copied += 1;
+      }
+    }
+  };
+  for (const group of ['apps', 'libs']) {
+    for (const dir of readdirSync(path.join(ROOT, group))) {
+      // Only packages the build compiles (not the test kit): their src/ and the migrations.
+      if (!existsSync(path.join(STAGE, group, dir))) continue;
+      for (const sub of ['src', 'migrations']) if (existsSync(path.join(ROOT, group, dir, sub))) walk(path.join(group, dir, sub));
+    }
+  }
+  return copied;
+}
 
 function compile(): void {
   const tsc = require.resolve('typescript/bin/tsc');
@@ -60,12 +89,13 @@ function main(): void {
   rmSync(STAGE, { recursive: true, force: true });
   compile();
   for (const asset of ASSETS) cpSync(path.join(ROOT, asset), path.join(STAGE, asset), { recursive: true });
+  const beside = copyFilesBesideCode();
   // dist/ is self-describing wherever it is copied: CommonJS, like the sources.
   writeFileSync(path.join(STAGE, 'package.json'), `${JSON.stringify({ name: 'chainpipe-dist', private: true, type: 'commonjs' }, null, 2)}\n`);
   const linked = linkPackages();
   rmSync(OUT, { recursive: true, force: true });
   renameSync(STAGE, OUT);
-  console.log(`build: dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s, ${linked.length} packages (node dist/apps/<app>/src/main.js)`);
+  console.log(`build: dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s, ${linked.length} packages, ${beside} files beside the code (node dist/apps/<app>/src/main.js)`);
 }
 
 main();

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { TOPICS } from '@chainpipe/contracts';
@@ -75,7 +75,7 @@ describe('compiled build: npm run build, then apps from dist/ with plain node', 
     expect(codes, 'both apps shut down cleanly').to.deep.equal([0, 0]);
   });
 
-  it('dist/ holds JavaScript only, and every @chainpipe package resolves from an app to its compiled self', () => {
+  it('dist/ holds no TypeScript but the files the code reads beside itself, and every @chainpipe package resolves from an app to its compiled self', () => {
     const ts = (dir: string): string[] =>
       readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
         const p = path.join(dir, e.name);
@@ -83,6 +83,14 @@ describe('compiled build: npm run build, then apps from dist/ with plain node', 
         return e.isDirectory() ? ts(p) : e.name.endsWith('.ts') ? [p] : [];
       });
     expect(ts(path.join(DIST_DIR, 'apps')).concat(ts(path.join(DIST_DIR, 'libs')))).to.deep.equal([]);
+    // Files the code reads beside itself (market-gateway's live chart page) are there too.
+    const plain = (dir: string): string[] =>
+      readdirSync(path.join(REPO_ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+        const p = path.join(dir, e.name);
+        return e.isDirectory() ? plain(p) : e.name.endsWith('.ts') ? [] : [p];
+      });
+    const beside = ['apps', 'libs'].flatMap((g) => readdirSync(path.join(REPO_ROOT, g)).filter((d) => d !== 'testing').map((d) => `${g}/${d}/src`)).flatMap(plain);
+    expect(beside.filter((f) => !existsSync(path.join(DIST_DIR, f))), 'files beside the code missing from dist/').to.deep.equal([]);
     const from = path.dirname(builtPath('apps/chain-parser/src/main.ts'));
     for (const name of ['@chainpipe/runtime', '@chainpipe/contracts', '@chainpipe/db', '@chainpipe/kafka', '@chainpipe/tx-store', '@chainpipe/price/src/seed']) {
       expect(require.resolve(name, { paths: [from] }), name).to.match(new RegExp(`^${DIST_DIR}/libs/.+\\.js$`));
