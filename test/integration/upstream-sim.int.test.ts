@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { jsonRpcCall, networkByName } from '@chainpipe/chains';
+import { fetchFromOrigin } from '@chainpipe/tx-parsers';
 import {
   freePort,
   parsePrometheusText,
@@ -78,6 +80,34 @@ describe('upstream-sim chain nodes (real process, plain HTTP JSON-RPC)', functio
     expect(await result(sim, 'solana-mainnet', 'getTransaction', [tx.transaction.signatures[0], { encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 }])).to.deep.equal(tx);
     const missing = await rpc(sim, 'solana-devnet', 'getBlock', [slot + 1]);
     expect(missing.body.error.code).to.equal(-32004);
+  });
+
+  it('the origin fetch reads the sim\'s Solana answers in every encoding through the same parser: one record', async () => {
+    // tx-gateway and pending-compensator call fetchFromOrigin with this same JSON-RPC client.
+    const json = readFixtureJson('solana/sol-devnet-blockheight139015678.getBlock_json_full.json').result;
+    const parsed = readFixtureJson('solana/sol-devnet-blockheight139015678.getBlock_jsonParsed_full.json').result;
+    const i = json.transactions.findIndex((t: any) => t.meta.postTokenBalances.length > 0);
+    const sig: string = json.transactions[i].transaction.signatures[0];
+    const devnet = networkByName('solana-devnet')!;
+    const call = (method: string, params: unknown[], timeoutMs: number) => jsonRpcCall(`${sim.url}/rpc/solana-devnet`, method, params, timeoutMs);
+    const records = [];
+    for (const solanaEncoding of ['jsonParsed', 'json', 'base64', 'base58'] as const) {
+      const lookup = await fetchFromOrigin(devnet, sig, call, 5_000, Date.now, { solanaEncoding });
+      expect(lookup.found, solanaEncoding).to.equal(true);
+      records.push(lookup.found ? lookup.tx : undefined);
+    }
+    for (const r of records.slice(1)) expect(r).to.deep.equal(records[0]);
+    // Expectations from the jsonParsed fixture: the transaction's SPL token moves and its fee.
+    const rec = records[0]!;
+    const moves = [...parsed.transactions[i].transaction.message.instructions, ...parsed.transactions[i].meta.innerInstructions.flatMap((g: any) => g.instructions)]
+      .filter((ix: any) => ix.program === 'spl-token' && ['transfer', 'transferChecked'].includes(ix.parsed?.type))
+      .map((ix: any) => ix.parsed.info.amount ?? ix.parsed.info.tokenAmount.amount);
+    expect(moves.length).to.be.greaterThan(0);
+    expect(rec.tx_hash).to.equal(sig);
+    expect(rec.height).to.equal(json.parentSlot + 1);
+    expect(rec.tx_fee).to.equal(String(json.transactions[i].meta.fee));
+    expect(rec.token_transfers.map((t) => t.amount).sort()).to.deep.equal([...moves].sort());
+    expect(await fetchFromOrigin(devnet, '1'.repeat(88), call, 5_000, Date.now, { solanaEncoding: 'base64' })).to.deep.equal({ found: false });
   });
 
   it('serves the Tron node HTTP API: getblockbynum by POST and GET, {} when unknown, {"Error"} on a broken body', async () => {

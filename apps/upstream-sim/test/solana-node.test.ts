@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { readFixtureJson } from '@chainpipe/testing';
+import { readFixtureJson, solanaWireTransaction } from '@chainpipe/testing';
 import { buildSolanaChain, solanaBlockSlot, solanaNode } from '../src/chain-nodes/solana-node';
 import { call, fixtureDocs, nodeOf, result } from './helpers';
 
@@ -88,6 +88,39 @@ describe('Solana chain node from fixtures', () => {
     expect(result(devnet, 'getTransaction', ['1'.repeat(87)])).to.equal(null);
     expect(call(devnet, 'getTransaction', ['not-a-signature']).error?.code).to.equal(-32602);
     expect(call(devnet, 'getTransaction', [42]).error?.code).to.equal(-32602);
+  });
+
+  it('serves base64 and base58 from the json fixture: the signed wire bytes, meta still JSON', () => {
+    // Expected bytes come from the hand-written serializer of libs/testing, which checks every
+    // signature of the real transaction over the message it wrote: only the signed bytes pass.
+    for (const encoding of ['base64', 'base58'] as const) {
+      const block = result(devnet, 'getBlock', [slot, { encoding, maxSupportedTransactionVersion: 0 }]);
+      expect({ ...block, transactions: raw.transactions }).to.deep.equal(raw);
+      expect(block.transactions).to.have.length(25);
+      block.transactions.forEach((t: any, i: number) => {
+        const want = raw.transactions[i];
+        expect(t, `${encoding} tx ${i}`).to.deep.equal({ meta: want.meta, transaction: [solanaWireTransaction(want, encoding), encoding], version: 'legacy' });
+      });
+      const i = 8;
+      const want = raw.transactions[i];
+      expect(result(devnet, 'getTransaction', [want.transaction.signatures[0], { encoding }])).to.deep.equal({
+        blockTime: raw.blockTime,
+        meta: want.meta,
+        slot,
+        transaction: [solanaWireTransaction(want, encoding), encoding],
+      });
+    }
+    // The bare-string form of the request's config is accepted as for the other encodings.
+    const sig = raw.transactions[0].transaction.signatures[0];
+    expect(result(devnet, 'getTransaction', [sig, 'base64']).transaction[1]).to.equal('base64');
+  });
+
+  it('refuses a binary encoding where only a jsonParsed fixture exists, rather than inventing bytes', () => {
+    const tx = readFixtureJson('solana/sol-mainnet-slot399683256.getTransaction_jsonParsed_sol-transfer_2kHbPUGz.json').result;
+    const err = call(mainnet, 'getTransaction', [tx.transaction.signatures[0], { encoding: 'base64' }]).error;
+    expect(err?.code).to.equal(-32602);
+    expect(err?.message).to.match(/only where a json-encoded fixture/);
+    expect(call(devnet, 'getTransaction', [tx.transaction.signatures[0], { encoding: 'base85' }]).error?.code).to.equal(-32602);
   });
 
   it('reports signature statuses: finalized with the transaction error, null when unknown', () => {

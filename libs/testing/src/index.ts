@@ -12,3 +12,4 @@ export * from './faults';
 export * from './pipeline-load';
 export * from './api-document-check';
 export * from './browser';
+export * from './solana-wire';

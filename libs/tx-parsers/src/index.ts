@@ -49,4 +49,4 @@ export function parseChainPayload(body: Buffer | string, network: NetworkInfo, h
     return { ok: false, reason: `parser failed: ${(err as Error).message}` };
   }
 }
-export { fetchFromOrigin, type OriginLookup, type RpcCall } from './origin';
+export { fetchFromOrigin, type OriginLookup, type OriginOptions, type RpcCall, type SolanaOriginEncoding } from './origin';

@@ -14,7 +14,10 @@ import type { ChainContext, NormalizedTx, ParseResult } from './types';
  *   [tx]}, receipts: [receipt]}`; a transaction not yet in a block is parsed alone (`pending`).
  *   No traces are asked for, so internal transactions of a fetched record stay empty.
  * - Tron: the same three calls on the node's eth-compatible JSON-RPC view (hash `0x` + txID).
- * - Solana: getTransaction(signature, jsonParsed, maxSupportedTransactionVersion 0).
+ * - Solana: getTransaction(signature, {encoding, maxSupportedTransactionVersion: 0}), `jsonParsed`
+ *   unless `options.solanaEncoding` says otherwise: the parser reads `json` and the binary
+ *   `base64` / `base58` answers too (wire bytes decoded to the `json` shape) and gives the same
+ *   record for each; jsonParsed stays the default because every Solana RPC provider serves it.
  * - Bitcoin: getrawtransaction(txid, true), plus getblockheader for the height when mined.
  * "Not found" is the node's null result (Bitcoin Core: RPC error -5). Every call shares one
  * deadline, so a slow node costs at most `timeoutMs` in total, never a hang.
@@ -22,6 +25,14 @@ import type { ChainContext, NormalizedTx, ParseResult } from './types';
 
 /** One JSON-RPC call to the network's node; rejects with OriginError. */
 export type RpcCall = (method: string, params: unknown[], timeoutMs: number) => Promise<unknown>;
+
+/** The getTransaction encodings the Solana parser reads. */
+export type SolanaOriginEncoding = 'jsonParsed' | 'json' | 'base64' | 'base58';
+
+export interface OriginOptions {
+  /** Default `jsonParsed`. */
+  solanaEncoding?: SolanaOriginEncoding;
+}
 
 export type OriginLookup = { found: false } | { found: true; tx: NormalizedTx };
 
@@ -79,7 +90,14 @@ async function ethStyleItem(rpc: (m: string, p: unknown[]) => Promise<unknown>, 
   return { block: { ...header, transactions: [tx] }, receipts: isObj(receipt) ? [receipt] : [] };
 }
 
-export async function fetchFromOrigin(network: NetworkInfo, txHash: string, call: RpcCall, timeoutMs: number, now: () => number = Date.now): Promise<OriginLookup> {
+export async function fetchFromOrigin(
+  network: NetworkInfo,
+  txHash: string,
+  call: RpcCall,
+  timeoutMs: number,
+  now: () => number = Date.now,
+  options: OriginOptions = {},
+): Promise<OriginLookup> {
   const rpc = withDeadline(call, timeoutMs, now);
   const ctx = contextOf(network);
   switch (network.family) {
@@ -92,7 +110,8 @@ export async function fetchFromOrigin(network: NetworkInfo, txHash: string, call
       return item === null ? NOT_FOUND : { found: true, tx: pick(parseTronPayload([item], ctx), txHash) };
     }
     case 'svm': {
-      const result = await rpc('getTransaction', [txHash, { encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 }]);
+      const encoding = options.solanaEncoding ?? 'jsonParsed';
+      const result = await rpc('getTransaction', [txHash, { encoding, maxSupportedTransactionVersion: 0 }]);
       if (result === null || result === undefined) return NOT_FOUND;
       return { found: true, tx: pick(parseSolanaPayload([result], ctx), txHash) };
     }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { OriginError, networkByName, tronHexToBase58, type NetworkInfo } from '@chainpipe/chains';
-import { readFixtureJson } from '@chainpipe/testing';
+import { readFixtureJson, solanaWireTransaction } from '@chainpipe/testing';
 import { fetchFromOrigin, type RpcCall } from '../src/origin';
 
 type Json = any;
@@ -150,6 +150,32 @@ describe('queries origin: one transaction from the chain node, parsed by our par
     expect(rec.amount).to.equal(String(transfer.lamports));
     expect(rec.tx_fee).to.equal(String(result.meta.fee));
     expect(await fetchFromOrigin(net('solana-mainnet'), '1'.repeat(88), call, 5_000)).to.deep.equal({ found: false });
+  });
+
+  it('Solana: asked for base64 (or base58), the wire answer gives the record of the jsonParsed answer', async () => {
+    // The devnet block is the one fixture in json encoding; its transactions as getTransaction
+    // answers, binary ones written (and signature-checked) by libs/testing.
+    const json = readFixtureJson<Json>('solana/sol-devnet-blockheight139015678.getBlock_json_full.json').result;
+    const parsed = readFixtureJson<Json>('solana/sol-devnet-blockheight139015678.getBlock_jsonParsed_full.json').result;
+    const i = json.transactions.findIndex((t: Json) => t.meta.postTokenBalances.length > 0);
+    const sig = json.transactions[i].transaction.signatures[0];
+    const answer = (tx: Json, transaction: unknown) => ({ blockTime: json.blockTime, meta: tx.meta, slot: json.parentSlot + 1, transaction, version: 'legacy' });
+    const answers: Record<string, unknown> = {
+      jsonParsed: answer(parsed.transactions[i], parsed.transactions[i].transaction),
+      base64: answer(json.transactions[i], [solanaWireTransaction(json.transactions[i], 'base64'), 'base64']),
+      base58: answer(json.transactions[i], [solanaWireTransaction(json.transactions[i], 'base58'), 'base58']),
+    };
+    const lookup = async (solanaEncoding: 'jsonParsed' | 'base64' | 'base58') => {
+      const { call, calls } = fixtureNode({ getTransaction: ([s, config]) => (s === sig ? answers[(config as Json).encoding] : null) });
+      const found = await fetchFromOrigin(net('solana-devnet'), sig, call, 5_000, Date.now, { solanaEncoding });
+      expect(calls[0].params).to.deep.equal([sig, { encoding: solanaEncoding, maxSupportedTransactionVersion: 0 }]);
+      return found.found ? found.tx : (undefined as never);
+    };
+    const want = await lookup('jsonParsed');
+    expect(want.tx_hash).to.equal(sig);
+    expect(want.tx_fee).to.equal(String(json.transactions[i].meta.fee));
+    expect(await lookup('base64')).to.deep.equal(want);
+    expect(await lookup('base58')).to.deep.equal(want);
   });
 
   describe('Bitcoin', () => {

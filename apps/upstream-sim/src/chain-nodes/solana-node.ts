@@ -2,8 +2,12 @@ import { RpcError, invalidParams, type RpcHandler, type RpcNode, type RpcParams 
 import type { FixtureDoc } from './catalog';
 import type { Skipped } from './evm-node';
 import { baseName, isObject, kindInFileName, unwrapRpcResult, type JsonObject } from './json';
+import { solanaWireBytes, wireText } from './solana-wire';
 
+/** The encodings fixtures are stored in. */
 export type SolanaEncoding = 'json' | 'jsonParsed';
+/** What a client may ask for: the stored ones, and the binary ones made from `json` fixtures. */
+export type RequestEncoding = SolanaEncoding | 'base64' | 'base58';
 
 export interface SolanaDoc {
   kind: 'block' | 'tx';
@@ -117,7 +121,7 @@ export function buildSolanaChain(docs: readonly SolanaDoc[]): { chain: SolanaCha
 }
 
 interface EncodingConfig {
-  encoding: SolanaEncoding;
+  encoding: RequestEncoding;
   maxVersion: number | undefined;
 }
 
@@ -130,8 +134,7 @@ function readConfig(raw: unknown, allowStringEncoding: boolean): JsonObject {
 
 function encodingConfig(config: JsonObject): EncodingConfig {
   const encoding = config.encoding ?? 'json';
-  if (encoding === 'base58' || encoding === 'base64') throw invalidParams(`Invalid params: encoding ${encoding} is not available in the simulator (json and jsonParsed are)`);
-  if (encoding !== 'json' && encoding !== 'jsonParsed') throw invalidParams(`Invalid params: unknown variant \`${String(encoding)}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\`.`);
+  if (encoding !== 'json' && encoding !== 'jsonParsed' && encoding !== 'base64' && encoding !== 'base58') throw invalidParams(`Invalid params: unknown variant \`${String(encoding)}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\`.`);
   const max = config.maxSupportedTransactionVersion;
   if (max !== undefined && max !== null && !(typeof max === 'number' && Number.isInteger(max) && max >= 0 && max <= 255)) {
     throw invalidParams('Invalid params: invalid value for maxSupportedTransactionVersion: expected u8.');
@@ -160,6 +163,27 @@ function withVersionRule(tx: JsonObject, maxVersion: number | undefined): JsonOb
 /** The stored variant in the wanted encoding, else the one there is (fixtures have one or both). */
 function pick<T>(variants: Partial<Record<SolanaEncoding, T>>, encoding: SolanaEncoding): T | undefined {
   return variants[encoding] ?? variants[encoding === 'json' ? 'jsonParsed' : 'json'];
+}
+
+const wireCache = new WeakMap<JsonObject, Uint8Array | null>();
+
+/**
+ * A `json` transaction entry with its `transaction` as `[<wire bytes>, encoding]`, `meta` left in
+ * JSON, as a node answers binary encodings. Only `json` fixtures have the bytes (see
+ * solanaWireBytes); asking for a binary encoding of anything else is refused, never faked.
+ */
+function binaryEntry(tx: JsonObject | undefined, encoding: 'base64' | 'base58', what: string): JsonObject {
+  let bytes = tx ? wireCache.get(tx) : null;
+  if (tx && bytes === undefined) {
+    bytes = solanaWireBytes(tx);
+    wireCache.set(tx, bytes);
+  }
+  if (!tx || !bytes) throw invalidParams(`Invalid params: encoding ${encoding} is available in the simulator only where a json-encoded fixture holds ${what}`);
+  return { ...tx, transaction: [wireText(bytes, encoding), encoding] };
+}
+
+function isBinary(encoding: RequestEncoding): encoding is 'base64' | 'base58' {
+  return encoding === 'base64' || encoding === 'base58';
 }
 
 function slotArg(v: unknown): number {
@@ -211,8 +235,11 @@ export function solanaNode(chain: SolanaChain): RpcNode {
           if (slot > headSlot()) throw new RpcError(-32004, `Block not available for slot ${slot}`);
           throw new RpcError(-32007, `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`);
         }
-        const block = pick(entry.variants, encoding)!;
-        const txs = (block.transactions as unknown[]).filter(isObject);
+        const binary = isBinary(encoding) ? encoding : null;
+        const block = binary ? entry.variants.json : pick(entry.variants, encoding as SolanaEncoding);
+        if (!block) throw invalidParams(`Invalid params: encoding ${encoding} is available in the simulator only where a json-encoded fixture holds the block`);
+        let txs = (block.transactions as unknown[]).filter(isObject);
+        if (binary && details === 'full') txs = txs.map((t) => binaryEntry(t, binary, `block ${slot}`));
         const { transactions: _txs, rewards, ...rest } = block;
         const out: JsonObject = { ...rest };
         if (details === 'full') out.transactions = txs.map((t) => withVersionRule(t, maxVersion));
@@ -248,6 +275,7 @@ export function solanaNode(chain: SolanaChain): RpcNode {
         const { encoding, maxVersion } = encodingConfig(readConfig(a[1], true));
         const entry = chain.txs.get(a[0]);
         if (!entry) return null;
+        if (isBinary(encoding)) return withVersionRule(binaryEntry(entry.variants.json, encoding, 'the transaction'), maxVersion);
         return withVersionRule(pick(entry.variants, encoding)!, maxVersion);
       },
     ],

@@ -8,8 +8,9 @@ import { type RecordContext, type TxPlacement, buildRecord } from './record';
  * Solana (SVM) parser: streamer `data` elements → normalized records.
  *
  * Accepted elements: getBlock results and getTransaction results, bare or in JSON-RPC envelopes,
- * possibly grouped in a JSON-RPC batch array; `json` and `jsonParsed` encodings (binary
- * base58/base64 transactions become issues). Decisions, in one place:
+ * possibly grouped in a JSON-RPC batch array; `json` and `jsonParsed` encodings, and the binary
+ * `base64` / `base58` ones (and the deprecated `binary`), whose wire bytes are decoded to the
+ * `json` shape first (`wire.ts`). Decisions, in one place:
  * - height = slot (see `resolveBlockSlots` for how a getBlock's slot is found); block_hash =
  *   `blockhash` (null for getTransaction, which does not carry it); tx_time = `blockTime`;
  *   tx_hash = first signature; fee_payer = first account key; tx_fee = `meta.fee` lamports;

@@ -3,11 +3,12 @@ import { emptyTx } from '../record-base';
 import type { InternalTransaction, NormalizedTx, TransferType, TxStatus } from '../types';
 import { accountKeys, tokenBalances } from './accounts';
 import { type Instruction, flattenInstructions } from './instructions';
-import { type JsonObject, asArray, asNonEmptyString, asObject, toBigInt, toDecimal, toSafeInt } from './json';
+import { type JsonObject, asArray, asNonEmptyString, asObject, errorMessage, toBigInt, toDecimal, toSafeInt } from './json';
 import { type NativeMove, type TokenMove, nativeMove, tokenMove } from './movements';
 import { nativeFromBalanceDeltas, summarizeNativeMoves } from './native';
 import { COMPUTE_BUDGET_PROGRAM, SYSTEM_PROGRAM, VOTE_PROGRAM } from './programs';
 import { tokenTransfersFromBalances, tokenTransfersFromMoves } from './token-transfers';
+import { decodeWireTransaction, wireForm } from './wire';
 
 /** Chain identity and native unit, already checked by the caller. */
 export interface RecordContext {
@@ -103,9 +104,23 @@ function internalEntry(
 export function buildRecord(rawTx: unknown, place: TxPlacement, ctx: RecordContext): TxOutcome {
   const tx = asObject(rawTx);
   if (!tx) return { kind: 'error', reason: 'transaction is not an object' };
-  const transaction = tx.transaction;
-  if (Array.isArray(transaction) || typeof transaction === 'string') {
-    return { kind: 'error', reason: 'binary transaction encoding (base58/base64) is not supported' };
+  let transaction = tx.transaction;
+  let version = tx.version;
+  const wire = wireForm(transaction);
+  if (wire) {
+    // Binary encodings: decoded to the `json` encoding's shape, which the rest reads as usual.
+    let decoded;
+    try {
+      decoded = decodeWireTransaction(wire.data, wire.encoding);
+    } catch (e) {
+      return { kind: 'error', reason: `${wire.encoding} transaction: ${errorMessage(e)}` };
+    }
+    transaction = decoded.transaction;
+    // The node writes `version` beside the bytes only when asked for versioned transactions;
+    // the bytes always say it.
+    version ??= decoded.version;
+  } else if (Array.isArray(transaction) || typeof transaction === 'string') {
+    return { kind: 'error', reason: 'transaction in an unknown binary encoding' };
   }
   const body = asObject(transaction);
   if (!body) return { kind: 'error', reason: 'missing transaction body' };
@@ -158,7 +173,7 @@ export function buildRecord(rawTx: unknown, place: TxPlacement, ctx: RecordConte
     block_hash: place.blockHash,
     tx_time: place.blockTime,
     tx_index: place.txIndex,
-    tx_version: txVersion(tx.version),
+    tx_version: txVersion(version),
     sender: native ? native.from : feePayer,
     receiver: native ? native.to : mainProgram(instructions),
     fee_payer: feePayer,
