@@ -73,9 +73,11 @@ export class TopicProducer {
       allowAutoTopicCreation: false,
       // murmur2 on the key, as the Java client: a key lands on the same partition from any client.
       createPartitioner: Partitioners.DefaultPartitioner,
-      // kafkajs retries a failed request itself; keep that shorter than our publish timeout so a
-      // down broker surfaces as an error instead of a request parked for minutes.
-      retry: { retries: 3, initialRetryTime: 200, maxRetryTime: 2_000 },
+      // No retries inside kafkajs: its retry of a batch skips every broker that answered the
+      // failed attempt, so when a partition's leader dies and leadership moves to one of those,
+      // that partition's messages are never sent and sendBatch still resolves (tulios/kafkajs#1303,
+      // unfixed in 2.2.4). sendWithRetry retries the whole batch instead.
+      retry: { retries: 0 },
     });
     this.producer.on(this.producer.events.DISCONNECT, () => {
       this.connected = false;
@@ -208,12 +210,7 @@ export class TopicProducer {
       list.push(...p.messages);
       byTopic.set(p.topic, list);
     }
-    const send = this.producer
-      .sendBatch({
-        acks: -1,
-        compression: CompressionTypes.None,
-        topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
-      })
+    const send = this.sendWithRetry([...byTopic].map(([topic, messages]) => ({ topic, messages })))
       .then(
         () => {
           this.connected = true;
@@ -231,6 +228,25 @@ export class TopicProducer {
       )
       .finally(() => this.inFlight.delete(send));
     this.inFlight.add(send);
+  }
+
+  /**
+   * One batch, acks=all, sent whole on every attempt (a fresh sendBatch maps each partition to
+   * its current leader; kafkajs refreshed the metadata before it failed). A partition acknowledged
+   * by an earlier attempt gets its messages again: at least once, never lost. Up to 3 retries,
+   * 200 ms doubling to 2 s, kept well inside the publish timeout so that a down broker surfaces as
+   * an error instead of a request parked for minutes.
+   */
+  private async sendWithRetry(topicMessages: { topic: string; messages: Message[] }[]): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.producer.sendBatch({ acks: -1, compression: CompressionTypes.None, topicMessages });
+        return;
+      } catch (err) {
+        if (!isReachabilityError(err) || attempt >= 3) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** attempt, 2_000)));
+      }
+    }
   }
 
   /** Sends what is queued, waits for every request in flight, then disconnects. */
