@@ -3,7 +3,7 @@
 # (port 19092 or the next free pair, state in .kafka-test) and the machine's Postgres and Redis, then
 # the fault suite on brokers and a Postgres of its own. Stops what it started.
 #   KAFKA_VERSION=4.1.1   the brokers of the run from the other supported line (default 3.9.1)
-#   TEST_ONLY="integration faults"   only these stages (lint typecheck generated unit integration faults demo)
+#   TEST_ONLY="integration faults"   only these stages (lint typecheck generated unit integration faults failover demo)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -36,6 +36,9 @@ if stage unit;        then echo "== unit";        npm run -s test:unit 2>&1 | te
 if stage integration; then echo "== integration"; npm run -s test:int 2>&1 | tee -a "$LOG" || status=1; fi
 # Faults: a broker and a Postgres of the suite's own, stopped and killed.
 if stage faults;      then echo "== faults";      npm run -s test:fault 2>&1 | tee -a "$LOG" || status=1; fi
+# Broker failover: a three-node cluster of the suite's own, its partition leader killed under load.
+if stage failover;    then echo "== failover";    npm run -s test:failover 2>&1 | tee -a "$LOG" || status=1; fi
+
 # Demo: what a new user does first, `make up` then `make demo`, on the development ports. A stack
 # that is already up is used as it is and left running; one started here is stopped again.
 if stage demo; then
