@@ -124,12 +124,21 @@ export class PrivateBroker {
 
   static async start(): Promise<PrivateBroker> {
     const stateDir = mkdtempSync(path.join(os.tmpdir(), 'chainpipe-broker-'));
-    const port = await freePort();
-    const cport = await freePort();
-    const env = { ...process.env, KAFKA_STATE_DIR: stateDir, KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(cport) };
-    const broker = new PrivateBroker(stateDir, port, env);
-    await run(KAFKA_SH, ['start'], { env });
-    return broker;
+    // A free port can be taken again before the broker binds it (any client's outgoing
+    // connection may get it from the same ephemeral range): a start that fails is tried again on
+    // other ports.
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      let cport = await freePort();
+      while (cport === port) cport = await freePort();
+      const env = { ...process.env, KAFKA_STATE_DIR: stateDir, KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(cport) };
+      try {
+        await run(KAFKA_SH, ['start'], { env });
+        return new PrivateBroker(stateDir, port, env);
+      } catch (err) {
+        if (attempt >= 3) throw err;
+      }
+    }
   }
 
   get brokers(): string[] {
