@@ -4,9 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { TOPICS } from '@chainpipe/contracts';
-import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
-import { generateApiKey } from '@chainpipe/http';
+import { createDb, type Knex } from '@chainpipe/db';
+
 import {
+  createAppWithKey,
   AppProcess,
   StreamerLoad,
   bitcoinBlockItem,
@@ -67,12 +68,7 @@ describe('faults of the address pipeline (real processes, own broker and Postgre
     this.timeout(120_000);
     const env = faultEnv();
     db = createDb({ url: env.databaseUrl, poolMax: 2 });
-    const keys = new ApiKeyRepository(db);
-    const appId = `fault-${randomBytes(3).toString('hex')}`;
-    await keys.createApp(appId, 'fault suite');
-    const key = generateApiKey();
-    await keys.addKey(appId, key.keyId, key.secretHash, null);
-    apiKey = key.token;
+    apiKey = (await createAppWithKey(db, { name: 'fault suite' })).key;
     const common = { KAFKA_BROKERS: env.broker.brokers.join(','), DATABASE_URL: env.databaseUrl, LOG_LEVEL: 'warn' };
     const [ingestPort, gatewayPort] = await Promise.all([freePort(), freePort()]);
     ingestUrl = `http://127.0.0.1:${ingestPort}`;

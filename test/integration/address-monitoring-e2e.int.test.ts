@@ -1,8 +1,9 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { expect } from 'chai';
-import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
-import { generateApiKey } from '@chainpipe/http';
+import { createDb, type Knex } from '@chainpipe/db';
+
 import {
+  createAppWithKey,
   bitcoinBlockItem,
   createRegistryTopics,
   evmBlockItem,
@@ -131,12 +132,7 @@ describe('address monitoring end to end: /stream → chain-parser → Postgres �
   before(async () => {
     const env = testEnv();
     db = createDb({ url: env.databaseUrl, poolMax: 2 });
-    const repo = new ApiKeyRepository(db);
-    const appId = `e2e-${randomBytes(4).toString('hex')}`;
-    await repo.createApp(appId, 'e2e');
-    const key = generateApiKey();
-    await repo.addKey(appId, key.keyId, key.secretHash, null);
-    apiKey = key.token;
+    apiKey = (await createAppWithKey(db, { name: 'e2e' })).key;
 
     const prefix = uniquePrefix('e2e');
     await createRegistryTopics(prefix);

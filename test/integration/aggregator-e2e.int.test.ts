@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { loadContracts } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
-import { generateApiKey } from '@chainpipe/http';
-import { IntegratorRepository, OrderRepository } from '@chainpipe/order-store';
+
+import { OrderRepository } from '@chainpipe/order-store';
 import { QuoteStore } from '@chainpipe/price';
 import { createRedis, type Redis } from '@chainpipe/redis';
-import { createRegistryTopics, freePort, parsePrometheusText, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { createIntegratorWithKey,createRegistryTopics, freePort, parsePrometheusText, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 import { payUntil } from './deposit-block';
 import { scannedMetricTypes } from '../contracts/metrics-scan';
 
@@ -109,11 +109,7 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
       start('apps/aggregator-gateway/src/main.ts', common, gwPort),
       start('apps/order-tracker/src/main.ts', { ...common, ORDER_TRACKER_GROUP: `${prefix}tracker`, ORDER_TRACKER_INTERVAL_MS: '300', ORDER_TRACKER_SESSION_TIMEOUT_MS: '6000' }),
     ]);
-    const integrators = new IntegratorRepository(db);
-    integratorId = await integrators.createIntegrator('E2E wallet');
-    const k = generateApiKey();
-    await integrators.addKey(integratorId, { keyId: k.keyId, secretHash: k.secretHash, feeRateBp: 50, label: null });
-    key = k.token;
+    ({ id: integratorId, key } = await createIntegratorWithKey(db, { name: 'E2E wallet', feeRateBp: 50 }));
   });
 
   after(async () => {

@@ -4,23 +4,10 @@ import express from 'express';
 import { Registry } from 'prom-client';
 import { loadContracts } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
-import {
-  HttpError,
-  createHttpApp,
-  createKeyResolver,
-  finishHttpApp,
-  generateApiKey,
-  listen,
-  messageEnvelope,
-  msgEnvelope,
-  requireApiKey,
-  sendOk,
-  validateBody,
-  type StartedServer,
-} from '@chainpipe/http';
+import { HttpError, createHttpApp, createKeyResolver, finishHttpApp, listen, messageEnvelope, msgEnvelope, requireApiKey, sendOk, validateBody, type StartedServer } from '@chainpipe/http';
 import { createRedis, redisComponent } from '@chainpipe/redis';
 import { createLogger } from '@chainpipe/runtime';
-import { parsePrometheusText, readJson, testEnv } from '@chainpipe/testing';
+import { createAppWithKey,parsePrometheusText, readJson, testEnv } from '@chainpipe/testing';
 
 describe('http library on a real server with keys in the real database', () => {
   let db: Knex;
@@ -32,11 +19,7 @@ describe('http library on a real server with keys in the real database', () => {
   before(async () => {
     db = createDb({ url: testEnv().databaseUrl, poolMax: 2 });
     const repo = new ApiKeyRepository(db);
-    const appId = `http-${randomBytes(4).toString('hex')}`;
-    await repo.createApp(appId, 'http test');
-    const key = generateApiKey();
-    await repo.addKey(appId, key.keyId, key.secretHash, null);
-    token = key.token;
+    token = (await createAppWithKey(db, { name: 'http test' })).key;
     const logger = createLogger({ name: 'http-test', level: 'silent' });
     const app = createHttpApp({ logger, registry, defaultEnvelope: msgEnvelope, envelopeFor: (path) => (path.startsWith('/a/') ? messageEnvelope : undefined), timeoutMs: 300 });
     app.use(requireApiKey(createKeyResolver((id) => repo.findKey(id))));

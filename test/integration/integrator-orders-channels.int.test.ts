@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { createDb, type Knex } from '@chainpipe/db';
-import { generateApiKey } from '@chainpipe/http';
-import { IntegratorRepository, OrderRepository } from '@chainpipe/order-store';
+
+import { OrderRepository } from '@chainpipe/order-store';
 import { QuoteStore } from '@chainpipe/price';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import {
+  createIntegratorWithKey,
   createRegistryTopics, freePort, responseCheck, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type ResponseCheck, type RunningProcess,
 } from '@chainpipe/testing';
 
@@ -67,11 +68,7 @@ describe('integrator orders through the ChangeNOW channel (gateway, tracker, ups
     ]);
     check = responseCheck((await (await fetch(`${gateway}/openapi.json`)).json()) as Parameters<typeof responseCheck>[0]);
 
-    const integrators = new IntegratorRepository(db);
-    integratorId = await integrators.createIntegrator('Channel test');
-    const k = generateApiKey();
-    await integrators.addKey(integratorId, { keyId: k.keyId, secretHash: k.secretHash, feeRateBp: 25, label: null });
-    key = k.token;
+    ({ id: integratorId, key } = await createIntegratorWithKey(db, { name: 'Channel test', feeRateBp: 25 }));
   });
 
   after(async () => {

@@ -3,12 +3,12 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { loadContracts } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
-import { createHttpApp, finishHttpApp, generateApiKey, listen, msgEnvelope, serveApiDocs, type StartedServer } from '@chainpipe/http';
+import { createHttpApp, finishHttpApp, listen, msgEnvelope, serveApiDocs, type StartedServer } from '@chainpipe/http';
 import { IntegratorRepository, OrderRepository, type NewOrder, type OrderRow } from '@chainpipe/order-store';
 import { QuoteStore } from '@chainpipe/price';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { createLogger, loadConfig } from '@chainpipe/runtime';
-import { freePort, responseCheck, spawnTs, stopProcess, testEnv, uniquePrefix, waitReady, type ResponseCheck, type RunningProcess } from '@chainpipe/testing';
+import { addIntegratorKey,freePort, responseCheck, spawnTs, stopProcess, testEnv, uniquePrefix, waitReady, type ResponseCheck, type RunningProcess } from '@chainpipe/testing';
 import { orderFixture } from './order-fixtures';
 import { orderConfig } from '../../apps/aggregator-gateway/src/orders/config';
 import { ordersModule } from '../../apps/aggregator-gateway/src/orders/module';
@@ -48,11 +48,7 @@ describe('integrator order endpoints (real Postgres and Redis, in process)', fun
   let integratorA = '';
   const prefix = `itest:${randomBytes(3).toString('hex')}:`;
 
-  async function newKey(integratorId: string, feeRateBp: number): Promise<string> {
-    const k = generateApiKey();
-    await integrators.addKey(integratorId, { keyId: k.keyId, secretHash: k.secretHash, feeRateBp, label: null });
-    return k.token;
-  }
+  const newKey = (integratorId: string, feeRateBp: number): Promise<string> => addIntegratorKey(db, integratorId, feeRateBp);
 
   before(async () => {
     const env = testEnv();

@@ -2,9 +2,10 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { keccak_256 } from '@noble/hashes/sha3';
 import { bytesToHex } from '@noble/hashes/utils';
 import { expect } from 'chai';
-import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
-import { generateApiKey } from '@chainpipe/http';
+import { createDb, type Knex } from '@chainpipe/db';
+
 import {
+  createAppWithKey,
   bitcoinBlockItem,
   bitcoinRawBlock,
   createRegistryTopics,
@@ -89,12 +90,7 @@ describe('address monitoring III end to end: every new transfer kind from /strea
   before(async () => {
     const env = testEnv();
     db = createDb({ url: env.databaseUrl, poolMax: 2 });
-    const repo = new ApiKeyRepository(db);
-    const appId = `kinds-${randomBytes(4).toString('hex')}`;
-    await repo.createApp(appId, 'kinds');
-    const key = generateApiKey();
-    await repo.addKey(appId, key.keyId, key.secretHash, null);
-    apiKey = key.token;
+    apiKey = (await createAppWithKey(db, { name: 'kinds' })).key;
 
     const prefix = uniquePrefix('kinds');
     await createRegistryTopics(prefix);

@@ -8,9 +8,10 @@ import { ERC20_TRANSFER } from '../../apps/tx-gateway/src/api-examples';
 import { base58Encode, networkByName, tronHexToBase58 } from '@chainpipe/chains';
 import { TOPICS, type AddressChangeMessage } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
-import { generateApiKey } from '@chainpipe/http';
+
 import { SecretBox } from '@chainpipe/runtime';
 import {
+  createAppWithKey,
   collectTopic,
   createRegistryTopics,
   documentAssertion,
@@ -152,12 +153,8 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
   }
 
   async function createApp(label: string): Promise<{ appId: string; token: string; keyId: string }> {
-    const repo = new ApiKeyRepository(db);
-    const appId = `${env.runId}-${label}`;
-    await repo.createApp(appId, `management test ${label}`);
-    const key = generateApiKey();
-    await repo.addKey(appId, key.keyId, key.secretHash, 'test');
-    return { appId, token: key.token, keyId: key.keyId };
+    const app = await createAppWithKey(db, { id: `${env.runId}-${label}`, name: `management test ${label}`, label: 'test' });
+    return { appId: app.id, token: app.key, keyId: app.keyId };
   }
 
   async function startGateway(extra: Record<string, string>): Promise<{ proc: RunningProcess; base: string; opsBase: string }> {

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { networkByName } from '@chainpipe/chains';
 import { TOPICS, type TxPushMessage } from '@chainpipe/contracts';
-import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
-import { generateApiKey } from '@chainpipe/http';
-import { connectWs, createRegistryTopics, evmBlockItem, freePort, parsePrometheusText, produceJson, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TestWsClient } from '@chainpipe/testing';
+import { createDb, type Knex } from '@chainpipe/db';
+
+import { createAppWithKey,connectWs, createRegistryTopics, evmBlockItem, freePort, parsePrometheusText, produceJson, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TestWsClient } from '@chainpipe/testing';
 import { parseEvmPayload } from '@chainpipe/tx-parsers';
 
 type Json = any;
@@ -49,11 +49,7 @@ describe('WebSocket push: periodic resend, replayed pushes, dead connections (tx
 
   before(async () => {
     db = createDb({ url: env.databaseUrl, poolMax: 2 });
-    const keys = new ApiKeyRepository(db);
-    await keys.createApp(app.id, app.id);
-    const k = generateApiKey();
-    await keys.addKey(app.id, k.keyId, k.secretHash, null);
-    app.key = k.token;
+    app.key = (await createAppWithKey(db, { id: app.id })).key;
     // Unacknowledged pushes are due again after 1 s.
     await db('tx.app_configs').insert({ app_id: app.id, ws_ack_resend_interval_seconds: 1 });
     pushTopic = prefix + TOPICS.txPush.name;

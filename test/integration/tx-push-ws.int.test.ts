@@ -4,10 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import { TOPICS, loadContracts } from '@chainpipe/contracts';
-import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
+import { createDb, type Knex } from '@chainpipe/db';
 import { SecretBox } from '@chainpipe/runtime';
-import { generateApiKey } from '@chainpipe/http';
+
 import {
+  createAppWithKey,
   connectWs,
   refusedUpgrade,
   type TestWsClient,
@@ -93,13 +94,7 @@ describe('WebSocket and webhook push: /stream → parser → matcher → two gat
 
   before(async () => {
     db = createDb({ url: env.databaseUrl, poolMax: 2 });
-    const keys = new ApiKeyRepository(db);
-    for (const app of Object.values(apps)) {
-      await keys.createApp(app.id, app.id);
-      const k = generateApiKey();
-      await keys.addKey(app.id, k.keyId, k.secretHash, null);
-      app.key = k.token;
-    }
+    for (const app of Object.values(apps)) app.key = (await createAppWithKey(db, { id: app.id })).key;
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
     // A's webhook goes to a receiver on this machine (private targets allowed, as under `make up`).
     await db('tx.app_configs').insert({

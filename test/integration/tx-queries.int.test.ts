@@ -3,12 +3,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { networkByName, type NetworkInfo } from '@chainpipe/chains';
-import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
+import { createDb, type Knex } from '@chainpipe/db';
 import { TOPICS } from '@chainpipe/contracts';
 import { generateApiKey } from '@chainpipe/http';
 import { parseEvmPayload } from '@chainpipe/tx-parsers';
 import { storeBlock } from '@chainpipe/tx-store';
-import { createRegistryTopics, documentAssertion, freePort, parsePrometheusText, readFixtureJson, readJson, spawnTs, stopProcess, testEnv, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { createAppWithKey,createRegistryTopics, documentAssertion, freePort, parsePrometheusText, readFixtureJson, readJson, spawnTs, stopProcess, testEnv, waitReady, type RunningProcess } from '@chainpipe/testing';
 
 type Json = any;
 
@@ -279,12 +279,7 @@ describe('tx-gateway history queries (real app, real Postgres, stand-in chain no
     await store(B, NET('ethereum-mainnet'));
     await store(BSC, NET('bsc-testnet'));
 
-    const keys = new ApiKeyRepository(db);
-    const appId = `txq-${RUN}`;
-    await keys.createApp(appId, 'tx queries test');
-    const key = generateApiKey();
-    await keys.addKey(appId, key.keyId, key.secretHash, 'test');
-    apiKey = key.token;
+    apiKey = (await createAppWithKey(db, { id: `txq-${RUN}`, name: 'tx queries test', label: 'test' })).key;
 
     await node.start();
     await createRegistryTopics(`${env.runId}-txq.`, [TOPICS.addressesChanges, TOPICS.txPush]);

@@ -13,3 +13,4 @@ export * from './pipeline-load';
 export * from './api-document-check';
 export * from './browser';
 export * from './solana-wire';
+export * from './apps';

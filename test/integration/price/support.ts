@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { ApiKeyRepository, type Knex } from '@chainpipe/db';
-import { generateApiKey } from '@chainpipe/http';
-import { documentAssertion, freePort, parsePrometheusText, spawnTs, testEnv, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { createAppWithKey, documentAssertion, freePort, parsePrometheusText, spawnTs, testEnv, waitReady, type RunningProcess } from '@chainpipe/testing';
 
 /** Test support of the token price suites: keys, a spawned gateway, a fetch wrapper. Asserts nothing of its own. */
 
@@ -13,13 +12,9 @@ export interface Reply {
 }
 
 export async function createTestKey(db: Knex, label: string, opts: { revoked?: boolean } = {}): Promise<string> {
-  const repo = new ApiKeyRepository(db);
-  const appId = `${testEnv().runId}-${label}`;
-  await repo.createApp(appId, `price test ${label}`);
-  const key = generateApiKey();
-  await repo.addKey(appId, key.keyId, key.secretHash, 'test');
-  if (opts.revoked) await repo.revokeKey(key.keyId);
-  return key.token;
+  const app = await createAppWithKey(db, { id: `${testEnv().runId}-${label}`, name: `price test ${label}`, label: 'test' });
+  if (opts.revoked) await new ApiKeyRepository(db).revokeKey(app.keyId);
+  return app.key;
 }
 
 export interface Started {
