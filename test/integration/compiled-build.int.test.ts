@@ -46,7 +46,7 @@ describe('compiled build: npm run build, then apps from dist/ with plain node', 
   let txReader: TopicCollector | undefined;
 
   before(async function () {
-    // tsc over the apps and libraries: 6 s on an idle 2-core machine, several times that under load.
+    // tsc over the apps and libraries: 6 s on a 2-core machine, up to 25 s under heavy load.
     this.timeout(180_000);
     const build = spawnSync('npm', ['run', '-s', 'build'], { cwd: REPO_ROOT, encoding: 'utf8' });
     expect(build.status, `npm run build:\n${build.stdout}${build.stderr}`).to.equal(0);
