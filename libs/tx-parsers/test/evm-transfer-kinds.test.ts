@@ -4,6 +4,7 @@ import { keccak_256 } from '@noble/hashes/sha3';
 import { bytesToHex } from '@noble/hashes/utils';
 import { expect } from 'chai';
 import { parseEvmPayload } from '../src/evm';
+import { withdrawalRecordHash } from '../src/evm/withdrawals';
 import type { ChainContext, NormalizedTx, ParseResult } from '../src/types';
 
 // The value movements added for address monitoring III: ERC-1155, wrapped native coin
@@ -165,6 +166,11 @@ describe('EVM transfer kinds — eth-mainnet 17053184', () => {
         expect(records[i].tx_hash).to.equal('0x' + bytesToHex(keccak_256(preimage)));
       });
       expect(new Set(records.map((t) => t.tx_hash)).size).to.equal(16);
+      // Indexes past 32 bits, up to the largest uint64, hash as the same big-endian bytes.
+      for (const index of [2n ** 32n + 5n, 2n ** 64n - 1n]) {
+        const preimage = Buffer.concat([Buffer.from('chainpipe:eip4895-withdrawal:v1'), Buffer.from(block.hash.slice(2), 'hex'), Buffer.from(index.toString(16).padStart(16, '0'), 'hex')]);
+        expect(withdrawalRecordHash(block.hash, index)).to.equal('0x' + bytesToHex(keccak_256(preimage)));
+      }
     });
 
     it('gives the same hashes on a replay and new ones in a block with another hash (reorg)', () => {

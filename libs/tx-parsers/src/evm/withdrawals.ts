@@ -1,5 +1,4 @@
-import { keccak_256 } from '@noble/hashes/sha3';
-import { bytesToHex, hexToBytes } from '@noble/hashes/utils';
+import { keccak256 } from 'js-sha3';
 import { emptyTx } from '../record-base';
 import type { ChainContext, NormalizedTx } from '../types';
 import { address, hash32, isObject, quantity } from './hex';
@@ -8,7 +7,7 @@ type Json = any;
 
 const GWEI = 1_000_000_000n;
 /** Domain tag of the synthetic hash, so it cannot equal the keccak of any transaction's bytes by design. */
-const DOMAIN = new TextEncoder().encode('chainpipe:eip4895-withdrawal:v1');
+const DOMAIN = Buffer.from('chainpipe:eip4895-withdrawal:v1', 'utf8');
 
 /**
  * The stable id of a beacon-chain withdrawal record: keccak256(tag ‖ block hash ‖ withdrawal
@@ -17,11 +16,25 @@ const DOMAIN = new TextEncoder().encode('chainpipe:eip4895-withdrawal:v1');
  * reorg (another block hash) yields a new one while the old one is orphaned with its block.
  */
 export function withdrawalRecordHash(blockHash: string, index: bigint): string {
-  const buf = new Uint8Array(DOMAIN.length + 32 + 8);
-  buf.set(DOMAIN, 0);
-  buf.set(hexToBytes(blockHash.slice(2)), DOMAIN.length);
-  new DataView(buf.buffer).setBigUint64(DOMAIN.length + 32, index, false);
-  return '0x' + bytesToHex(keccak_256(buf));
+  return withdrawalHasher(blockHash)(index);
+}
+
+/**
+ * The hash above for many withdrawals of one block: tag and block hash are written once, each
+ * withdrawal only writes its index. keccak-256 comes from js-sha3, about three times faster than
+ * @noble/hashes' here, which made the hashing most of what a block's withdrawals cost to parse
+ * (the tests check the result against @noble/hashes).
+ */
+function withdrawalHasher(blockHash: string): (index: bigint) => string {
+  const buf = Buffer.alloc(DOMAIN.length + 32 + 8);
+  DOMAIN.copy(buf, 0);
+  if (!/^0x[0-9a-fA-F]{64}$/.test(blockHash) || buf.write(blockHash.slice(2), DOMAIN.length, 32, 'hex') !== 32) {
+    throw new Error(`not a 32-byte block hash: ${blockHash.slice(0, 80)}`);
+  }
+  return (index) => {
+    buf.writeBigUInt64BE(index, DOMAIN.length + 32);
+    return '0x' + keccak256(buf);
+  };
 }
 
 export interface WithdrawalBlock {
@@ -52,6 +65,7 @@ export function withdrawalRecords(ctx: ChainContext, block: Json, info: Withdraw
   }
   const out: NormalizedTx[] = [];
   const seen = new Set<bigint>();
+  const hashOf = withdrawalHasher(blockHash);
   list.forEach((w: Json, position: number) => {
     const index = isObject(w) ? quantity(w.index) : null;
     const validator = isObject(w) ? quantity(w.validatorIndex) : null;
@@ -68,30 +82,28 @@ export function withdrawalRecords(ctx: ChainContext, block: Json, info: Withdraw
     seen.add(index);
     if (gwei === 0n) return;
     const wei = (gwei * GWEI).toString();
-    out.push({
-      ...emptyTx(ctx, withdrawalRecordHash(blockHash, index)),
-      height: info.height,
-      block_hash: blockHash,
-      tx_time: info.time,
-      receiver: to,
-      transfer_type: 'system',
+    // Filled in place: emptyTx gives a fresh object, no need to copy its 30 fields into another.
+    const record = emptyTx(ctx, hashOf(index));
+    record.height = info.height;
+    record.block_hash = blockHash;
+    record.tx_time = info.time;
+    record.receiver = to;
+    record.transfer_type = 'system';
+    record.amount = wei;
+    record.tx_status = 'success';
+    record.tx_fee = '0';
+    record.internal_transactions.push({
+      from_address: null,
+      to_address: to,
       amount: wei,
       tx_status: 'success',
-      tx_fee: '0',
-      internal_transactions: [
-        {
-          from_address: null,
-          to_address: to,
-          amount: wei,
-          tx_status: 'success',
-          program_id: null,
-          instruction: 'beacon_withdrawal',
-          description: `EIP-4895 withdrawal ${index} of validator ${validator ?? 'unknown'}`,
-          instr_index: index <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(index) : null,
-          depth: 0,
-        },
-      ],
+      program_id: null,
+      instruction: 'beacon_withdrawal',
+      description: `EIP-4895 withdrawal ${index} of validator ${validator ?? 'unknown'}`,
+      instr_index: index <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(index) : null,
+      depth: 0,
     });
+    out.push(record);
   });
   return out;
 }
