@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { jsonRpcCall, networkByName } from '@chainpipe/chains';
-import { fetchFromOrigin } from '@chainpipe/tx-parsers';
+import { fetchFromOrigin, parseTronPayload } from '@chainpipe/tx-parsers';
 import {
   freePort,
   parsePrometheusText,
@@ -130,6 +130,20 @@ describe('upstream-sim chain nodes (real process, plain HTTP JSON-RPC)', functio
     expect((await post(`${sim.url}/rpc/tron-mainnet/wallet/nosuchmethod`, {})).status).to.equal(404);
     expect((await post(`${sim.url}/rpc/ethereum-mainnet/wallet/getnowblock`, {})).status).to.equal(404);
     expect(await result(sim, 'tron-mainnet', 'eth_chainId')).to.equal('0x2b6653dc');
+  });
+
+  it('Tron `visible`: both forms of a block from the sim parse to the same records', async () => {
+    const tron = networkByName('tron-mainnet')!;
+    const ctx = { chainType: tron.chainType, chainId: tron.chainId, family: tron.family, nativeSymbol: tron.nativeSymbol, nativeDecimals: tron.nativeDecimals };
+    const forms = [];
+    for (const visible of [true, false]) {
+      const res = await post(`${sim.url}/rpc/tron-mainnet/wallet/getblockbynum`, { num: 60836289, visible });
+      expect(res.headers.get('x-sim-address-format')).to.equal(visible ? 'base58' : 'hex');
+      forms.push(parseTronPayload([await json(res)], ctx));
+    }
+    expect(forms[0].issues).to.deep.equal([]);
+    expect(forms[0].blocks[0].transactions).to.have.length(170);
+    expect(forms[1]).to.deep.equal(forms[0]);
   });
 
   it('speaks Bitcoin Core JSON-RPC: getblock and getrawtransaction, {result, error: null, id}, HTTP 500 on errors', async () => {

@@ -1,6 +1,7 @@
 import type { FixtureDoc } from './catalog';
 import { type EvmDoc, type Skipped } from './evm-node';
 import { baseName, isObject, kindInFileName, numberInFileName, unwrapRpcResult, type JsonObject } from './json';
+import { toTronAddressFormat, wantedFormat } from './tron-visible';
 
 /** How a stored fixture writes addresses: `visible: false` (hex, 41…) or `visible: true` (base58, T…). */
 export type TronAddressFormat = 'hex' | 'base58';
@@ -149,7 +150,23 @@ function valueArg(args: JsonObject): string {
   return v.toLowerCase();
 }
 
-const found = <T>(s: Stored<T> | undefined, empty: unknown): WalletAnswer => (s ? { body: s.value, format: s.format } : { body: empty, format: null });
+const converted = new WeakMap<object, unknown>();
+
+/**
+ * The stored answer in the form the call's `visible` asks for (hex by default, as java-tron),
+ * converted from the fixture's own form when that is the other one.
+ */
+function found<T extends object>(s: Stored<T> | undefined, empty: unknown, args: JsonObject): WalletAnswer {
+  if (!s) return { body: empty, format: null };
+  const format = wantedFormat(args.visible);
+  if (format === s.format) return { body: s.value, format };
+  let body = converted.get(s.value);
+  if (body === undefined) {
+    body = toTronAddressFormat(s.value, format);
+    converted.set(s.value, body);
+  }
+  return { body, format };
+}
 
 /**
  * The node HTTP API methods served. Unknown blocks and transactions answer `{}` (and an unknown
@@ -157,17 +174,17 @@ const found = <T>(s: Stored<T> | undefined, empty: unknown): WalletAnswer => (s 
  */
 export function tronWalletMethods(wallet: TronWallet): ReadonlyMap<string, WalletMethod> {
   return new Map<string, WalletMethod>([
-    ['getnowblock', () => found(wallet.head === null ? undefined : wallet.blocks.get(wallet.head), {})],
-    ['getblockbynum', (args) => found(wallet.blocks.get(numArg(args)), {})],
+    ['getnowblock', (args) => found(wallet.head === null ? undefined : wallet.blocks.get(wallet.head), {}, args)],
+    ['getblockbynum', (args) => found(wallet.blocks.get(numArg(args)), {}, args)],
     [
       'getblockbyid',
       (args) => {
         const n = wallet.blockIds.get(valueArg(args));
-        return found(n === undefined ? undefined : wallet.blocks.get(n), {});
+        return found(n === undefined ? undefined : wallet.blocks.get(n), {}, args);
       },
     ],
-    ['gettransactionbyid', (args) => found(wallet.txs.get(valueArg(args)), {})],
-    ['gettransactioninfobyid', (args) => found(wallet.infos.get(valueArg(args)), {})],
-    ['gettransactioninfobyblocknum', (args) => found(wallet.blockInfos.get(numArg(args)), [])],
+    ['gettransactionbyid', (args) => found(wallet.txs.get(valueArg(args)), {}, args)],
+    ['gettransactioninfobyid', (args) => found(wallet.infos.get(valueArg(args)), {}, args)],
+    ['gettransactioninfobyblocknum', (args) => found(wallet.blockInfos.get(numArg(args)), [], args)],
   ]);
 }
