@@ -149,7 +149,7 @@ async function addressMonitoring(env: Record<string, string>): Promise<void> {
   try {
     const push = await sock.next((m) => m.type === 'transaction', 'transaction push', 20_000);
     const d = push.data;
-    show('push', `tx ${d.txhash} at height ${d.height}: ${d.sender} → ${d.receiver}, amount ${d.amount} ${d.symbol ?? ''} (listenAddress ${JSON.stringify(d.listenAddress)})`);
+    show('push', `tx ${d.txhash} at height ${d.height}: ${d.sender} → ${d.receiver}, amount ${d.amount} (smallest unit of ${d.symbol}, ${d.decimals} decimals) (listenAddress ${JSON.stringify(d.listenAddress)})`);
     sock.send({ id: 'demo-ack', type: 'transactionACK', data: { chain_type: 'ethereum', chain_id: 1, txHash: d.txhash } });
     show('acknowledged', 'transactionACK sent (no resend)');
   } catch {
