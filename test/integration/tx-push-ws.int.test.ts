@@ -1,6 +1,4 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import { TOPICS, loadContracts } from '@chainpipe/contracts';
@@ -8,6 +6,7 @@ import { createDb, type Knex } from '@chainpipe/db';
 import { SecretBox } from '@chainpipe/runtime';
 
 import {
+  WebhookReceiver,
   createAppWithKey,
   connectWs,
   refusedUpgrade,
@@ -57,15 +56,9 @@ describe('WebSocket and webhook push: /stream → parser → matcher → two gat
   let hashB = '';
   const secretKey = '42'.repeat(32);
   const hookSecret = `sign-${randomBytes(4).toString('hex')}`;
-  const received: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
-  const receiver = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      res.writeHead(204).end();
-    });
-  });
+  const receiver = new WebhookReceiver();
+  receiver.status = 204;
+  const received = receiver.requests;
 
   const wsUrl = (i: number, path = '/tx/api/v1/transaction/ws') => gw[i].replace('http', 'ws') + path;
   const open = async (i: number, key: string, extra: Record<string, string> = {}) => {
@@ -95,12 +88,12 @@ describe('WebSocket and webhook push: /stream → parser → matcher → two gat
   before(async () => {
     db = createDb({ url: env.databaseUrl, poolMax: 2 });
     for (const app of Object.values(apps)) app.key = (await createAppWithKey(db, { id: app.id })).key;
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    await receiver.start();
     // A's webhook goes to a receiver on this machine (private targets allowed, as under `make up`).
     await db('tx.app_configs').insert({
       app_id: apps.a.id,
       enable_webhook: true,
-      webhook_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+      webhook_url: receiver.url,
       webhook_secret_enc: new SecretBox(secretKey).seal(hookSecret),
     });
     await db('tx.monitored_addresses').insert([
@@ -152,8 +145,7 @@ describe('WebSocket and webhook push: /stream → parser → matcher → two gat
   after(async () => {
     await Promise.all(clients.map((c) => c.close()));
     for (const p of procs) await stopProcess(p);
-    receiver.closeAllConnections();
-    await new Promise((r) => receiver.close(r));
+    await receiver.stop();
     await db('core.apps').whereIn('app_id', [apps.a.id, apps.b.id]).del();
     await db.destroy();
   });

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { networkByName } from '@chainpipe/chains';
 import { TOPICS, type TxPushMessage } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
 import { SecretBox } from '@chainpipe/runtime';
-import { createRegistryTopics, evmBlockItem, freePort, produceJson, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { WebhookReceiver, createRegistryTopics, evmBlockItem, freePort, produceJson, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 import { parseEvmPayload } from '@chainpipe/tx-parsers';
 import { Webhook } from 'standardwebhooks';
 
@@ -26,18 +24,11 @@ describe('webhook-dispatcher SIGKILL mid-load (real process, Kafka, Postgres, HT
   const secretKey = randomBytes(32).toString('hex');
   const hookSecret = `hook-${randomBytes(6).toString('hex')}`;
   const appId = `whk-${randomBytes(4).toString('hex')}`;
-  const received: { id: string; hashes: string[] }[] = [];
-  const receiver = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      // Verified as a receiver would, with the Standard Webhooks library.
-      const payload = new Webhook(hookSecret, { format: 'raw' }).verify(body, req.headers as Record<string, string>) as Json[];
-      received.push({ id: String(req.headers['webhook-id']), hashes: payload.map((t) => t.txHash) });
-      // A little slow, so the kill lands in the middle of the stream.
-      setTimeout(() => res.writeHead(200).end(), 5);
-    });
-  });
+  // Verified as a receiver would, with the Standard Webhooks library; a little slow, so the kill
+  // lands in the middle of the stream.
+  const receiver = new WebhookReceiver({ check: (body, headers) => new Webhook(hookSecret, { format: 'raw' }).verify(body, headers as Record<string, string>) });
+  receiver.delayMs = 5;
+  const deliveries = () => receiver.requests.map((r) => ({ id: String(r.headers['webhook-id']), hashes: (JSON.parse(r.body) as Json[]).map((t) => t.txHash) }));
   let db: Knex;
   let prefix = '';
   const procs: RunningProcess[] = [];
@@ -62,11 +53,11 @@ describe('webhook-dispatcher SIGKILL mid-load (real process, Kafka, Postgres, HT
   before(async () => {
     db = createDb({ url: env.databaseUrl, poolMax: 2 });
     await new ApiKeyRepository(db).createApp(appId, appId);
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    await receiver.start();
     await db('tx.app_configs').insert({
       app_id: appId,
       enable_webhook: true,
-      webhook_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+      webhook_url: receiver.url,
       webhook_secret_enc: new SecretBox(secretKey).seal(hookSecret),
     });
     prefix = uniquePrefix('whk');
@@ -75,8 +66,7 @@ describe('webhook-dispatcher SIGKILL mid-load (real process, Kafka, Postgres, HT
 
   after(async () => {
     for (const p of procs) await stopProcess(p);
-    receiver.closeAllConnections();
-    await new Promise((r) => receiver.close(r));
+    await receiver.stop();
     await db?.destroy();
   });
 
@@ -87,17 +77,17 @@ describe('webhook-dispatcher SIGKILL mid-load (real process, Kafka, Postgres, HT
     });
     await produceJson(prefix + TOPICS.txPush.name, pushes.map((p) => ({ key: p.app_id, value: p })));
     await startDispatcher();
-    await waitFor(() => received.length >= 40, { timeoutMs: 60_000, what: 'some deliveries before the kill' });
+    await waitFor(() => receiver.requests.length >= 40, { timeoutMs: 60_000, what: 'some deliveries before the kill' });
     const victim = procs.pop()!;
     victim.kill('SIGKILL');
     await victim.exited;
-    const atKill = received.length;
+    const atKill = receiver.requests.length;
     await startDispatcher();
     const wanted = new Map(pushes.map((p) => [p.tx.tx_hash, p.message_id]));
-    await waitFor(() => new Set(received.flatMap((r) => r.hashes)).size >= wanted.size, { timeoutMs: 120_000, what: `all ${wanted.size} pushes delivered` });
+    await waitFor(() => new Set(deliveries().flatMap((r) => r.hashes)).size >= wanted.size, { timeoutMs: 120_000, what: `all ${wanted.size} pushes delivered` });
     expect(atKill, 'the kill came before the end').to.be.below(pushes.length);
     const idsByHash = new Map<string, Set<string>>();
-    for (const r of received) for (const h of r.hashes) idsByHash.set(h, (idsByHash.get(h) ?? new Set()).add(r.id));
+    for (const r of deliveries()) for (const h of r.hashes) idsByHash.set(h, (idsByHash.get(h) ?? new Set()).add(r.id));
     expect([...idsByHash.keys()].sort()).to.deep.equal([...wanted.keys()].sort());
     // One webhook-id per transaction, the push's message id, however often it came.
     for (const [hash, ids] of idsByHash) expect([...ids], hash).to.deep.equal([wanted.get(hash)]);

@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
@@ -9,46 +7,13 @@ import type { TxPushMessage } from '@chainpipe/contracts';
 import { loadContracts } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
 import { SecretBox, createLogger } from '@chainpipe/runtime';
-import { evmBlockItem, parseFixture, randomSuffix, rebaseBlock, testEnv } from '@chainpipe/testing';
+import { WebhookReceiver, evmBlockItem, parseFixture, randomSuffix, rebaseBlock, testEnv } from '@chainpipe/testing';
 import { GIVE_UP_AFTER_MS, WebhookDispatcher, postWebhook, webhookQueueMetrics, type SenderOptions } from '@chainpipe/webhooks';
 
 type Json = any;
 
-/** A real HTTP receiver: records every request; answers with `status` (changeable), optionally slowly. */
-class Receiver {
-  readonly requests: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
-  status = 200;
-  delayMs = 0;
-  inFlight = 0;
-  maxInFlight = 0;
-  private server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      this.inFlight += 1;
-      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-      this.requests.push({ headers: req.headers, body });
-      setTimeout(() => {
-        this.inFlight -= 1;
-        res.writeHead(this.status, { 'content-type': 'text/plain' });
-        res.end('ignored body');
-      }, this.delayMs);
-    });
-  });
-  url = '';
-  async start() {
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
-  }
-  stop() {
-    this.server.closeAllConnections();
-    return new Promise<void>((r) => this.server.close(() => r()));
-  }
-  /** Transaction hashes of every body received, in order. */
-  hashes(): string[] {
-    return this.requests.flatMap((r) => (JSON.parse(r.body) as Json[]).map((t) => t.txHash));
-  }
-}
+/** Transaction hashes of every body the receiver got, in order. */
+const hashes = (receiver: WebhookReceiver): string[] => receiver.bodies<Json[]>().flatMap((b) => b.map((t) => t.txHash));
 
 describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)', function () {
   this.timeout(60_000);
@@ -57,7 +22,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
   const box = new SecretBox(randomBytes(32).toString('hex'));
   const sender: SenderOptions = { allowPrivate: true, connectTimeoutMs: 2_000, responseTimeoutMs: 3_000, maxResponseBytes: 1024 };
   let db: Knex;
-  let receiver: Receiver;
+  let receiver: WebhookReceiver;
   /** The injected clock; set when the suite starts (a receiver verifies timestamps within 5 minutes of real time). */
   let clock = 0;
   const apps: string[] = [];
@@ -94,7 +59,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
   before(async () => {
     clock = Date.now();
     db = createDb({ url: env.databaseUrl, poolMax: 6 });
-    receiver = new Receiver();
+    receiver = new WebhookReceiver();
     await receiver.start();
   });
   after(async () => {
@@ -199,7 +164,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     receiver.status = 200;
     await db('tx.app_configs').where({ app_id: appId }).update({ enable_webhook: true });
     await d.drainDue();
-    expect(receiver.hashes().slice(-2)).to.deep.equal(batch.map((p) => p.tx.tx_hash));
+    expect(hashes(receiver).slice(-2)).to.deep.equal(batch.map((p) => p.tx.tx_hash));
     expect(await config(appId)).to.include({ webhook_delivery_status: 'active', enable_webhook: true });
   });
 

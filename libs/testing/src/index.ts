@@ -14,3 +14,4 @@ export * from './api-document-check';
 export * from './browser';
 export * from './solana-wire';
 export * from './apps';
+export * from './webhook-receiver';
