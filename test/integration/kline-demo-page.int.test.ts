@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { createDb, type Knex } from '@chainpipe/db';
 import { AppProcess, REPO_ROOT, createRegistryTopics, freePort, launchChromium, stopProcess, testEnv, uniquePrefix, waitFor, type TestBrowser } from '@chainpipe/testing';
-import { client, createTestKey, startApp, type Started } from './price/support';
+import { client, createTestKey, startCandlestickPipeline, type Started } from './price/support';
 
 /**
  * The live chart page (GET /kline/demo) in a real headless Chromium against the real stack:
@@ -50,24 +50,15 @@ describe('live chart page in a browser (sim → ingester → aggregator → gate
     db = createDb({ url: env.databaseUrl, poolMax: 2 });
     await createRegistryTopics(prefix);
     key = await createTestKey(db, 'kline-demo');
-    const common = { DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: `${env.runId}:kline-demo:`, KAFKA_TOPIC_PREFIX: prefix, MARKET_API_KEY: 'test-cg-key' };
-    sim = await startApp('apps/upstream-sim/src/main.ts', { SIM_OHLCV_TICK_MS: '100', SIM_OHLCV_PING_MS: '1000' });
     // The gateway on a fixed port, so that after its restart the page reconnects to the same address.
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    [ingester, aggregator, gw] = await Promise.all([
-      startApp('apps/market-ingester/src/main.ts', {
-        ...common,
-        MARKET_WS_URL: `${sim.base.replace('http', 'ws')}/v1`,
-        MARKET_RECONNECT_INITIAL_MS: '100',
-        MARKET_STATUS_INTERVAL_MS: '200',
-        MARKET_POOLS_RESYNC_MS: '600000',
-        MARKET_PING_MS: '1000',
-        MARKET_INGESTER_GROUP: `${prefix}market-ingester`,
-      }, { publicPort: false }),
-      startApp('apps/kline-aggregator/src/main.ts', { ...common, KLINE_AGGREGATOR_GROUP: `${prefix}kline-aggregator` }, { publicPort: false }),
-      AppProcess.start('apps/market-gateway/src/main.ts', { ...common, KAFKA_BROKERS: env.kafkaBrokers.join(','), PORT: String(port), KLINE_MARKET_API_URL: `${sim.base}/coingecko/api/v3`, KLINE_WS_PING_MS: '1000' }),
-    ]);
+    ({ sim, ingester, aggregator, alongside: gw } = await startCandlestickPipeline({
+      prefix,
+      redisPrefix: `${env.runId}:kline-demo:`,
+      alongside: (s, common) =>
+        AppProcess.start('apps/market-gateway/src/main.ts', { ...common, KAFKA_BROKERS: env.kafkaBrokers.join(','), PORT: String(port), KLINE_MARKET_API_URL: `${s.base}/coingecko/api/v3`, KLINE_WS_PING_MS: '1000' }),
+    }));
     const created = await api('POST', '/api/v1/admin/pools', { body: { chain_type: 'evm', chain_id: 1, network_id: 'eth', pool_address: `0x${randomBytes(20).toString('hex')}`, label: 'demo page test' } });
     expect(created.status, created.text).to.equal(200);
     pool = (await api('PATCH', `/api/v1/admin/pools/${created.body.data.id}/activate`)).body.data;

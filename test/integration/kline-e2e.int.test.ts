@@ -4,7 +4,7 @@ import { Partitioners } from 'kafkajs';
 import { TOPICS, formatErrors, loadContracts, type MarketTickMessage } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
 import { connectWs, createRegistryTopics, refusedUpgrade, stopProcess, testEnv, testKafka, uniquePrefix, waitFor, type TestWsClient } from '@chainpipe/testing';
-import { client, createTestKey, startApp, type Started } from './price/support';
+import { client, createTestKey, startApp, startCandlestickPipeline, type Started } from './price/support';
 
 /**
  * The candlestick service end to end: upstream-sim (OnchainOHLCV stream and CoinGecko REST),
@@ -49,22 +49,14 @@ describe('candlestick service end to end (sim → ingester → Kafka → aggrega
     db = createDb({ url: env.databaseUrl, poolMax: 2 });
     await createRegistryTopics(prefix);
     key = await createTestKey(db, 'kline');
-    const common = { DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: redisPrefix, KAFKA_TOPIC_PREFIX: prefix, MARKET_API_KEY: 'test-cg-key' };
-    sim = await startApp('apps/upstream-sim/src/main.ts', { SIM_OHLCV_TICK_MS: '100', SIM_OHLCV_MAX_SUBSCRIPTIONS: '2', SIM_OHLCV_PING_MS: '1000' });
-    [ingester, aggregator, gw] = await Promise.all([
-      startApp('apps/market-ingester/src/main.ts', {
-        ...common,
-        MARKET_WS_URL: `${sim.base.replace('http', 'ws')}/v1`,
-        MARKET_SUBSCRIPTIONS_PER_SOCKET: '2',
-        MARKET_RECONNECT_INITIAL_MS: '100',
-        MARKET_STATUS_INTERVAL_MS: '200',
-        MARKET_POOLS_RESYNC_MS: '600000',
-        MARKET_PING_MS: '1000',
-        MARKET_INGESTER_GROUP: `${prefix}market-ingester`,
-      }, { publicPort: false }),
-      startApp('apps/kline-aggregator/src/main.ts', { ...common, KLINE_AGGREGATOR_MAX_RECORDS_PER_CALL: '200', KLINE_AGGREGATOR_GROUP: `${prefix}kline-aggregator` }, { publicPort: false }),
-      startApp('apps/market-gateway/src/main.ts', { ...common, KLINE_MARKET_API_URL: `${sim.base}/coingecko/api/v3`, KLINE_WS_PING_MS: '1000' }),
-    ]);
+    ({ sim, ingester, aggregator, alongside: gw } = await startCandlestickPipeline({
+      prefix,
+      redisPrefix,
+      sim: { SIM_OHLCV_MAX_SUBSCRIPTIONS: '2' },
+      ingester: { MARKET_SUBSCRIPTIONS_PER_SOCKET: '2' },
+      aggregator: { KLINE_AGGREGATOR_MAX_RECORDS_PER_CALL: '200' },
+      alongside: (s, common) => startApp('apps/market-gateway/src/main.ts', { ...common, KLINE_MARKET_API_URL: `${s.base}/coingecko/api/v3`, KLINE_WS_PING_MS: '1000' }),
+    }));
   });
 
   afterEach(() => {

@@ -87,3 +87,38 @@ export async function simControl(simBase: string, method: 'PUT' | 'DELETE', path
   const res = await fetch(simBase + path, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
   if (res.status !== 200) throw new Error(`sim control ${method} ${path}: ${res.status} ${await res.text()}`);
 }
+
+/**
+ * The candlestick pipeline before the gateway, each app a process on the test's topics and Redis
+ * prefix: upstream-sim (the CoinGecko stand-in, ticking every 100 ms) → market-ingester →
+ * kline-aggregator, and with them whatever `alongside` starts, given the sim and the environment
+ * a market-gateway of the same test needs.
+ */
+export async function startCandlestickPipeline<G>(opts: {
+  prefix: string;
+  redisPrefix: string;
+  sim?: Record<string, string>;
+  ingester?: Record<string, string>;
+  aggregator?: Record<string, string>;
+  /** Started at the same time as the ingester and the aggregator (the gateway, say). */
+  alongside: (sim: Started, common: Record<string, string>) => Promise<G>;
+}): Promise<{ sim: Started; ingester: Started; aggregator: Started; alongside: G }> {
+  const env = testEnv();
+  const common = { DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: opts.redisPrefix, KAFKA_TOPIC_PREFIX: opts.prefix, MARKET_API_KEY: 'test-cg-key' };
+  const sim = await startApp('apps/upstream-sim/src/main.ts', { SIM_OHLCV_TICK_MS: '100', SIM_OHLCV_PING_MS: '1000', ...opts.sim });
+  const [ingester, aggregator, alongside] = await Promise.all([
+    startApp('apps/market-ingester/src/main.ts', {
+      ...common,
+      MARKET_WS_URL: `${sim.base.replace('http', 'ws')}/v1`,
+      MARKET_RECONNECT_INITIAL_MS: '100',
+      MARKET_STATUS_INTERVAL_MS: '200',
+      MARKET_POOLS_RESYNC_MS: '600000',
+      MARKET_PING_MS: '1000',
+      MARKET_INGESTER_GROUP: `${opts.prefix}market-ingester`,
+      ...opts.ingester,
+    }, { publicPort: false }),
+    startApp('apps/kline-aggregator/src/main.ts', { ...common, KLINE_AGGREGATOR_GROUP: `${opts.prefix}kline-aggregator`, ...opts.aggregator }, { publicPort: false }),
+    opts.alongside(sim, common),
+  ]);
+  return { sim, ingester, aggregator, alongside };
+}
