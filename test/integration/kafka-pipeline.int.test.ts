@@ -127,7 +127,7 @@ describe('kafka pipeline: registry, typed producer, batch consumer (real broker)
     const done = new Map<number, number>();
     await startConsumer(async (records) => {
       // Poison: the whole call fails while it holds record 3, so the consumer retries one by one.
-      if (records.some((r) => r.value.changed_at === sent[2].changed_at)) throw new NonRetryableError('record 3 is poison', 'POISON');
+      if (records.some((r) => r.value.changed_at === sent[2].changed_at)) throw new NonRetryableError('record 3 is poison', 'STORE_REJECTED');
       for (const r of records) done.set(r.value.changed_at, (done.get(r.value.changed_at) ?? 0) + 1);
     });
     await waitFor(async () => (await committedOffset(`${prefix}group`, topic)) === 5, { what: 'offset 5 committed' });
@@ -135,7 +135,7 @@ describe('kafka pipeline: registry, typed producer, batch consumer (real broker)
     expect([...done.values()].every((n) => n === 1)).to.equal(true);
     const [dead] = await readTopic(dlqName(topic), 1);
     expect(JSON.parse(dead.value!.toString())).to.deep.equal(sent[2]);
-    expect(dead.headers!['dlq-error-code']!.toString()).to.equal('POISON');
+    expect(dead.headers!['dlq-error-code']!.toString()).to.equal('STORE_REJECTED');
     expect(dead.headers!['dlq-source-offset']!.toString()).to.equal('2');
   });
 

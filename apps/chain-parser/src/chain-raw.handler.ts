@@ -1,7 +1,7 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { ChainTxMessage } from '@chainpipe/contracts';
 import type { BatchHandler, ConsumedRecord, DeadLetter, OutgoingMessage } from '@chainpipe/kafka';
-import { RetryableError, errorMessage, type Logger } from '@chainpipe/runtime';
+import { RetryableError, errorMessage, type ErrorCode, type Logger } from '@chainpipe/runtime';
 import { classifyStoreError, type StoreBlockInput, type StoreBlockResult } from '@chainpipe/tx-store';
 import { CHAIN_TX_MAX_BYTES, blockMessages, blockOutcome, deliverySource, planRecord, publishGroups, type TxCheck } from './plan';
 
@@ -61,7 +61,7 @@ export function createChainRawHandler(deps: ChainRawHandlerDeps): BatchHandler<B
     const deadLetters: DeadLetter[] = [];
     const outgoing: OutgoingMessage<ChainTxMessage>[] = [];
     const stored: Array<{ network: string; receivedAt: number }> = [];
-    const dead = (record: ConsumedRecord<Buffer>, network: string, code: string, reason: string) => {
+    const dead = (record: ConsumedRecord<Buffer>, network: string, code: ErrorCode, reason: string) => {
       deadLetters.push({ record: record as ConsumedRecord<unknown>, code, reason });
       metrics.records.inc({ network, outcome: 'dead_letter' });
     };

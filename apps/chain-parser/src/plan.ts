@@ -1,6 +1,7 @@
 import { networkByName, type NetworkInfo } from '@chainpipe/chains';
 import { TOPICS, type ChainTxMessage } from '@chainpipe/contracts';
 import type { OutgoingMessage } from '@chainpipe/kafka';
+import type { ErrorCode } from '@chainpipe/runtime';
 import { parseChainPayload, type NormalizedTx, type ParseIssue, type StreamMetadata } from '@chainpipe/tx-parsers';
 import { chainTxKey, chainTxMessage, type StoreBlockInput, type StoreBlockResult } from '@chainpipe/tx-store';
 
@@ -15,7 +16,7 @@ export { chainTxKey, chainTxMessage };
 export type TxCheck = (tx: NormalizedTx) => string | null;
 
 export type RecordPlan =
-  | { kind: 'dead'; code: string; reason: string; network: string }
+  | { kind: 'dead'; code: ErrorCode; reason: string; network: string }
   | { kind: 'store'; network: NetworkInfo; metadata: StreamMetadata; blocks: StoreBlockInput[]; issues: ParseIssue[] };
 
 /**

@@ -9,6 +9,7 @@ import {
   sleep,
   type HealthReport,
   type Logger,
+  type ErrorCode,
 } from '@chainpipe/runtime';
 import { dlqName, type Contracts, type TopicSpec } from '@chainpipe/contracts';
 import { topicName } from './client';
@@ -29,7 +30,7 @@ export interface ConsumedRecord<T> {
 export interface DeadLetter {
   record: ConsumedRecord<unknown>;
   reason: string;
-  code?: string;
+  code?: ErrorCode;
 }
 
 export interface HandlerResult {

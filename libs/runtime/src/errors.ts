@@ -1,3 +1,5 @@
+import type { ErrorCode } from './error-codes';
+
 /**
  * Errors say what the caller should do. A `RetryableError` means "the same work may succeed
  * later" (a dependency is down, a timeout); a `NonRetryableError` means "this input will never
@@ -6,7 +8,7 @@
  */
 export class RetryableError extends Error {
   readonly retryable = true;
-  constructor(message: string, readonly code = 'RETRYABLE', options?: { cause?: unknown }) {
+  constructor(message: string, readonly code: ErrorCode = 'RETRYABLE', options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'RetryableError';
   }
@@ -14,7 +16,7 @@ export class RetryableError extends Error {
 
 export class NonRetryableError extends Error {
   readonly retryable = false;
-  constructor(message: string, readonly code = 'NON_RETRYABLE', options?: { cause?: unknown }) {
+  constructor(message: string, readonly code: ErrorCode = 'NON_RETRYABLE', options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'NonRetryableError';
   }
