@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { createDb, type Knex } from '@chainpipe/db';
 import { AppProcess, REPO_ROOT, createRegistryTopics, freePort, launchChromium, stopProcess, testEnv, uniquePrefix, waitFor, type TestBrowser } from '@chainpipe/testing';
-import { client, createTestKey, startCandlestickPipeline, type Started } from './price/support';
+import { client, createTestKey, startCandlestickPipeline, type Started } from '../integration/price/support';
 
 /**
  * The live chart page (GET /kline/demo) in a real headless Chromium against the real stack:

@@ -4,7 +4,7 @@ import { Partitioners } from 'kafkajs';
 import { TOPICS, formatErrors, loadContracts, type MarketTickMessage } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
 import { connectWs, createRegistryTopics, refusedUpgrade, stopProcess, testEnv, testKafka, uniquePrefix, waitFor, type TestWsClient } from '@chainpipe/testing';
-import { client, createTestKey, startApp, startCandlestickPipeline, type Started } from './price/support';
+import { client, createTestKey, startApp, startCandlestickPipeline, type Started } from '../integration/price/support';
 
 /**
  * The candlestick service end to end: upstream-sim (OnchainOHLCV stream and CoinGecko REST),

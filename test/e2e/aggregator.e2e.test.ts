@@ -7,7 +7,7 @@ import { OrderRepository } from '@chainpipe/order-store';
 import { QuoteStore } from '@chainpipe/price';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { createIntegratorWithKey,createRegistryTopics, freePort, parsePrometheusText, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
-import { payUntil } from './deposit-block';
+import { payUntil } from '../integration/deposit-block';
 import { scannedMetricTypes } from '../contracts/metrics-scan';
 
 interface SseEvent {
