@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { Partitioners } from 'kafkajs';
 import { TOPICS, formatErrors, loadContracts, type MarketTickMessage } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
-import { connectWs, createRegistryTopics, refusedUpgrade, stopProcess, testEnv, testKafka, uniquePrefix, waitFor, type TestWsClient } from '@chainpipe/testing';
+import { topicMessage, connectWs, createRegistryTopics, refusedUpgrade, stopProcess, testEnv, testKafka, uniquePrefix, waitFor, type TestWsClient } from '@chainpipe/testing';
 import { client, createTestKey, startApp, startCandlestickPipeline, type Started } from '../integration/price/support';
 
 /**
@@ -304,7 +304,8 @@ describe('candlestick service end to end (sim → ingester → Kafka → aggrega
     const utc = (iso: string) => Date.parse(iso) / 1000;
     let pool: any;
     let seq = 0;
-    const tick = (interval: MarketTickMessage['interval'], t: number, o: number, h: number, l: number, c: number, v: number | null, receivedAt: number): MarketTickMessage => ({
+    const tick = (interval: MarketTickMessage['interval'], t: number, o: number, h: number, l: number, c: number, v: number | null, receivedAt: number): MarketTickMessage =>
+      topicMessage(TOPICS.marketTicks, {
       pool_id: pool.id,
       chain_type: pool.chain_type,
       chain_id: pool.chain_id,
@@ -320,7 +321,7 @@ describe('candlestick service end to end (sim → ingester → Kafka → aggrega
       volume: v,
       received_at: receivedAt,
       seq: ++seq,
-    });
+      });
     const publish = (ticks: MarketTickMessage[]) => producer.send({ topic: prefix + TOPICS.marketTicks.name, messages: ticks.map((t) => ({ key: 'k', value: JSON.stringify(t) })) });
     const ohlcv = (q: string) => api('GET', `/kline/api/v1/kline/ohlcv?chain_type=polygon&chain_id=137&pool_address=${pool.pool_address}&${q}`);
 

@@ -6,7 +6,7 @@ import { createDb, type Knex } from '@chainpipe/db';
 import { TopicProducer, createKafka } from '@chainpipe/kafka';
 import { IntegratorRepository, OrderRepository, type OrderRow } from '@chainpipe/order-store';
 import { createLogger } from '@chainpipe/runtime';
-import { collectTopic, createRegistryTopics, testEnv, uniquePrefix, waitFor, type TopicCollector } from '@chainpipe/testing';
+import { topicMessage, collectTopic, createRegistryTopics, testEnv, uniquePrefix, waitFor, type TopicCollector } from '@chainpipe/testing';
 import { OrderTracker } from '../../apps/order-tracker/src/tracker';
 import { orderFixture } from './order-fixtures';
 
@@ -21,7 +21,7 @@ const ETH_TOKEN = 101; // Ethereum native coin of the price reference seed (18 d
 
 function push(to: string, amountWei: string, over: { hash?: string; status?: 'success' | 'pending'; time?: number; app?: string } = {}): TxPushMessage {
   const hash = over.hash ?? '0x' + randomBytes(32).toString('hex');
-  return {
+  return topicMessage(TOPICS.txPush, {
     message_id: randomBytes(16).toString('hex'),
     app_id: over.app ?? APP,
     tx_id: '1',
@@ -39,7 +39,7 @@ function push(to: string, amountWei: string, over: { hash?: string; status?: 'su
       max_priority_fee_per_gas: null, nonce: null, method_id: null, method_call: null, l1_origin_hash: null,
       token_transfers: [], from_details: [], to_details: [], internal_transactions: [],
     } as unknown as TxPushMessage['tx'],
-  };
+  });
 }
 
 describe('order tracker (real Postgres and Kafka, in process)', function () {

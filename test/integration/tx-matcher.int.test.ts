@@ -5,6 +5,7 @@ import { TOPICS, type ChainTxMessage, type TxPushMessage } from '@chainpipe/cont
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
 import type { NormalizedTx } from '@chainpipe/tx-parsers';
 import {
+  topicMessage,
   collectTopic,
   committedOffset,
   createRegistryTopics,
@@ -39,7 +40,7 @@ function freshEvmBlock(): NormalizedTx[] {
 let nextId = 1;
 const chainTx = (tx: NormalizedTx, network: string, extra: Partial<ChainTxMessage> = {}) => ({
   key: `${tx.chain_type}:${tx.chain_id}:${tx.tx_hash}`,
-  value: { id: String(nextId++), network, is_reorg_resend: false, tx, ...extra } satisfies ChainTxMessage,
+  value: topicMessage(TOPICS.chainTx, { id: String(nextId++), network, is_reorg_resend: false, tx, ...extra }),
 });
 
 describe('tx-matcher (real process, Kafka, Postgres)', function () {

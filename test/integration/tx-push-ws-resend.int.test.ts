@@ -4,7 +4,7 @@ import { networkByName } from '@chainpipe/chains';
 import { TOPICS, type TxPushMessage } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
 
-import { createAppWithKey,connectWs, createRegistryTopics, evmBlockItem, freePort, parsePrometheusText, produceJson, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TestWsClient } from '@chainpipe/testing';
+import { topicMessage, createAppWithKey,connectWs, createRegistryTopics, evmBlockItem, freePort, parsePrometheusText, produceJson, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TestWsClient } from '@chainpipe/testing';
 import { parseEvmPayload } from '@chainpipe/tx-parsers';
 
 type Json = any;
@@ -32,7 +32,7 @@ describe('WebSocket push: periodic resend, replayed pushes, dead connections (tx
 
   const push = (i: number, messageId = randomBytes(16).toString('hex')): TxPushMessage => {
     const tx = { ...txs[i], tx_hash: `0x${randomBytes(32).toString('hex')}` };
-    return { message_id: messageId, app_id: app.id, tx_id: String(1_000_000 + i), network: 'ethereum-mainnet', listen_address: [tx.sender!], is_reorg_resend: false, orphaned: false, ws: true, webhook: false, matched_at: Date.now(), tx };
+    return topicMessage(TOPICS.txPush, { message_id: messageId, app_id: app.id, tx_id: String(1_000_000 + i), network: 'ethereum-mainnet', listen_address: [tx.sender!], is_reorg_resend: false, orphaned: false, ws: true, webhook: false, matched_at: Date.now(), tx });
   };
   const publish = (...pushes: TxPushMessage[]) => produceJson(pushTopic, pushes.map((p) => ({ key: p.app_id, value: p })));
   const open = async (headers: Record<string, string> = {}) => {

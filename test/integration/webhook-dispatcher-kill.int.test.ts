@@ -4,7 +4,7 @@ import { networkByName } from '@chainpipe/chains';
 import { TOPICS, type TxPushMessage } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
 import { SecretBox } from '@chainpipe/runtime';
-import { WebhookReceiver, createRegistryTopics, evmBlockItem, freePort, produceJson, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { topicMessage, WebhookReceiver, createRegistryTopics, evmBlockItem, freePort, produceJson, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 import { parseEvmPayload } from '@chainpipe/tx-parsers';
 import { Webhook } from 'standardwebhooks';
 
@@ -73,7 +73,7 @@ describe('webhook-dispatcher SIGKILL mid-load (real process, Kafka, Postgres, HT
   it('delivers every push after a restart; a push delivered twice has the same webhook-id', async () => {
     const pushes: TxPushMessage[] = Array.from({ length: 400 }, (_, i) => {
       const tx = { ...base[i % base.length], tx_hash: `0x${randomBytes(32).toString('hex')}` };
-      return { message_id: randomBytes(16).toString('hex'), app_id: appId, tx_id: String(2_000_000 + i), network: network.network, listen_address: [tx.sender!], is_reorg_resend: false, orphaned: false, ws: false, webhook: true, matched_at: Date.now(), tx };
+      return topicMessage(TOPICS.txPush, { message_id: randomBytes(16).toString('hex'), app_id: appId, tx_id: String(2_000_000 + i), network: network.network, listen_address: [tx.sender!], is_reorg_resend: false, orphaned: false, ws: false, webhook: true, matched_at: Date.now(), tx });
     });
     await produceJson(prefix + TOPICS.txPush.name, pushes.map((p) => ({ key: p.app_id, value: p })));
     await startDispatcher();

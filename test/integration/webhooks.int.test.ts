@@ -3,11 +3,10 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
 import { networkByName } from '@chainpipe/chains';
-import type { TxPushMessage } from '@chainpipe/contracts';
-import { loadContracts } from '@chainpipe/contracts';
+import { TOPICS, loadContracts, type TxPushMessage } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
 import { SecretBox, createLogger } from '@chainpipe/runtime';
-import { WebhookReceiver, evmBlockItem, parseFixture, randomSuffix, rebaseBlock, testEnv } from '@chainpipe/testing';
+import { topicMessage, WebhookReceiver, evmBlockItem, parseFixture, randomSuffix, rebaseBlock, testEnv } from '@chainpipe/testing';
 import { GIVE_UP_AFTER_MS, WebhookDispatcher, postWebhook, webhookQueueMetrics, type SenderOptions } from '@chainpipe/webhooks';
 
 type Json = any;
@@ -51,7 +50,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
   const pushes = (appId: string, n: number): TxPushMessage[] =>
     Array.from({ length: n }, () => {
       const tx = txs[nextTx++];
-      return { message_id: randomBytes(16).toString('hex'), app_id: appId, tx_id: String(1_000_000 + nextTx), network: 'ethereum-mainnet', listen_address: [tx.sender!], is_reorg_resend: false, orphaned: false, ws: true, webhook: true, matched_at: clock, tx };
+      return topicMessage(TOPICS.txPush, { message_id: randomBytes(16).toString('hex'), app_id: appId, tx_id: String(1_000_000 + nextTx), network: 'ethereum-mainnet', listen_address: [tx.sender!], is_reorg_resend: false, orphaned: false, ws: true, webhook: true, matched_at: clock, tx });
     });
   const config = async (appId: string) => db('tx.app_configs').where({ app_id: appId }).first();
   const queue = async (appId: string) => db('tx.webhook_queue').where({ app_id: appId }).orderBy('id');

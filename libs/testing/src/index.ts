@@ -15,3 +15,4 @@ export * from './browser';
 export * from './solana-wire';
 export * from './apps';
 export * from './webhook-receiver';
+export * from './messages';
