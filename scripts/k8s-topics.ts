@@ -1,11 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { TOPICS, dlqName, type TopicSpec } from '@chainpipe/contracts';
+import { TOPICS, type TopicSpec } from '@chainpipe/contracts';
+import { topicDefinitions } from '@chainpipe/kafka';
 
 /**
  * deploy/k8s/topics.yaml from the topic registry: the ConfigMap the topic Job of deploy/k8s/jobs.yaml
  * reads, one line a topic (name, partitions, topic configs), each topic followed by its
- * dead-letter topic as `ensureTopics` creates it (1 partition, the source's configs).
+ * dead-letter topic, from the same `topicDefinitions` that `ensureTopics` creates topics from.
  * `npx tsx scripts/k8s-topics.ts` writes it, `--check` fails when it differs (also checked by
  * test/contracts/deploy.test.ts).
  */
@@ -18,10 +19,7 @@ export interface TopicLine {
 }
 
 export function topicLines(specs: readonly TopicSpec[] = Object.values(TOPICS)): TopicLine[] {
-  return specs.flatMap((s) => [
-    { name: s.name, partitions: s.partitions, configs: { ...(s.configs ?? {}) } },
-    { name: dlqName(s.name), partitions: 1, configs: { ...(s.configs ?? {}) } },
-  ]);
+  return topicDefinitions(specs).map((d) => ({ name: d.topic, partitions: d.numPartitions, configs: d.configs }));
 }
 
 export function renderTopicsManifest(lines: readonly TopicLine[] = topicLines()): string {

@@ -12,12 +12,12 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createParser } from 'eventsource-parser';
 import WebSocket from 'ws';
 import { publicPort, type PublicAppName } from '@chainpipe/runtime';
+import { withDevEnv } from '../../apps/upstream-sim/src/replay/dev-env';
 import { replayFixtures } from '../../apps/upstream-sim/src/replay/replay';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -27,21 +27,6 @@ const url = (app: PublicAppName, p: string, proto = 'http') => `${proto}://${HOS
 const POOL = { chain_type: 'evm', chain_id: 1, network_id: 'eth', pool_address: '0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640' };
 const WATCHED = '0xc0d776e2223c9a2ad13433dab7ec08cb9c5e76ae';
 const STEP_TIMEOUT_MS = Number(process.env.DEMO_STEP_TIMEOUT_MS ?? 30_000);
-
-function devEnv(): Record<string, string> {
-  const out: Record<string, string> = {};
-  let text = '';
-  try {
-    text = readFileSync(path.join(ROOT, '.run/dev.env'), 'utf8');
-  } catch {
-    throw new Error('no .run/dev.env: run `make up` first');
-  }
-  for (const line of text.split('\n')) {
-    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
-    if (m) out[m[1]] = m[2];
-  }
-  return { ...out, ...(process.env as Record<string, string>) };
-}
 
 let stepNo = 0;
 const step = (title: string) => console.log(`\n${++stepNo}. ${title}`);
@@ -219,7 +204,7 @@ async function aggregator(integratorKey: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const env = devEnv();
+  const env = withDevEnv(process.env) as Record<string, string>;
   for (const name of ['DEMO_API_KEY', 'DEMO_INTEGRATOR_KEY', 'STREAM_SECRET']) if (!env[name]) throw new Error(`${name} missing from .run/dev.env: run \`make up\` first`);
   const t0 = Date.now();
   await candlesticks(env.DEMO_API_KEY);

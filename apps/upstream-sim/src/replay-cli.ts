@@ -1,33 +1,12 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { ConfigError, loadConfig } from '@chainpipe/runtime';
 import { replayConfig } from './config';
 import { REPLAY_USAGE, parseReplayArgs } from './replay/args';
+import { withDevEnv } from './replay/dev-env';
 import { replayFixtures, type ReplayResult } from './replay/replay';
 
 function line(r: ReplayResult): string {
   const range = r.startRange === r.endRange ? String(r.startRange) : `${r.startRange}..${r.endRange}`;
   return `${r.status ?? 'ERR'} ${r.network} ${r.dataset} ${range} ${r.bytes}B ${r.label}${r.error ? ` — ${r.error.replace(/\s+/g, ' ')}` : ''}`;
-}
-
-/**
- * After `make up` the development credentials live in .run/dev.env; a variable set in the
- * environment still wins. So `npm run replay -- --all` works right after `make up`.
- */
-function withDevEnv(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
-  const file = path.resolve(__dirname, '../../../.run/dev.env');
-  let text = '';
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return env;
-  }
-  const fromFile: Record<string, string> = {};
-  for (const line of text.split('\n')) {
-    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
-    if (m) fromFile[m[1]] = m[2];
-  }
-  return { ...fromFile, ...env };
 }
 
 async function main(): Promise<number> {

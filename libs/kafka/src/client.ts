@@ -48,6 +48,28 @@ export function topicName(spec: Pick<TopicSpec, 'name'>, prefix: string): string
   return prefix + spec.name;
 }
 
+export interface TopicDefinition {
+  topic: string;
+  numPartitions: number;
+  configs: Record<string, string>;
+}
+
+/**
+ * Every physical topic of `specs` as topic creation makes it: each topic, then its dead-letter
+ * topic (one partition, the source's configs). Pure; `ensureTopics` and the Kubernetes topic
+ * manifest (scripts/k8s-topics.ts) both read it.
+ */
+export function topicDefinitions(specs: readonly TopicSpec[], prefix = ''): TopicDefinition[] {
+  return specs.flatMap((spec) => {
+    const name = topicName(spec, prefix);
+    const configs = { ...(spec.configs ?? {}) };
+    return [
+      { topic: name, numPartitions: spec.partitions, configs },
+      { topic: dlqName(name), numPartitions: 1, configs },
+    ];
+  });
+}
+
 /**
  * Creates every topic of the registry (and its DLQ) that does not exist yet, and waits for
  * their leaders. Done before any consumer subscribes: kafkajs on KRaft fails a subscription to a
@@ -61,14 +83,9 @@ export async function ensureTopics(
   const prefix = opts.prefix ?? '';
   const replicationFactor = opts.replicationFactor ?? 1;
   const existing = new Set(await admin.listTopics());
-  const wanted: ITopicConfig[] = [];
-  for (const spec of specs) {
-    const name = topicName(spec, prefix);
-    const configEntries = Object.entries(spec.configs ?? {}).map(([n, v]) => ({ name: n, value: v }));
-    if (!existing.has(name)) wanted.push({ topic: name, numPartitions: spec.partitions, replicationFactor, configEntries });
-    const dlq = dlqName(name);
-    if (!existing.has(dlq)) wanted.push({ topic: dlq, numPartitions: 1, replicationFactor, configEntries });
-  }
+  const wanted: ITopicConfig[] = topicDefinitions(specs, prefix)
+    .filter((d) => !existing.has(d.topic))
+    .map((d) => ({ topic: d.topic, numPartitions: d.numPartitions, replicationFactor, configEntries: Object.entries(d.configs).map(([n, v]) => ({ name: n, value: v })) }));
   if (wanted.length) await admin.createTopics({ topics: wanted, waitForLeaders: true });
   return wanted.map((t) => t.topic);
 }
