@@ -57,5 +57,10 @@ fi
 # grep finds nothing when nothing failed; that is not an error here.
 passed=$( (grep -Eo '^ +[0-9]+ passing' "$LOG" || true) | awk '{s+=$1} END {print s+0}')
 failed=$( (grep -Eo '^ +[0-9]+ failing' "$LOG" || true) | awk '{s+=$1} END {print s+0}')
+# The failures again at the very end, where a log cut to its last lines still shows them.
+if [ "$failed" != 0 ]; then
+  echo "test: the failures:"
+  grep -E -A 4 '^  [0-9]+\) ' "$LOG" | grep -Ev '^ +at ' | head -n 80
+fi
 echo "test: $passed passed, $failed failed"
 exit "$status"
