@@ -31,25 +31,6 @@ export function errorMessage(err: unknown): string {
   return String(err);
 }
 
-/**
- * Waits `ms`, or less when `signal` aborts (it resolves then, it does not throw: the caller
- * checks the signal). The abort listener is removed when the time is up, so a long-lived signal
- * shared by many sleeps (a consumer's) does not collect listeners.
- */
-export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const onAbort = () => {
-      clearTimeout(t);
-      resolve();
-    };
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
 /** Node socket errors and Postgres SQLSTATEs that mean "the server cannot be reached now". */
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', '57P01', '57P02', '57P03', '53300']);
 /** The same from pg, knex's pool and ioredis, which say it in words. */

@@ -1,6 +1,7 @@
 export * from './config';
 export * from './logger';
 export * from './errors';
+export * from './clock';
 export * from './error-codes';
 export * from './metrics';
 export * from './lifecycle';

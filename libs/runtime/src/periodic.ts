@@ -1,3 +1,4 @@
+import { type Clock, type Timer, systemClock } from './clock';
 import { errorMessage } from './errors';
 import type { Logger } from './logger';
 import type { EntryPoint } from './service';
@@ -11,6 +12,7 @@ export interface PeriodicJobOptions {
   logger: Logger;
   /** Run a first pass at start instead of one interval later. */
   runAtStart?: boolean;
+  clock?: Pick<Clock, 'setTimeout'>;
 }
 
 /**
@@ -19,11 +21,12 @@ export interface PeriodicJobOptions {
  * next one `intervalMs` after the last one ended, and a stop that waits for the pass under way.
  */
 export function periodicJob(opts: PeriodicJobOptions): EntryPoint {
-  let timer: NodeJS.Timeout | undefined;
+  const clock = opts.clock ?? systemClock;
+  let timer: Timer | undefined;
   let pass: Promise<void> | undefined;
   let stopping = false;
   const schedule = () => {
-    if (!stopping) timer = setTimeout(tick, opts.intervalMs);
+    if (!stopping) timer = clock.setTimeout(tick, opts.intervalMs);
   };
   const tick = () => {
     pass = opts
@@ -46,7 +49,7 @@ export function periodicJob(opts: PeriodicJobOptions): EntryPoint {
     },
     stop: async () => {
       stopping = true;
-      clearTimeout(timer);
+      timer?.cancel();
       await pass;
     },
   };

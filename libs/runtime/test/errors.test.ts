@@ -1,22 +1,5 @@
-import { getEventListeners } from 'node:events';
 import { expect } from 'chai';
-import { isDependencyUnavailable, sleep } from '../src/errors';
-
-describe('sleep', () => {
-  it('leaves no abort listener behind on a long-lived signal once its time is up', async () => {
-    const controller = new AbortController();
-    for (let i = 0; i < 20; i++) await sleep(1, controller.signal);
-    expect(getEventListeners(controller.signal, 'abort')).to.have.length(0);
-  });
-
-  it('ends at once when the signal aborts, and at once when it already had', async () => {
-    const controller = new AbortController();
-    const waiting = sleep(600_000, controller.signal);
-    controller.abort();
-    await waiting; // a 10-minute sleep inside mocha's 20 s: only an early end passes
-    await sleep(600_000, controller.signal);
-  });
-});
+import { isDependencyUnavailable } from '../src/errors';
 
 describe('isDependencyUnavailable', () => {
   it('recognises Postgres and Redis being away, through causes', () => {

@@ -16,3 +16,4 @@ export * from './solana-wire';
 export * from './apps';
 export * from './webhook-receiver';
 export * from './messages';
+export * from './manual-clock';

@@ -1,0 +1,67 @@
+/** A pending timeout or interval. */
+export interface Timer {
+  /** Stops it; later calls do nothing. */
+  cancel(): void;
+  /** Lets the process exit while it is pending, as Node's `unref`. Returns the timer itself. */
+  unref(): Timer;
+}
+
+/**
+ * Time as the code that depends on it sees it: the current instant and timers. Code that waits,
+ * expires or repeats takes a `Clock` (default `systemClock`), so a test can drive it with a
+ * manual clock (`ManualClock` of the test kit) instead of waiting for the wall clock.
+ */
+export interface Clock {
+  /** Unix milliseconds. */
+  now(): number;
+  /** Calls `fn` once, `ms` from now. */
+  setTimeout(fn: () => void, ms: number): Timer;
+  /** Calls `fn` every `ms`, the first time `ms` from now, until cancelled. */
+  setInterval(fn: () => void, ms: number): Timer;
+  /**
+   * Waits `ms`, or less when `signal` aborts: it resolves then, it does not throw (the caller
+   * checks the signal).
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/**
+ * `sleep` in terms of a clock's `setTimeout`. The abort listener is removed when the time is up,
+ * so a long-lived signal shared by many sleeps (a consumer's) does not collect listeners.
+ */
+export function sleepOn(clock: Pick<Clock, 'setTimeout'>, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const onAbort = () => {
+      timer.cancel();
+      resolve();
+    };
+    const timer = clock.setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function nodeTimer(handle: NodeJS.Timeout, clear: (h: NodeJS.Timeout) => void): Timer {
+  const timer: Timer = {
+    cancel: () => clear(handle),
+    unref: () => {
+      handle.unref();
+      return timer;
+    },
+  };
+  return timer;
+}
+
+/** The wall clock and Node's timers. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => nodeTimer(setTimeout(fn, ms), clearTimeout),
+  setInterval: (fn, ms) => nodeTimer(setInterval(fn, ms), clearInterval),
+  sleep: (ms, signal) => sleepOn(systemClock, ms, signal),
+};
+
+/** `systemClock.sleep`: waits `ms`, or less when `signal` aborts (it resolves then). */
+export const sleep = (ms: number, signal?: AbortSignal): Promise<void> => systemClock.sleep(ms, signal);

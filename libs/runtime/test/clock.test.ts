@@ -1,0 +1,37 @@
+import { getEventListeners } from 'node:events';
+import { expect } from 'chai';
+import { sleep, systemClock } from '../src/clock';
+
+describe('sleep', () => {
+  it('leaves no abort listener behind on a long-lived signal once its time is up', async () => {
+    const controller = new AbortController();
+    for (let i = 0; i < 20; i++) await sleep(1, controller.signal);
+    expect(getEventListeners(controller.signal, 'abort')).to.have.length(0);
+  });
+
+  it('ends at once when the signal aborts, and at once when it already had', async () => {
+    const controller = new AbortController();
+    const waiting = sleep(600_000, controller.signal);
+    controller.abort();
+    await waiting; // a 10-minute sleep inside mocha's 20 s: only an early end passes
+    await sleep(600_000, controller.signal);
+  });
+});
+
+describe('systemClock', () => {
+  it('runs a timeout once and an interval until cancelled; a cancelled timeout never runs', async () => {
+    const calls: string[] = [];
+    systemClock.setTimeout(() => calls.push('timeout'), 1);
+    systemClock.setTimeout(() => calls.push('cancelled'), 1).cancel();
+    const interval = systemClock.setInterval(() => {
+      calls.push('interval');
+      if (calls.filter((c) => c === 'interval').length === 3) interval.cancel();
+    }, 1);
+    await sleep(50);
+    expect(calls.filter((c) => c === 'timeout')).to.have.length(1);
+    expect(calls.filter((c) => c === 'interval')).to.have.length(3);
+    expect(calls).to.not.include('cancelled');
+    const now = systemClock.now();
+    expect(Math.abs(now - Date.now())).to.be.lessThan(5);
+  });
+});
