@@ -1,22 +1,5 @@
 import type { Admin, Kafka } from 'kafkajs';
-import { errorMessage, type HealthReport } from '@chainpipe/runtime';
-
-/** Timers the link runs on; injected so its state changes can be tested without waiting. */
-export interface LinkTimers {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const realTimers: LinkTimers = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref();
-    return t;
-  },
-  clearTimeout: (t) => clearTimeout(t as NodeJS.Timeout),
-};
+import { errorMessage, systemClock, type Clock, type HealthReport, type Timer } from '@chainpipe/runtime';
 
 export interface BrokerLinkOptions {
   /** Resolves when a broker answered a request (a metadata request, say); rejects otherwise. */
@@ -28,7 +11,8 @@ export interface BrokerLinkOptions {
   /** A probe not answered by then counts as failed. */
   probeTimeoutMs?: number;
   onChange?: (up: boolean, detail: string | undefined) => void;
-  timers?: LinkTimers;
+  /** Injected so the link's state changes can be tested without waiting. */
+  clock?: Pick<Clock, 'now' | 'setTimeout'>;
 }
 
 /**
@@ -42,20 +26,20 @@ export class BrokerLink {
   private state: 'up' | 'down' = 'up';
   private detail?: string;
   private lastAnswer: number;
-  private timer?: unknown;
+  private timer?: Timer;
   private probing = false;
   private stopped = true;
-  private readonly timers: LinkTimers;
+  private readonly clock: Pick<Clock, 'now' | 'setTimeout'>;
   private readonly downProbeMs: number;
   private readonly idleProbeMs: number;
   private readonly probeTimeoutMs: number;
 
   constructor(private readonly opts: BrokerLinkOptions) {
-    this.timers = opts.timers ?? realTimers;
+    this.clock = opts.clock ?? systemClock;
     this.downProbeMs = opts.downProbeMs ?? 500;
     this.idleProbeMs = opts.idleProbeMs ?? 2_000;
     this.probeTimeoutMs = opts.probeTimeoutMs ?? 2_000;
-    this.lastAnswer = this.timers.now();
+    this.lastAnswer = this.clock.now();
   }
 
   get up(): boolean {
@@ -69,7 +53,7 @@ export class BrokerLink {
 
   /** A broker acknowledged something. */
   succeeded(): void {
-    this.lastAnswer = this.timers.now();
+    this.lastAnswer = this.clock.now();
     this.set('up', undefined);
   }
 
@@ -81,13 +65,13 @@ export class BrokerLink {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.lastAnswer = this.timers.now();
+    this.lastAnswer = this.clock.now();
     this.schedule();
   }
 
   stop(): void {
     this.stopped = true;
-    if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
   }
 
@@ -104,17 +88,20 @@ export class BrokerLink {
   /** One timer: the next probe is due `downProbeMs` after going down, or `idleProbeMs` after the last answer. */
   private schedule(): void {
     if (this.stopped) return;
-    if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
-    const wait = this.up ? Math.max(0, this.lastAnswer + this.idleProbeMs - this.timers.now()) : this.downProbeMs;
-    this.timer = this.timers.setTimeout(() => {
-      this.timer = undefined;
-      void this.tick();
-    }, wait);
+    this.timer?.cancel();
+    const wait = this.up ? Math.max(0, this.lastAnswer + this.idleProbeMs - this.clock.now()) : this.downProbeMs;
+    // The link must not keep a stopping process alive.
+    this.timer = this.clock
+      .setTimeout(() => {
+        this.timer = undefined;
+        void this.tick();
+      }, wait)
+      .unref();
   }
 
   private async tick(): Promise<void> {
     if (this.stopped) return;
-    if (this.up && this.timers.now() - this.lastAnswer < this.idleProbeMs) return this.schedule();
+    if (this.up && this.clock.now() - this.lastAnswer < this.idleProbeMs) return this.schedule();
     if (!this.probing) {
       this.probing = true;
       try {
@@ -131,14 +118,14 @@ export class BrokerLink {
 
   private withTimeout(p: Promise<void>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const t = this.timers.setTimeout(() => reject(new Error(`no answer in ${this.probeTimeoutMs} ms`)), this.probeTimeoutMs);
+      const t = this.clock.setTimeout(() => reject(new Error(`no answer in ${this.probeTimeoutMs} ms`)), this.probeTimeoutMs).unref();
       p.then(
         () => {
-          this.timers.clearTimeout(t);
+          t.cancel();
           resolve();
         },
         (err: unknown) => {
-          this.timers.clearTimeout(t);
+          t.cancel();
           reject(err);
         },
       );

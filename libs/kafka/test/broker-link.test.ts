@@ -1,51 +1,23 @@
 import { expect } from 'chai';
-import { BrokerLink, isReachabilityError, type LinkTimers } from '@chainpipe/kafka';
-
-/** Timers driven by the test: `advance` runs what falls due, in order. */
-function manualTimers() {
-  let now = 0;
-  let seq = 0;
-  const due = new Map<number, { at: number; fn: () => void }>();
-  const timers: LinkTimers = {
-    now: () => now,
-    setTimeout: (fn, ms) => {
-      seq += 1;
-      due.set(seq, { at: now + ms, fn });
-      return seq;
-    },
-    clearTimeout: (h) => void due.delete(h as number),
-  };
-  const advance = async (ms: number) => {
-    const end = now + ms;
-    for (;;) {
-      const next = [...due.entries()].sort((a, b) => a[1].at - b[1].at)[0];
-      if (!next || next[1].at > end) break;
-      due.delete(next[0]);
-      now = next[1].at;
-      next[1].fn();
-      for (let i = 0; i < 5; i++) await Promise.resolve(); // let the probe's promise settle
-    }
-    now = end;
-  };
-  return { timers, advance };
-}
+import { BrokerLink, isReachabilityError } from '@chainpipe/kafka';
+import { ManualClock } from '@chainpipe/testing';
 
 describe('BrokerLink', () => {
   it('goes down on a failed send, probes every downProbeMs, and is up again on the first answered probe', async () => {
-    const { timers, advance } = manualTimers();
+    const clock = new ManualClock();
     let brokerUp = false;
     let probes = 0;
     const changes: boolean[] = [];
-    const link = new BrokerLink({ timers, downProbeMs: 500, idleProbeMs: 2_000, probe: async () => { probes++; if (!brokerUp) throw new Error('ECONNREFUSED'); }, onChange: (up) => changes.push(up) });
+    const link = new BrokerLink({ clock, downProbeMs: 500, idleProbeMs: 2_000, probe: async () => { probes++; if (!brokerUp) throw new Error('ECONNREFUSED'); }, onChange: (up) => changes.push(up) });
     link.start();
     link.failed(new Error('Connection error: connect ECONNREFUSED'));
     expect(link.up).to.equal(false);
     expect(link.health()).to.deep.equal({ state: 'degraded', detail: 'broker unreachable: Connection error: connect ECONNREFUSED' });
-    await advance(1_600);
+    await clock.advance(1_600);
     expect(probes, 'one probe per 500 ms while down').to.equal(3);
     expect(link.up).to.equal(false);
     brokerUp = true;
-    await advance(500);
+    await clock.advance(500);
     expect(link.up).to.equal(true);
     expect(link.health()).to.deep.equal({ state: 'ok' });
     expect(changes).to.deep.equal([false, true]);
@@ -53,34 +25,34 @@ describe('BrokerLink', () => {
   });
 
   it('probes an idle link every idleProbeMs and notices an outage without traffic; traffic makes probes unnecessary', async () => {
-    const { timers, advance } = manualTimers();
+    const clock = new ManualClock();
     let brokerUp = true;
     let probes = 0;
-    const link = new BrokerLink({ timers, downProbeMs: 500, idleProbeMs: 2_000, probe: async () => { probes++; if (!brokerUp) throw new Error('ECONNREFUSED'); } });
+    const link = new BrokerLink({ clock, downProbeMs: 500, idleProbeMs: 2_000, probe: async () => { probes++; if (!brokerUp) throw new Error('ECONNREFUSED'); } });
     link.start();
     for (let i = 0; i < 8; i++) {
-      await advance(500);
+      await clock.advance(500);
       link.succeeded(); // a send acknowledged every 500 ms
     }
     expect(probes, 'no probe while sends are acknowledged').to.equal(0);
-    await advance(2_000);
+    await clock.advance(2_000);
     expect(probes).to.equal(1);
     brokerUp = false;
-    await advance(2_000);
+    await clock.advance(2_000);
     expect(link.up).to.equal(false);
     link.stop();
     const before = probes;
-    await advance(10_000);
+    await clock.advance(10_000);
     expect(probes, 'stopped: no more probes').to.equal(before);
   });
 
   it('counts a probe that does not answer in probeTimeoutMs as failed', async () => {
-    const { timers, advance } = manualTimers();
-    const link = new BrokerLink({ timers, idleProbeMs: 1_000, probeTimeoutMs: 300, probe: () => new Promise<void>(() => undefined) });
+    const clock = new ManualClock();
+    const link = new BrokerLink({ clock, idleProbeMs: 1_000, probeTimeoutMs: 300, probe: () => new Promise<void>(() => undefined) });
     link.start();
-    await advance(1_299);
+    await clock.advance(1_299);
     expect(link.up).to.equal(true);
-    await advance(2);
+    await clock.advance(2);
     expect(link.up).to.equal(false);
     expect(link.health().detail).to.match(/no answer in 300 ms/);
     link.stop();
