@@ -1,5 +1,5 @@
 import { addHttpServer } from '@chainpipe/http';
-import { runService } from '@chainpipe/runtime';
+import { runService, systemClock } from '@chainpipe/runtime';
 import { createUpstreamSimApp } from './app';
 import { loadFixtureDocs } from './chain-nodes/load-fixtures';
 import { buildChainNodes } from './chain-nodes/nodes';
@@ -18,9 +18,9 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
   for (const [network, node] of chainNodes.nodes) logger.info({ msg: 'chain_node_ready', network, ...node.summary });
   for (const s of chainNodes.skipped) logger[s.expected ? 'debug' : 'warn']({ msg: 'fixture_skipped', file: s.source, reason: s.reason });
 
-  const clock = { now: Date.now, random: Math.random };
+  const drivers = { clock: systemClock, random: Math.random };
   const market = {
-    sources: { quotes: new QuotesSource(clock), fiatRates: new FiatRatesSource(clock), pools: new PoolsSource(config.FIXTURES_DIR, clock) },
+    sources: { quotes: new QuotesSource(drivers), fiatRates: new FiatRatesSource(drivers), pools: new PoolsSource(config.FIXTURES_DIR, drivers) },
     faults: new StickyFaults(),
   };
   logger.info({ msg: 'market_upstreams_ready', pools: market.sources.pools.size });

@@ -1,4 +1,4 @@
-import { RandomWalk, type Clock } from './random-walk';
+import { RandomWalk, type WalkDrivers } from './random-walk';
 
 /**
  * A fiat-rates source speaking Open Exchange Rates' `GET /api/latest.json?app_id=…&base=USD&symbols=…`
@@ -16,10 +16,10 @@ const USD_RATES: Record<string, number> = {
 export class FiatRatesSource {
   private readonly walks = new Map<string, RandomWalk>();
 
-  constructor(private readonly clock: Clock) {
+  constructor(private readonly drivers: WalkDrivers) {
     for (const [code, rate] of Object.entries(USD_RATES)) {
       // USD is the base: it never moves against itself.
-      this.walks.set(code, new RandomWalk(rate, { volatility: code === 'USD' ? 0 : 0.0005, stepMs: 1000, ...clock }));
+      this.walks.set(code, new RandomWalk(rate, { volatility: code === 'USD' ? 0 : 0.0005, stepMs: 1000, ...drivers }));
     }
   }
 
@@ -31,7 +31,7 @@ export class FiatRatesSource {
   pin(code: string, rate: number): void {
     let w = this.walks.get(code);
     if (!w) {
-      w = new RandomWalk(rate, { volatility: 0.0005, stepMs: 1000, ...this.clock });
+      w = new RandomWalk(rate, { volatility: 0.0005, stepMs: 1000, ...this.drivers });
       this.walks.set(code, w);
     }
     w.pin(rate);
@@ -53,7 +53,7 @@ export class FiatRatesSource {
     return {
       disclaimer: 'Usage subject to terms: https://openexchangerates.org/terms',
       license: 'https://openexchangerates.org/license',
-      timestamp: Math.floor((newest || this.clock.now()) / 1000),
+      timestamp: Math.floor((newest || this.drivers.clock.now()) / 1000),
       base,
       rates,
     };

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { RandomWalk, type Clock } from './random-walk';
+import { RandomWalk, type WalkDrivers } from './random-walk';
 
 type Json = any;
 
@@ -62,7 +62,7 @@ export class PoolsSource {
   private readonly pools = new Map<string, StoredPool>();
   private readonly walks = new Map<string, RandomWalk>();
 
-  constructor(fixturesDir: string, private readonly clock: Clock) {
+  constructor(fixturesDir: string, private readonly drivers: WalkDrivers) {
     for (const file of POOL_FIXTURES) {
       const doc = JSON.parse(readFileSync(path.join(fixturesDir, 'upstream', file), 'utf8'));
       const list: Json[] = Array.isArray(doc.data) ? doc.data : [doc.data];
@@ -103,7 +103,7 @@ export class PoolsSource {
     if (!stored) return undefined;
     let walk = this.walks.get(key);
     if (!walk) {
-      walk = new RandomWalk(1, { volatility: 0.003, stepMs: 1000, ...this.clock });
+      walk = new RandomWalk(1, { volatility: 0.003, stepMs: 1000, ...this.drivers });
       this.walks.set(key, walk);
     }
     const factor = walk.read().value;

@@ -1,4 +1,4 @@
-import { RandomWalk, type Clock } from './random-walk';
+import { RandomWalk, type WalkDrivers } from './random-walk';
 
 /**
  * A quotes source speaking CoinMarketCap's `GET /v2/cryptocurrency/quotes/latest?id=…&convert=USD`
@@ -64,12 +64,12 @@ function generated(id: string): Asset {
 export class QuotesSource {
   private readonly walks = new Map<string, RandomWalk>();
 
-  constructor(private readonly clock: Clock) {}
+  constructor(private readonly drivers: WalkDrivers) {}
 
   private walk(id: string): RandomWalk {
     let w = this.walks.get(id);
     if (!w) {
-      w = new RandomWalk((KNOWN[id] ?? generated(id)).price, { volatility: 0.002, stepMs: 1000, ...this.clock });
+      w = new RandomWalk((KNOWN[id] ?? generated(id)).price, { volatility: 0.002, stepMs: 1000, ...this.drivers });
       this.walks.set(id, w);
     }
     return w;
@@ -136,7 +136,7 @@ export class QuotesSource {
   answer(ids: string[]): Record<string, unknown> {
     const data: Record<string, unknown> = {};
     for (const id of ids) data[id] = this.quote(id);
-    return { status: status(this.clock.now(), 0, null, ids.length), data };
+    return { status: status(this.drivers.clock.now(), 0, null, ids.length), data };
   }
 }
 

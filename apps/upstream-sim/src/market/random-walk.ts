@@ -1,3 +1,5 @@
+import type { Clock } from '@chainpipe/runtime';
+
 /**
  * Values that move like a market: each read at least `stepMs` after the last one moves the value
  * by a random relative step (±`volatility` at most) and stamps it anew. A pinned value keeps its
@@ -11,15 +13,15 @@ export class RandomWalk {
 
   constructor(
     initial: number,
-    private readonly opts: { volatility: number; stepMs: number; now: () => number; random: () => number },
+    private readonly opts: { volatility: number; stepMs: number } & WalkDrivers,
   ) {
     this.value = initial;
-    this.at = opts.now();
+    this.at = opts.clock.now();
   }
 
   /** The current value and the time it last changed (Unix ms). */
   read(): { value: number; at: number } {
-    const now = this.opts.now();
+    const now = this.opts.clock.now();
     if (now - this.at >= this.opts.stepMs) {
       if (!this.pinned) this.value *= 1 + (this.opts.random() * 2 - 1) * this.opts.volatility;
       this.at = now;
@@ -29,7 +31,7 @@ export class RandomWalk {
 
   pin(value: number): void {
     this.value = value;
-    this.at = this.opts.now();
+    this.at = this.opts.clock.now();
     this.pinned = true;
   }
 
@@ -38,7 +40,8 @@ export class RandomWalk {
   }
 }
 
-export interface Clock {
-  now: () => number;
+/** What moves a walk: time, and chance. */
+export interface WalkDrivers {
+  clock: Pick<Clock, 'now'>;
   random: () => number;
 }
