@@ -1,18 +1,9 @@
 import type { Consumer, Kafka, KafkaMessage, Message } from 'kafkajs';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import {
-  NonRetryableError,
-  backoffMs,
-  errorMessage,
-  isDependencyUnavailable,
-  isNonRetryable,
-  sleep,
-  type HealthReport,
-  type Logger,
-  type ErrorCode,
-} from '@chainpipe/runtime';
+import { NonRetryableError, errorMessage, systemClock, type Clock, type ErrorCode, type HealthReport, type Logger } from '@chainpipe/runtime';
 import { dlqName, type Contracts, type TopicSpec } from '@chainpipe/contracts';
 import { topicName } from './client';
+import { HandlerRetry, RetryBudgetExhausted, type RetryPolicy } from './handler-retry';
 import type { TopicProducer } from './producer';
 import { chunk, decodeHeaders, nextOffset } from './offsets';
 
@@ -65,29 +56,15 @@ export interface BatchConsumerOptions<T> {
   topicPrefix?: string;
   /** Upper bound of records handed to one handler call (and of work lost to a crash). */
   maxRecordsPerCall?: number;
-  retry?: { retries: number; initialMs: number; maxMs: number };
+  retry?: RetryPolicy;
   /** Called when the consumer cannot go on (retries exhausted, kafkajs crash): the app stops. */
   onFatal: (reason: string, err: unknown) => void;
   fromBeginning?: boolean;
   sessionTimeoutMs?: number;
   /** No heartbeat or batch for this long makes the consumer unhealthy. */
   stallMs?: number;
-}
-
-/** The handler kept failing past the retry budget: the consumer cannot go on. */
-class RetryBudgetExhausted extends Error {
-  constructor(cause: unknown) {
-    super(`handler failed past its retry budget: ${errorMessage(cause)}`, { cause });
-    this.name = 'RetryBudgetExhausted';
-  }
-}
-
-/** The consumer was stopped while its handler waited to retry: the chunk is left uncommitted (replayed). */
-class StoppedWhileRetrying extends Error {
-  constructor(cause: unknown) {
-    super(`stopped while retrying: ${errorMessage(cause)}`, { cause });
-    this.name = 'StoppedWhileRetrying';
-  }
+  /** Time of the retry backoff and of the stall check. */
+  clock?: Pick<Clock, 'now' | 'sleep'>;
 }
 
 /** Metrics of every consumer, declared once per registry. */
@@ -134,19 +111,27 @@ export class BatchConsumer<T> {
   private restarting?: string;
   /** The consumer cannot go on (handler past its retry budget, a crash kafkajs will not restart). */
   private fatal?: string;
-  /** The handler is waiting for a dependency (Postgres, Redis) to come back: why. */
-  private waitingFor?: string;
-  private lastActivity = Date.now();
-  private readonly retry: { retries: number; initialMs: number; maxMs: number };
+  private readonly clock: Pick<Clock, 'now' | 'sleep'>;
+  private lastActivity: number;
+  private readonly retrying: HandlerRetry<T>;
   private readonly maxRecords: number;
   private readonly log: Logger;
 
   constructor(private readonly opts: BatchConsumerOptions<T>) {
     this.topic = topicName(opts.spec, opts.topicPrefix ?? '');
     this.metrics = consumerMetrics(opts.registry);
-    this.retry = opts.retry ?? { retries: 8, initialMs: 200, maxMs: 10_000 };
+    this.clock = opts.clock ?? systemClock;
+    this.lastActivity = this.clock.now();
     this.maxRecords = opts.maxRecordsPerCall ?? 200;
     this.log = opts.logger.child({ component: 'consumer', topic: this.topic, group: opts.groupId });
+    this.retrying = new HandlerRetry({
+      handler: opts.handler,
+      policy: opts.retry ?? { retries: 8, initialMs: 200, maxMs: 10_000 },
+      signal: this.abort.signal,
+      logger: this.log,
+      onRetry: () => this.metrics.retries.inc({ topic: opts.spec.name, group: opts.groupId }),
+      clock: this.clock,
+    });
     this.consumer = opts.kafka.consumer({
       groupId: opts.groupId,
       sessionTimeout: opts.sessionTimeoutMs ?? 30_000,
@@ -164,18 +149,18 @@ export class BatchConsumer<T> {
       this.joined = true;
       // A member with no partition (more members than partitions) has nothing to fetch.
       this.fetching = Object.values(e.payload.memberAssignment ?? {}).every((parts) => parts.length === 0);
-      this.lastActivity = Date.now();
+      this.lastActivity = this.clock.now();
       this.metrics.rebalances.inc({ group: opts.groupId });
     });
     this.consumer.on(FETCH_START, () => {
-      this.lastActivity = Date.now();
+      this.lastActivity = this.clock.now();
       if (!this.joined) return;
       this.fetching = true;
       if (this.restarting) this.log.info({ msg: 'consumer_recovered', after: this.restarting });
       this.restarting = undefined;
     });
     this.consumer.on(HEARTBEAT, () => {
-      this.lastActivity = Date.now();
+      this.lastActivity = this.clock.now();
     });
     this.consumer.on(CRASH, (e) => {
       // A chunk left uncommitted by stop() ends the run this way; it is not a failure.
@@ -223,7 +208,7 @@ export class BatchConsumer<T> {
           // does nothing once stop() began, which would lose the commit of a drained chunk.
           await commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: nextOffset(last) }] }] });
           await heartbeat();
-          this.lastActivity = Date.now();
+          this.lastActivity = this.clock.now();
           const labels = { topic: this.opts.spec.name, group: this.opts.groupId };
           this.metrics.batchSize.observe(labels, part.length);
           this.metrics.batchDuration.observe(labels, Number(process.hrtime.bigint() - t0) / 1e9);
@@ -267,64 +252,16 @@ export class BatchConsumer<T> {
         dead.push({ record: placeholder, reason: errorMessage(err), code: (err as NonRetryableError).code ?? 'DECODE_FAILED' });
       }
     }
-    if (records.length) dead.push(...(await this.handleWithRetry(records, heartbeat)));
+    if (records.length) dead.push(...(await this.retrying.run(records, heartbeat)));
     const labels = { topic: this.opts.spec.name, group: this.opts.groupId };
     if (dead.length) await this.deadLetter(dead, raw);
     this.metrics.messages.inc({ ...labels, outcome: 'ok' }, messages.length - dead.length);
     if (dead.length) this.metrics.messages.inc({ ...labels, outcome: 'dlq' }, dead.length);
   }
 
-  /**
-   * Retries retryable failures in place; isolates non-retryable ones down to single records.
-   * A dependency that is down (Postgres, Redis unreachable) is waited for as long as it takes,
-   * without spending the retry budget: restarting the app would not bring it back, and nothing
-   * is committed meanwhile. Other failures get `retry.retries` retries, then the app stops.
-   */
-  private async handleWithRetry(records: ConsumedRecord<T>[], heartbeat: () => Promise<void>): Promise<DeadLetter[]> {
-    const ctx: HandlerContext = { heartbeat, signal: this.abort.signal };
-    const labels = { topic: this.opts.spec.name, group: this.opts.groupId };
-    let failures = 0;
-    let outage = 0;
-    for (;;) {
-      try {
-        const result = await this.opts.handler(records, ctx);
-        if (this.waitingFor) this.log.info({ msg: 'dependency_back', waits: outage });
-        this.waitingFor = undefined;
-        return result?.deadLetters ?? [];
-      } catch (err) {
-        if (isNonRetryable(err)) {
-          if (records.length === 1) {
-            return [{ record: records[0] as ConsumedRecord<unknown>, reason: errorMessage(err), code: (err as NonRetryableError).code ?? 'HANDLER_REJECTED' }];
-          }
-          const dead: DeadLetter[] = [];
-          for (const r of records) dead.push(...(await this.handleWithRetry([r], heartbeat)));
-          return dead;
-        }
-        if (this.abort.signal.aborted) throw new StoppedWhileRetrying(err);
-        let wait: number;
-        if (isDependencyUnavailable(err)) {
-          // Backoff grows to its cap and stays there: one probe per `maxMs` while it is away.
-          wait = backoffMs(Math.min(outage, 30), this.retry.initialMs, this.retry.maxMs);
-          if (!this.waitingFor) this.log.warn({ msg: 'dependency_unavailable', err: errorMessage(err) });
-          this.waitingFor = errorMessage(err);
-          outage++;
-        } else {
-          if (failures >= this.retry.retries) throw new RetryBudgetExhausted(err);
-          wait = backoffMs(failures, this.retry.initialMs, this.retry.maxMs);
-          failures++;
-          this.log.warn({ msg: 'handler_retry', attempt: failures, waitMs: wait, err: errorMessage(err) });
-        }
-        this.metrics.retries.inc(labels);
-        await sleep(wait, this.abort.signal);
-        if (this.abort.signal.aborted) throw new StoppedWhileRetrying(err);
-        await heartbeat();
-      }
-    }
-  }
-
   private async deadLetter(dead: DeadLetter[], raw: Map<string, KafkaMessage>): Promise<void> {
     const dlqTopic = dlqName(this.topic);
-    const now = String(Date.now());
+    const now = String(this.clock.now());
     const messages: Message[] = dead.map(({ record, reason, code }) => {
       const original = raw.get(record.offset);
       return {
@@ -356,10 +293,10 @@ export class BatchConsumer<T> {
    */
   health(): HealthReport {
     if (this.fatal) return { state: 'error', detail: this.fatal };
-    if (this.waitingFor) return { state: 'degraded', detail: `waiting for a dependency: ${this.waitingFor}` };
+    if (this.retrying.waitingFor) return { state: 'degraded', detail: `waiting for a dependency: ${this.retrying.waitingFor}` };
     if (this.restarting) return { state: 'degraded', detail: `restarting after: ${this.restarting}` };
     if (!this.joined || !this.fetching) return { state: 'degraded', detail: this.joined ? 'joined, not fetching yet' : 'not joined yet' };
-    const idle = Date.now() - this.lastActivity;
+    const idle = this.clock.now() - this.lastActivity;
     if (idle > (this.opts.stallMs ?? 120_000)) return { state: 'error', detail: `no heartbeat or fetch for ${idle} ms` };
     return { state: 'ok' };
   }

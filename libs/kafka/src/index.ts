@@ -5,3 +5,4 @@ export * from './consumer';
 export * from './offsets';
 export * from './service';
 export * from './broker-link';
+export * from './handler-retry';
