@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { jsonRpcCall, networkByName } from '@chainpipe/chains';
+import { networkByName } from '@chainpipe/chains';
+import { jsonRpcCall } from '@chainpipe/upstreams';
 import { fetchFromOrigin, parseTronPayload } from '@chainpipe/tx-parsers';
 import {
   freePort,

@@ -1,4 +1,5 @@
-import { jsonRpcCall, parseChainOrigins, OriginError } from '@chainpipe/chains';
+import { parseChainOrigins } from '@chainpipe/chains';
+import { jsonRpcCall, OriginError } from '@chainpipe/upstreams';
 import { TOPICS } from '@chainpipe/contracts';
 import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import { OriginError, type NetworkInfo } from '@chainpipe/chains';
+import type { NetworkInfo } from '@chainpipe/chains';
+import { OriginError } from '@chainpipe/upstreams';
 import { createLogger } from '@chainpipe/runtime';
 import { emptyTx, type NormalizedTx, type OriginLookup } from '@chainpipe/tx-parsers';
 import { createCompensator } from '../src/compensator';

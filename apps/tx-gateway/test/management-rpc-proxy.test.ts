@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { KNOWN_NETWORK_NAMES, OriginError } from '@chainpipe/chains';
+import { KNOWN_NETWORK_NAMES } from '@chainpipe/chains';
+import { OriginError } from '@chainpipe/upstreams';
 import { loadContracts } from '@chainpipe/contracts';
 import { messageEnvelope, msgEnvelope } from '@chainpipe/http';
 import { managementEnvelopeFor } from '../src/management/envelopes';

@@ -1,5 +1,4 @@
 export * from './networks';
 export * from './address';
-export * from './rpc-client';
 export * from './address-format';
 export * from './origin-config';

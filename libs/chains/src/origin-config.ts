@@ -1,4 +1,5 @@
 import { int, str } from '@chainpipe/runtime';
+import { networkByName, NETWORKS } from './networks';
 
 /** Config of the apps that ask chain nodes (tx-gateway's RPC proxy and origin fetch, pending-compensator). */
 export const chainOriginConfig = {
@@ -9,3 +10,37 @@ export const chainOriginConfig = {
   CHAIN_RPC_DEFAULT_BASE: str({ default: 'http://127.0.0.1:8090/rpc', doc: 'base URL of origins not listed in CHAIN_RPC_URLS (the upstream simulator in development)' }),
   CHAIN_RPC_TIMEOUT_MS: int({ default: 10_000, min: 100 }),
 };
+
+export const KNOWN_NETWORK_NAMES = NETWORKS.map((n) => n.network);
+
+export interface ChainOrigins {
+  /** The node URL of a network, or undefined when the network is unknown. */
+  urlFor(network: string): string | undefined;
+}
+
+/**
+ * Origins from config: explicit `network=url` pairs, and `<base>/<network>` for every other
+ * known network (in development the base is the upstream simulator). Which node serves which
+ * network is chain knowledge checked against the network list, with no I/O: it stays here,
+ * while the call to the URL is `jsonRpcCall` of `@chainpipe/upstreams`.
+ */
+export function parseChainOrigins(pairs: string, defaultBase: string | null): ChainOrigins {
+  const explicit = new Map<string, string>();
+  for (const pair of pairs.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new Error(`CHAIN_RPC_URLS entry ${JSON.stringify(pair)} is not network=url`);
+    const network = pair.slice(0, eq).trim().toLowerCase();
+    const url = pair.slice(eq + 1).trim();
+    if (!networkByName(network)) throw new Error(`CHAIN_RPC_URLS names unknown network ${network}`);
+    new URL(url); // throws on a malformed URL: config errors surface at boot
+    explicit.set(network, url);
+  }
+  const base = defaultBase?.replace(/\/+$/, '');
+  return {
+    urlFor(network) {
+      const n = networkByName(network);
+      if (!n) return undefined;
+      return explicit.get(n.network) ?? (base ? `${base}/${n.network}` : undefined);
+    },
+  };
+}

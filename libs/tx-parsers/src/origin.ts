@@ -1,4 +1,5 @@
-import { OriginError, type NetworkInfo } from '@chainpipe/chains';
+import type { NetworkInfo } from '@chainpipe/chains';
+import { OriginError } from '@chainpipe/upstreams';
 import { parseBitcoinPayload } from './bitcoin';
 import { parseEvmPayload } from './evm';
 import { parseSolanaPayload } from './solana';

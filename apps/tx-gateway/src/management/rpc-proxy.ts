@@ -1,4 +1,5 @@
-import { OriginError, networkByName, type NetworkInfo } from '@chainpipe/chains';
+import { networkByName, type NetworkInfo } from '@chainpipe/chains';
+import { OriginError } from '@chainpipe/upstreams';
 
 /**
  * The RPC proxy's decisions, apart from the call itself: which network a request names, and

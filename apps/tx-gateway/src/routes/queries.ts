@@ -1,6 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { OriginError, jsonRpcCall, type NetworkInfo } from '@chainpipe/chains';
+import type { NetworkInfo } from '@chainpipe/chains';
+import { OriginError, jsonRpcCall } from '@chainpipe/upstreams';
 import { requestParams, sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
 import { errorMessage } from '@chainpipe/runtime';
 import { storeLooseTransactions } from '@chainpipe/tx-store';

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { Counter, Histogram } from 'prom-client';
-import { jsonRpcCall, type NetworkInfo } from '@chainpipe/chains';
+import type { NetworkInfo } from '@chainpipe/chains';
+import { jsonRpcCall } from '@chainpipe/upstreams';
 import { sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
 import type { TxGatewayDeps } from '../deps';
 import { RPC_PROXY_PATHS } from '../management/envelopes';
