@@ -1,4 +1,5 @@
 import type { ChannelOutcome } from '@chainpipe/orders';
+import type { UpstreamErrorKind } from '@chainpipe/upstreams';
 
 /** A token as the channels need it (from the price reference: `price.tokens` joined with its chain). */
 export interface TokenRef {
@@ -39,13 +40,20 @@ export interface ChannelAdapter {
   status(providerOrderId: string, signal?: AbortSignal, ctx?: { depositTxHash?: string | null }): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }>;
 }
 
-/** The provider answered with an error or something unreadable. */
+/**
+ * The provider failed: answered with an error or something unreadable, or (with `kind`, for a
+ * call of the provider's HTTP API) did not answer in time or could not be reached.
+ */
 export class ProviderError extends Error {
+  readonly kind?: UpstreamErrorKind;
+
   constructor(
     readonly provider: string,
     message: string,
     readonly status?: number,
+    options: { kind?: UpstreamErrorKind; cause?: unknown } = {},
   ) {
-    super(`${provider}: ${message}`);
+    super(`${provider}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = options.kind;
   }
 }

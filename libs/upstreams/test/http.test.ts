@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { NOT_JSON, upstreamCall, UpstreamError, upstreamJson, upstreamMessageOf, upstreamUrl, type UpstreamErrorKind } from '../src';
-import { json, refusedPortUrl, startServer, type TestServer } from './server';
+import { answerJson, freePort, startHttpStub, type HttpStub } from '@chainpipe/testing';
 
 /** The UpstreamError a call rejects with, and how long it took to reject. */
 async function failure(call: Promise<unknown>): Promise<{ err: UpstreamError; ms: number }> {
@@ -19,18 +19,18 @@ function expectKind(err: UpstreamError, kind: UpstreamErrorKind): void {
 }
 
 describe('upstream HTTP core', () => {
-  let server: TestServer;
+  let server: HttpStub;
 
   before(async () => {
-    server = await startServer({
-      '/echo': (req, res, body) => json(res, 200, { method: req.method, url: req.url, contentType: req.headers['content-type'] ?? null, key: req.headers['x-api-key'] ?? null, body }),
+    server = await startHttpStub({
+      '/echo': (req, res, body) => answerJson(res, 200, { method: req.method, url: req.url, contentType: req.headers['content-type'] ?? null, key: req.headers['x-api-key'] ?? null, body }),
       '/never': () => undefined, // no answer at all
       '/stalled-body': (_req, res) => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write('{"partial":'); // headers and half a body, then nothing
       },
-      '/rate-limited': (_req, res) => json(res, 429, { message: 'rate limit exceeded, retry in 60 s' }),
-      '/gecko-404': (_req, res) => json(res, 404, { errors: [{ status: '404', title: 'Not Found' }] }),
+      '/rate-limited': (_req, res) => answerJson(res, 429, { message: 'rate limit exceeded, retry in 60 s' }),
+      '/gecko-404': (_req, res) => answerJson(res, 404, { errors: [{ status: '404', title: 'Not Found' }] }),
       '/html-502': (_req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<html>Bad Gateway</html>'),
       '/empty-503': (_req, res) => res.writeHead(503).end(),
       '/not-json': (_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('OK'),
@@ -72,7 +72,7 @@ describe('upstream HTTP core', () => {
   });
 
   it('a refused connection is unreachable, with the socket error in the message', async () => {
-    const { err } = await failure(upstreamJson({ url: `${await refusedPortUrl()}/x`, timeoutMs: 2000 }));
+    const { err } = await failure(upstreamJson({ url: `http://127.0.0.1:${await freePort()}/x`, timeoutMs: 2000 }));
     expectKind(err, 'unreachable');
     expect(err.message).to.match(/^unreachable: .*ECONNREFUSED/);
   });

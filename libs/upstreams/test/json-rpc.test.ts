@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { jsonRpcCall, OriginError } from '../src';
-import { json, refusedPortUrl, startServer, type TestServer } from './server';
+import { answerJson, freePort, startHttpStub, type HttpStub } from '@chainpipe/testing';
 
 async function originFailure(call: Promise<unknown>): Promise<OriginError> {
   try {
@@ -13,16 +13,16 @@ async function originFailure(call: Promise<unknown>): Promise<OriginError> {
 }
 
 describe('jsonRpcCall', () => {
-  let server: TestServer;
+  let server: HttpStub;
 
   before(async () => {
-    server = await startServer({
-      '/evm': (_req, res, body) => json(res, 200, { jsonrpc: '2.0', id: JSON.parse(body).id, result: '0x10430e0' }),
+    server = await startHttpStub({
+      '/evm': (_req, res, body) => answerJson(res, 200, { jsonrpc: '2.0', id: JSON.parse(body).id, result: '0x10430e0' }),
       // Bitcoin Core: a failed call is HTTP 500 with the JSON-RPC error as its body.
-      '/bitcoin': (_req, res, body) => json(res, 500, { result: null, error: { code: -5, message: 'No such mempool or blockchain transaction.' }, id: JSON.parse(body).id }),
+      '/bitcoin': (_req, res, body) => answerJson(res, 500, { result: null, error: { code: -5, message: 'No such mempool or blockchain transaction.' }, id: JSON.parse(body).id }),
       '/limited': (_req, res) => res.writeHead(429, { 'content-type': 'text/plain' }).end('Too Many Requests'),
       '/not-json': (_req, res) => res.writeHead(200).end('<html>'),
-      '/no-result': (_req, res) => json(res, 200, { jsonrpc: '2.0', id: 1 }),
+      '/no-result': (_req, res) => answerJson(res, 200, { jsonrpc: '2.0', id: 1 }),
       '/never': () => undefined,
     });
   });
@@ -56,7 +56,7 @@ describe('jsonRpcCall', () => {
     expect([noResult.kind, noResult.message]).to.deep.equal(['invalid', 'origin answered without a result']);
     const slow = await originFailure(jsonRpcCall(`${server.url}/never`, 'getblockcount', [], 200));
     expect([slow.kind, slow.message]).to.deep.equal(['timeout', 'origin did not answer getblockcount within 200 ms']);
-    const refusedUrl = await refusedPortUrl();
+    const refusedUrl = `http://127.0.0.1:${await freePort()}`;
     const down = await originFailure(jsonRpcCall(`${refusedUrl}/rpc`, 'eth_call', [], 2000));
     expect(down.kind).to.equal('unreachable');
     expect(down.message).to.match(/^origin unreachable: .*ECONNREFUSED/);

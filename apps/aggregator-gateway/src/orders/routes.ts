@@ -1,6 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
+import { ProviderError } from '@chainpipe/aggregator';
 import { canonicalAddressForChainType, networkOfReferenceChain, type NetworkInfo } from '@chainpipe/chains';
 import { TOPICS } from '@chainpipe/contracts';
 import { ApiKeyRepository, type Knex } from '@chainpipe/db';
@@ -143,7 +144,8 @@ export function orderRoutes(api: ApiRoutes, deps: OrderRouteDeps): void {
     try {
       return await call(signal);
     } catch (err) {
-      const timedOut = err instanceof ChannelTimeoutError || signal.aborted || (err as Error)?.name === 'TimeoutError';
+      // The per-call deadline here, or the provider's own one inside the adapter.
+      const timedOut = err instanceof ChannelTimeoutError || signal.aborted || (err instanceof ProviderError && err.kind === 'timeout');
       log.warn({ msg: 'channel_call_failed', what, timedOut, err: (err as Error)?.message });
       throw new OrderError(502, timedOut ? 'quote service timed out' : 'quote service unavailable');
     }
