@@ -3,6 +3,7 @@ import { Counter } from 'prom-client';
 import type { ApiRoutes, RouteSpec } from '@chainpipe/http';
 import { API_KEY_HEADER } from '@chainpipe/kline';
 import { errorMessage } from '@chainpipe/runtime';
+import { upstreamJson, UpstreamError, upstreamUrl } from '@chainpipe/upstreams';
 import type { KlineDeps } from './deps';
 import { KLINE_AUTH, KLINE_PREFIX, KlineCode, sendKlineError, sendKlineOk } from './envelope';
 
@@ -17,22 +18,18 @@ export function marketRoutes(api: ApiRoutes, deps: KlineDeps): void {
   const calls = new Counter({ name: 'chainpipe_kline_market_relay_total', help: 'Market look-ups relayed upstream, by kind and outcome', labelNames: ['kind', 'outcome'], registers: [deps.registry] });
 
   async function relay(res: Response, kind: string, path: string, query: Record<string, string>): Promise<void> {
-    const url = new URL(deps.market.baseUrl.replace(/\/$/, '') + path);
-    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
+    const url = upstreamUrl(deps.market.baseUrl, path);
     try {
-      const upstream = await fetch(url, { headers: { [API_KEY_HEADER]: deps.market.apiKey, accept: 'application/json' }, signal: AbortSignal.timeout(deps.market.timeoutMs) });
-      const text = await upstream.text();
-      if (upstream.status === 404) {
-        calls.inc({ kind, outcome: 'not_found' });
-        return sendKlineError(res, 404, KlineCode.notFound, 'Resource not found');
-      }
-      if (!upstream.ok) throw new Error(`upstream answered ${upstream.status}: ${text.slice(0, 200)}`);
-      const data = JSON.parse(text);
+      const data = await upstreamJson({ url, query, headers: { [API_KEY_HEADER]: deps.market.apiKey, accept: 'application/json' }, timeoutMs: deps.market.timeoutMs });
       calls.inc({ kind, outcome: 'ok' });
       sendKlineOk(res, data);
     } catch (err) {
+      if (err instanceof UpstreamError && err.kind === 'http' && err.status === 404) {
+        calls.inc({ kind, outcome: 'not_found' });
+        return sendKlineError(res, 404, KlineCode.notFound, 'Resource not found');
+      }
       calls.inc({ kind, outcome: 'failed' });
-      log.warn({ msg: 'market_relay_failed', kind, path: url.pathname, err: errorMessage(err) });
+      log.warn({ msg: 'market_relay_failed', kind, path: url.pathname, err: err instanceof UpstreamError ? `upstream ${err.message}` : errorMessage(err) });
       sendKlineError(res, 500, KlineCode.internal, 'Internal server error');
     }
   }

@@ -2,6 +2,7 @@ import { Counter, type Registry } from 'prom-client';
 import { addressKey, mapPoolDetail, type PoolDetail, type ReferenceRepository } from '@chainpipe/price';
 import type { Redis } from '@chainpipe/redis';
 import { errorMessage, type Logger } from '@chainpipe/runtime';
+import { upstreamJson, UpstreamError, upstreamUrl } from '@chainpipe/upstreams';
 
 export class PoolUpstreamError extends Error {}
 
@@ -62,21 +63,20 @@ export class PoolDetailService {
 
   private async fetchAndCache(key: string, network: string, address: string): Promise<PoolDetail | null> {
     const { baseUrl, apiKey, timeoutMs } = this.deps.upstream;
-    const url = `${baseUrl.replace(/\/$/, '')}/networks/${encodeURIComponent(network)}/pools/${encodeURIComponent(address)}?include=base_token,quote_token,dex`;
+    const path = `/networks/${encodeURIComponent(network)}/pools/${encodeURIComponent(address)}?include=base_token,quote_token,dex`;
     let detail: PoolDetail;
     try {
-      const res = await fetch(url, { headers: { accept: 'application/json', ...(apiKey ? { 'x-cg-pro-api-key': apiKey } : {}) }, signal: AbortSignal.timeout(timeoutMs) });
-      if (res.status === 404) {
-        await res.body?.cancel();
+      const body = await upstreamJson({ url: upstreamUrl(baseUrl, path), headers: { accept: 'application/json', ...(apiKey ? { 'x-cg-pro-api-key': apiKey } : {}) }, timeoutMs });
+      detail = mapPoolDetail(network, body);
+    } catch (err) {
+      if (err instanceof UpstreamError && err.kind === 'http' && err.status === 404) {
         this.lookups.inc({ outcome: 'not_found' });
         return null;
       }
-      if (!res.ok) throw new Error(`upstream answered HTTP ${res.status}`);
-      detail = mapPoolDetail(network, await res.json());
-    } catch (err) {
+      const why = err instanceof UpstreamError ? `upstream ${err.message}` : errorMessage(err);
       this.lookups.inc({ outcome: 'failed' });
-      this.deps.logger.warn({ msg: 'pool_upstream_failed', network, address, err: errorMessage(err) });
-      throw new PoolUpstreamError(errorMessage(err));
+      this.deps.logger.warn({ msg: 'pool_upstream_failed', network, address, err: why });
+      throw new PoolUpstreamError(why);
     }
     const entry: CacheEntry = { fetched_at: this.deps.now(), data: detail };
     // A cache write failing must not fail the answer we already have.
