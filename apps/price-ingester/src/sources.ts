@@ -1,19 +1,22 @@
-import { RetryableError } from '@chainpipe/runtime';
+import { RetryableError, type ErrorCode } from '@chainpipe/runtime';
+import { upstreamJson, UpstreamError, type UpstreamErrorKind } from '@chainpipe/upstreams';
 
-/** GET of a JSON upstream with a deadline; any non-2xx or unreadable answer is a RetryableError. */
+/** The error code of each way a price source can fail (the poll retries every one of them). */
+const CODE_OF: Record<UpstreamErrorKind, ErrorCode> = {
+  unreachable: 'UPSTREAM_UNREACHABLE',
+  timeout: 'UPSTREAM_UNREACHABLE',
+  aborted: 'UPSTREAM_UNREACHABLE',
+  http: 'UPSTREAM_HTTP',
+  invalid: 'UPSTREAM_NOT_JSON',
+};
+
+/** GET of a JSON upstream with a deadline; any failure, a non-2xx or an unreadable answer is a RetryableError. */
 export async function getJson(url: string, opts: { timeoutMs: number; headers?: Record<string, string> }): Promise<unknown> {
-  let res: Response;
   try {
-    res = await fetch(url, { headers: { accept: 'application/json', ...opts.headers }, signal: AbortSignal.timeout(opts.timeoutMs) });
+    return await upstreamJson({ url, headers: { accept: 'application/json', ...opts.headers }, timeoutMs: opts.timeoutMs });
   } catch (err) {
-    throw new RetryableError(`upstream unreachable: ${(err as Error).name === 'TimeoutError' ? `no answer in ${opts.timeoutMs} ms` : (err as Error).message}`, 'UPSTREAM_UNREACHABLE');
-  }
-  const text = await res.text();
-  if (!res.ok) throw new RetryableError(`upstream answered HTTP ${res.status}: ${text.slice(0, 200)}`, 'UPSTREAM_HTTP');
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new RetryableError('upstream answered something that is not JSON', 'UPSTREAM_NOT_JSON');
+    if (!(err instanceof UpstreamError)) throw err;
+    throw new RetryableError(`upstream ${err.message}`, CODE_OF[err.kind], { cause: err });
   }
 }
 
