@@ -73,7 +73,7 @@ async function produceAll(kafka: Kafka, topic: string, ticks: MarketTickMessage[
   const p = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
   await p.connect();
   for (let i = 0; i < ticks.length; i += 1000) {
-    await p.send({ topic, acks: -1, messages: ticks.slice(i, i + 1000).map((t) => ({ key: `evm:1:0xpool${t.pool_id}:base`, value: JSON.stringify(t) })) });
+    await p.send({ topic, acks: -1, messages: ticks.slice(i, i + 1000).map((t) => ({ key: TOPICS.marketTicks.key({ value: t }), value: JSON.stringify(t) })) });
   }
   await p.disconnect();
 }
@@ -207,7 +207,7 @@ export async function run(): Promise<void> {
     // A unique close per tick: the push carrying it is that tick's.
     const t = { ...tickFor(latPool, i, latT0), pool_address: `0xcc${'1'.padStart(40, '0')}`, close: 1000 + i, high: 2000, low: 1, received_at: Date.now(), seq: i };
     sentAt.set(t.close, Date.now());
-    void producer.publish(TOPICS.marketTicks, [{ key: 'lat', value: t }]);
+    void producer.publish(TOPICS.marketTicks, [{ value: t }]);
     await new Promise((r) => setTimeout(r, 1000 / rate));
   }
   await new Promise((r) => setTimeout(r, 2000));

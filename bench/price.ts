@@ -228,7 +228,7 @@ async function pipeline(db: Knex, redis: Redis, brokers: string[]): Promise<void
   await consumer.start();
   await new Promise((r) => setTimeout(r, 3_000)); // group join before the clock starts
   const t0 = Date.now();
-  for (let i = 0; i < messages.length; i += 1000) await producer.publish(TOPICS.priceQuotes, messages.slice(i, i + 1000).map((m) => ({ key: `crypto:${m.external_id}`, value: m })));
+  for (let i = 0; i < messages.length; i += 1000) await producer.publish(TOPICS.priceQuotes, messages.slice(i, i + 1000).map((value) => ({ value })));
   await oursDone;
   const oursMs = Date.now() - t0;
   await consumer.stop();
@@ -263,7 +263,7 @@ async function pipeline(db: Knex, redis: Redis, brokers: string[]): Promise<void
   // Shifted timestamps: the same work (new history rows, newer latest values), not conflicts.
   const shifted = messages.map((m) => ({ ...m, as_of: m.as_of + PIPELINE_QUOTES }));
   for (let i = 0; i < shifted.length; i += 1000) {
-    await rawProducer.send({ topic: rawTopic, acks: -1, messages: shifted.slice(i, i + 1000).map((m) => ({ key: `crypto:${m.external_id}`, value: JSON.stringify(m) })) });
+    await rawProducer.send({ topic: rawTopic, acks: -1, messages: shifted.slice(i, i + 1000).map((m) => ({ key: TOPICS.priceQuotes.key({ value: m }), value: JSON.stringify(m) })) });
   }
   await rawDone;
   const rawMs = Date.now() - t1;

@@ -52,7 +52,7 @@ describe('consumer crash safety (separate process, the test broker and Postgres)
     const producer = new TopicProducer({ kafka, contracts: loadContracts(), logger, registry, topicPrefix: prefix });
     await producer.connect();
     const ids = Array.from({ length: n }, (_, i) => 1_000 + i);
-    const messages = ids.map((id): { key: string; value: AddressChangeMessage } => ({ key: 'app', value: { app_id: 'app', chain_type: 'ethereum', adds: [`a${id}`], removes: [], changed_at: id } }));
+    const messages = ids.map((id): { value: AddressChangeMessage } => ({ value: { app_id: 'app', chain_type: 'ethereum', adds: [`a${id}`], removes: [], changed_at: id } }));
     await producer.publish(TOPICS.addressesChanges, messages);
     await producer.disconnect();
     return ids;

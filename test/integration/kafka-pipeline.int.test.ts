@@ -59,7 +59,7 @@ describe('kafka pipeline: registry, typed producer, batch consumer (real broker)
 
   it('round-trips typed messages through the registry, validated on both sides, and commits after the work', async () => {
     const sent = [1, 2, 3, 4, 5].map(change);
-    await producer.publish(TOPICS.addressesChanges, sent.map((value) => ({ key: value.app_id, value })));
+    await producer.publish(TOPICS.addressesChanges, sent.map((value) => ({ value })));
     const got: AddressChangeMessage[] = [];
     await startConsumer(async (records) => {
       for (const r of records) got.push(r.value);
@@ -74,14 +74,14 @@ describe('kafka pipeline: registry, typed producer, batch consumer (real broker)
     const bad = { ...change(1), adds: 'not-an-array' } as unknown as AddressChangeMessage;
     let error: unknown;
     try {
-      await producer.publish(TOPICS.addressesChanges, [{ key: 'app-1', value: change(2) }, { key: 'app-1', value: bad }]);
+      await producer.publish(TOPICS.addressesChanges, [{ value: change(2) }, { value: bad }]);
     } catch (err) {
       error = err;
     }
     expect(error).to.be.instanceOf(NonRetryableError);
     expect((error as Error).message).to.match(/adds must be array/);
     // Nothing of the rejected call reached the topic: the valid message of the same call neither.
-    await producer.publish(TOPICS.addressesChanges, [{ key: 'app-1', value: change(3) }]);
+    await producer.publish(TOPICS.addressesChanges, [{ value: change(3) }]);
     const messages = await readTopic(prefix + TOPICS.addressesChanges.name, 1);
     expect(messages.map((m) => JSON.parse(m.value!.toString()).changed_at)).to.deep.equal([change(3).changed_at]);
   });
@@ -123,7 +123,7 @@ describe('kafka pipeline: registry, typed producer, batch consumer (real broker)
   it('isolates a record its handler rejects for good: that one goes to the DLQ, the others are processed once', async () => {
     const topic = prefix + TOPICS.addressesChanges.name;
     const sent = [1, 2, 3, 4, 5].map(change);
-    await producer.publish(TOPICS.addressesChanges, sent.map((value) => ({ key: value.app_id, value })));
+    await producer.publish(TOPICS.addressesChanges, sent.map((value) => ({ value })));
     const done = new Map<number, number>();
     await startConsumer(async (records) => {
       // Poison: the whole call fails while it holds record 3, so the consumer retries one by one.
@@ -140,7 +140,7 @@ describe('kafka pipeline: registry, typed producer, batch consumer (real broker)
   });
 
   it('retries a retryable failure with backoff and then processes the batch', async () => {
-    await producer.publish(TOPICS.addressesChanges, [{ key: 'app-1', value: change(9) }]);
+    await producer.publish(TOPICS.addressesChanges, [{ value: change(9) }]);
     let calls = 0;
     const got: AddressChangeMessage[] = [];
     await startConsumer(async (records) => {
@@ -155,7 +155,7 @@ describe('kafka pipeline: registry, typed producer, batch consumer (real broker)
   });
 
   it('waits out a dependency outage far past its retry budget: not ready meanwhile, nothing committed, then each record once', async () => {
-    await producer.publish(TOPICS.addressesChanges, [1, 2, 3].map((i) => ({ key: 'app-1', value: change(i) })));
+    await producer.publish(TOPICS.addressesChanges, [1, 2, 3].map((i) => ({ value: change(i) })));
     const topic = prefix + TOPICS.addressesChanges.name;
     let down = true;
     let calls = 0;
@@ -181,7 +181,7 @@ describe('kafka pipeline: registry, typed producer, batch consumer (real broker)
   });
 
   it('stops within its deadline while the handler sleeps in a long backoff, and leaves the chunk for the next owner', async () => {
-    await producer.publish(TOPICS.addressesChanges, [{ key: 'app-1', value: change(7) }]);
+    await producer.publish(TOPICS.addressesChanges, [{ value: change(7) }]);
     const topic = prefix + TOPICS.addressesChanges.name;
     let calls = 0;
     // The first retry waits 15–30 s: far beyond the 5 s this stop is allowed.
@@ -216,9 +216,10 @@ describe('kafka consumer group of two members (real broker)', () => {
     const kafka = createKafka({ brokers: testEnv().kafkaBrokers, clientId: 'grp-test', logger });
     const producer = new TopicProducer({ kafka, contracts, logger, registry, topicPrefix: prefix });
     await producer.connect();
-    const headers = (n: number) => ({ network: 'ethereum-mainnet', received_at: String(1_700_000_000_000 + n), content_encoding: 'identity', ingest_route: 'stream' as const });
+    // chain.raw.v1 is keyed by network: twenty network names spread the records over the partitions.
+    const headers = (n: number) => ({ network: `net${n % 20}-test`, received_at: String(1_700_000_000_000 + n), content_encoding: 'identity', ingest_route: 'stream' as const });
     const publish = (from: number, to: number) =>
-      producer.publish(TOPICS.chainRaw, Array.from({ length: to - from }, (_, i) => ({ key: `k${from + i}`, value: Buffer.from(String(from + i)), headers: headers(from + i) })));
+      producer.publish(TOPICS.chainRaw, Array.from({ length: to - from }, (_, i) => ({ value: Buffer.from(String(from + i)), headers: headers(from + i) })));
     const seen = new Map<string, Set<number>>();
     const fatal: unknown[] = [];
     const member = (name: string) =>

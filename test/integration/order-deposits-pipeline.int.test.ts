@@ -77,7 +77,7 @@ describe('order deposits through /stream → chain-parser → tx-matcher → tx.
     await new ApiKeyRepository(db).createApp(appId, 'deposits test');
     const changes = [{ chainType: 'ethereum' as const, adds: [order.deposit_address], removes: [] }];
     await new MonitoredAddressRepository(db).apply(appId, changes, () =>
-      producer.publish(TOPICS.addressesChanges, changeMessages(appId, changes, Date.now()).map((value) => ({ key: appId, value }))),
+      producer.publish(TOPICS.addressesChanges, changeMessages(appId, changes, Date.now()).map((value) => ({ value }))),
     );
 
     // The change and the blocks travel on different topics: a block the matcher sees before it
@@ -107,7 +107,7 @@ describe('order deposits through /stream → chain-parser → tx-matcher → tx.
     const order = await orders.insert(orderFixture({ amount_in: '55500000000000000' }));
     const changes = [{ chainType: 'ethereum' as const, adds: [order.deposit_address], removes: [] }];
     await new MonitoredAddressRepository(db).apply(appId, changes, () =>
-      producer.publish(TOPICS.addressesChanges, changeMessages(appId, changes, Date.now()).map((value) => ({ key: appId, value }))),
+      producer.publish(TOPICS.addressesChanges, changeMessages(appId, changes, Date.now()).map((value) => ({ value }))),
     );
     // pushes land while no tracker runs: wait until tx.push.v1 holds one for this order
     const pushTopic = `${prefix}${TOPICS.txPush.name}`;

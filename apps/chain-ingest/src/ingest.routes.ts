@@ -106,7 +106,7 @@ export function ingestRoutes(deps: IngestDeps): ApiRoutes {
       });
       const end = metrics.publish.startTimer({ network: network.network });
       try {
-        await deps.producer.publish(TOPICS.chainRaw, [{ key: network.network, value: body, headers }]);
+        await deps.producer.publish(TOPICS.chainRaw, [{ value: body, headers }]);
       } catch (err) {
         metrics.requests.inc({ route, network: network.network, status: '503' });
         log.warn({ msg: 'ingest_publish_failed', network: network.network, bytes: body.length, err: errorMessage(err) });

@@ -1,22 +1,23 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { ChainTxMessage } from '@chainpipe/contracts';
-import type { BatchHandler, ConsumedRecord, DeadLetter, OutgoingMessage } from '@chainpipe/kafka';
+import type { BatchHandler, ConsumedRecord, DeadLetter, OutgoingMessage, TooLargeMessage } from '@chainpipe/kafka';
 import { RetryableError, errorMessage, type ErrorCode, type Logger } from '@chainpipe/runtime';
 import { classifyStoreError, type StoreBlockInput, type StoreBlockResult } from '@chainpipe/tx-store';
-import { CHAIN_TX_MAX_BYTES, blockMessages, blockOutcome, deliverySource, planRecord, publishGroups, type TxCheck } from './plan';
+import { blockMessages, blockOutcome, deliverySource, planRecord, type TxCheck } from './plan';
 
 export interface ChainRawHandlerDeps {
   /** Stores one block atomically (tx-store's storeBlock bound to the pool). */
   storeBlock: (input: StoreBlockInput) => Promise<StoreBlockResult>;
   /** Completes what a block's records leave to stored data (Bitcoin inputs); identity when absent. */
   resolveInputs?: (input: StoreBlockInput) => Promise<StoreBlockInput>;
-  /** Publishes to chain.tx.v1; resolves once the broker acknowledged every message. */
-  publish: (messages: OutgoingMessage<ChainTxMessage>[]) => Promise<void>;
+  /**
+   * Publishes to chain.tx.v1 (the producer's publishSkippingTooLarge): resolves once the broker
+   * acknowledged every message sent, with the ones left out for being alone above the topic's limit.
+   */
+  publish: (messages: OutgoingMessage<ChainTxMessage>[]) => Promise<TooLargeMessage<ChainTxMessage>[]>;
   checkTx: TxCheck;
   logger: Logger;
   registry: Registry;
-  /** Bytes of one publish call (see publishGroups); defaults to 3 MiB. */
-  publishGroupBytes?: number;
 }
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -55,7 +56,6 @@ function parserMetrics(registry: Registry) {
 export function createChainRawHandler(deps: ChainRawHandlerDeps): BatchHandler<Buffer> {
   const metrics = parserMetrics(deps.registry);
   const log = deps.logger.child({ component: 'chain-parser' });
-  const groupBytes = deps.publishGroupBytes ?? 3 * 1024 * 1024;
 
   return async (records) => {
     const deadLetters: DeadLetter[] = [];
@@ -130,15 +130,17 @@ export function createChainRawHandler(deps: ChainRawHandlerDeps): BatchHandler<B
     return { deadLetters };
   };
 
+  /**
+   * One publish call: the producer cuts it into requests within chain.tx.v1's limit. A message
+   * that alone exceeds the limit can never be accepted: its row stays stored and queryable, and
+   * it is counted and logged here instead of failing the records of the batch.
+   */
   async function publishAll(outgoing: OutgoingMessage<ChainTxMessage>[]): Promise<void> {
     if (!outgoing.length) return;
-    const { groups, tooLarge } = publishGroups(outgoing, { maxBytes: groupBytes, maxMessages: 1000, maxMessageBytes: CHAIN_TX_MAX_BYTES });
-    for (const { message, bytes } of tooLarge) {
+    const tooLarge = await deps.publish(outgoing);
+    for (const { message, key, bytes, limit } of tooLarge) {
       metrics.skipped.inc({ network: message.value.network });
-      log.error({ msg: 'chain_tx_too_large', network: message.value.network, id: message.value.id, key: message.key, bytes, limit: CHAIN_TX_MAX_BYTES });
+      log.error({ msg: 'chain_tx_too_large', network: message.value.network, id: message.value.id, key, bytes, limit });
     }
-    // One group at a time: concurrent publishes would share a request and could overflow a
-    // partition's batch limit again.
-    for (const group of groups) await deps.publish(group);
   }
 }

@@ -19,7 +19,7 @@ runService('chain-parser', chainParserConfig, async (svc) => {
     handler: createChainRawHandler({
       storeBlock: (input) => storeBlock(db, input),
       resolveInputs: (input) => resolveStoredInputs(db, input),
-      publish: (messages) => producer.publish(TOPICS.chainTx, messages),
+      publish: (messages) => producer.publishSkippingTooLarge(TOPICS.chainTx, messages),
       checkTx: normalizedTxCheck(kafka.contracts),
       logger,
       registry,

@@ -1,5 +1,5 @@
 import { networkByName, type NetworkInfo } from '@chainpipe/chains';
-import { TOPICS, type ChainTxMessage } from '@chainpipe/contracts';
+import type { ChainTxMessage } from '@chainpipe/contracts';
 import type { OutgoingMessage } from '@chainpipe/kafka';
 import type { ErrorCode } from '@chainpipe/runtime';
 import { parseChainPayload, type NormalizedTx, type ParseIssue, type StreamMetadata } from '@chainpipe/tx-parsers';
@@ -59,42 +59,6 @@ export function blockMessages(result: Pick<StoreBlockResult, 'changed' | 'orphan
 /** Names a raw record as a delivery for storeBlock's `source`: a replay of it has the same name. */
 export function deliverySource(record: { topic: string; partition: number; offset: string }): string {
   return `${record.topic}:${record.partition}:${record.offset}`;
-}
-
-/** chain.tx.v1's `max.message.bytes`, less room for the key, headers and record overhead. */
-export const CHAIN_TX_MAX_BYTES = Number(TOPICS.chainTx.configs?.['max.message.bytes'] ?? 1_048_576) - 16 * 1024;
-
-/**
- * Messages of one publish call. The broker checks each partition's record batch against the
- * topic's `max.message.bytes`, and one publish call travels as one request: groups of at most
- * `maxBytes` keep every partition's batch under the limit. A message alone above `maxMessageBytes`
- * can never be accepted and is returned in `tooLarge` instead (its row is stored and queryable).
- */
-export function publishGroups<T extends OutgoingMessage<ChainTxMessage>>(
-  messages: readonly T[],
-  opts: { maxBytes: number; maxMessages: number; maxMessageBytes: number; sizeOf?: (m: T) => number },
-): { groups: T[][]; tooLarge: { message: T; bytes: number }[] } {
-  const sizeOf = opts.sizeOf ?? ((m: T) => Buffer.byteLength(JSON.stringify(m.value)) + Buffer.byteLength(m.key ?? ''));
-  const groups: T[][] = [];
-  const tooLarge: { message: T; bytes: number }[] = [];
-  let current: T[] = [];
-  let bytes = 0;
-  for (const m of messages) {
-    const size = sizeOf(m);
-    if (size > opts.maxMessageBytes) {
-      tooLarge.push({ message: m, bytes: size });
-      continue;
-    }
-    if (current.length && (bytes + size > opts.maxBytes || current.length >= opts.maxMessages)) {
-      groups.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(m);
-    bytes += size;
-  }
-  if (current.length) groups.push(current);
-  return { groups, tooLarge };
 }
 
 /** What a stored block was, for metrics and logs. */

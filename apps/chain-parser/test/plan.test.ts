@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { networkByName } from '@chainpipe/chains';
-import { loadContracts, type ChainTxMessage } from '@chainpipe/contracts';
-import type { OutgoingMessage } from '@chainpipe/kafka';
+import { TOPICS, loadContracts } from '@chainpipe/contracts';
+import { recordBytes, splitIntoParts, topicBudget } from '@chainpipe/kafka';
 import type { StoredTx } from '@chainpipe/tx-store';
 import { bitcoinBlockItem, evmBlockItem, parseFixture, solanaBlockItem, streamerBody, tronBlockItem } from '@chainpipe/testing';
-import { CHAIN_TX_MAX_BYTES, blockMessages, blockOutcome, chainTxKey, deliverySource, planRecord, publishGroups, type TxCheck } from '../src/plan';
+import { blockMessages, blockOutcome, chainTxKey, deliverySource, planRecord, type TxCheck } from '../src/plan';
 import { normalizedTxCheck } from '../src/tx-contract';
 
 const checkTx = normalizedTxCheck(loadContracts());
@@ -94,7 +94,7 @@ describe('chain-parser plan (pure)', () => {
 
     it('one message per changed transaction, then the orphaned ones, keyed chain_type:chain_id:tx_hash', () => {
       const messages = blockMessages({ changed: stored, orphaned });
-      expect(messages.map((m) => m.key)).to.deep.equal([...stored, ...orphaned].map((s) => `ethereum:1:${s.tx.tx_hash}`));
+      expect(messages.map((m) => TOPICS.chainTx.key(m))).to.deep.equal([...stored, ...orphaned].map((s) => `ethereum:1:${s.tx.tx_hash}`));
       expect(messages[1].value).to.deep.equal({ id: '101', network: 'ethereum-mainnet', is_reorg_resend: true, orphaned: false, tx: stored[1].tx });
       expect(messages[3].value).to.include({ id: '7', orphaned: true });
       expect(chainTxKey(parsed.transactions[0])).to.equal(`ethereum:1:${parsed.transactions[0].tx_hash}`);
@@ -109,22 +109,12 @@ describe('chain-parser plan (pure)', () => {
       expect(deliverySource(record)).to.not.equal(deliverySource({ ...record, partition: 1 }));
     });
 
-    it('groups messages by bytes and count, in order, and sets aside one that can never fit the topic', () => {
-      const msg = (id: number): OutgoingMessage<ChainTxMessage> => ({ key: String(id), value: { id: String(id), network: 'n', is_reorg_resend: false, tx: parsed.transactions[0] } });
-      const sizes = new Map([[1, 40], [2, 40], [3, 40], [4, 500], [5, 10], [6, 10], [7, 10], [8, 10]]);
-      const all = [...sizes.keys()].map(msg);
-      const { groups, tooLarge } = publishGroups(all, { maxBytes: 100, maxMessages: 3, maxMessageBytes: 200, sizeOf: (m) => sizes.get(Number(m.key))! });
-      expect(groups.map((g) => g.map((m) => m.key))).to.deep.equal([['1', '2'], ['3', '5', '6'], ['7', '8']]);
-      expect(tooLarge.map((t) => [t.message.key, t.bytes])).to.deep.equal([['4', 500]]);
-      expect(publishGroups([], { maxBytes: 1, maxMessages: 1, maxMessageBytes: 1 }).groups).to.deep.equal([]);
-    });
-
-    it('measures real messages by their JSON size against the topic limit', () => {
+    it('real messages of a block fit chain.tx.v1 whole: one request part, nothing too large', () => {
       const messages = blockMessages({ changed: stored, orphaned: [] });
-      const { groups, tooLarge } = publishGroups(messages, { maxBytes: 3 * 1024 * 1024, maxMessages: 1000, maxMessageBytes: CHAIN_TX_MAX_BYTES });
-      expect(groups).to.deep.equal([messages]);
+      const sizes = messages.map((m) => recordBytes({ key: TOPICS.chainTx.key(m), value: JSON.stringify(m.value) }));
+      const { parts, tooLarge } = splitIntoParts(sizes, topicBudget(TOPICS.chainTx.maxMessageBytes), 1000);
+      expect(parts).to.deep.equal([[0, 1, 2]]);
       expect(tooLarge).to.deep.equal([]);
-      expect(CHAIN_TX_MAX_BYTES).to.be.within(4_000_000, 4_194_304);
     });
 
     it('names what a stored block was', () => {

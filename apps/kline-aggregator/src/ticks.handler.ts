@@ -53,7 +53,7 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
       const msg: KlineCandleMessage = { pool_id: c.pool_id, ...m, interval: c.interval, open_time: c.open_time, open: c.open, high: c.high, low: c.low, close: c.close, volume: c.volume, updated_at: updatedAt };
       byPool.set(key, [...(byPool.get(key) ?? []), msg]);
     }
-    const messages = [...byPool].flatMap(([key, list]) => list.map((value) => ({ key, value })));
+    const messages = [...byPool.values()].flatMap((list) => list.map((value) => ({ value })));
     await deps.publish(messages);
     await Promise.all([...byPool].map(([key, list]) => deps.latest.put(key, list)));
     for (const m of messages) candlesOut.inc({ interval: m.value.interval });

@@ -29,7 +29,7 @@ runService('market-gateway', marketGatewayConfig, async (svc) => {
     db,
     redis,
     contracts,
-    publishPoolNotice: (notice) => producer.publish(TOPICS.klinePools, [{ key: notice.pool_id === null ? 'ensure' : String(notice.pool_id), value: notice }]),
+    publishPoolNotice: (notice) => producer.publish(TOPICS.klinePools, [{ value: notice }]),
     logger,
     registry,
     resolveKey,

@@ -1,7 +1,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { MarketTickMessage } from '@chainpipe/contracts';
 import type { OutgoingMessage } from '@chainpipe/kafka';
-import { isStoredInterval, planSubscriptions, poolKey, upstreamPoolId, type Assignment, type PoolRecord, type UpstreamOhlcv } from '@chainpipe/kline';
+import { isStoredInterval, planSubscriptions, upstreamPoolId, type Assignment, type PoolRecord, type UpstreamOhlcv } from '@chainpipe/kline';
 import type { IngesterStatus } from '@chainpipe/kline-store';
 import { errorMessage, type Logger } from '@chainpipe/runtime';
 import { subscriptionKey, type UpstreamSocket } from './upstream-socket';
@@ -102,7 +102,7 @@ export class MarketIngester {
       received_at: receivedAt,
       seq: this.seq,
     };
-    this.deps.publish([{ key: poolKey(pool), value }]).then(
+    this.deps.publish([{ value }]).then(
       () => this.metrics.ticks.inc({ outcome: 'published' }),
       (err) => {
         this.metrics.ticks.inc({ outcome: 'publish_failed' });

@@ -162,7 +162,7 @@ export class OrderTracker {
     for (const m of missing) byChain.set(m.deposit_chain_type, [...(byChain.get(m.deposit_chain_type) ?? []), m.deposit_address]);
     const changes = [...byChain].map(([chainType, adds]) => ({ chainType: chainType as ChainType, adds, removes: [] }));
     await this.monitored.apply(appId, changes, () =>
-      this.deps.producer.publish(TOPICS.addressesChanges, changeMessages(appId, changes, this.deps.now().getTime()).map((value) => ({ key: appId, value }))),
+      this.deps.producer.publish(TOPICS.addressesChanges, changeMessages(appId, changes, this.deps.now().getTime()).map((value) => ({ value }))),
     );
     this.log.warn({ msg: 'deposit_addresses_registered_late', count: missing.length });
   }
@@ -242,7 +242,6 @@ export class OrderTracker {
         await this.deps.producer.publish(
           TOPICS.ordersEvents,
           rows.map((r) => ({
-            key: r.order_no,
             value: {
               event_id: String(r.id),
               order_id: String(r.order_id),

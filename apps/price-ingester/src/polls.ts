@@ -44,7 +44,7 @@ export function createPolls(deps: PollDeps, cfg: {
     const fresh = messages.filter((m) => lastPublished.get(quoteKey(m)) !== m.as_of);
     for (const m of messages) if (!fresh.includes(m)) metrics.unchanged.inc({ kind: m.kind });
     if (!fresh.length) return;
-    await deps.producer.publish(TOPICS.priceQuotes, fresh.map((m) => ({ key: quoteKey(m), value: m })));
+    await deps.producer.publish(TOPICS.priceQuotes, fresh.map((value) => ({ value })));
     for (const m of fresh) {
       lastPublished.set(quoteKey(m), m.as_of);
       metrics.published.inc({ kind: m.kind });

@@ -71,7 +71,7 @@ export function matchRecords(index: AddressIndex, records: readonly ChainTxMessa
   return out;
 }
 
-/** The tx.push.v1 messages of the matches, keyed by application; muted applications get none. */
+/** The tx.push.v1 messages of the matches (keyed by app_id, TOPICS.txPush.key); muted applications get none. */
 export function pushMessages(matches: readonly Match[], delivery: (appId: string) => AppDelivery, now: number): OutgoingMessage<TxPushMessage>[] {
   const out: OutgoingMessage<TxPushMessage>[] = [];
   for (const m of matches) {
@@ -79,7 +79,6 @@ export function pushMessages(matches: readonly Match[], delivery: (appId: string
     if (!d.ws && !d.webhook) continue;
     const orphaned = m.record.orphaned ?? false;
     out.push({
-      key: m.appId,
       value: {
         message_id: messageId(m.appId, m.record.tx, m.record.is_reorg_resend, orphaned),
         app_id: m.appId,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { networkByName } from '@chainpipe/chains';
 import type { ChainTxMessage } from '@chainpipe/contracts';
-import { loadContracts } from '@chainpipe/contracts';
+import { TOPICS, loadContracts } from '@chainpipe/contracts';
 import { FIXTURE_NETWORKS, bitcoinBlockItem, evmBlockItem, parseFixture, solanaBlockItem, tronBlockItem } from '@chainpipe/testing';
 import { AddressIndex } from '../src/address-index';
 import { IndexSync } from '../src/index-sync';
@@ -131,7 +131,7 @@ describe('tx-matcher: push messages', () => {
     const matches = matchRecords(index, [message(tx, { is_reorg_resend: true, orphaned: true })]);
     const msgs = pushMessages(matches, (app) => (app === 'on' ? { ws: true, webhook: true } : { ws: false, webhook: false }), 1234);
     expect(msgs).to.have.length(1);
-    expect(msgs[0].key).to.equal('on');
+    expect(TOPICS.txPush.key(msgs[0])).to.equal('on');
     expect(msgs[0].value).to.include({ app_id: 'on', is_reorg_resend: true, orphaned: true, ws: true, webhook: true, matched_at: 1234, tx_id: '7' });
     expect(contracts.validate('kafka/tx.push.v1', msgs[0].value)).to.deep.equal({ ok: true });
   });

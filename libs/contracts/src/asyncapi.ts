@@ -36,12 +36,12 @@ export function topicChannels(topics: readonly TopicSpec[] = Object.values(TOPIC
   return topics.map((spec) => ({
     key: entries.find(([, t]) => t === spec)?.[0] ?? spec.name,
     address: spec.name,
-    description: `Kafka topic ${spec.name}: keyed by ${spec.key}, ${spec.partitions} partition(s); produced by ${spec.producers.join(', ')}. Dead letters go to ${spec.name}.dlq.`,
+    description: `Kafka topic ${spec.name}: keyed by ${spec.keyDoc}, ${spec.partitions} partition(s); produced by ${spec.producers.join(', ')}. Dead letters go to ${spec.name}.dlq.`,
     action: 'send',
     messages: [
       spec.encoding === 'json'
-        ? { name: `${spec.name}`, payload: spec.schema, key: spec.key, contentType: 'application/json' }
-        : { name: `${spec.name}`, payload: { description: 'the bytes exactly as received' }, headers: spec.schema, key: spec.key, contentType: 'application/octet-stream' },
+        ? { name: `${spec.name}`, payload: spec.schema, key: spec.keyDoc, contentType: 'application/json' }
+        : { name: `${spec.name}`, payload: { description: 'the bytes exactly as received' }, headers: spec.schema, key: spec.keyDoc, contentType: 'application/octet-stream' },
     ],
   }));
 }

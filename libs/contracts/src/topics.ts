@@ -9,22 +9,43 @@ import type {
   KafkaTxPushV1,
 } from './generated/types';
 
+/** What a topic's key function reads: the message's value and, for raw topics, its headers. */
+export interface KeyedMessage<T> {
+  readonly value: T;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
 /**
  * The topic registry: every Kafka topic of the system, named once. A spec carries the topic's
  * name (with its version: renaming a topic is a migration, never an edit), how its value is
- * encoded, the schema its value (json) or headers (raw) must satisfy, what it is keyed by and
- * who produces it. Code publishes to and consumes from these specs, never from bare strings;
- * `make up` and the tests create topics from this list before any consumer subscribes.
+ * encoded, the schema its value (json) or headers (raw) must satisfy, what it is keyed by, how
+ * large one message may be and which apps produce it. Code publishes to and consumes from these
+ * specs, never from bare strings, and the spec is executed, not only documented: the producer
+ * computes every key with `key`, batches within `maxMessageBytes` and refuses an app not named
+ * in `producers`; topic creation sets `max.message.bytes` from `maxMessageBytes`. `make up` and
+ * the tests create topics from this list before any consumer subscribes.
  */
 export interface TopicSpec<T = unknown> {
   readonly name: string;
   readonly encoding: 'json' | 'raw';
   /** Schema id under `schemas/`: of the value for json topics, of the headers for raw ones. */
   readonly schema: string;
-  readonly key: string;
+  /** The Kafka key of a message: the one place it is computed (the producer calls it). */
+  key(message: KeyedMessage<T>): string;
+  /** What `key` returns, for people: the AsyncAPI document shows it. */
+  readonly keyDoc: string;
+  /**
+   * Largest record batch the topic accepts (its `max.message.bytes`): one message, or all the
+   * messages of one partition in one request. The producer splits publishes to stay within it.
+   */
+  readonly maxMessageBytes: number;
+  /** The apps (runService names) allowed to publish to the topic. */
   readonly producers: readonly string[];
   readonly partitions: number;
-  /** Topic-level broker settings (production needs them too; see deploy/README.md). */
+  /**
+   * Topic-level broker settings (production needs them too; see deploy/README.md), other than
+   * `max.message.bytes`, which topic creation derives from `maxMessageBytes`.
+   */
   readonly configs?: Readonly<Record<string, string>>;
   /** Phantom field carrying the value type; never set. */
   readonly __type?: T;
@@ -52,34 +73,63 @@ function topic<T>(spec: Omit<TopicSpec<T>, '__type'>): TopicSpec<T> {
   return spec;
 }
 
-/** Raw blocks reach 16 MiB; the broker default (1 MiB) would refuse them. */
-const LARGE_MESSAGES = { 'max.message.bytes': '18874368' } as const;
+/** The broker's default `max.message.bytes` (1 MiB), stated so that every topic names its limit. */
+const DEFAULT_MAX_MESSAGE_BYTES = 1_048_576;
+
+/** Kafka key of a transaction: every message about one transaction lands on one partition, in order. */
+export function chainTxKey(tx: { chain_type: string; chain_id: number | string; tx_hash: string }): string {
+  return `${tx.chain_type}:${tx.chain_id}:${tx.tx_hash}`;
+}
+
+/**
+ * The pool key of the WebSocket protocol and the debug endpoints:
+ * `<chain_type>:<chain_id>:<pool_address lowercase>:<token>`. Also the Kafka key of the pool's
+ * ticks and candles, so one pool's updates stay in order on one partition.
+ */
+export function poolKey(p: { chain_type: string; chain_id: number; pool_address: string; token: string }): string {
+  return `${p.chain_type}:${p.chain_id}:${p.pool_address.toLowerCase()}:${p.token}`;
+}
+
+/** The asset a quote prices: the key of its messages and of the writer's newest-quote maps. */
+export function quoteKey(m: PriceQuoteMessage): string {
+  return m.kind === 'crypto' ? `crypto:${m.external_id}` : `fiat:${m.base}`;
+}
 
 export const TOPICS = {
   chainRaw: topic<Buffer>({
     name: 'chain.raw.v1',
     encoding: 'raw',
     schema: 'kafka/chain.raw.v1.headers',
-    key: 'network',
+    key: (m) => m.headers?.network ?? '',
+    keyDoc: 'network',
+    // Raw blocks reach 16 MiB; the broker default (1 MiB) would refuse them.
+    maxMessageBytes: 18_874_368,
     producers: ['chain-ingest'],
     partitions: 3,
-    configs: { ...LARGE_MESSAGES, 'retention.ms': String(7 * 24 * 3600 * 1000) },
+    configs: { 'retention.ms': String(7 * 24 * 3600 * 1000) },
   }),
   chainTx: topic<ChainTxMessage>({
     name: 'chain.tx.v1',
     encoding: 'json',
     schema: 'kafka/chain.tx.v1',
-    key: 'chain_type:chain_id:tx_hash',
-    producers: ['chain-parser'],
+    key: (m) => chainTxKey(m.value.tx),
+    keyDoc: 'chain_type:chain_id:tx_hash',
+    maxMessageBytes: 4_194_304,
+    // chain-parser publishes what it stores from a block; pending-compensator the status changes
+    // it stores for pending transactions.
+    producers: ['chain-parser', 'pending-compensator'],
     partitions: 3,
-    configs: { 'max.message.bytes': '4194304' },
   }),
   addressesChanges: topic<AddressChangeMessage>({
     name: 'addresses.changes.v1',
     encoding: 'json',
     schema: 'kafka/addresses.changes.v1',
-    key: 'app_id',
-    producers: ['tx-gateway'],
+    key: (m) => m.value.app_id,
+    keyDoc: 'app_id',
+    maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
+    // tx-gateway for the applications' own addresses; aggregator-gateway (when an order is
+    // created) and order-tracker (a late repair) for the orders' deposit addresses.
+    producers: ['tx-gateway', 'aggregator-gateway', 'order-tracker'],
     partitions: 1,
   }),
   txPush: topic<TxPushMessage>({
@@ -87,16 +137,19 @@ export const TOPICS = {
     encoding: 'json',
     schema: 'kafka/tx.push.v1',
     // Per application: its pushes stay in match order for WebSocket clients and the webhook queue.
-    key: 'app_id',
-    producers: ['tx-matcher', 'pending-compensator'],
+    key: (m) => m.value.app_id,
+    keyDoc: 'app_id',
+    maxMessageBytes: 4_194_304,
+    producers: ['tx-matcher'],
     partitions: 3,
-    configs: { 'max.message.bytes': '4194304' },
   }),
   marketTicks: topic<MarketTickMessage>({
     name: 'market.ticks.v1',
     encoding: 'json',
     schema: 'kafka/market.ticks.v1',
-    key: 'pool key (chain_type:chain_id:pool_address:token)',
+    key: (m) => poolKey(m.value),
+    keyDoc: 'pool key (chain_type:chain_id:pool_address:token)',
+    maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
     producers: ['market-ingester'],
     partitions: 3,
     configs: { 'retention.ms': String(24 * 3600 * 1000) },
@@ -105,7 +158,9 @@ export const TOPICS = {
     name: 'kline.candles.v1',
     encoding: 'json',
     schema: 'kafka/kline.candles.v1',
-    key: 'pool key (chain_type:chain_id:pool_address:token)',
+    key: (m) => poolKey(m.value),
+    keyDoc: 'pool key (chain_type:chain_id:pool_address:token)',
+    maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
     producers: ['kline-aggregator'],
     partitions: 3,
     configs: { 'retention.ms': String(24 * 3600 * 1000) },
@@ -114,7 +169,9 @@ export const TOPICS = {
     name: 'kline.pools.v1',
     encoding: 'json',
     schema: 'kafka/kline.pools.v1',
-    key: 'pool id (`ensure` for ensure)',
+    key: (m) => (m.value.pool_id === null ? 'ensure' : String(m.value.pool_id)),
+    keyDoc: 'pool id (`ensure` for ensure)',
+    maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
     producers: ['market-gateway'],
     partitions: 1,
   }),
@@ -122,7 +179,9 @@ export const TOPICS = {
     name: 'orders.events.v1',
     encoding: 'json',
     schema: 'kafka/orders.events.v1',
-    key: 'order_no',
+    key: (m) => m.value.order_no,
+    keyDoc: 'order_no',
+    maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
     producers: ['order-tracker'],
     partitions: 3,
   }),
@@ -130,7 +189,9 @@ export const TOPICS = {
     name: 'price.quotes.v1',
     encoding: 'json',
     schema: 'kafka/price.quotes.v1',
-    key: 'crypto:<external_id> | fiat:<base>',
+    key: (m) => quoteKey(m.value),
+    keyDoc: 'crypto:<external_id> | fiat:<base>',
+    maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
     producers: ['price-ingester'],
     partitions: 3,
     // Only the newest quote of an asset matters downstream; history is kept in Postgres.

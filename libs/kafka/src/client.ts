@@ -56,13 +56,16 @@ export interface TopicDefinition {
 
 /**
  * Every physical topic of `specs` as topic creation makes it: each topic, then its dead-letter
- * topic (one partition, the source's configs). Pure; `ensureTopics` and the Kubernetes topic
- * manifest (scripts/k8s-topics.ts) both read it.
+ * topic (one partition, the source's configs). `max.message.bytes` is the spec's
+ * `maxMessageBytes`, the same number the producer batches by. Pure; `ensureTopics` and the
+ * Kubernetes topic manifest (scripts/k8s-topics.ts) both read it.
  */
 export function topicDefinitions(specs: readonly TopicSpec[], prefix = ''): TopicDefinition[] {
   return specs.flatMap((spec) => {
     const name = topicName(spec, prefix);
-    const configs = { ...(spec.configs ?? {}) };
+    const { 'max.message.bytes': stated, ...others } = spec.configs ?? {};
+    if (stated !== undefined) throw new Error(`${spec.name}: max.message.bytes comes from maxMessageBytes, not configs`);
+    const configs = { 'max.message.bytes': String(spec.maxMessageBytes), ...others };
     return [
       { topic: name, numPartitions: spec.partitions, configs },
       { topic: dlqName(name), numPartitions: 1, configs },

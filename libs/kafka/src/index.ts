@@ -1,6 +1,7 @@
 export * from './config';
 export * from './client';
 export * from './producer';
+export * from './batch-plan';
 export * from './consumer';
 export * from './offsets';
 export * from './service';

@@ -1,14 +1,23 @@
 import { CompressionTypes, Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { NonRetryableError, RetryableError, errorMessage, type HealthReport, type Logger } from '@chainpipe/runtime';
-import type { Contracts, TopicSpec } from '@chainpipe/contracts';
+import { TOPICS, dlqName, type Contracts, type TopicSpec } from '@chainpipe/contracts';
+import { needsNewRequest, ownershipProblem, recordBytes, requestFull, splitIntoParts, topicBudget } from './batch-plan';
 import { BrokerLink, metadataProbe } from './broker-link';
 import { topicName } from './client';
 
+/** A message to publish; its key is the topic's (TopicSpec.key), computed by the producer. */
 export interface OutgoingMessage<T> {
-  key: string | null;
   value: T;
   headers?: Record<string, string>;
+}
+
+export interface TooLargeMessage<T> {
+  message: OutgoingMessage<T>;
+  key: string;
+  /** Its record size and the topic's `maxMessageBytes`. */
+  bytes: number;
+  limit: number;
 }
 
 export interface TopicProducerOptions {
@@ -17,13 +26,17 @@ export interface TopicProducerOptions {
   logger: Logger;
   registry: Registry;
   topicPrefix?: string;
+  /**
+   * The app publishing (its runService name): publish() refuses a topic whose `producers` does
+   * not name it. Unset (tests, tools): any topic.
+   */
+  app?: string;
   /** How long a message may wait for others to share its request. */
   lingerMs?: number;
   /**
-   * Upper bound of one request's payload. Messages to one partition travel as one record batch,
-   * which the broker refuses past `message.max.bytes`: keep this below it.
+   * Messages of one request. Bytes need no setting: each topic's messages in one request stay
+   * within its `maxMessageBytes` (batch-plan.ts).
    */
-  maxBatchBytes?: number;
   maxBatchMessages?: number;
   /** A publish not acknowledged by then rejects with a RetryableError. */
   publishTimeoutMs?: number;
@@ -35,22 +48,31 @@ interface Pending {
   topic: string;
   messages: Message[];
   bytes: number;
+  /** The topic's budget (batch-plan topicBudget). */
+  budget: number;
   resolve: () => void;
   reject: (err: Error) => void;
 }
 
+/** `max.message.bytes` of a physical topic not in the registry: the broker's default. */
+const UNKNOWN_TOPIC_MAX_BYTES = 1_048_576;
+
 /**
- * A producer that validates every message against its topic's schema before it leaves the
- * process, groups concurrent publishes into one request (linger), and resolves each publish
- * only when the broker acknowledged it (acks=all). A message failing its schema is rejected
- * with a NonRetryableError and never sent.
+ * A producer that executes the topic registry: it computes each message's key with its topic's
+ * `key`, validates it against the topic's schema before it leaves the process, refuses topics
+ * its app does not produce, and cuts publishes into requests within each topic's
+ * `maxMessageBytes`. Concurrent publishes share a request (linger); each publish resolves only
+ * when the broker acknowledged all of it (acks=all). A message failing its schema, too large for
+ * its topic or to a topic of another app is rejected with a NonRetryableError and never sent.
  */
 export class TopicProducer {
   private readonly producer: Producer;
-  private readonly opts: Required<Omit<TopicProducerOptions, 'kafka' | 'contracts' | 'logger' | 'registry' | 'downProbeMs'>>;
+  private readonly opts: Required<Omit<TopicProducerOptions, 'kafka' | 'contracts' | 'logger' | 'registry' | 'downProbeMs' | 'app'>>;
   private queue: Pending[] = [];
-  private queuedBytes = 0;
+  private queuedBytes = new Map<string, number>();
   private queuedMessages = 0;
+  /** `maxMessageBytes` by logical name, the dead-letter topics included (they take the source's configs). */
+  private readonly limits = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private inFlight = new Set<Promise<void>>();
   private connected = false;
@@ -65,10 +87,13 @@ export class TopicProducer {
     this.opts = {
       topicPrefix: deps.topicPrefix ?? '',
       lingerMs: deps.lingerMs ?? 2,
-      maxBatchBytes: deps.maxBatchBytes ?? 15 * 1024 * 1024,
       maxBatchMessages: deps.maxBatchMessages ?? 1000,
       publishTimeoutMs: deps.publishTimeoutMs ?? 10_000,
     };
+    for (const spec of Object.values(TOPICS) as TopicSpec[]) {
+      this.limits.set(spec.name, spec.maxMessageBytes);
+      this.limits.set(dlqName(spec.name), spec.maxMessageBytes);
+    }
     this.producer = deps.kafka.producer({
       allowAutoTopicCreation: false,
       // murmur2 on the key, as the Java client: a key lands on the same partition from any client.
@@ -130,21 +155,44 @@ export class TopicProducer {
     return this.connected && this.link.up;
   }
 
-  /** Encodes and validates; throws NonRetryableError for a message that breaks its contract. */
+  /** Keys, encodes and validates; throws NonRetryableError for a message that breaks its contract. */
   encode<T>(spec: TopicSpec<T>, msg: OutgoingMessage<T>): Message {
     if (spec.encoding === 'raw') {
       if (!Buffer.isBuffer(msg.value)) throw new NonRetryableError(`${spec.name}: raw topics take a Buffer`, 'PRODUCE_BAD_VALUE');
       const check = this.deps.contracts.validate(spec.schema, msg.headers ?? {});
       if (!check.ok) throw new NonRetryableError(`${spec.name} headers: ${check.errors}`, 'PRODUCE_SCHEMA_INVALID');
-      return { key: msg.key, value: msg.value, headers: msg.headers };
+      return { key: spec.key(msg), value: msg.value, headers: msg.headers };
     }
     const check = this.deps.contracts.validate(spec.schema, msg.value);
     if (!check.ok) throw new NonRetryableError(`${spec.name}: ${check.errors}`, 'PRODUCE_SCHEMA_INVALID');
-    return { key: msg.key, value: JSON.stringify(msg.value), headers: msg.headers };
+    return { key: spec.key(msg), value: JSON.stringify(msg.value), headers: msg.headers };
   }
 
-  /** Publishes to a registry topic; resolves once the broker has acknowledged every message. */
-  publish<T>(spec: TopicSpec<T>, messages: OutgoingMessage<T>[]): Promise<void> {
+  /**
+   * Publishes to a registry topic; resolves once the broker has acknowledged every message. A
+   * call above the topic's limit travels as several requests (resolving when all are acked); a
+   * message that alone exceeds the limit fails the whole call (NonRetryableError
+   * PRODUCE_TOO_LARGE) before anything is sent.
+   */
+  async publish<T>(spec: TopicSpec<T>, messages: OutgoingMessage<T>[]): Promise<void> {
+    await this.publishChecked(spec, messages, false);
+  }
+
+  /**
+   * As publish, but a message that alone exceeds the topic's limit is left out instead of
+   * failing the call: the others are published and the left-out ones returned, for callers that
+   * keep such a message elsewhere (chain-parser: the row stays stored and queryable).
+   */
+  publishSkippingTooLarge<T>(spec: TopicSpec<T>, messages: OutgoingMessage<T>[]): Promise<TooLargeMessage<T>[]> {
+    return this.publishChecked(spec, messages, true);
+  }
+
+  private publishChecked<T>(spec: TopicSpec<T>, messages: OutgoingMessage<T>[], skipTooLarge: boolean): Promise<TooLargeMessage<T>[]> {
+    const notOwner = ownershipProblem(this.deps.app, spec);
+    if (notOwner) {
+      this.failed.inc({ topic: spec.name, reason: 'not_owner' }, messages.length);
+      return Promise.reject(new NonRetryableError(notOwner, 'PRODUCE_NOT_OWNER'));
+    }
     let encoded: Message[];
     try {
       encoded = messages.map((m) => this.encode(spec, m));
@@ -152,17 +200,48 @@ export class TopicProducer {
       this.failed.inc({ topic: spec.name, reason: 'schema' }, messages.length);
       return Promise.reject(err);
     }
-    return this.publishEncoded(topicName(spec, this.opts.topicPrefix), encoded, spec.name);
+    const sizes = encoded.map(recordBytes);
+    const { parts, tooLarge } = splitIntoParts(sizes, topicBudget(spec.maxMessageBytes), this.opts.maxBatchMessages);
+    const refused = tooLarge.map((i): TooLargeMessage<T> => ({ message: messages[i], key: String(encoded[i].key), bytes: sizes[i], limit: spec.maxMessageBytes }));
+    if (refused.length && !skipTooLarge) {
+      this.failed.inc({ topic: spec.name, reason: 'too_large' }, messages.length);
+      return Promise.reject(tooLargeError(spec.name, refused[0], refused.length));
+    }
+    if (refused.length) this.failed.inc({ topic: spec.name, reason: 'too_large' }, refused.length);
+    return this.send(topicName(spec, this.opts.topicPrefix), encoded, sizes, parts, spec.maxMessageBytes, spec.name).then(() => refused);
   }
 
-  /** Publishes already-encoded messages to a physical topic (dead letters, replays). */
+  /**
+   * Publishes already-encoded messages to a physical topic (dead letters, replays); no ownership
+   * check (an app dead-letters the topics it consumes). `metricTopic` is the logical name, which
+   * also gives the topic's limit.
+   */
   publishEncoded(topic: string, messages: Message[], metricTopic = topic): Promise<void> {
-    if (messages.length === 0) return Promise.resolve();
-    const bytes = messages.reduce((n, m) => n + sizeOf(m), 0);
+    const limit = this.limits.get(metricTopic) ?? UNKNOWN_TOPIC_MAX_BYTES;
+    const sizes = messages.map(recordBytes);
+    const { parts, tooLarge } = splitIntoParts(sizes, topicBudget(limit), this.opts.maxBatchMessages);
+    if (tooLarge.length) {
+      this.failed.inc({ topic: metricTopic, reason: 'too_large' }, messages.length);
+      const first = tooLarge[0];
+      return Promise.reject(tooLargeError(metricTopic, { key: String(messages[first].key ?? ''), bytes: sizes[first], limit }, tooLarge.length));
+    }
+    return this.send(topic, messages, sizes, parts, limit, metricTopic);
+  }
+
+  /** Queues the parts of one publish (indices into `messages`); resolves when every part is acknowledged. */
+  private send(topic: string, messages: Message[], sizes: number[], parts: number[][], limit: number, metricTopic: string): Promise<void> {
+    const count = parts.reduce((n, part) => n + part.length, 0);
+    if (count === 0) return Promise.resolve();
     const end = this.latency.startTimer({ topic: metricTopic });
-    const acked = new Promise<void>((resolve, reject) => {
-      this.enqueue({ topic, messages, bytes, resolve, reject });
-    });
+    const budget = topicBudget(limit);
+    const acked = Promise.all(
+      parts.map(
+        (part) =>
+          new Promise<void>((resolve, reject) => {
+            this.enqueue({ topic, messages: part.map((i) => messages[i]), bytes: part.reduce((n, i) => n + sizes[i], 0), budget, resolve, reject });
+          }),
+      ),
+    ).then(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -174,23 +253,25 @@ export class TopicProducer {
       () => {
         clearTimeout(timer);
         end();
-        this.published.inc({ topic: metricTopic }, messages.length);
+        this.published.inc({ topic: metricTopic }, count);
       },
       (err: Error) => {
         clearTimeout(timer);
         if ((err as RetryableError).code === 'PRODUCE_TIMEOUT') this.link.failed(err);
-        this.failed.inc({ topic: metricTopic, reason: err instanceof RetryableError ? 'timeout' : 'broker' }, messages.length);
+        this.failed.inc({ topic: metricTopic, reason: err instanceof RetryableError ? 'timeout' : 'broker' }, count);
         throw err;
       },
     );
   }
 
+  /** Adds a part to the next request, sending what is queued first when the part's topic would pass its limit. */
   private enqueue(p: Pending): void {
-    if (this.queue.length && this.queuedBytes + p.bytes > this.opts.maxBatchBytes) this.flush();
+    const part = { topic: p.topic, bytes: p.bytes, messages: p.messages.length, budget: p.budget };
+    if (needsNewRequest({ bytesByTopic: this.queuedBytes, messages: this.queuedMessages }, part, this.opts.maxBatchMessages)) this.flush();
     this.queue.push(p);
-    this.queuedBytes += p.bytes;
+    this.queuedBytes.set(p.topic, (this.queuedBytes.get(p.topic) ?? 0) + p.bytes);
     this.queuedMessages += p.messages.length;
-    if (this.queuedBytes >= this.opts.maxBatchBytes || this.queuedMessages >= this.opts.maxBatchMessages) this.flush();
+    if (requestFull({ bytesByTopic: this.queuedBytes, messages: this.queuedMessages }, part, this.opts.maxBatchMessages)) this.flush();
     else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.opts.lingerMs);
   }
 
@@ -202,7 +283,7 @@ export class TopicProducer {
     const batch = this.queue;
     if (!batch.length) return;
     this.queue = [];
-    this.queuedBytes = 0;
+    this.queuedBytes = new Map();
     this.queuedMessages = 0;
     const byTopic = new Map<string, Message[]>();
     for (const p of batch) {
@@ -274,10 +355,6 @@ export function isReachabilityError(err: unknown): boolean {
   return false;
 }
 
-function sizeOf(m: Message): number {
-  const v = m.value;
-  let n = v == null ? 0 : typeof v === 'string' ? Buffer.byteLength(v) : v.length;
-  if (m.key) n += typeof m.key === 'string' ? Buffer.byteLength(m.key) : m.key.length;
-  for (const [k, hv] of Object.entries(m.headers ?? {})) n += k.length + (typeof hv === 'string' ? hv.length : Buffer.isBuffer(hv) ? hv.length : 0);
-  return n + 70; // record overhead
+function tooLargeError(topic: string, first: { key: string; bytes: number; limit: number }, count: number): NonRetryableError {
+  return new NonRetryableError(`${topic}: ${count} message(s) above the topic's limit of ${first.limit} bytes (first: key ${first.key}, ${first.bytes} bytes)`, 'PRODUCE_TOO_LARGE');
 }

@@ -15,7 +15,10 @@ export type ConsumeOptions<T> = Omit<BatchConsumerOptions<T>, 'kafka' | 'spec' |
 export interface KafkaKit {
   readonly kafka: Kafka;
   readonly contracts: Contracts;
-  /** The app's one producer: connected on first call, flushed and closed after every entry point. */
+  /**
+   * The app's one producer: connected on first call, flushed and closed after every entry point.
+   * It publishes only to topics whose registry entry names the app among their `producers`.
+   */
   producer(): Promise<TopicProducer>;
   /**
    * A consumer of `spec` as an entry point of the app: it joins its group once the app is
@@ -27,7 +30,7 @@ export interface KafkaKit {
 /** Adds Kafka to an app: one client named after the app, one producer, any number of consumers. */
 export function addKafka(
   svc: ServiceHost<KafkaConfig>,
-  opts: { contracts?: Contracts; producer?: Partial<Pick<TopicProducerOptions, 'lingerMs' | 'maxBatchBytes' | 'maxBatchMessages'>> } = {},
+  opts: { contracts?: Contracts; producer?: Partial<Pick<TopicProducerOptions, 'lingerMs' | 'maxBatchMessages'>> } = {},
 ): KafkaKit {
   const { config, logger, registry } = svc;
   const contracts = opts.contracts ?? loadContracts();
@@ -38,7 +41,7 @@ export function addKafka(
     contracts,
     producer: () => {
       producer ??= (async () => {
-        const p = new TopicProducer({ kafka, contracts, logger, registry, topicPrefix: config.KAFKA_TOPIC_PREFIX, publishTimeoutMs: config.KAFKA_PUBLISH_TIMEOUT_MS, ...opts.producer });
+        const p = new TopicProducer({ kafka, contracts, logger, registry, app: svc.name, topicPrefix: config.KAFKA_TOPIC_PREFIX, publishTimeoutMs: config.KAFKA_PUBLISH_TIMEOUT_MS, ...opts.producer });
         await p.connect();
         svc.use({ name: 'kafka-producer', health: () => p.health(), stop: () => p.disconnect() });
         return p;

@@ -21,13 +21,10 @@ export function normalizeChainType(v: unknown): string | undefined {
 }
 
 /**
- * The pool key of the WebSocket protocol and the debug endpoints:
- * `<chain_type>:<chain_id>:<pool_address lowercase>:<token>`. Also the Kafka key of the pool's
- * ticks and candles, so one pool's updates stay in order on one partition.
+ * The pool key of the WebSocket protocol and the debug endpoints is the Kafka key of the pool's
+ * ticks and candles (defined with the topics: TOPICS.marketTicks.key).
  */
-export function poolKey(p: { chain_type: string; chain_id: number; pool_address: string; token: string }): string {
-  return `${p.chain_type}:${p.chain_id}:${p.pool_address.toLowerCase()}:${p.token}`;
-}
+export { poolKey } from '@chainpipe/contracts';
 
 /** The upstream's lookup form of a pool: `network_id:pool_address`. */
 export function upstreamPoolId(networkId: string, poolAddress: string): string {

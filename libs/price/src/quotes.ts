@@ -12,7 +12,8 @@ export type CryptoQuoteMessage = Extract<KafkaPriceQuotesV1, { kind: 'crypto' }>
 export type FiatRatesMessage = Extract<KafkaPriceQuotesV1, { kind: 'fiat' }>;
 export type UsdQuote = CryptoQuoteMessage['usd'];
 
-export const quoteKey = (m: PriceQuoteMessage): string => (m.kind === 'crypto' ? `crypto:${m.external_id}` : `fiat:${m.base}`);
+/** The asset of a quote: the topic's key (TOPICS.priceQuotes.key), defined with the topics. */
+export { quoteKey } from '@chainpipe/contracts';
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 

@@ -13,6 +13,8 @@ export const ERROR_CODES = {
   HANDLER_REJECTED: 'a record its handler refused for good (isolated from its batch)',
   PRODUCE_BAD_VALUE: 'a message of the wrong kind for its topic (a raw topic takes bytes)',
   PRODUCE_SCHEMA_INVALID: "a message refused before sending: off its topic's schema",
+  PRODUCE_TOO_LARGE: "a message refused before sending: alone above its topic's maxMessageBytes",
+  PRODUCE_NOT_OWNER: "a publish refused: the app is not among the topic's producers in the registry",
   PRODUCE_TIMEOUT: 'a publish not acknowledged by the broker within the publish timeout',
   PRODUCE_FAILED: 'a publish the broker refused or could not be reached for',
   STORE_FAILED: 'Postgres failed while storing (retried)',

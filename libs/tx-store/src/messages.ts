@@ -1,5 +1,4 @@
-import type { ChainTxMessage } from '@chainpipe/contracts';
-import type { NormalizedTx } from '@chainpipe/tx-parsers';
+import { chainTxKey, type ChainTxMessage } from '@chainpipe/contracts';
 import type { StoredTx } from './store';
 
 /**
@@ -7,11 +6,9 @@ import type { StoredTx } from './store';
  * publishes it (chain-parser for streamed blocks, pending-compensator for status changes).
  */
 
-/** Kafka key of a transaction: every message about one transaction lands on one partition, in order. */
-export function chainTxKey(tx: Pick<NormalizedTx, 'chain_type' | 'chain_id' | 'tx_hash'>): string {
-  return `${tx.chain_type}:${tx.chain_id}:${tx.tx_hash}`;
-}
+/** The key is the topic's (TOPICS.chainTx.key); re-exported for the code that looks rows up by it. */
+export { chainTxKey };
 
-export function chainTxMessage(s: StoredTx): { key: string; value: ChainTxMessage } {
-  return { key: chainTxKey(s.tx), value: { id: s.id, network: s.network, is_reorg_resend: s.is_reorg_resend, orphaned: s.orphaned, tx: s.tx } };
+export function chainTxMessage(s: StoredTx): { value: ChainTxMessage } {
+  return { value: { id: s.id, network: s.network, is_reorg_resend: s.is_reorg_resend, orphaned: s.orphaned, tx: s.tx } };
 }

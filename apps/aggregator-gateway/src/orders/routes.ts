@@ -165,7 +165,7 @@ export function orderRoutes(api: ApiRoutes, deps: OrderRouteDeps): void {
       try {
         await deps.producer.publish(
           TOPICS.addressesChanges,
-          changeMessages(appId, changes, deps.now().getTime()).map((value) => ({ key: appId, value })),
+          changeMessages(appId, changes, deps.now().getTime()).map((value) => ({ value })),
         );
       } catch (err) {
         metrics.depositPublishFailures.inc();

@@ -59,7 +59,7 @@ export function addressesRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       try {
         await deps.producer.publish(
           TOPICS.addressesChanges,
-          messages.map((value) => ({ key: appId, value })),
+          messages.map((value) => ({ value })),
         );
       } catch (err) {
         metrics.publishFailures.inc(messages.length);
