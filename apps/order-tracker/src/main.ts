@@ -2,7 +2,7 @@ import { channelAdapters } from '@chainpipe/aggregator';
 import { TOPICS } from '@chainpipe/contracts';
 import { ApiKeyRepository, addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
-import { errorMessage, runService } from '@chainpipe/runtime';
+import { periodicJob, runService } from '@chainpipe/runtime';
 import { channelStatusFromAdapters } from './channel-status';
 import { orderTrackerConfig } from './config';
 import { OrderTracker } from './tracker';
@@ -32,28 +32,6 @@ runService('order-tracker', orderTrackerConfig, async (svc) => {
     handler: (records) => tracker.handlePushes(records.map((r) => r.value)),
   });
 
-  // The sweep: one pass at a time; a failed pass is logged and the next one retries.
-  let timer: NodeJS.Timeout | undefined;
-  let pass: Promise<unknown> = Promise.resolve();
-  let stopping = false;
-  const tick = () => {
-    pass = tracker
-      .sweep()
-      .catch((err) => logger.warn({ msg: 'sweep_failed', err: errorMessage(err) }))
-      .finally(() => {
-        if (!stopping) timer = setTimeout(tick, config.ORDER_TRACKER_INTERVAL_MS);
-      });
-  };
-  svc.serve({
-    name: 'sweeper',
-    start: async () => {
-      tick();
-      return { intervalMs: config.ORDER_TRACKER_INTERVAL_MS };
-    },
-    stop: async () => {
-      stopping = true;
-      clearTimeout(timer);
-      await pass;
-    },
-  });
+  // The sweep: one pass at a time, the first at start; a failed pass is logged and the next one retries.
+  svc.serve(periodicJob({ name: 'sweep', intervalMs: config.ORDER_TRACKER_INTERVAL_MS, run: () => tracker.sweep(), logger, runAtStart: true }));
 });
