@@ -94,7 +94,6 @@ export async function run(): Promise<void> {
       lookupTx: async () => undefined,
       logger: silent,
       registry: new Registry(),
-      now: Date.now,
     },
     { maxConnectionsPerKey: 100_000, maxBufferedBytes: 64 * 1024 * 1024, pingIntervalMs: 600_000, defaultResendSeconds: 0, retentionSeconds: 600, maxMessageBytes: 65_536, resendScanMs: 600_000 },
   );

@@ -71,7 +71,6 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
       },
       logger,
       registry,
-      now: Date.now,
     },
     {
       maxConnectionsPerKey: config.WS_MAX_CONNECTIONS_PER_KEY,

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Principal } from '@chainpipe/http';
-import { errorMessage, type Logger } from '@chainpipe/runtime';
+import { errorMessage, systemClock, type Clock, type Logger, type Timer } from '@chainpipe/runtime';
 import { WS_PATHS, envelope, parseCommand, parseResendDuration, subscriptionKey, type Command } from './protocol';
 import type { ResendStore } from './resend-store';
 
@@ -29,7 +29,8 @@ export interface WsHubDeps {
   lookupTx: (chainType: string, chainId: number, hash: string) => Promise<unknown>;
   logger: Logger;
   registry: Registry;
-  now: () => number;
+  /** Time of the ping and resend timers and of every timestamp the hub writes. */
+  clock?: Pick<Clock, 'now' | 'setInterval'>;
 }
 
 interface Connection {
@@ -46,6 +47,15 @@ interface Connection {
   resendSeconds: number;
   /** Message id → when this connection was last sent it: replays are not sent twice, resends are timed. */
   sent: Map<string, number>;
+}
+
+/**
+ * Whether a connection is due to be sent an unacknowledged push again: it was sent it before,
+ * `intervalMs` (the application's ack resend interval) or more ago, and the push is still
+ * within the connection's resend window.
+ */
+export function resendIsDue(p: { now: number; lastSentAt: number | undefined; pushedAt: number; intervalMs: number; windowSeconds: number }): boolean {
+  return p.lastSentAt !== undefined && p.now - p.lastSentAt >= p.intervalMs && p.pushedAt >= p.now - p.windowSeconds * 1000;
 }
 
 /** Message ids remembered per connection (the oldest are forgotten first). */
@@ -88,8 +98,9 @@ export class WsHub {
   private readonly perKey = new Map<string, number>();
   private readonly metrics: ReturnType<typeof hubMetrics>;
   private readonly log: Logger;
-  private readonly timer: NodeJS.Timeout;
-  private readonly resendTimer: NodeJS.Timeout;
+  private readonly clock: Pick<Clock, 'now' | 'setInterval'>;
+  private readonly timer: Timer;
+  private readonly resendTimer: Timer;
   private resending = false;
 
   constructor(
@@ -99,16 +110,17 @@ export class WsHub {
     this.wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxMessageBytes, clientTracking: false });
     this.metrics = hubMetrics(deps.registry);
     this.log = deps.logger.child({ component: 'ws' });
-    this.timer = setInterval(() => this.keepAlive(), opts.pingIntervalMs);
-    this.timer.unref();
-    this.resendTimer = setInterval(() => {
-      if (this.resending) return;
-      this.resending = true;
-      this.resendDue()
-        .catch((err) => this.log.warn({ msg: 'ws_periodic_resend_failed', err: errorMessage(err) }))
-        .finally(() => (this.resending = false));
-    }, opts.resendScanMs);
-    this.resendTimer.unref();
+    this.clock = deps.clock ?? systemClock;
+    this.timer = this.clock.setInterval(() => this.keepAlive(), opts.pingIntervalMs).unref();
+    this.resendTimer = this.clock
+      .setInterval(() => {
+        if (this.resending) return;
+        this.resending = true;
+        this.resendDue()
+          .catch((err) => this.log.warn({ msg: 'ws_periodic_resend_failed', err: errorMessage(err) }))
+          .finally(() => (this.resending = false));
+      }, opts.resendScanMs)
+      .unref();
   }
 
   attach(server: http.Server): void {
@@ -165,11 +177,11 @@ export class WsHub {
       const text = isBinary ? '' : Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8');
       void conn.resent.then(() => this.command(conn, text)).catch((err) => this.log.warn({ msg: 'ws_command_failed', clientId: conn.clientId, err: errorMessage(err) }));
     });
-    this.send(conn, JSON.stringify(envelope('connected', randomUUID(), 0, { clientId: conn.clientId, appId: conn.appId }, 'success', this.deps.now())));
+    this.send(conn, JSON.stringify(envelope('connected', randomUUID(), 0, { clientId: conn.clientId, appId: conn.appId }, 'success', this.clock.now())));
     // What the application did not acknowledge within the client's window, oldest first.
     if (resendSeconds > 0) {
       conn.resent = this.deps.store
-        .unackedSince(conn.appId, this.deps.now() - resendSeconds * 1000)
+        .unackedSince(conn.appId, this.clock.now() - resendSeconds * 1000)
         .then((frames) => {
           for (const f of frames) if (this.sendPush(conn, f, messageIdOf(f))) this.metrics.sent.inc({ reason: 'resend' });
         })
@@ -210,14 +222,14 @@ export class WsHub {
     if (!this.send(conn, frame)) return false;
     if (messageId !== undefined) {
       conn.sent.delete(messageId);
-      conn.sent.set(messageId, this.deps.now());
+      conn.sent.set(messageId, this.clock.now());
       if (conn.sent.size > SENT_IDS_PER_CONNECTION) conn.sent.delete(conn.sent.keys().next().value as string);
     }
     return true;
   }
 
   private reply(conn: Connection, id: string, r: { type: string; code: number; data: unknown; msg: string }): void {
-    this.send(conn, JSON.stringify(envelope(r.type, id, r.code, r.data, r.msg, this.deps.now())));
+    this.send(conn, JSON.stringify(envelope(r.type, id, r.code, r.data, r.msg, this.clock.now())));
   }
 
   private async command(conn: Connection, text: string): Promise<void> {
@@ -236,7 +248,7 @@ export class WsHub {
         }
         return this.reply(conn, id, { type: 'unsubscribe', code: 0, data: { address: c.address, chainType: c.chainType }, msg: 'success' });
       case 'ack':
-        if (c.txKey) await this.deps.store.ack(conn.appId, c.txKey, this.deps.now());
+        if (c.txKey) await this.deps.store.ack(conn.appId, c.txKey, this.clock.now());
         return;
       case 'getTxHash': {
         let data: unknown;
@@ -283,7 +295,7 @@ export class WsHub {
       const conns = [...set].filter((c) => c.resendSeconds > 0 && c.sent.size > 0);
       if (!conns.length) continue;
       const intervalMs = (await this.deps.resendIntervalSeconds(appId)) * 1000;
-      const now = this.deps.now();
+      const now = this.clock.now();
       const widest = Math.max(...conns.map((c) => c.resendSeconds));
       const frames = await this.deps.store.unackedSince(appId, now - widest * 1000);
       for (const frame of frames) {
@@ -291,8 +303,7 @@ export class WsHub {
         if (id === undefined) continue;
         const time = (JSON.parse(frame) as { time?: number }).time ?? now;
         for (const conn of conns) {
-          const last = conn.sent.get(id);
-          if (last === undefined || now - last < intervalMs || time < now - conn.resendSeconds * 1000) continue;
+          if (!resendIsDue({ now, lastSentAt: conn.sent.get(id), pushedAt: time, intervalMs, windowSeconds: conn.resendSeconds })) continue;
           if (this.sendPush(conn, frame, id)) this.metrics.sent.inc({ reason: 'periodic' });
         }
       }
@@ -323,9 +334,10 @@ export class WsHub {
 
   /** Closes every connection with 1001 (going away): clients reconnect to another copy. */
   async close(): Promise<void> {
-    clearInterval(this.timer);
-    clearInterval(this.resendTimer);
+    this.timer.cancel();
+    this.resendTimer.cancel();
     for (const set of this.byApp.values()) for (const conn of set) conn.ws.close(1001, 'server shutting down');
+    // Waits on the sockets themselves (their close handshakes), so on the wall clock.
     const deadline = Date.now() + 2_000;
     while (this.connectionCount > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     for (const set of this.byApp.values()) for (const conn of [...set]) conn.ws.terminate();
