@@ -7,7 +7,7 @@ import {
   type TokenSide,
   type UpstreamOhlcv,
 } from '@chainpipe/kline';
-import { backoffMs, errorMessage, type Logger } from '@chainpipe/runtime';
+import { backoffMs, errorMessage, systemClock, type Clock, type Logger, type Timer } from '@chainpipe/runtime';
 
 export interface UpstreamSocketOptions {
   index: number;
@@ -18,7 +18,10 @@ export interface UpstreamSocketOptions {
   onUpdate: (update: UpstreamOhlcv) => void;
   onStateChange?: () => void;
   logger: Logger;
-  now?: () => number;
+  /** Time of the reconnect backoff, the pings and the silence check. */
+  clock?: Pick<Clock, 'now' | 'setTimeout' | 'setInterval'>;
+  /** The backoff's jitter; injected for a known sequence in tests. */
+  random?: () => number;
 }
 
 /** `interval|token|network_id:pool_address`: one upstream subscription. */
@@ -36,16 +39,16 @@ export class UpstreamSocket {
   private sent = new Set<string>();
   private attempt = 0;
   private stopped = false;
-  private reconnectTimer?: NodeJS.Timeout;
-  private pingTimer?: NodeJS.Timeout;
+  private reconnectTimer?: Timer;
+  private pingTimer?: Timer;
   private lastHeard = 0;
-  private readonly now: () => number;
+  private readonly clock: Pick<Clock, 'now' | 'setTimeout' | 'setInterval'>;
   private readonly log: Logger;
   open = false;
   confirmed = false;
 
   constructor(private readonly opts: UpstreamSocketOptions) {
-    this.now = opts.now ?? Date.now;
+    this.clock = opts.clock ?? systemClock;
     this.log = opts.logger.child({ component: 'upstream-socket', socket: opts.index });
   }
 
@@ -55,8 +58,7 @@ export class UpstreamSocket {
 
   start(): void {
     this.connect();
-    this.pingTimer = setInterval(() => this.keepAlive(), this.opts.pingMs);
-    this.pingTimer.unref();
+    this.pingTimer = this.clock.setInterval(() => this.keepAlive(), this.opts.pingMs).unref();
   }
 
   setDesired(subs: Iterable<string>): void {
@@ -69,17 +71,18 @@ export class UpstreamSocket {
     this.attempt = 0;
     if (this.ws && this.ws.readyState !== WebSocket.CLOSED) this.ws.terminate();
     else {
-      clearTimeout(this.reconnectTimer);
+      this.reconnectTimer?.cancel();
       this.connect();
     }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.reconnectTimer);
-    clearInterval(this.pingTimer);
+    this.reconnectTimer?.cancel();
+    this.pingTimer?.cancel();
     const ws = this.ws;
     if (!ws || ws.readyState === WebSocket.CLOSED) return;
+    // Waits on the socket's close handshake itself, so on the wall clock.
     await new Promise<void>((resolve) => {
       const t = setTimeout(() => {
         ws.terminate();
@@ -97,17 +100,17 @@ export class UpstreamSocket {
     if (this.stopped) return;
     const ws = new WebSocket(this.opts.url, { headers: { [API_KEY_HEADER]: this.opts.apiKey }, handshakeTimeout: 10_000, maxPayload: 4 * 1024 * 1024 });
     this.ws = ws;
-    this.lastHeard = this.now();
+    this.lastHeard = this.clock.now();
     ws.on('open', () => {
       this.open = true;
-      this.lastHeard = this.now();
+      this.lastHeard = this.clock.now();
       this.log.info({ msg: 'upstream_connected' });
       this.opts.onStateChange?.();
     });
-    ws.on('ping', () => (this.lastHeard = this.now()));
-    ws.on('pong', () => (this.lastHeard = this.now()));
+    ws.on('ping', () => (this.lastHeard = this.clock.now()));
+    ws.on('pong', () => (this.lastHeard = this.clock.now()));
     ws.on('message', (data, isBinary) => {
-      this.lastHeard = this.now();
+      this.lastHeard = this.clock.now();
       if (!isBinary) this.onMessage(data.toString());
     });
     ws.on('unexpected-response', (_req, res) => {
@@ -123,11 +126,10 @@ export class UpstreamSocket {
       this.opts.onStateChange?.();
       if (this.stopped) return;
       // The first retry after a working session is immediate; failures in a row back off.
-      const wait = this.attempt === 0 ? 0 : backoffMs(this.attempt - 1, this.opts.reconnect.initialMs, this.opts.reconnect.maxMs);
+      const wait = this.attempt === 0 ? 0 : backoffMs(this.attempt - 1, this.opts.reconnect.initialMs, this.opts.reconnect.maxMs, this.opts.random);
       this.attempt += 1;
       this.log.warn({ msg: 'upstream_disconnected', code, reconnectInMs: wait, attempt: this.attempt });
-      this.reconnectTimer = setTimeout(() => this.connect(), wait);
-      this.reconnectTimer.unref();
+      this.reconnectTimer = this.clock.setTimeout(() => this.connect(), wait).unref();
     });
   }
 
@@ -183,8 +185,8 @@ export class UpstreamSocket {
   private keepAlive(): void {
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) return;
-    if (this.now() - this.lastHeard > 2 * this.opts.pingMs) {
-      this.log.warn({ msg: 'upstream_silent', silentMs: this.now() - this.lastHeard });
+    if (this.clock.now() - this.lastHeard > 2 * this.opts.pingMs) {
+      this.log.warn({ msg: 'upstream_silent', silentMs: this.clock.now() - this.lastHeard });
       ws.terminate();
       return;
     }
