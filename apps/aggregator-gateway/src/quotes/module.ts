@@ -6,7 +6,8 @@ import type { Contracts, HttpAggChannelQuote } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import { ApiRoutes, msgEnvelope, requestParams, sendError, type EnvelopeStyle } from '@chainpipe/http';
 import { QuoteStore, ReferenceRepository, type TokenRow } from '@chainpipe/price';
-import type { Logger } from '@chainpipe/runtime';
+import type { Clock, Logger } from '@chainpipe/runtime';
+import { HeldStream } from './held-stream';
 import { parseQuoteRequest, sseEvent, type QuoteRequest } from './request';
 
 export interface QuotesModuleDeps {
@@ -21,6 +22,8 @@ export interface QuotesModuleDeps {
   upstreamTimeoutMs: number;
   /** Comment line sent while a stream is quiet, so proxies keep it open. */
   heartbeatMs: number;
+  /** Time of the stream's start grace and heartbeats. */
+  clock?: Pick<Clock, 'setTimeout' | 'setInterval'>;
 }
 
 interface ChannelRow {
@@ -97,31 +100,27 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
       // when every channel fails first the answer is still the spec's pre-stream 502.
       const abort = new AbortController();
       res.on('close', () => abort.abort());
-      let started = false;
-      const held: string[] = [];
-      let heartbeat: NodeJS.Timeout | undefined;
-      const startStream = () => {
-        if (started || res.writableEnded || abort.signal.aborted) return;
-        started = true;
-        clearTimeout(grace);
-        res.status(200);
-        res.setHeader('content-type', 'text/event-stream; charset=utf-8');
-        res.setHeader('cache-control', 'no-cache, no-transform');
-        res.setHeader('x-accel-buffering', 'no');
-        res.setHeader('connection', 'keep-alive');
-        res.flushHeaders();
-        res.socket?.setNoDelay(true);
-        for (const e of held.splice(0)) res.write(e);
-        heartbeat = setInterval(() => {
-          if (!res.writableEnded) res.write(': heartbeat\n\n');
-        }, deps.heartbeatMs);
-      };
-      const grace = setTimeout(startStream, deps.heartbeatMs);
+      const sse = new HeldStream(
+        {
+          open: () => {
+            res.status(200);
+            res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+            res.setHeader('cache-control', 'no-cache, no-transform');
+            res.setHeader('x-accel-buffering', 'no');
+            res.setHeader('connection', 'keep-alive');
+            res.flushHeaders();
+            res.socket?.setNoDelay(true);
+          },
+          write: (chunk) => void res.write(chunk),
+          writable: () => !res.writableEnded && !abort.signal.aborted,
+        },
+        deps.heartbeatMs,
+        deps.clock,
+      );
       const write = (name: string, data: unknown) => {
         if (res.writableEnded || abort.signal.aborted) return;
         metrics.events.inc({ event: name });
-        if (started) res.write(sseEvent(name, data));
-        else held.push(sseEvent(name, data));
+        sse.write(sseEvent(name, data));
       };
       let failures = 0;
       let timeouts = 0;
@@ -147,7 +146,7 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
                 discount_pct: discount,
               };
               metrics.upstream.observe({ kind: c.adapter_kind, outcome: 'ok' }, Number(process.hrtime.bigint() - t0) / 1e9);
-              startStream();
+              sse.begin();
               write('channel', event);
             } catch (err) {
               const timedOut = timeout.aborted && !abort.signal.aborted;
@@ -160,18 +159,17 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
             }
           }),
         );
-        if (!started && !abort.signal.aborted && failures === channels.length) {
+        if (!sse.started && !abort.signal.aborted && failures === channels.length) {
           // Every channel failed before the stream began: the spec's pre-stream error.
-          clearTimeout(grace);
+          sse.close();
           metrics.events.inc({ event: 'pre_stream_502' });
           return sendError(res, 502, timeouts === failures ? 'quote service timed out' : 'quote service unavailable');
         }
-        startStream();
+        sse.begin();
         write('done', {});
       } finally {
-        clearTimeout(grace);
-        clearInterval(heartbeat);
-        if (!res.writableEnded && started) res.end();
+        sse.close();
+        if (!res.writableEnded && sse.started) res.end();
       }
     };
 
