@@ -160,7 +160,6 @@ export async function run(): Promise<void> {
     db,
     send: (u, body, headers) => postWebhook(u, body, headers, { allowPrivate: true, connectTimeoutMs: 5_000, responseTimeoutMs: 10_000, maxResponseBytes: 65_536 }),
     openSecret: (s) => box.open(s),
-    now: Date.now,
     logger: silent,
     registry: new Registry(),
   });

@@ -6,7 +6,7 @@ import { networkByName } from '@chainpipe/chains';
 import { TOPICS, loadContracts, type TxPushMessage } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
 import { SecretBox, createLogger } from '@chainpipe/runtime';
-import { topicMessage, WebhookReceiver, evmBlockItem, parseFixture, randomSuffix, rebaseBlock, testEnv } from '@chainpipe/testing';
+import { ManualClock, topicMessage, WebhookReceiver, evmBlockItem, parseFixture, randomSuffix, rebaseBlock, testEnv } from '@chainpipe/testing';
 import { GIVE_UP_AFTER_MS, WebhookDispatcher, postWebhook, webhookQueueMetrics, type SenderOptions } from '@chainpipe/webhooks';
 
 type Json = any;
@@ -23,7 +23,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
   let db: Knex;
   let receiver: WebhookReceiver;
   /** The injected clock; set when the suite starts (a receiver verifies timestamps within 5 minutes of real time). */
-  let clock = 0;
+  let clock: ManualClock;
   const apps: string[] = [];
   const txs = (() => {
     const r = rebaseBlock('evm', evmBlockItem(), 3_000_000_000 + Math.floor(Math.random() * 1e9), randomSuffix());
@@ -36,7 +36,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
       db,
       send: (url, body, headers) => postWebhook(url, body, headers, sender),
       openSecret: (s) => box.open(s),
-      now: () => clock,
+      clock,
       logger: createLogger({ name: 'webhooks-test', level: 'silent' }),
       registry: new Registry(),
     });
@@ -50,13 +50,13 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
   const pushes = (appId: string, n: number): TxPushMessage[] =>
     Array.from({ length: n }, () => {
       const tx = txs[nextTx++];
-      return topicMessage(TOPICS.txPush, { message_id: randomBytes(16).toString('hex'), app_id: appId, tx_id: String(1_000_000 + nextTx), network: 'ethereum-mainnet', listen_address: [tx.sender!], is_reorg_resend: false, orphaned: false, ws: true, webhook: true, matched_at: clock, tx });
+      return topicMessage(TOPICS.txPush, { message_id: randomBytes(16).toString('hex'), app_id: appId, tx_id: String(1_000_000 + nextTx), network: 'ethereum-mainnet', listen_address: [tx.sender!], is_reorg_resend: false, orphaned: false, ws: true, webhook: true, matched_at: clock.now(), tx });
     });
   const config = async (appId: string) => db('tx.app_configs').where({ app_id: appId }).first();
   const queue = async (appId: string) => db('tx.webhook_queue').where({ app_id: appId }).orderBy('id');
 
   before(async () => {
-    clock = Date.now();
+    clock = new ManualClock(Date.now());
     db = createDb({ url: env.databaseUrl, poolMax: 6 });
     receiver = new WebhookReceiver();
     await receiver.start();
@@ -103,7 +103,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     await d.handlePushes(first);
     // The first POST failed: everything queued, in order; later matches go straight to the queue.
     expect(receiver.requests).to.have.length(1);
-    const t0 = clock;
+    const t0 = clock.now();
     let cfg = await config(appId);
     expect(cfg).to.include({ webhook_delivery_status: 'retrying', webhook_retrying_since: String(Math.floor(t0 / 1000)) });
     const later = pushes(appId, 2);
@@ -113,24 +113,24 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
 
     const attemptsAt: number[] = [];
     for (const step of [500, 500, 1000, 1000, 1000, 1000, 2000, 1000]) {
-      clock += step;
+      await clock.advance(step);
       const before = receiver.requests.length;
       await d.drainDue();
-      if (receiver.requests.length > before) attemptsAt.push(clock - t0);
+      if (receiver.requests.length > before) attemptsAt.push(clock.now() - t0);
     }
     // Intervals after each failure: 1 s, 2 s, 4 s (t0+1 s, t0+3 s, t0+7 s).
     expect(attemptsAt).to.deep.equal([1000, 3000, 7000]);
     expect((await queue(appId))[0].next_attempt_at).to.equal(String(t0 + 15_000));
     // The queue as operators see it: at least these 5 waiting, the oldest since t0 or earlier.
     const registry = new Registry();
-    const queueMetrics = webhookQueueMetrics({ db, registry, now: () => clock });
+    const queueMetrics = webhookQueueMetrics({ db, registry, clock });
     await queueMetrics.refresh();
     const gauge = async (name: string) => (await registry.getSingleMetric(name)!.get()).values[0].value;
     expect(await gauge('chainpipe_webhook_queue_items')).to.be.at.least(5);
-    expect(await gauge('chainpipe_webhook_queue_oldest_age_seconds')).to.be.at.least((clock - t0) / 1000);
+    expect(await gauge('chainpipe_webhook_queue_oldest_age_seconds')).to.be.at.least((clock.now() - t0) / 1000);
 
     receiver.status = 200;
-    clock = t0 + 15_000;
+    await clock.advance(t0 + 15_000 - clock.now());
     expect(await d.drainDue()).to.equal(5);
     const last = receiver.requests[receiver.requests.length - 1];
     expect((JSON.parse(last.body) as Json[]).map((t) => t.txHash)).to.deep.equal([...first, ...later].map((p) => p.tx.tx_hash));
@@ -145,17 +145,17 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     receiver.status = 500;
     const batch = pushes(appId, 2);
     await d.handlePushes(batch);
-    const t0 = clock;
+    const t0 = clock.now();
     // Walk the schedule: whenever a batch is due, attempt it, until the give-up time passed.
     for (let i = 0; i < 60 && (await config(appId)).webhook_delivery_status !== 'disabled'; i++) {
       const [head] = await queue(appId);
-      clock = Math.max(clock, Number(head.next_attempt_at));
+      await clock.advance(Math.max(0, Number(head.next_attempt_at) - clock.now()));
       await d.drainDue();
     }
     const cfg = await config(appId);
     expect(cfg).to.include({ webhook_delivery_status: 'disabled', enable_webhook: false, webhook_last_failed_transaction_id: batch[0].tx_id, webhook_last_failure_reason: 'HTTP 500' });
-    expect(clock - t0).to.be.at.least(GIVE_UP_AFTER_MS);
-    expect(clock - t0).to.be.below(GIVE_UP_AFTER_MS + 36 * 3600 * 1000 + 1);
+    expect(clock.now() - t0).to.be.at.least(GIVE_UP_AFTER_MS);
+    expect(clock.now() - t0).to.be.below(GIVE_UP_AFTER_MS + 36 * 3600 * 1000 + 1);
     // While disabled new matches are not queued, and the failed batch is kept.
     await d.handlePushes(pushes(appId, 1));
     expect((await queue(appId)).length).to.equal(2);
@@ -173,7 +173,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     await dispatcher().handlePushes(pushes(appId, 3));
     receiver.status = 200;
     receiver.delayMs = 300;
-    clock += 1000;
+    await clock.advance(1000);
     const [a, b] = await Promise.all([dispatcher().drainApp(appId, false), dispatcher().drainApp(appId, false)]);
     expect([a, b].filter((r) => r === undefined)).to.have.length(1);
     expect(receiver.maxInFlight).to.equal(1);

@@ -30,7 +30,6 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
     db,
     send: (url, body, headers) => postWebhook(url, body, headers, webhookSender),
     openSecret: (sealed) => secretBox.open(sealed),
-    now: Date.now,
     logger,
     registry,
     // Within the 15 s request deadline: a few batches, the rest is the scheduler's.

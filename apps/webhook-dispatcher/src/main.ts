@@ -20,7 +20,6 @@ runService('webhook-dispatcher', webhookDispatcherConfig, async (svc) => {
     db,
     send: (url, body, headers) => postWebhook(url, body, headers, senderOptions),
     openSecret: (sealed) => box.open(sealed),
-    now: Date.now,
     logger,
     registry,
   });
@@ -34,6 +33,6 @@ runService('webhook-dispatcher', webhookDispatcherConfig, async (svc) => {
   // The retry scheduler: one pass at a time; a failed pass is logged and the next one retries.
   svc.serve(periodicJob({ name: 'retry-scheduler', intervalMs: config.WEBHOOK_SCHEDULER_INTERVAL_MS, run: () => dispatcher.drainDue(), logger, runAtStart: true }));
   // Queue size and oldest age for alerts; a count over the queue table every 15 s (a scrape interval).
-  const queueMetrics = webhookQueueMetrics({ db, registry, now: Date.now });
+  const queueMetrics = webhookQueueMetrics({ db, registry });
   svc.serve(periodicJob({ name: 'queue-metrics', intervalMs: 15_000, run: () => queueMetrics.refresh(), logger, runAtStart: true }));
 });

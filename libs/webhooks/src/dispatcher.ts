@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Counter, type Registry } from 'prom-client';
 import type { HttpTxWebhookRetry, TxPushMessage } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
-import { errorMessage, type Logger } from '@chainpipe/runtime';
+import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { toTransactionResult } from '@chainpipe/tx-records';
 import { givenUp, retryDelayMs } from './schedule';
 import type { SendResult } from './sender';
@@ -16,8 +16,8 @@ export interface DispatcherDeps {
   send: Send;
   /** Opens a sealed webhook secret (SecretBox.open). */
   openSecret: (sealed: string) => string;
-  /** Unix milliseconds; injected so tests drive the schedule. */
-  now: () => number;
+  /** Time of the retry schedule; injected so tests drive it. */
+  clock?: Pick<Clock, 'now'>;
   logger: Logger;
   registry: Registry;
   /** Transactions per POST of a retry (spec: up to 100). */
@@ -71,9 +71,11 @@ export class WebhookDispatcher {
   private readonly batchSize: number;
   private readonly maxBatches: number;
   private readonly log: Logger;
+  private readonly clock: Pick<Clock, 'now'>;
   private readonly deliveries: Counter<'path' | 'outcome'>;
 
   constructor(private readonly deps: DispatcherDeps) {
+    this.clock = deps.clock ?? systemClock;
     this.batchSize = deps.batchSize ?? 100;
     this.maxBatches = deps.maxBatchesPerDrain ?? 10;
     this.log = deps.logger.child({ component: 'webhooks' });
@@ -87,7 +89,7 @@ export class WebhookDispatcher {
 
   private async post(cfg: ConfigRow, rows: Array<{ messageId: string; payload: unknown }>, path: 'live' | 'retry'): Promise<SendResult> {
     const body = JSON.stringify(rows.map((r) => r.payload));
-    const headers = webhookHeaders(batchId(rows.map((r) => r.messageId)), Math.floor(this.deps.now() / 1000), body, this.secretOf(cfg));
+    const headers = webhookHeaders(batchId(rows.map((r) => r.messageId)), Math.floor(this.clock.now() / 1000), body, this.secretOf(cfg));
     let result: SendResult;
     try {
       result = await this.deps.send(cfg.webhook_url!, body, headers);
@@ -120,7 +122,7 @@ export class WebhookDispatcher {
       // Switched off since the match, or disabled after 36 h of failures: nothing is queued.
       if (!cfg || !cfg.enable_webhook || !cfg.is_active || !cfg.webhook_url || cfg.webhook_delivery_status === 'disabled') return;
       const queued = await trx('tx.webhook_queue').where({ app_id: appId }).first(trx.raw('min(next_attempt_at) as next'), trx.raw('count(*) as n'));
-      const now = this.deps.now();
+      const now = this.clock.now();
       if (Number(queued?.n ?? 0) > 0 || cfg.webhook_delivery_status === 'retrying') {
         await this.enqueue(trx, appId, pushes, now, queued?.next ? Number(queued.next) : now, 0, null);
         return;
@@ -163,7 +165,7 @@ export class WebhookDispatcher {
 
   /** Applications with queued batches due now, and disabled ones whose webhook was switched on again. */
   async dueApps(limit = 100): Promise<string[]> {
-    const now = this.deps.now();
+    const now = this.clock.now();
     const { rows } = (await this.deps.db.raw(
       `select app_id from (select distinct app_id from tx.webhook_queue where next_attempt_at <= ?) q
        union
@@ -199,7 +201,7 @@ export class WebhookDispatcher {
         return this.summarize(trx, appId, report);
       }
       if (!cfg.enable_webhook || !cfg.is_active || !cfg.webhook_url) return this.summarize(trx, appId, report);
-      let now = this.deps.now();
+      let now = this.clock.now();
       if (cfg.webhook_delivery_status === 'disabled') {
         // Switched on again: delivery resumes with what is queued, the 36 h counting afresh.
         await trx('tx.webhook_queue').where({ app_id: appId }).update({ attempts: 0, first_failed_at: now, next_attempt_at: now });
@@ -210,7 +212,7 @@ export class WebhookDispatcher {
       for (let b = 0; b < this.maxBatches; b++) {
         const rows = (await trx('tx.webhook_queue').where({ app_id: appId }).orderBy('id').limit(this.batchSize)) as QueueRow[];
         if (rows.length === 0) break;
-        now = this.deps.now();
+        now = this.clock.now();
         if (!force && Number(rows[0].next_attempt_at) > now) break;
         report.attempted += rows.length;
         const result = await this.post(cfg, rows.map((r) => ({ messageId: r.message_id ?? `tx${r.tx_id}`, payload: r.payload })), 'retry');

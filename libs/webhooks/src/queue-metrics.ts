@@ -1,11 +1,11 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Knex } from '@chainpipe/db';
+import { systemClock, type Clock } from '@chainpipe/runtime';
 
 export interface QueueMetricsDeps {
   db: Knex;
   registry: Registry;
-  /** Unix milliseconds. */
-  now: () => number;
+  clock?: Pick<Clock, 'now'>;
 }
 
 /**
@@ -16,6 +16,7 @@ export interface QueueMetricsDeps {
  * reports the same shared queue: aggregate with max(), not sum().
  */
 export function webhookQueueMetrics(deps: QueueMetricsDeps): { refresh: () => Promise<void> } {
+  const clock = deps.clock ?? systemClock;
   let oldestFirstFailedAt: number | null = null;
   const items = new Gauge({ name: 'chainpipe_webhook_queue_items', help: 'Transactions waiting in the webhook retry queue (all applications)', registers: [deps.registry] });
   new Gauge({
@@ -23,7 +24,7 @@ export function webhookQueueMetrics(deps: QueueMetricsDeps): { refresh: () => Pr
     help: 'Time since the first failed POST of the oldest queued transaction; 0 when the queue is empty',
     registers: [deps.registry],
     collect() {
-      this.set(oldestFirstFailedAt === null ? 0 : Math.max(0, deps.now() - oldestFirstFailedAt) / 1000);
+      this.set(oldestFirstFailedAt === null ? 0 : Math.max(0, clock.now() - oldestFirstFailedAt) / 1000);
     },
   });
   return {
