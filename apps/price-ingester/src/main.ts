@@ -25,8 +25,8 @@ runService('price-ingester', priceIngesterConfig, async (svc) => {
     },
   );
   const pollers = [
-    new SourcePoller({ source: 'quotes', intervalMs: config.QUOTES_POLL_INTERVAL_MS, maxAgeMs: config.QUOTE_MAX_AGE_MS, poll: polls.quotes, logger, registry, now: Date.now }),
-    new SourcePoller({ source: 'fiat_rates', intervalMs: config.FIAT_RATES_POLL_INTERVAL_MS, maxAgeMs: config.FIAT_RATES_MAX_AGE_MS, poll: polls.fiatRates, logger, registry, now: Date.now }),
+    new SourcePoller({ source: 'quotes', intervalMs: config.QUOTES_POLL_INTERVAL_MS, maxAgeMs: config.QUOTE_MAX_AGE_MS, poll: polls.quotes, logger, registry }),
+    new SourcePoller({ source: 'fiat_rates', intervalMs: config.FIAT_RATES_POLL_INTERVAL_MS, maxAgeMs: config.FIAT_RATES_MAX_AGE_MS, poll: polls.fiatRates, logger, registry }),
   ];
   registerStalenessMetrics(registry, pollers);
   // Entry points: they poll once the app is wired and stop before the producer and the pool close.

@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { errorMessage, sleep, type HealthReport, type Logger } from '@chainpipe/runtime';
+import { errorMessage, systemClock, type Clock, type HealthReport, type Logger } from '@chainpipe/runtime';
 
 export interface PollOutcome {
   /** The source's newest timestamp among what it answered (Unix ms); null when there was nothing to ask. */
@@ -14,7 +14,8 @@ export interface PollerOptions {
   poll: () => Promise<PollOutcome>;
   logger: Logger;
   registry: Registry;
-  now: () => number;
+  /** Time of the poll schedule and of the data's age. */
+  clock?: Pick<Clock, 'now' | 'sleep'>;
   /**
    * Wait before the next poll while the source has never had anything to ask for (e.g. the
    * reference tokens are not loaded yet at start): without it the first real poll would come a
@@ -70,9 +71,11 @@ export class SourcePoller {
   private newestAsOf: number | null = null;
   private polledOnce = false;
   private lastError?: string;
+  private readonly clock: Pick<Clock, 'now' | 'sleep'>;
 
   constructor(private readonly opts: PollerOptions) {
     this.polls = pollCounter(opts.registry);
+    this.clock = opts.clock ?? systemClock;
   }
 
   get source(): string {
@@ -80,7 +83,7 @@ export class SourcePoller {
   }
 
   ageMs(): number | null {
-    return this.newestAsOf === null ? null : Math.max(0, this.opts.now() - this.newestAsOf);
+    return this.newestAsOf === null ? null : Math.max(0, this.clock.now() - this.newestAsOf);
   }
 
   isStale(): boolean {
@@ -94,7 +97,7 @@ export class SourcePoller {
       while (!this.abort.signal.aborted) {
         const outcome = await this.pollOnce();
         const nothingYet = outcome !== undefined && outcome.newestAsOf === null && this.newestAsOf === null;
-        await sleep(nothingYet ? (this.opts.emptyRetryMs ?? Math.min(this.opts.intervalMs, 1_000)) : this.opts.intervalMs, this.abort.signal);
+        await this.clock.sleep(nothingYet ? (this.opts.emptyRetryMs ?? Math.min(this.opts.intervalMs, 1_000)) : this.opts.intervalMs, this.abort.signal);
       }
     })();
   }
