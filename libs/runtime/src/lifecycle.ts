@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
+import { type Clock, systemClock } from './clock';
 import { errorMessage } from './errors';
 
 /**
@@ -40,6 +41,8 @@ export interface LifecycleOptions {
   shutdownTimeoutMs?: number;
   /** Injected for tests; the real one exits the process. */
   exit?: (code: number) => void;
+  /** Time of the shutdown deadline and of each component's stop. */
+  clock?: Pick<Clock, 'now' | 'setTimeout'>;
 }
 
 function normalize(h: HealthReport | HealthState | undefined): HealthReport {
@@ -57,6 +60,7 @@ export class Lifecycle {
   private readonly logger: Logger;
   private readonly shutdownTimeoutMs: number;
   private readonly exit: (code: number) => void;
+  private readonly clock: Pick<Clock, 'now' | 'setTimeout'>;
   private opsServer?: http.Server;
   private started = false;
   /** Set before anything stops, so readiness is false for the whole shutdown. */
@@ -67,6 +71,7 @@ export class Lifecycle {
     this.logger = opts.logger;
     this.shutdownTimeoutMs = opts.shutdownTimeoutMs ?? 25_000;
     this.exit = opts.exit ?? ((code) => process.exit(code));
+    this.clock = opts.clock ?? systemClock;
   }
 
   add<C extends Component>(component: C): C {
@@ -181,19 +186,20 @@ export class Lifecycle {
     const log = this.logger;
     if (error) log.error({ msg: 'shutdown_on_error', reason, err: error });
     else log.info({ msg: 'shutdown_started', reason });
-    const deadline = setTimeout(() => {
-      log.error({ msg: 'shutdown_deadline_exceeded', timeoutMs: this.shutdownTimeoutMs });
-      this.exit(1);
-    }, this.shutdownTimeoutMs);
-    deadline.unref();
+    const deadline = this.clock
+      .setTimeout(() => {
+        log.error({ msg: 'shutdown_deadline_exceeded', timeoutMs: this.shutdownTimeoutMs });
+        this.exit(1);
+      }, this.shutdownTimeoutMs)
+      .unref();
     this.stopping = (async () => {
       let failed = Boolean(error);
       for (const c of [...this.components].reverse()) {
         if (!c.stop) continue;
-        const t0 = Date.now();
+        const t0 = this.clock.now();
         try {
           await c.stop();
-          log.info({ msg: 'component_stopped', component: c.name, ms: Date.now() - t0 });
+          log.info({ msg: 'component_stopped', component: c.name, ms: this.clock.now() - t0 });
         } catch (err) {
           failed = true;
           log.error({ msg: 'component_stop_failed', component: c.name, err });
@@ -203,7 +209,7 @@ export class Lifecycle {
         this.opsServer.closeAllConnections();
         await new Promise<void>((resolve) => this.opsServer!.close(() => resolve()));
       }
-      clearTimeout(deadline);
+      deadline.cancel();
       log.info({ msg: 'shutdown_complete', exitCode: failed ? 1 : 0 });
       // pino writes asynchronously to stdout only with a transport; flush what is buffered.
       log.flush?.();

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { Lifecycle, createLogger, type HealthReport } from '@chainpipe/runtime';
+import { ManualClock } from '@chainpipe/testing';
 
 function sink() {
   const lines: Record<string, unknown>[] = [];
@@ -45,14 +46,20 @@ describe('Lifecycle', () => {
     expect(lines.some((l) => l.msg === 'component_stop_failed' && l.component === 'b')).to.equal(true);
   });
 
-  it('exits 1 when a stop outlives the deadline', async () => {
-    const { logger } = sink();
+  it('exits 1 the instant a stop outlives the deadline, and logs how long each stop took', async () => {
+    const { logger, lines } = sink();
+    const clock = new ManualClock();
     const exits: number[] = [];
-    const lc = new Lifecycle({ logger, exit: (c) => exits.push(c), shutdownTimeoutMs: 50 });
-    lc.add({ name: 'stuck', stop: () => new Promise((r) => setTimeout(r, 300)) });
+    const lc = new Lifecycle({ logger, exit: (c) => exits.push(c), shutdownTimeoutMs: 25_000, clock });
+    lc.add({ name: 'stuck', stop: () => clock.sleep(60_000) });
+    lc.add({ name: 'slow', stop: () => clock.sleep(4_000) });
     void lc.shutdown('test');
-    await new Promise((r) => setTimeout(r, 120));
+    await clock.advance(24_999);
+    expect(exits).to.deep.equal([]);
+    expect(lines.find((l) => l.msg === 'component_stopped')).to.include({ component: 'slow', ms: 4_000 });
+    await clock.advance(1);
     expect(exits).to.deep.equal([1]);
+    expect(lines.some((l) => l.msg === 'shutdown_deadline_exceeded')).to.equal(true);
   });
 
   it('aggregates component health and readiness: degraded is alive but not ready, error fails liveness', () => {
