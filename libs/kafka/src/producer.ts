@@ -1,6 +1,6 @@
 import { CompressionTypes, Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { NonRetryableError, RetryableError, errorMessage, type HealthReport, type Logger } from '@chainpipe/runtime';
+import { NonRetryableError, RetryableError, errorMessage, systemClock, type Clock, type HealthReport, type Logger, type Timer } from '@chainpipe/runtime';
 import { TOPICS, dlqName, type Contracts, type TopicSpec } from '@chainpipe/contracts';
 import { needsNewRequest, ownershipProblem, recordBytes, requestFull, splitIntoParts, topicBudget } from './batch-plan';
 import { BrokerLink, metadataProbe } from './broker-link';
@@ -42,6 +42,8 @@ export interface TopicProducerOptions {
   publishTimeoutMs?: number;
   /** Probe period of the broker link while the broker is down (see BrokerLink). */
   downProbeMs?: number;
+  /** Time of the publish timeout, the send retry backoff and the broker link. */
+  clock?: Clock;
 }
 
 interface Pending {
@@ -67,7 +69,7 @@ const UNKNOWN_TOPIC_MAX_BYTES = 1_048_576;
  */
 export class TopicProducer {
   private readonly producer: Producer;
-  private readonly opts: Required<Omit<TopicProducerOptions, 'kafka' | 'contracts' | 'logger' | 'registry' | 'downProbeMs' | 'app'>>;
+  private readonly opts: Required<Omit<TopicProducerOptions, 'kafka' | 'contracts' | 'logger' | 'registry' | 'downProbeMs' | 'app' | 'clock'>>;
   private queue: Pending[] = [];
   private queuedBytes = new Map<string, number>();
   private queuedMessages = 0;
@@ -113,6 +115,7 @@ export class TopicProducer {
     this.link = new BrokerLink({
       probe: this.probe.probe,
       downProbeMs: deps.downProbeMs,
+      clock: deps.clock,
       onChange: (up, detail) => {
         reachable.set(up ? 1 : 0);
         if (up) deps.logger.info({ msg: 'kafka_broker_reachable' });
@@ -242,21 +245,21 @@ export class TopicProducer {
           }),
       ),
     ).then(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
+    let timer: Timer | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
+      timer = (this.deps.clock ?? systemClock).setTimeout(
         () => reject(new RetryableError(`publish to ${topic} not acknowledged in ${this.opts.publishTimeoutMs} ms`, 'PRODUCE_TIMEOUT')),
         this.opts.publishTimeoutMs,
       );
     });
     return Promise.race([acked, timeout]).then(
       () => {
-        clearTimeout(timer);
+        timer?.cancel();
         end();
         this.published.inc({ topic: metricTopic }, count);
       },
       (err: Error) => {
-        clearTimeout(timer);
+        timer?.cancel();
         if ((err as RetryableError).code === 'PRODUCE_TIMEOUT') this.link.failed(err);
         this.failed.inc({ topic: metricTopic, reason: err instanceof RetryableError ? 'timeout' : 'broker' }, count);
         throw err;
@@ -325,7 +328,7 @@ export class TopicProducer {
         return;
       } catch (err) {
         if (!isReachabilityError(err) || attempt >= 3) throw err;
-        await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** attempt, 2_000)));
+        await (this.deps.clock ?? systemClock).sleep(Math.min(200 * 2 ** attempt, 2_000));
       }
     }
   }
