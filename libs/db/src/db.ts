@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
-import type { HealthReport } from '@chainpipe/runtime';
+import { systemClock, type Clock, type HealthReport, type Timer } from '@chainpipe/runtime';
 
 // int8 (bigint ids, counts) comes back as a string by default: keep it that way for ids (they
 // pass JS's safe range one day), but parse numeric aggregates where the caller asks for them.
@@ -67,14 +67,14 @@ export async function migrateLatest(db: Knex): Promise<string[]> {
  * a restart would not bring the server back, and the pool reconnects by itself. It checks
  * every 5 s while healthy and every second while not, so readiness returns soon after.
  */
-export function dbComponent(db: Knex, opts: { checkMs?: number; recheckMs?: number } = {}) {
+export function dbComponent(db: Knex, opts: { checkMs?: number; recheckMs?: number; clock?: Pick<Clock, 'setTimeout'> } = {}) {
+  const clock = opts.clock ?? systemClock;
   let last: HealthReport = { state: 'ok' };
-  let timer: NodeJS.Timeout | undefined;
+  let timer: Timer | undefined;
   let stopped = false;
   const schedule = () => {
     if (stopped) return;
-    timer = setTimeout(check, last.state === 'ok' ? (opts.checkMs ?? 5_000) : (opts.recheckMs ?? 1_000));
-    timer.unref();
+    timer = clock.setTimeout(check, last.state === 'ok' ? (opts.checkMs ?? 5_000) : (opts.recheckMs ?? 1_000)).unref();
   };
   const check = () => {
     db.raw('select 1')
@@ -88,7 +88,7 @@ export function dbComponent(db: Knex, opts: { checkMs?: number; recheckMs?: numb
     health: () => last,
     stop: async () => {
       stopped = true;
-      clearTimeout(timer);
+      timer?.cancel();
       await db.destroy();
     },
   };
