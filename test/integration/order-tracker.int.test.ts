@@ -6,7 +6,7 @@ import { createDb, type Knex } from '@chainpipe/db';
 import { TopicProducer, createKafka } from '@chainpipe/kafka';
 import { IntegratorRepository, OrderRepository, type OrderRow } from '@chainpipe/order-store';
 import { createLogger } from '@chainpipe/runtime';
-import { topicMessage, collectTopic, createRegistryTopics, testEnv, uniquePrefix, waitFor, type TopicCollector } from '@chainpipe/testing';
+import { ManualClock, topicMessage, collectTopic, createRegistryTopics, testEnv, uniquePrefix, waitFor, type TopicCollector } from '@chainpipe/testing';
 import { OrderTracker } from '../../apps/order-tracker/src/tracker';
 import { orderFixture } from './order-fixtures';
 
@@ -50,8 +50,9 @@ describe('order tracker (real Postgres and Kafka, in process)', function () {
   let tracker: OrderTracker;
   let events: TopicCollector;
   let prefix: string;
-  let clock = new Date();
   let statusCalls = 0;
+  /** A tracker on the test's tables; on the wall clock unless given another. */
+  let newTracker: (clock?: ManualClock) => OrderTracker;
 
   before(async () => {
     db = createDb({ url: testEnv().databaseUrl, poolMax: 6 });
@@ -62,22 +63,24 @@ describe('order tracker (real Postgres and Kafka, in process)', function () {
     const registry = new Registry();
     producer = new TopicProducer({ kafka: createKafka({ brokers: testEnv().kafkaBrokers, clientId: 'ot-test', logger }), contracts: loadContracts(), logger, registry, topicPrefix: prefix });
     await producer.connect();
-    tracker = new OrderTracker({
-      db,
-      producer,
-      channels: {
-        status: async () => {
-          statusCalls++;
-          throw new Error('channel status is not part of this test');
+    newTracker = (clock) =>
+      new OrderTracker({
+        db,
+        producer,
+        channels: {
+          status: async () => {
+            statusCalls++;
+            throw new Error('channel status is not part of this test');
+          },
         },
-      },
-      logger,
-      registry,
-      now: () => clock,
-      depositAppId: APP,
-      batchSize: 500,
-      statusTimeoutMs: 1000,
-    });
+        logger,
+        registry: new Registry(),
+        clock,
+        depositAppId: APP,
+        batchSize: 500,
+        statusTimeoutMs: 1000,
+      });
+    tracker = newTracker();
     events = await collectTopic(`${prefix}${TOPICS.ordersEvents.name}`);
   });
   after(async () => {
@@ -131,17 +134,25 @@ describe('order tracker (real Postgres and Kafka, in process)', function () {
     expect((await reload(b)).state).to.equal('Exchanging');
   });
 
-  it('expiry cancels unpaid orders; settlement closes them after the refund window without commission', async () => {
-    const o = await orders.insert(orderFixture({ expire_at: new Date(Date.now() + 1000), auto_cancel_at: new Date(Date.now() + 5000) }));
-    clock = new Date(Date.now() + 2000);
-    await tracker.sweep();
+  it('expiry cancels an unpaid order at its expire_at instant; settlement closes it at auto_cancel_at, without commission', async () => {
+    const clock = new ManualClock(Date.now());
+    const timed = newTracker(clock);
+    const o = await orders.insert(orderFixture({ expire_at: new Date(clock.now() + 1000), auto_cancel_at: new Date(clock.now() + 5000) }));
+    await clock.advance(999);
+    await timed.sweep();
+    expect((await reload(o)).state, 'a millisecond before expire_at').to.equal('Depositing');
+    await clock.advance(1);
+    await timed.sweep();
     expect((await reload(o)).state).to.equal('CancelledNoDeposit');
-    clock = new Date(Date.now() + 6000);
-    await tracker.sweep();
+    await clock.advance(3_999);
+    await timed.sweep();
+    expect((await reload(o)).state, 'a millisecond before auto_cancel_at').to.equal('CancelledNoDeposit');
+    await clock.advance(1);
+    await timed.sweep();
     const settled = await reload(o);
     expect(settled.state).to.equal('Settled');
+    expect(new Date(settled.settled_at!).getTime()).to.equal(clock.now());
     expect(await orders.ledgerOf(o.id)).to.equal(undefined);
-    clock = new Date();
   });
 
   it('a completed order of an integrator settles into one Available ledger line at the creation-time price', async () => {

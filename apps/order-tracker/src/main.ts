@@ -20,7 +20,6 @@ runService('order-tracker', orderTrackerConfig, async (svc) => {
     channels: channelStatusFromAdapters(channelAdapters(config)),
     logger,
     registry,
-    now: () => new Date(),
     depositAppId: config.ORDER_DEPOSIT_APP_ID,
     batchSize: config.ORDER_TRACKER_BATCH,
     statusTimeoutMs: config.ORDER_STATUS_TIMEOUT_MS,

@@ -6,7 +6,7 @@ import type { TopicProducer } from '@chainpipe/kafka';
 import { OrderRepository, type AuditEntry, type LedgerLine, type OrderPatch, type OrderRow } from '@chainpipe/order-store';
 import { nextState, type ChannelOutcome, type OrderEvent, type OrderState } from '@chainpipe/orders';
 import { ReferenceRepository, type TokenRow } from '@chainpipe/price';
-import { errorMessage, type Logger } from '@chainpipe/runtime';
+import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { MonitoredAddressRepository, changeMessages } from '@chainpipe/tx-store';
 import { paidTo } from './deposit';
 
@@ -21,7 +21,8 @@ export interface OrderTrackerDeps {
   channels: ChannelStatusSource;
   logger: Logger;
   registry: Registry;
-  now: () => Date;
+  /** Time of expiry, settlement and the timestamps the tracker writes. */
+  clock?: Pick<Clock, 'now'>;
   depositAppId: string;
   /** Orders looked at per sweep step. */
   batchSize: number;
@@ -43,9 +44,11 @@ export class OrderTracker {
   private readonly monitored: MonitoredAddressRepository;
   private readonly reference: ReferenceRepository;
   private readonly log: Logger;
+  private readonly clock: Pick<Clock, 'now'>;
   private readonly metrics;
 
   constructor(private readonly deps: OrderTrackerDeps) {
+    this.clock = deps.clock ?? systemClock;
     this.orders = new OrderRepository(deps.db);
     this.monitored = new MonitoredAddressRepository(deps.db);
     this.reference = new ReferenceRepository(deps.db);
@@ -162,13 +165,13 @@ export class OrderTracker {
     for (const m of missing) byChain.set(m.deposit_chain_type, [...(byChain.get(m.deposit_chain_type) ?? []), m.deposit_address]);
     const changes = [...byChain].map(([chainType, adds]) => ({ chainType: chainType as ChainType, adds, removes: [] }));
     await this.monitored.apply(appId, changes, () =>
-      this.deps.producer.publish(TOPICS.addressesChanges, changeMessages(appId, changes, this.deps.now().getTime()).map((value) => ({ value }))),
+      this.deps.producer.publish(TOPICS.addressesChanges, changeMessages(appId, changes, this.clock.now()).map((value) => ({ value }))),
     );
     this.log.warn({ msg: 'deposit_addresses_registered_late', count: missing.length });
   }
 
   private async expire(): Promise<void> {
-    const now = this.deps.now();
+    const now = new Date(this.clock.now());
     for (const order of await this.orders.listInStates(['Depositing'], this.deps.batchSize, { expiredBefore: now })) {
       await this.apply(order, { type: 'expire', at: now }, () => ({}), { event: 'expire', detail: { expire_at: new Date(order.expire_at).toISOString() } });
     }
@@ -185,7 +188,7 @@ export class OrderTracker {
         continue;
       }
       if (status.outcome === 'pending' || status.outcome === order.state) continue;
-      const execution = { outcome: status.outcome, tx_hash: status.txHash ?? null, reported_at: this.deps.now().toISOString() };
+      const execution = { outcome: status.outcome, tx_hash: status.txHash ?? null, reported_at: new Date(this.clock.now()).toISOString() };
       await this.apply(
         order,
         { type: 'channel_status', outcome: status.outcome },
@@ -202,7 +205,7 @@ export class OrderTracker {
   }
 
   private async settle(): Promise<void> {
-    const now = this.deps.now();
+    const now = new Date(this.clock.now());
     for (const order of await this.orders.listInStates(['Completed'], this.deps.batchSize)) {
       await this.apply(
         order,

@@ -28,6 +28,14 @@ describe('order state machine', () => {
     expect(nextState(order('Exchanging'), { type: 'expire', at: after }).kind).to.equal('unchanged');
   });
 
+  it('expiry and a late deposit turn at the expire_at instant itself, not a millisecond earlier', () => {
+    const justBefore = new Date(expireAt.getTime() - 1);
+    expect(nextState(order('Depositing'), { type: 'expire', at: justBefore }).kind).to.equal('unchanged');
+    expect(nextState(order('Depositing'), { type: 'expire', at: expireAt })).to.include({ to: 'CancelledNoDeposit' });
+    expect(nextState(order('Depositing'), { type: 'deposit', amount: 100_000n, at: justBefore })).to.include({ to: 'Exchanging' });
+    expect(nextState(order('Depositing'), { type: 'deposit', amount: 100_000n, at: expireAt })).to.include({ to: 'ManualReview' });
+  });
+
   it('channel status moves an exchanging order to each terminal outcome', () => {
     for (const outcome of ['Completed', 'ChainFailed', 'SlippageFailed', 'Refunded', 'FailedNoRefund'] as const) {
       expect(nextState(order('Exchanging'), { type: 'channel_status', outcome })).to.include({ to: outcome });
