@@ -66,7 +66,7 @@ function marketGateway(): Express {
 
 function aggregatorGateway(): Express {
   const deps = { ...inert, ...registry(), redis };
-  const orders = ordersModule({ ...deps, channels: NO_CHANNELS, config: loadConfig(orderConfig, {}), now: () => new Date(), bodyLimitBytes: 1024 });
+  const orders = ordersModule({ ...deps, channels: NO_CHANNELS, config: loadConfig(orderConfig, {}), bodyLimitBytes: 1024 });
   const quotes = quotesModule({ ...deps, adapters: [], bodyLimitBytes: 1024, upstreamTimeoutMs: 1000, heartbeatMs: 1000 });
   return createAggregatorGatewayApp({ logger, registry: deps.registry, timeoutMs: 1000, modules: [quotes, orders] });
 }

@@ -87,7 +87,6 @@ describe('integrator order endpoints (real Postgres and Redis, in process)', fun
       config: loadConfig(orderConfig, {}),
       logger,
       registry,
-      now: () => new Date(),
     });
     app.use(api.router);
     // every answer is also checked against the API document the routes produce

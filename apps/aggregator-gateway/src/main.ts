@@ -38,7 +38,6 @@ runService('aggregator-gateway', aggregatorGatewayConfig, async (svc) => {
     config,
     logger,
     registry,
-    now: () => new Date(),
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
   });
   addHttpServer(svc, createAggregatorGatewayApp({ logger, registry, timeoutMs: config.REQUEST_TIMEOUT_MS, modules: [quotes, orders] }));

@@ -12,7 +12,7 @@ import {
   commissionOf, decideRefund, deviatesBeyond, outAfterCommission, parseDecimal, percentToRateSnapshot, rateSnapshot, splitFees,
 } from '@chainpipe/orders';
 import { QuoteStore, ReferenceRepository, type TokenRow } from '@chainpipe/price';
-import type { ConfigOf, Logger } from '@chainpipe/runtime';
+import { systemClock, type Clock, type ConfigOf, type Logger } from '@chainpipe/runtime';
 import { MonitoredAddressRepository, changeMessages } from '@chainpipe/tx-store';
 import type { HttpAggIntegratorOrderCreate, HttpAggIntegratorOrderParams, HttpAggIntegratorRefund } from '@chainpipe/contracts';
 import type { orderConfig } from './config';
@@ -29,7 +29,8 @@ export interface OrderRouteDeps {
   config: ConfigOf<typeof orderConfig>;
   logger: Logger;
   registry: Registry;
-  now: () => Date;
+  /** Time of order creation, expiry, refund decisions and the price age check. */
+  clock?: Pick<Clock, 'now'>;
 }
 
 const IDENTITY = 'integratorIdentity';
@@ -109,6 +110,7 @@ function metricsOf(registry: Registry) {
 
 /** POST /api/v1/integrator/orders, GET /api/v1/integrator/orders/{orderNo}, POST …/{orderNo}/request_refund. */
 export function orderRoutes(api: ApiRoutes, deps: OrderRouteDeps): void {
+  const clock = deps.clock ?? systemClock;
   const orders = new OrderRepository(deps.db);
   const reference = new ReferenceRepository(deps.db);
   const quotes = new QuoteStore(deps.redis);
@@ -132,7 +134,7 @@ export function orderRoutes(api: ApiRoutes, deps: OrderRouteDeps): void {
   async function priceOf(t: TokenRow): Promise<{ text: string; asOf: Date }> {
     const [quote] = t.external_id ? await quotes.readQuotes([t.external_id]) : [undefined];
     const asOfMs = quote ? Number(quote.as_of) : NaN;
-    if (!quote || !(quote.usd.price > 0) || deps.now().getTime() - asOfMs > config.ORDER_PRICE_MAX_AGE_MS) {
+    if (!quote || !(quote.usd.price > 0) || clock.now() - asOfMs > config.ORDER_PRICE_MAX_AGE_MS) {
       throw new OrderError(503, 'price of the source token unavailable, retry later');
     }
     return { text: String(quote.usd.price), asOf: new Date(asOfMs) };
@@ -165,7 +167,7 @@ export function orderRoutes(api: ApiRoutes, deps: OrderRouteDeps): void {
       try {
         await deps.producer.publish(
           TOPICS.addressesChanges,
-          changeMessages(appId, changes, deps.now().getTime()).map((value) => ({ value })),
+          changeMessages(appId, changes, clock.now()).map((value) => ({ value })),
         );
       } catch (err) {
         metrics.depositPublishFailures.inc();
@@ -212,7 +214,7 @@ export function orderRoutes(api: ApiRoutes, deps: OrderRouteDeps): void {
         }
         const rateBp = integrator?.feeRateBp ?? null;
         const fees = splitFees(amountIn, quote.platformFee, rateBp);
-        const now = deps.now();
+        const now = new Date(clock.now());
         const row: NewOrder = {
           order_no: newOrderNo(now),
           integrator_id: integrator?.integratorId ?? null,
@@ -294,7 +296,7 @@ export function orderRoutes(api: ApiRoutes, deps: OrderRouteDeps): void {
     const srcChain = await deps.db('price.tokens as t').join('price.chains as c', 'c.id', 't.chain_id').where('t.id', order.src_token_id).first('c.chain_type');
     const address = canonicalAddressForChainType(srcChain?.chain_type ?? '', raw);
     if (!address.ok) return sendError(res, 400, 'refund_address invalid');
-    const now = deps.now();
+    const now = new Date(clock.now());
     const decision = decideRefund(
       {
         state: order.state,
