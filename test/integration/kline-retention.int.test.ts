@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { createDb, type Knex } from '@chainpipe/db';
 import { CandleRepository } from '@chainpipe/kline-store';
 import { createLogger } from '@chainpipe/runtime';
-import { testEnv, waitFor } from '@chainpipe/testing';
+import { ManualClock, testEnv, waitFor } from '@chainpipe/testing';
 import { secondsRetention } from '../../apps/kline-aggregator/src/retention';
 
 /**
@@ -46,9 +46,14 @@ describe('kline 1s candle retention', () => {
       candle('1m', nowS - 2 * day),
       candle('1d', nowS - 30 * day),
     ]);
-    const retention = secondsRetention({ candles: new CandleRepository(db), retentionSeconds: day, intervalMs: 20, logger: createLogger({ name: 'retention-test', level: 'silent' }), now: () => now });
+    // Started one interval before `now`: its first pass runs at `now`.
+    const clock = new ManualClock(now - 60_000);
+    const retention = secondsRetention({ candles: new CandleRepository(db), retentionSeconds: day, intervalMs: 60_000, logger: createLogger({ name: 'retention-test', level: 'silent' }), clock });
     await retention.start!();
     try {
+      await clock.advance(59_999);
+      expect((await kept()).filter((k) => k.startsWith('1s@')), 'no pass before the interval').to.have.length(4);
+      await clock.advance(1);
       await waitFor(async () => (await kept()).filter((k) => k.startsWith('1s@')).length === 2, { timeoutMs: 10_000 });
     } finally {
       await retention.stop!();

@@ -26,5 +26,5 @@ runService('kline-aggregator', klineAggregatorConfig, async (svc) => {
       now: Date.now,
     }),
   });
-  svc.serve(secondsRetention({ candles, retentionSeconds: config.KLINE_1S_RETENTION_HOURS * 3600, intervalMs: config.KLINE_RETENTION_INTERVAL_MS, logger, now: Date.now }));
+  svc.serve(secondsRetention({ candles, retentionSeconds: config.KLINE_1S_RETENTION_HOURS * 3600, intervalMs: config.KLINE_RETENTION_INTERVAL_MS, logger }));
 });
