@@ -14,7 +14,7 @@ import { AppConfigRepository } from './management/app-config.repository';
 import { ResendStore, resendIntervals } from './push/resend-store';
 import { WsHub } from './push/ws-hub';
 import { TxQueryRepository } from './queries/repository';
-import { WebhookDispatcher, postWebhook } from '@chainpipe/webhooks';
+import { SENDER_DEFAULTS, createWebhookDispatcher } from '@chainpipe/webhooks';
 
 runService('tx-gateway', txGatewayConfig, async (svc) => {
   const { config, logger, registry } = svc;
@@ -25,11 +25,10 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
   const resolveKey = createKeyResolver((keyId) => keys.findKey(keyId));
   const secretBox = new SecretBox(config.WEBHOOK_SECRET_KEY);
   // The manual retry delivers like webhook-dispatcher does, under the same per-application lock.
-  const webhookSender = { allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_TARGETS, connectTimeoutMs: 5_000, responseTimeoutMs: 10_000, maxResponseBytes: 64 * 1024 };
-  const webhooks = new WebhookDispatcher({
+  const webhooks = createWebhookDispatcher({
     db,
-    send: (url, body, headers) => postWebhook(url, body, headers, webhookSender),
-    openSecret: (sealed) => secretBox.open(sealed),
+    secretBox,
+    sender: { allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_TARGETS, ...SENDER_DEFAULTS },
     logger,
     registry,
     // Within the 15 s request deadline: a few batches, the rest is the scheduler's.

@@ -1,6 +1,7 @@
 import { bool, int, secret, str } from '@chainpipe/runtime';
 import { dbConfig } from '@chainpipe/db';
 import { kafkaConfig } from '@chainpipe/kafka';
+import { SENDER_DEFAULTS } from '@chainpipe/webhooks';
 
 export const webhookDispatcherConfig = {
   ...kafkaConfig,
@@ -8,9 +9,9 @@ export const webhookDispatcherConfig = {
   WEBHOOK_DISPATCHER_GROUP: str({ default: 'webhook-dispatcher', doc: 'consumer group reading tx.push.v1 (copies share it)' }),
   WEBHOOK_SESSION_TIMEOUT_MS: int({ default: 30_000, min: 6_000, max: 300_000, doc: 'Kafka session timeout' }),
   WEBHOOK_SCHEDULER_INTERVAL_MS: int({ default: 500, min: 50, doc: 'how often the retry queue is checked for due batches' }),
-  WEBHOOK_CONNECT_TIMEOUT_MS: int({ default: 5_000, min: 100 }),
-  WEBHOOK_RESPONSE_TIMEOUT_MS: int({ default: 10_000, min: 100, doc: 'from sending a POST to its response headers' }),
-  WEBHOOK_MAX_RESPONSE_BYTES: int({ default: 64 * 1024, min: 0, doc: 'response bytes read at most (bodies are ignored)' }),
+  WEBHOOK_CONNECT_TIMEOUT_MS: int({ default: SENDER_DEFAULTS.connectTimeoutMs, min: 100 }),
+  WEBHOOK_RESPONSE_TIMEOUT_MS: int({ default: SENDER_DEFAULTS.responseTimeoutMs, min: 100, doc: 'from sending a POST to its response headers' }),
+  WEBHOOK_MAX_RESPONSE_BYTES: int({ default: SENDER_DEFAULTS.maxResponseBytes, min: 0, doc: 'response bytes read at most (bodies are ignored)' }),
   ALLOW_PRIVATE_WEBHOOK_TARGETS: bool({ default: false, doc: 'development and tests only: POST over http and to loopback/private addresses' }),
   WEBHOOK_SECRET_KEY: secret({ doc: '32-byte key (64 hex chars) that decrypts stored webhook secrets (the same as tx-gateway’s)' }),
 };

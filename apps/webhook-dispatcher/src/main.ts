@@ -2,24 +2,22 @@ import { TOPICS } from '@chainpipe/contracts';
 import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
 import { SecretBox, periodicJob, runService } from '@chainpipe/runtime';
-import { WebhookDispatcher, postWebhook, webhookQueueMetrics } from '@chainpipe/webhooks';
+import { createWebhookDispatcher, webhookQueueMetrics } from '@chainpipe/webhooks';
 import { webhookDispatcherConfig } from './config';
 
 runService('webhook-dispatcher', webhookDispatcherConfig, async (svc) => {
   const { config, logger, registry } = svc;
   const db = addPostgres(svc);
   const kafka = addKafka(svc);
-  const box = new SecretBox(config.WEBHOOK_SECRET_KEY);
-  const senderOptions = {
-    allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
-    connectTimeoutMs: config.WEBHOOK_CONNECT_TIMEOUT_MS,
-    responseTimeoutMs: config.WEBHOOK_RESPONSE_TIMEOUT_MS,
-    maxResponseBytes: config.WEBHOOK_MAX_RESPONSE_BYTES,
-  };
-  const dispatcher = new WebhookDispatcher({
+  const dispatcher = createWebhookDispatcher({
     db,
-    send: (url, body, headers) => postWebhook(url, body, headers, senderOptions),
-    openSecret: (sealed) => box.open(sealed),
+    secretBox: new SecretBox(config.WEBHOOK_SECRET_KEY),
+    sender: {
+      allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
+      connectTimeoutMs: config.WEBHOOK_CONNECT_TIMEOUT_MS,
+      responseTimeoutMs: config.WEBHOOK_RESPONSE_TIMEOUT_MS,
+      maxResponseBytes: config.WEBHOOK_MAX_RESPONSE_BYTES,
+    },
     logger,
     registry,
   });

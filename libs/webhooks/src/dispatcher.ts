@@ -5,7 +5,7 @@ import type { Knex } from '@chainpipe/db';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { toTransactionResult } from '@chainpipe/tx-records';
 import { givenUp, retryDelayMs } from './schedule';
-import type { SendResult } from './sender';
+import { postWebhook, type SendResult, type SenderOptions } from './sender';
 import { webhookHeaders } from './sign';
 
 /** What one POST needs; `postWebhook` bound to the sender options in production. */
@@ -267,4 +267,17 @@ export class WebhookDispatcher {
     report.nextRetryAt = row?.next == null ? null : Math.floor(Number(row.next) / 1000);
     return report;
   }
+}
+
+/**
+ * A dispatcher that POSTs with `postWebhook` and opens stored secrets with the deployment's key:
+ * the one wiring of webhook-dispatcher and of tx-gateway's manual retry, so both deliver alike.
+ */
+export function createWebhookDispatcher(opts: Omit<DispatcherDeps, 'send' | 'openSecret'> & { sender: SenderOptions; secretBox: { open(sealed: string): string } }): WebhookDispatcher {
+  const { sender, secretBox, ...deps } = opts;
+  return new WebhookDispatcher({
+    ...deps,
+    send: (url, body, headers) => postWebhook(url, body, headers, sender),
+    openSecret: (sealed) => secretBox.open(sealed),
+  });
 }

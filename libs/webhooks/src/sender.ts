@@ -18,6 +18,9 @@ export interface SenderOptions {
   lookup?: Lookup;
 }
 
+/** How every webhook POST of a deployment is bounded unless its config says otherwise. */
+export const SENDER_DEFAULTS = { connectTimeoutMs: 5_000, responseTimeoutMs: 10_000, maxResponseBytes: 64 * 1024 } as const;
+
 export type SendResult = { ok: true; status: number } | { ok: false; status?: number; error: string };
 
 const systemLookup: Lookup = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
