@@ -10,6 +10,7 @@ const BENCHES: Record<string, string> = {
   kline: './kline',
   delivery: './delivery',
   quotes: './quotes',
+  publish: './publish',
   startup: './startup',
 };
 

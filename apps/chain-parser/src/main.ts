@@ -19,7 +19,11 @@ runService('chain-parser', chainParserConfig, async (svc) => {
     handler: createChainRawHandler({
       storeBlock: (input) => storeBlock(db, input),
       resolveInputs: (input) => resolveStoredInputs(db, input),
-      publish: (messages) => producer.publishSkippingTooLarge(TOPICS.chainTx, messages),
+      // Every tx was checked against common/normalized-tx before its block was stored (checkTx),
+      // and what is published is the stored record (checked records merged by storeBlock, Bitcoin
+      // inputs filled from stored outputs): the producer checks the envelope only. Every consumer
+      // of chain.tx.v1 still checks the whole message and dead-letters one that breaks it.
+      publish: (messages) => producer.publishSkippingTooLarge(TOPICS.chainTx, messages, { recordChecked: true }),
       checkTx: normalizedTxCheck(kafka.contracts),
       logger,
       registry,

@@ -18,6 +18,12 @@ export interface Contracts {
   validate(id: string, value: unknown): Validation;
   /** A compiled validator, for hot paths that call it per message. */
   validator(id: string): ValidateFunction;
+  /**
+   * A validator of schema `id` with its property `property` reduced to "an object": the envelope
+   * of a record that was checked against its own schema already (see TopicSpec.storedRecord).
+   * Derived from the schema, so the envelope cannot drift from it; compiled once.
+   */
+  envelopeValidator(id: string, property: string): ValidateFunction;
   /** The schema as written (for documents generated from it); throws for an unknown id. */
   schema(id: string): JsonSchema;
 }
@@ -135,10 +141,26 @@ export function loadContracts(dir: string = SCHEMAS_DIR): Contracts {
     }
     return fn;
   };
+  const envelopes = new Map<string, ValidateFunction>();
+  const envelopeValidator = (id: string, property: string): ValidateFunction => {
+    const envelopeId = `${id}.envelope-${property}`;
+    let fn = envelopes.get(envelopeId);
+    if (!fn) {
+      const schema = sources.get(id);
+      if (!schema) throw new Error(`unknown schema ${id}`);
+      const properties = schema.properties as Record<string, unknown> | undefined;
+      if (!properties?.[property]) throw new Error(`schema ${id} has no property ${property}`);
+      // Same folder as the source schema: its other relative $refs resolve as before.
+      fn = ajv.compile({ ...schema, $id: envelopeId, properties: { ...properties, [property]: { type: 'object' } } });
+      envelopes.set(envelopeId, fn);
+    }
+    return fn;
+  };
   return {
     ids,
     has: (id) => sources.has(id),
     validator,
+    envelopeValidator,
     schema(id) {
       const schema = sources.get(id);
       if (!schema) throw new Error(`unknown schema ${id}`);

@@ -39,6 +39,15 @@ export interface TopicSpec<T = unknown> {
    * messages of one partition in one request. The producer splits publishes to stay within it.
    */
   readonly maxMessageBytes: number;
+  /**
+   * The property of the value holding a record that is checked against its own schema before
+   * it is stored, and published as stored (chain.tx.v1: `tx`, a NormalizedTx that chain-parser
+   * checks against common/normalized-tx before storing its block). A publish stating
+   * `recordChecked` then checks only the envelope (the topic's schema with that property reduced
+   * to an object): one check of the record per message instead of two. Publishes that do not
+   * state it (a producer that stores records unchecked) get the whole schema.
+   */
+  readonly storedRecord?: string;
   /** The apps (runService names) allowed to publish to the topic. */
   readonly producers: readonly string[];
   readonly partitions: number;
@@ -115,6 +124,7 @@ export const TOPICS = {
     key: (m) => chainTxKey(m.value.tx),
     keyDoc: 'chain_type:chain_id:tx_hash',
     maxMessageBytes: 4_194_304,
+    storedRecord: 'tx',
     // chain-parser publishes what it stores from a block; pending-compensator the status changes
     // it stores for pending transactions.
     producers: ['chain-parser', 'pending-compensator'],

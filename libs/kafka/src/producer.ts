@@ -1,7 +1,7 @@
 import { CompressionTypes, Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { NonRetryableError, RetryableError, errorMessage, systemClock, type Clock, type HealthReport, type Logger, type Timer } from '@chainpipe/runtime';
-import { TOPICS, dlqName, type Contracts, type TopicSpec } from '@chainpipe/contracts';
+import { TOPICS, dlqName, formatErrors, type Contracts, type TopicSpec } from '@chainpipe/contracts';
 import { needsNewRequest, ownershipProblem, recordBytes, requestFull, splitIntoParts, topicBudget } from './batch-plan';
 import { BrokerLink, metadataProbe } from './broker-link';
 import { topicName } from './client';
@@ -10,6 +10,15 @@ import { topicName } from './client';
 export interface OutgoingMessage<T> {
   value: T;
   headers?: Record<string, string>;
+}
+
+export interface PublishOptions {
+  /**
+   * The caller checked each message's stored record (the spec's `storedRecord`, e.g. chain.tx.v1's
+   * `tx`) against its schema before storing it: only the envelope is checked here. Ignored for
+   * topics without a stored record (their whole schema is checked).
+   */
+  recordChecked?: boolean;
 }
 
 export interface TooLargeMessage<T> {
@@ -159,15 +168,19 @@ export class TopicProducer {
   }
 
   /** Keys, encodes and validates; throws NonRetryableError for a message that breaks its contract. */
-  encode<T>(spec: TopicSpec<T>, msg: OutgoingMessage<T>): Message {
+  encode<T>(spec: TopicSpec<T>, msg: OutgoingMessage<T>, opts: PublishOptions = {}): Message {
     if (spec.encoding === 'raw') {
       if (!Buffer.isBuffer(msg.value)) throw new NonRetryableError(`${spec.name}: raw topics take a Buffer`, 'PRODUCE_BAD_VALUE');
       const check = this.deps.contracts.validate(spec.schema, msg.headers ?? {});
       if (!check.ok) throw new NonRetryableError(`${spec.name} headers: ${check.errors}`, 'PRODUCE_SCHEMA_INVALID');
       return { key: spec.key(msg), value: msg.value, headers: msg.headers };
     }
-    const check = this.deps.contracts.validate(spec.schema, msg.value);
-    if (!check.ok) throw new NonRetryableError(`${spec.name}: ${check.errors}`, 'PRODUCE_SCHEMA_INVALID');
+    // One check of a stored record per message: with recordChecked, its own schema was checked
+    // before it was stored, and the published record is the stored one, so the envelope is what
+    // is left to check here (consumers still check every whole message they read).
+    const validate =
+      opts.recordChecked && spec.storedRecord ? this.deps.contracts.envelopeValidator(spec.schema, spec.storedRecord) : this.deps.contracts.validator(spec.schema);
+    if (!validate(msg.value)) throw new NonRetryableError(`${spec.name}: ${formatErrors(validate.errors)}`, 'PRODUCE_SCHEMA_INVALID');
     return { key: spec.key(msg), value: JSON.stringify(msg.value), headers: msg.headers };
   }
 
@@ -177,8 +190,8 @@ export class TopicProducer {
    * message that alone exceeds the limit fails the whole call (NonRetryableError
    * PRODUCE_TOO_LARGE) before anything is sent.
    */
-  async publish<T>(spec: TopicSpec<T>, messages: OutgoingMessage<T>[]): Promise<void> {
-    await this.publishChecked(spec, messages, false);
+  async publish<T>(spec: TopicSpec<T>, messages: OutgoingMessage<T>[], opts: PublishOptions = {}): Promise<void> {
+    await this.publishChecked(spec, messages, false, opts);
   }
 
   /**
@@ -186,11 +199,11 @@ export class TopicProducer {
    * failing the call: the others are published and the left-out ones returned, for callers that
    * keep such a message elsewhere (chain-parser: the row stays stored and queryable).
    */
-  publishSkippingTooLarge<T>(spec: TopicSpec<T>, messages: OutgoingMessage<T>[]): Promise<TooLargeMessage<T>[]> {
-    return this.publishChecked(spec, messages, true);
+  publishSkippingTooLarge<T>(spec: TopicSpec<T>, messages: OutgoingMessage<T>[], opts: PublishOptions = {}): Promise<TooLargeMessage<T>[]> {
+    return this.publishChecked(spec, messages, true, opts);
   }
 
-  private publishChecked<T>(spec: TopicSpec<T>, messages: OutgoingMessage<T>[], skipTooLarge: boolean): Promise<TooLargeMessage<T>[]> {
+  private publishChecked<T>(spec: TopicSpec<T>, messages: OutgoingMessage<T>[], skipTooLarge: boolean, opts: PublishOptions): Promise<TooLargeMessage<T>[]> {
     const notOwner = ownershipProblem(this.deps.app, spec);
     if (notOwner) {
       this.failed.inc({ topic: spec.name, reason: 'not_owner' }, messages.length);
@@ -198,7 +211,7 @@ export class TopicProducer {
     }
     let encoded: Message[];
     try {
-      encoded = messages.map((m) => this.encode(spec, m));
+      encoded = messages.map((m) => this.encode(spec, m, opts));
     } catch (err) {
       this.failed.inc({ topic: spec.name, reason: 'schema' }, messages.length);
       return Promise.reject(err);

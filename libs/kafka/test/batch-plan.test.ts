@@ -106,3 +106,32 @@ describe('TopicProducer refusals (before any request)', () => {
     expect(left[0].bytes).to.be.greaterThan(19 * 1024 * 1024);
   });
 });
+
+describe('one check of a stored record per message', () => {
+  const contracts = loadContracts();
+  const kafka = new Kafka({ brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING });
+  const producer = new TopicProducer({ kafka, contracts, logger: createLogger({ name: 'batch-plan-test', level: 'silent' }), registry: new Registry() });
+  // A tx object that breaks common/normalized-tx (nearly every required field is missing).
+  const message = (over: Record<string, unknown> = {}) => ({ value: { id: '12', network: 'ethereum-mainnet', is_reorg_resend: false, tx: { chain_type: 'ethereum', chain_id: 1, tx_hash: '0xab' }, ...over } as never });
+
+  it('chain.tx.v1 names its stored record, and the envelope validator derived from the schema skips only that record', () => {
+    expect(TOPICS.chainTx.storedRecord).to.equal('tx');
+    const envelope = contracts.envelopeValidator('kafka/chain.tx.v1', 'tx');
+    expect(envelope(message().value)).to.equal(true);
+    expect(contracts.validator('kafka/chain.tx.v1')(message().value)).to.equal(false);
+    expect(envelope(message({ id: 'x' }).value)).to.equal(false);
+    expect(envelope(message({ extra: 1 }).value)).to.equal(false);
+    expect(envelope(message({ tx: 'not an object' }).value)).to.equal(false);
+    expect(contracts.envelopeValidator('kafka/chain.tx.v1', 'tx')).to.equal(envelope);
+    expect(() => contracts.envelopeValidator('kafka/chain.tx.v1', 'nope')).to.throw(/no property nope/);
+  });
+
+  it('the producer checks the envelope when the caller states the record was checked, the whole message otherwise', () => {
+    expect(producer.encode(TOPICS.chainTx, message(), { recordChecked: true }).key).to.equal('ethereum:1:0xab');
+    expect(() => producer.encode(TOPICS.chainTx, message())).to.throw(NonRetryableError, /chain\.tx\.v1: .*is required/);
+    expect(() => producer.encode(TOPICS.chainTx, message({ id: 'x' }), { recordChecked: true })).to.throw(NonRetryableError, /id must match pattern/);
+    // A topic without a stored record: the option changes nothing.
+    const change = { value: { app_id: 'a', chain_type: 'ethereum', adds: 'no', removes: [], changed_at: 1 } as never };
+    expect(() => producer.encode(TOPICS.addressesChanges, change, { recordChecked: true })).to.throw(NonRetryableError, /adds must be array/);
+  });
+});
