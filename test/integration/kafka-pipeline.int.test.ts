@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import { TOPICS, dlqName, loadContracts, type AddressChangeMessage } from '@chainpipe/contracts';
+import { networkByName } from '@chainpipe/chains';
+import { TOPICS, dlqName, loadContracts, type AddressChangeMessage, type ChainTxMessage } from '@chainpipe/contracts';
 import { BatchConsumer, TopicProducer, createKafka, type ConsumedRecord } from '@chainpipe/kafka';
 import { NonRetryableError, RetryableError, createLogger } from '@chainpipe/runtime';
-import { committedOffset, createRegistryTopics, parsePrometheusText, readTopic, testEnv, testKafka, uniquePrefix, waitFor } from '@chainpipe/testing';
+import { committedOffset, createRegistryTopics, evmBlockItem, parseFixture, parsePrometheusText, readTopic, testEnv, testKafka, topicMessage, uniquePrefix, waitFor } from '@chainpipe/testing';
 
 const contracts = loadContracts();
 const logger = createLogger({ name: 'test', level: 'silent' });
@@ -262,6 +263,38 @@ describe('kafka consumer group of two members (real broker)', () => {
     } finally {
       // b may have stopped already; a second disconnect is harmless.
       await Promise.allSettled([a.stop(), b.stop()]);
+      await producer.disconnect();
+    }
+  });
+});
+
+describe('kafka producer: per-topic batching within the registry limit (real broker)', () => {
+  it('publishes one call of 12 MiB to one partition of chain.tx.v1 (4 MiB limit) in requests within the limit, and hands back a message alone above it', async () => {
+    const prefix = uniquePrefix('big');
+    await createRegistryTopics(prefix, [TOPICS.chainTx]);
+    const kafka = createKafka({ brokers: testEnv().kafkaBrokers, clientId: 'big-test', logger });
+    const producer = new TopicProducer({ kafka, contracts, logger, registry: new Registry(), topicPrefix: prefix, app: 'chain-parser' });
+    await producer.connect();
+    try {
+      const base = parseFixture('evm', evmBlockItem(), networkByName('ethereum-mainnet')!).transactions.find((t) => t.internal_transactions.length > 0)!;
+      // One transaction (one key, so one partition) whose internal calls are repeated up to the size wanted.
+      const message = (id: number, bytes: number): { value: ChainTxMessage } => {
+        const one = Buffer.byteLength(JSON.stringify(base.internal_transactions[0]));
+        const internal = Array.from({ length: Math.ceil(bytes / one) }, (_, i) => base.internal_transactions[i % base.internal_transactions.length]);
+        return { value: topicMessage(TOPICS.chainTx, { id: String(id), network: 'ethereum-mainnet', is_reorg_resend: false, tx: { ...base, internal_transactions: internal } }) };
+      };
+      const fitting = Array.from({ length: 12 }, (_, i) => message(i + 1, 1024 * 1024));
+      const tooLarge = message(99, 5 * 1024 * 1024);
+
+      const refused = await producer.publish(TOPICS.chainTx, [...fitting, tooLarge]).then(() => null, (err: NonRetryableError) => err);
+      expect(refused?.code, 'publish refuses the call whole').to.equal('PRODUCE_TOO_LARGE');
+
+      const left = await producer.publishSkippingTooLarge(TOPICS.chainTx, [fitting[0], tooLarge, ...fitting.slice(1)], { recordChecked: true });
+      expect(left.map((l) => [l.message.value.id, l.limit])).to.deep.equal([['99', 4_194_304]]);
+      const got = await readTopic(prefix + TOPICS.chainTx.name, 12, 30_000);
+      expect(got.map((m) => (JSON.parse(m.value!.toString()) as ChainTxMessage).id)).to.deep.equal(fitting.map((m) => m.value.id));
+      expect(new Set(got.map((m) => m.key!.toString()))).to.deep.equal(new Set([`ethereum:1:${base.tx_hash}`]));
+    } finally {
       await producer.disconnect();
     }
   });

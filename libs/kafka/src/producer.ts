@@ -86,6 +86,8 @@ export class TopicProducer {
   private readonly limits = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private inFlight = new Set<Promise<void>>();
+  /** The last request sent or waiting to be sent, per physical topic. */
+  private readonly lastRequest = new Map<string, Promise<void>>();
   private connected = false;
   private lastError?: string;
   private readonly link: BrokerLink;
@@ -307,7 +309,14 @@ export class TopicProducer {
       list.push(...p.messages);
       byTopic.set(p.topic, list);
     }
-    const send = this.sendWithRetry([...byTopic].map(([topic, messages]) => ({ topic, messages })))
+    // A request waits for the requests in flight that share a topic with it: the parts of one
+    // publish, and publishes queued one after the other, reach each partition in the order they
+    // were published (requests sent side by side may be written in either order, and a retried
+    // one after a later one).
+    const topics = [...byTopic.keys()];
+    const ahead = topics.flatMap((t) => this.lastRequest.get(t) ?? []);
+    const send: Promise<void> = Promise.allSettled(ahead)
+      .then(() => this.sendWithRetry([...byTopic].map(([topic, messages]) => ({ topic, messages }))))
       .then(
         () => {
           this.connected = true;
@@ -323,8 +332,12 @@ export class TopicProducer {
           for (const p of batch) p.reject(wrapped);
         },
       )
-      .finally(() => this.inFlight.delete(send));
+      .finally(() => {
+        this.inFlight.delete(send);
+        for (const t of topics) if (this.lastRequest.get(t) === send) this.lastRequest.delete(t);
+      });
     this.inFlight.add(send);
+    for (const t of topics) this.lastRequest.set(t, send);
   }
 
   /**
