@@ -277,6 +277,27 @@ describe('chain-parser end to end: chain-ingest → chain.raw → chain-parser �
     expect(await db('tx.blocks').where({ network: 'ethereum-mainnet', hash: bad.blockHash })).to.deep.equal([]);
   });
 
+  it('a transaction too large for chain.tx.v1 stays stored and queryable, is counted, and the rest of its block is published', async () => {
+    const block = rebased('evm', evmBlockItem());
+    // 11,000 copies of one ERC-20 Transfer log: the transaction's record is ~4.8 MB, above chain.tx.v1's 4 MiB.
+    const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+    const isTransfer = (l: Json) => l.topics[0] === TRANSFER && l.topics.length === 3;
+    const receipt = block.item.receipts.find((r: Json) => r.logs.some(isTransfer));
+    const log = receipt.logs.find(isTransfer);
+    receipt.logs = Array.from({ length: 11_000 }, (_, i) => ({ ...log, logIndex: `0x${(1000 + i).toString(16)}` }));
+    const skipped = async () => (await parserMetrics())('chainpipe_parser_chain_tx_skipped_total', { network: 'ethereum-mainnet' });
+    const skippedBefore = await skipped();
+
+    await postBlock('evm', block);
+    const rows = await waitRows('ethereum-mainnet', block.blockHash, 125);
+    const large = rows.find((r: Json) => r.tx_hash === receipt.transactionHash);
+    expect(large.record.token_transfers).to.have.length(11_000);
+    const messages = await chainTxMessages(124);
+    expect(messages.slice(-124).map((m) => m.value.tx.tx_hash)).to.not.include(receipt.transactionHash);
+    expect(new Set(messages.slice(-124).map((m) => m.value.tx.tx_hash))).to.deep.equal(new Set(rows.filter((r: Json) => r !== large).map((r: Json) => r.tx_hash)));
+    expect((await skipped()) - skippedBefore).to.equal(1);
+  });
+
   it('stores the readable rest of a block with one unreadable transaction and keeps the delivery in the DLQ for a replay', async () => {
     const block = rebased('utxo', bitcoinBlockItem(766393));
     // The third transaction loses its id: the parser cannot name it, so it cannot be stored.
