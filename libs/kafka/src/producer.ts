@@ -86,8 +86,8 @@ export class TopicProducer {
   private readonly limits = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private inFlight = new Set<Promise<void>>();
-  /** The last request sent or waiting to be sent, per physical topic. */
-  private readonly lastRequest = new Map<string, Promise<void>>();
+  /** Publishes not yet acknowledged whole (their later parts may not be queued yet). */
+  private readonly publishing = new Set<Promise<void>>();
   private connected = false;
   private lastError?: string;
   private readonly link: BrokerLink;
@@ -252,18 +252,26 @@ export class TopicProducer {
     if (count === 0) return Promise.resolve();
     const end = this.latency.startTimer({ topic: metricTopic });
     const budget = topicBudget(limit);
-    const acked = Promise.all(
-      parts.map(
-        (part) =>
-          new Promise<void>((resolve, reject) => {
-            this.enqueue({ topic, messages: part.map((i) => messages[i]), bytes: part.reduce((n, i) => n + sizes[i], 0), budget, resolve, reject });
-          }),
-      ),
-    ).then(() => undefined);
+    let timedOut = false;
+    const sendPart = (part: number[]) =>
+      new Promise<void>((resolve, reject) => {
+        if (timedOut) return reject(new RetryableError(`publish to ${topic} timed out before all its parts were sent`, 'PRODUCE_TIMEOUT'));
+        this.enqueue({ topic, messages: part.map((i) => messages[i]), bytes: part.reduce((n, i) => n + sizes[i], 0), budget, resolve, reject });
+      });
+    // The parts of one publish one after the other: a part is queued once the one before it is
+    // acknowledged, so they reach each partition in order (requests in flight side by side may be
+    // written in either order). A publish within its topic's limit is one part and shares its
+    // request with concurrent publishes as before.
+    const acked = parts.reduce<Promise<void>>((before, part) => before.then(() => sendPart(part)), Promise.resolve());
+    this.publishing.add(acked);
+    void acked.catch(() => undefined).finally(() => this.publishing.delete(acked));
     let timer: Timer | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = (this.deps.clock ?? systemClock).setTimeout(
-        () => reject(new RetryableError(`publish to ${topic} not acknowledged in ${this.opts.publishTimeoutMs} ms`, 'PRODUCE_TIMEOUT')),
+        () => {
+          timedOut = true;
+          reject(new RetryableError(`publish to ${topic} not acknowledged in ${this.opts.publishTimeoutMs} ms`, 'PRODUCE_TIMEOUT'));
+        },
         this.opts.publishTimeoutMs,
       );
     });
@@ -309,14 +317,7 @@ export class TopicProducer {
       list.push(...p.messages);
       byTopic.set(p.topic, list);
     }
-    // A request waits for the requests in flight that share a topic with it: the parts of one
-    // publish, and publishes queued one after the other, reach each partition in the order they
-    // were published (requests sent side by side may be written in either order, and a retried
-    // one after a later one).
-    const topics = [...byTopic.keys()];
-    const ahead = topics.flatMap((t) => this.lastRequest.get(t) ?? []);
-    const send: Promise<void> = Promise.allSettled(ahead)
-      .then(() => this.sendWithRetry([...byTopic].map(([topic, messages]) => ({ topic, messages }))))
+    const send = this.sendWithRetry([...byTopic].map(([topic, messages]) => ({ topic, messages })))
       .then(
         () => {
           this.connected = true;
@@ -332,12 +333,8 @@ export class TopicProducer {
           for (const p of batch) p.reject(wrapped);
         },
       )
-      .finally(() => {
-        this.inFlight.delete(send);
-        for (const t of topics) if (this.lastRequest.get(t) === send) this.lastRequest.delete(t);
-      });
+      .finally(() => this.inFlight.delete(send));
     this.inFlight.add(send);
-    for (const t of topics) this.lastRequest.set(t, send);
   }
 
   /**
@@ -359,8 +356,11 @@ export class TopicProducer {
     }
   }
 
-  /** Sends what is queued, waits for every request in flight, then disconnects. */
+  /** Sends what is queued and every part of the publishes under way, waits for them, then disconnects. */
   async disconnect(): Promise<void> {
+    this.flush();
+    // The later parts of a large publish are queued as the earlier ones are acknowledged.
+    await Promise.allSettled([...this.publishing]);
     this.flush();
     await Promise.allSettled([...this.inFlight]);
     this.link.stop();
