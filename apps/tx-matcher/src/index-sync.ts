@@ -1,6 +1,6 @@
 import type { AddressChangeMessage } from '@chainpipe/contracts';
 import { AddressIndex } from './address-index';
-import type { MonitoredRow } from './repository';
+import type { MonitoredRow } from '@chainpipe/tx-store';
 
 /**
  * Keeps the address index equal to tx.monitored_addresses: a full load from the table (at start

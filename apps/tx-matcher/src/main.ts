@@ -6,15 +6,20 @@ import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
 import { addRedis } from '@chainpipe/redis';
 import { PoolTrades, toTransactionResult } from '@chainpipe/tx-records';
+import { AppConfigRepository, DexPoolRepository, MonitoredAddressRepository } from '@chainpipe/tx-store';
 import { errorMessage, runService, sleep } from '@chainpipe/runtime';
 import { createChainTxHandler } from './chain-tx.handler';
 import { txMatcherConfig } from './config';
 import { IndexSync } from './index-sync';
-import { MatcherRepository } from './repository';
+import { poolKey } from './plan';
 
 runService('tx-matcher', txMatcherConfig, async (svc) => {
   const { config, logger, registry } = svc;
-  const repo = new MatcherRepository(addPostgres(svc));
+  const db = addPostgres(svc);
+  const monitored = new MonitoredAddressRepository(db);
+  const appConfigs = new AppConfigRepository(db);
+  const dexPools = new DexPoolRepository(db);
+  const loadPools = async () => new Set((await dexPools.all()).map((p) => poolKey(p.chainType, p.chainId, p.pool)));
   const kafka = addKafka(svc);
   const producer = await kafka.producer();
   const trades = new PoolTrades(addRedis(svc));
@@ -25,8 +30,8 @@ runService('tx-matcher', txMatcherConfig, async (svc) => {
   const lastResync = new Gauge({ name: 'chainpipe_matcher_last_resync_seconds', help: 'Duration of the last full reload of tx.monitored_addresses', registers: [registry] });
   const reload = async () => {
     const t0 = Date.now();
-    const rows = await sync.reload((onPage) => repo.scanMonitored(config.TX_MATCHER_SCAN_PAGE_SIZE, onPage));
-    pools = await repo.pools();
+    const rows = await sync.reload((onPage) => monitored.scanAll(config.TX_MATCHER_SCAN_PAGE_SIZE, onPage));
+    pools = await loadPools();
     indexSize.set(sync.index.size);
     lastResync.set((Date.now() - t0) / 1000);
     logger.info({ msg: 'index_loaded', rows, ms: Date.now() - t0 });
@@ -60,7 +65,7 @@ runService('tx-matcher', txMatcherConfig, async (svc) => {
       }, config.TX_MATCHER_RESYNC_INTERVAL_MS);
       // Pools are few: their table is re-read often instead of carrying change notices.
       poolTimer = setInterval(() => {
-        repo.pools().then(
+        loadPools().then(
           (p) => (pools = p),
           (err) => logger.warn({ msg: 'pool_reload_failed', err: errorMessage(err) }),
         );
@@ -78,7 +83,7 @@ runService('tx-matcher', txMatcherConfig, async (svc) => {
     sessionTimeoutMs: config.TX_MATCHER_SESSION_TIMEOUT_MS,
     handler: createChainTxHandler({
       index: () => sync.index,
-      switches: (appIds) => repo.switches(appIds),
+      switches: (appIds) => appConfigs.switches(appIds),
       publish: (messages) => producer.publish(TOPICS.txPush, messages),
       pools: () => pools,
       appendTrade: (pool, id, tx) => trades.append(tx.chain_type, tx.chain_id, pool, id, tx.tx_hash, toTransactionResult(tx)),

@@ -4,6 +4,7 @@ import type { ChainTxMessage, TxPushMessage } from '@chainpipe/contracts';
 import type { OutgoingMessage } from '@chainpipe/kafka';
 import { addressIndexEntries, type NormalizedTx } from '@chainpipe/tx-parsers';
 import type { AddressIndex } from './address-index';
+import type { AppSwitches } from '@chainpipe/tx-store';
 
 /**
  * From stored transactions to pushes. Pure.
@@ -21,14 +22,7 @@ export interface AppDelivery {
 }
 
 /** A tx.app_configs row's switches, or undefined for an application without configuration. */
-export interface AppSwitches {
-  enable_ws: boolean;
-  enable_webhook: boolean;
-  webhook_url: string | null;
-  is_active: boolean;
-  /** core.apps.is_active: a disabled application gets nothing. */
-  app_active: boolean;
-}
+export type { AppSwitches };
 
 /**
  * The channels a push goes to. An application without configuration has the table's defaults

@@ -20,6 +20,8 @@ export {
   type TokenIndexRowValues,
   type TxRowValues,
 } from './rows';
-export { MonitoredAddressRepository, changeMessages, type AddressChange } from './monitored-addresses';
+export { MonitoredAddressRepository, changeMessages, type AddressChange, type MonitoredRow } from './monitored-addresses';
+export { AppConfigRepository, type AppConfigRow, type AppSwitches, type ConfigColumns } from './app-configs';
+export { DexPoolRepository, type DexPoolRef } from './dex-pools';
 export { chainTxKey, chainTxMessage } from './messages';
 export { markChecked, pendingTransactions, type PendingTx } from './pending';

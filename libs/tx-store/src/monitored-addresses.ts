@@ -21,6 +21,13 @@ export function changeMessages(appId: string, changes: readonly AddressChange[],
     .map((c) => ({ app_id: appId, chain_type: c.chainType, adds: c.adds, removes: c.removes, changed_at: changedAtMs }));
 }
 
+/** One row of tx.monitored_addresses. */
+export interface MonitoredRow {
+  app_id: string;
+  chain_type: string;
+  address: string;
+}
+
 /** Namespace of the per-application advisory locks of this table ("tx" + 1). */
 const ADDRESS_LOCK_NAMESPACE = 0x74780001;
 
@@ -64,5 +71,24 @@ export class MonitoredAddressRepository {
   async existsAnywhere(chainType: string, address: string): Promise<boolean> {
     const row = await this.db('tx.monitored_addresses').where({ chain_type: chainType, address }).first(this.db.raw('1 as hit'));
     return row !== undefined;
+  }
+
+  /**
+   * Every monitored address, in primary-key pages (keyset, so a million rows never sit in one
+   * result set). `onPage` consumes each page before the next is read. Resolves with the count.
+   */
+  async scanAll(pageSize: number, onPage: (rows: MonitoredRow[]) => void): Promise<number> {
+    let after: MonitoredRow | undefined;
+    let total = 0;
+    for (;;) {
+      const q = this.db('tx.monitored_addresses').select('app_id', 'chain_type', 'address').orderBy([{ column: 'app_id' }, { column: 'chain_type' }, { column: 'address' }]).limit(pageSize);
+      if (after) q.whereRaw('(app_id, chain_type, address) > (?, ?, ?)', [after.app_id, after.chain_type, after.address]);
+      const rows = (await q) as MonitoredRow[];
+      if (rows.length === 0) return total;
+      onPage(rows);
+      total += rows.length;
+      if (rows.length < pageSize) return total;
+      after = rows[rows.length - 1];
+    }
   }
 }

@@ -1,4 +1,5 @@
 import type { HttpTxAppConfig, HttpTxAppConfigPut, HttpTxRetryStatus } from '@chainpipe/contracts';
+import type { AppConfigRow, ConfigColumns } from '@chainpipe/tx-store';
 import { checkWebhookUrl, type WebhookTargetOptions } from '@chainpipe/webhooks';
 
 /**
@@ -10,6 +11,9 @@ import { checkWebhookUrl, type WebhookTargetOptions } from '@chainpipe/webhooks'
 
 /** Body of POST and PUT after schema validation (generated from `http/tx/app-config-put`); `is_active` only reaches here through PUT. */
 export type AppConfigInput = HttpTxAppConfigPut;
+
+// The stored shapes live with their repository (libs/tx-store); this module maps them.
+export type { AppConfigRow, ConfigColumns };
 
 /** The client-writable columns of tx.app_configs, with the secret still in plain text. */
 export interface WritableConfig {
@@ -69,8 +73,6 @@ export function insertValues(update: Partial<WritableConfig>): WritableConfig {
   return { ...CONFIG_DEFAULTS, ...update };
 }
 
-/** The client-writable columns as stored: the webhook secret sealed, never in plain text. */
-export type ConfigColumns = Omit<WritableConfig, 'webhook_secret'> & { webhook_secret_enc: string | null };
 
 /** Replaces the plain secret by its sealed form (`seal`: SecretBox.seal); null stays null. */
 export function sealColumns(values: WritableConfig, seal: (plain: string) => string): ConfigColumns;
@@ -81,22 +83,6 @@ export function sealColumns(values: Partial<WritableConfig>, seal: (plain: strin
   return { ...rest, webhook_secret_enc: webhook_secret === null ? null : seal(webhook_secret) };
 }
 
-/** A row of tx.app_configs as pg returns it (bigint columns arrive as strings). */
-export interface AppConfigRow {
-  app_id: string;
-  enable_ws: boolean;
-  enable_webhook: boolean;
-  webhook_url: string | null;
-  webhook_secret_enc: string | null;
-  ws_ack_resend_interval_seconds: number;
-  webhook_delivery_status: string;
-  webhook_retrying_since: string | number | null;
-  webhook_last_failed_transaction_id: string | number | null;
-  webhook_last_failure_reason: string | null;
-  is_active: boolean;
-  created_at: Date;
-  updated_at: Date;
-}
 
 /** `data` of GET /app/config: the spec's fields, never the secret (schema `http/tx/app-config`). */
 export type AppConfigView = NonNullable<HttpTxAppConfig>;

@@ -1,6 +1,6 @@
 import type { Redis } from '@chainpipe/redis';
 import { CONFIG_DEFAULTS } from '../management/app-config';
-import type { AppConfigRepository } from '../management/app-config.repository';
+import type { AppConfigRepository } from '@chainpipe/tx-store';
 
 /**
  * Pushes kept per application for re-sending, in Redis so every gateway copy sees the same

@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import { PRINCIPAL, sendError, sendOk, type ApiRoutes, type Principal } from '@chainpipe/http';
 import type { TxGatewayDeps } from '../deps';
 import { configView, insertValues, planReplace, planUpdate, retryStatusView, sealColumns, type AppConfigInput } from '../management/app-config';
-import { AppConfigRepository } from '../management/app-config.repository';
+import { AppConfigRepository } from '@chainpipe/tx-store';
 
 /**
  * Push configuration of the caller's application (GET/POST/PUT/DELETE /tx/api/v1/app/config)

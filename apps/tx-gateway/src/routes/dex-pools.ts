@@ -1,4 +1,5 @@
 import { requestParams, sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
+import { DexPoolRepository } from '@chainpipe/tx-store';
 import type { TxGatewayDeps } from '../deps';
 import { parsePoolRef, parseTradesLimit } from '../management/dex-pools';
 
@@ -10,6 +11,7 @@ import { parsePoolRef, parseTradesLimit } from '../management/dex-pools';
  */
 export function dexPoolsRoutes(api: ApiRoutes, deps: Pick<TxGatewayDeps, 'db' | 'poolTrades' | 'logger'>): void {
   const log = deps.logger.child({ component: 'dex-pools' });
+  const pools = new DexPoolRepository(deps.db);
   const tags = ['pool trades'];
   const done = { data: { const: 'success' }, description: 'done', example: 'success' };
   type Params = { poolAddress: string; chainType?: string; chain_type?: string; chainId?: string; chain_id?: string; limit?: string };
@@ -28,7 +30,7 @@ export function dexPoolsRoutes(api: ApiRoutes, deps: Pick<TxGatewayDeps, 'db' | 
       const b = req.body as { chainType: string; chainId: number | string; poolAddress: string };
       const ref = parsePoolRef(b, b.poolAddress);
       if (!ref.ok) return sendError(res, 400, ref.error);
-      await deps.db('tx.dex_pools').insert({ chain_type: ref.value.chainType, chain_id: ref.value.chainId, pool_address: ref.value.pool }).onConflict(['chain_type', 'chain_id', 'pool_address']).ignore();
+      await pools.register(ref.value);
       log.info({ msg: 'pool_registered', ...ref.value });
       sendOk(res, 'success');
     },
@@ -48,7 +50,7 @@ export function dexPoolsRoutes(api: ApiRoutes, deps: Pick<TxGatewayDeps, 'db' | 
       const p = requestParams<Params>(res);
       const ref = parsePoolRef(p, p.poolAddress);
       if (!ref.ok) return sendError(res, 400, ref.error);
-      await deps.db('tx.dex_pools').where({ chain_type: ref.value.chainType, chain_id: ref.value.chainId, pool_address: ref.value.pool }).del();
+      await pools.remove(ref.value);
       await deps.poolTrades.clear(ref.value.chainType, ref.value.chainId, ref.value.pool);
       log.info({ msg: 'pool_removed', ...ref.value });
       sendOk(res, 'success');

@@ -1,0 +1,98 @@
+import type { Knex } from '@chainpipe/db';
+
+/** A row of tx.app_configs as pg returns it (bigint columns arrive as strings). */
+export interface AppConfigRow {
+  app_id: string;
+  enable_ws: boolean;
+  enable_webhook: boolean;
+  webhook_url: string | null;
+  webhook_secret_enc: string | null;
+  ws_ack_resend_interval_seconds: number;
+  webhook_delivery_status: string;
+  webhook_retrying_since: string | number | null;
+  webhook_last_failed_transaction_id: string | number | null;
+  webhook_last_failure_reason: string | null;
+  is_active: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The client-writable columns as stored: the webhook secret sealed, never in plain text. */
+export type ConfigColumns = Pick<AppConfigRow, 'enable_ws' | 'enable_webhook' | 'webhook_url' | 'webhook_secret_enc' | 'ws_ack_resend_interval_seconds' | 'is_active'>;
+
+/** What decides where an application's pushes go: its configuration switches and whether it is enabled at all. */
+export interface AppSwitches {
+  enable_ws: boolean;
+  enable_webhook: boolean;
+  webhook_url: string | null;
+  is_active: boolean;
+  /** core.apps.is_active: a disabled application gets nothing. */
+  app_active: boolean;
+}
+
+/**
+ * tx.app_configs (one row per application) and the application's part of tx.webhook_queue: the
+ * gateway writes and shows them, the matcher reads the switches. Every query is scoped by app_id.
+ * (webhook-dispatcher's delivery state changes run under a row lock in libs/webhooks.)
+ */
+export class AppConfigRepository {
+  constructor(private readonly db: Knex) {}
+
+  async find(appId: string): Promise<AppConfigRow | undefined> {
+    return this.db('tx.app_configs').where({ app_id: appId }).first<AppConfigRow | undefined>();
+  }
+
+  /**
+   * Creates or replaces the client-writable columns. The delivery state (status, retrying
+   * since, last failure) belongs to the webhook dispatcher and is kept; so is created_at.
+   */
+  async replace(appId: string, columns: ConfigColumns, now: Date): Promise<void> {
+    await this.db('tx.app_configs')
+      .insert({ app_id: appId, ...columns, created_at: now, updated_at: now })
+      .onConflict('app_id')
+      .merge({ ...columns, updated_at: now });
+  }
+
+  /** Updates the given columns; an application without a row gets `whenMissing` inserted. */
+  async update(appId: string, columns: Partial<ConfigColumns>, whenMissing: ConfigColumns, now: Date): Promise<void> {
+    await this.db('tx.app_configs')
+      .insert({ app_id: appId, ...whenMissing, created_at: now, updated_at: now })
+      .onConflict('app_id')
+      .merge({ ...columns, updated_at: now });
+  }
+
+  async remove(appId: string): Promise<boolean> {
+    return (await this.db('tx.app_configs').where({ app_id: appId }).del()) > 0;
+  }
+
+  /** Queued webhook deliveries of the application: how many, and the earliest next attempt (Unix ms). */
+  async queueSummary(appId: string): Promise<{ pending: number; nextAttemptAtMs: number | null }> {
+    const row = await this.db('tx.webhook_queue')
+      .where({ app_id: appId })
+      .first<{ pending: string; next_attempt_at: string | null }>(this.db.raw('count(*) as pending'), this.db.raw('min(next_attempt_at) as next_attempt_at'));
+    return { pending: Number(row?.pending ?? 0), nextAttemptAtMs: row?.next_attempt_at == null ? null : Number(row.next_attempt_at) };
+  }
+
+  /** Switches of the applications (absent: no such application, or no configuration row). */
+  async switches(appIds: readonly string[]): Promise<Map<string, AppSwitches | undefined>> {
+    const out = new Map<string, AppSwitches | undefined>();
+    if (appIds.length === 0) return out;
+    const rows = (await this.db.raw(
+      `select a.app_id, a.is_active as app_active, c.enable_ws, c.enable_webhook, c.webhook_url, c.is_active
+         from core.apps a left join tx.app_configs c on c.app_id = a.app_id
+        where a.app_id = any(?)`,
+      [[...appIds]],
+    )) as { rows: Array<AppSwitches & { app_id: string; enable_ws: boolean | null }> };
+    for (const r of rows.rows) {
+      out.set(
+        r.app_id,
+        r.enable_ws === null
+          ? r.app_active
+            ? undefined
+            : { enable_ws: false, enable_webhook: false, webhook_url: null, is_active: false, app_active: false }
+          : { enable_ws: r.enable_ws, enable_webhook: r.enable_webhook, webhook_url: r.webhook_url, is_active: r.is_active, app_active: r.app_active },
+      );
+    }
+    return out;
+  }
+}
