@@ -1,15 +1,14 @@
 import { expect } from 'chai';
+import { isPlausibleTxHash, normalizeTxHash } from '@chainpipe/chains';
 import { loadContracts } from '@chainpipe/contracts';
 import { readFixtureJson } from '@chainpipe/testing';
 import { parseCursor } from '../src/queries/cursor';
 import {
   addressForms,
-  isPlausibleTxHash,
   normalizeBatchGet,
   normalizeMultiChain,
   normalizeSearch,
   normalizeTransactionQuery,
-  normalizeTxHash,
   type Normalized,
 } from '../src/queries/request';
 

@@ -1,6 +1,5 @@
-import { CHAINS, canonicalAddress, networkByChain, type ChainType } from '@chainpipe/chains';
+import { CHAINS, canonicalAddress, networkByChain, normalizeTxHash, type ChainType } from '@chainpipe/chains';
 import { TX_PUSH_WS_PATH } from '@chainpipe/contracts';
-import { normalizeTxHash } from '../queries/request';
 
 /**
  * The WebSocket protocol of the address monitoring service (spec, "WebSocket endpoint"). Pure:

@@ -1,6 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { NetworkInfo } from '@chainpipe/chains';
+import { isPlausibleTxHash, type NetworkInfo } from '@chainpipe/chains';
 import { OriginError, jsonRpcCall } from '@chainpipe/upstreams';
 import { requestParams, sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
 import { errorMessage } from '@chainpipe/runtime';
@@ -11,7 +11,6 @@ import type { TxGatewayDeps } from '../deps';
 import { fetchFromOrigin, type OriginLookup } from '@chainpipe/tx-parsers';
 import { TxQueryRepository } from '../queries/repository';
 import {
-  isPlausibleTxHash,
   normalizeBatchGet,
   normalizeMultiChain,
   normalizeSearch,
