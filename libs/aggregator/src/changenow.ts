@@ -1,4 +1,5 @@
 import type { ChannelOutcome } from '@chainpipe/orders';
+import { type Clock, systemClock } from '@chainpipe/runtime';
 import { ProviderError, type ChannelAdapter, type ProviderDeposit, type ProviderQuote, type TokenRef } from './adapter';
 import { providerJson } from './provider-http';
 import { fromUnits, toUnits } from './units';
@@ -15,7 +16,7 @@ export interface ChangeNowConfig {
   timeoutMs: number;
   /** How long ChangeNOW waits for the deposit of a standard-flow exchange (it does not say per exchange). */
   depositWindowMs: number;
-  now?: () => number;
+  clock?: Pick<Clock, 'now'>;
 }
 
 /** ChangeNOW network names of the price reference's chains (internal chain id → network). */
@@ -26,10 +27,10 @@ const OUTCOMES: Readonly<Record<string, ChannelOutcome>> = { finished: 'Complete
 
 export class ChangeNowAdapter implements ChannelAdapter {
   readonly kind = 'changenow';
-  private readonly now: () => number;
+  private readonly clock: Pick<Clock, 'now'>;
 
   constructor(private readonly config: ChangeNowConfig) {
-    this.now = config.now ?? Date.now;
+    this.clock = config.clock ?? systemClock;
   }
 
   private currency(t: TokenRef): { currency: string; network: string } {
@@ -83,7 +84,7 @@ export class ChangeNowAdapter implements ChannelAdapter {
     return {
       depositAddress: payinAddress,
       memo: typeof payinExtraId === 'string' && payinExtraId !== '' ? payinExtraId : undefined,
-      expireAt: new Date(this.now() + this.config.depositWindowMs),
+      expireAt: new Date(this.clock.now() + this.config.depositWindowMs),
       providerOrderId: id,
       estimatedOut: toUnits(toAmount, req.dst.decimals),
     };

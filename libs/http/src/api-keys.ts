@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { type Clock, systemClock } from '@chainpipe/runtime';
 import type { RequestHandler } from 'express';
 import type { ApiAuth } from './api-routes';
 import { sendError } from './envelope';
@@ -67,16 +68,16 @@ export type KeyLookup = (keyId: string) => Promise<StoredKey | undefined>;
  * Resolves a presented key to its application, with a short cache so that a busy client does
  * not cost a database round trip per request. Revocation takes effect within `cacheTtlMs`.
  */
-export function createKeyResolver(lookup: KeyLookup, opts: { cacheTtlMs?: number; now?: () => number } = {}) {
+export function createKeyResolver(lookup: KeyLookup, opts: { cacheTtlMs?: number; clock?: Pick<Clock, 'now'> } = {}) {
   const ttl = opts.cacheTtlMs ?? 10_000;
-  const now = opts.now ?? Date.now;
+  const clock = opts.clock ?? systemClock;
   const cache = new Map<string, { key: StoredKey | undefined; at: number }>();
   return async (token: string): Promise<Principal | undefined> => {
     const parsed = parseApiKey(token);
     if (!parsed) return undefined;
     let entry = cache.get(parsed.keyId);
-    if (!entry || now() - entry.at >= ttl) {
-      entry = { key: await lookup(parsed.keyId), at: now() };
+    if (!entry || clock.now() - entry.at >= ttl) {
+      entry = { key: await lookup(parsed.keyId), at: clock.now() };
       if (cache.size > 10_000) cache.clear();
       cache.set(parsed.keyId, entry);
     }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { createKeyResolver, generateApiKey, hashSecret, parseApiKey, safeEqual, secretMatches, type StoredKey } from '@chainpipe/http';
+import { ManualClock } from '@chainpipe/testing';
 
 describe('API keys', () => {
   it('generates keys whose secret is only stored as a hash', () => {
@@ -22,16 +23,16 @@ describe('API keys', () => {
   it('resolves active keys, refuses revoked ones and wrong secrets, and caches lookups', async () => {
     const k = generateApiKey();
     let lookups = 0;
-    let now = 0;
+    const clock = new ManualClock(0);
     const store = new Map<string, StoredKey>([[k.keyId, { appId: 'app-1', keyId: k.keyId, secretHash: k.secretHash, active: true }]]);
-    const resolve = createKeyResolver(async (id) => (lookups++, store.get(id)), { cacheTtlMs: 1000, now: () => now });
+    const resolve = createKeyResolver(async (id) => (lookups++, store.get(id)), { cacheTtlMs: 1000, clock });
     expect(await resolve(k.token)).to.deep.equal({ appId: 'app-1', keyId: k.keyId });
     expect(await resolve(k.token)).to.deep.equal({ appId: 'app-1', keyId: k.keyId });
     expect(lookups).to.equal(1);
     const wrong = k.token.slice(0, -1) + (k.token.endsWith('A') ? 'B' : 'A');
     expect(await resolve(wrong)).to.equal(undefined);
     store.set(k.keyId, { ...store.get(k.keyId)!, active: false });
-    now = 2000;
+    await clock.advance(2000);
     expect(await resolve(k.token)).to.equal(undefined);
     expect(await resolve('nonsense')).to.equal(undefined);
     expect(lookups).to.equal(2);
