@@ -11,7 +11,7 @@ import { createKeyResolver, generateApiKey, listen } from '@chainpipe/http';
 import { BatchConsumer, TopicProducer, createKafka, ensureTopics, type BatchHandler } from '@chainpipe/kafka';
 import { CandleRepository, LatestCandles } from '@chainpipe/kline-store';
 import { createRedis } from '@chainpipe/redis';
-import { createLogger } from '@chainpipe/runtime';
+import { createLogger, systemClock } from '@chainpipe/runtime';
 import { createTicksHandler } from '../apps/kline-aggregator/src/ticks.handler';
 import { createMarketGatewayApp } from '../apps/market-gateway/src/app';
 import { klineModule } from '../apps/market-gateway/src/kline/module';
@@ -136,7 +136,7 @@ export async function run(): Promise<void> {
     latest: new LatestCandles(redis),
     publish: (messages) => producer.publish(TOPICS.klineCandles, messages),
     registry: new Registry(),
-    now: Date.now,
+    clock: systemClock,
   });
   console.log(`machine: ${machine()}; ${TICKS.toLocaleString('en')} ticks per throughput run`);
 
@@ -173,7 +173,7 @@ export async function run(): Promise<void> {
     resolveKey: createKeyResolver((keyId) => keys.findKey(keyId)),
     market: { baseUrl: 'http://127.0.0.1:1', apiKey: '', timeoutMs: 1000 },
     bodyLimitBytes: 1024 * 1024,
-    now: Date.now,
+    clock: systemClock,
     ws: { pingMs: 60_000, maxBufferedBytes: 64 * 1024 * 1024 },
   });
   const app = createMarketGatewayApp({ logger: silent, registry: new Registry(), timeoutMs: 15_000, modules: [kline] });

@@ -9,7 +9,7 @@ import { createKeyResolver, generateApiKey, listen } from '@chainpipe/http';
 import { BatchConsumer, TopicProducer, createKafka, ensureTopics } from '@chainpipe/kafka';
 import { QuoteStore, ReferenceRepository, cryptoQuoteKey, importReference, latestQuoteItem, type CryptoQuoteMessage, type TokenRow } from '@chainpipe/price';
 import { createRedis, type Redis } from '@chainpipe/redis';
-import { createLogger } from '@chainpipe/runtime';
+import { createLogger, systemClock } from '@chainpipe/runtime';
 import { createMarketGatewayApp } from '../apps/market-gateway/src/app';
 import { priceModule } from '../apps/market-gateway/src/price/module';
 import { quotesHandler } from '../apps/price-writer/src/quotes.handler';
@@ -130,7 +130,7 @@ async function quotesLatest(db: Knex, redis: Redis, prefix: string, redisUrl: st
         logger,
         registry: new Registry(),
         resolveKey: createKeyResolver((id) => keys.findKey(id)),
-        now: Date.now,
+        clock: systemClock,
         bodyLimitBytes: 1024 * 1024,
         quoteMaxAgeMs: 3_600_000,
         referenceRefreshMs: 60_000,
@@ -207,7 +207,7 @@ async function pipeline(db: Knex, redis: Redis, brokers: string[]): Promise<void
   let handled = 0;
   let doneOurs!: () => void;
   const oursDone = new Promise<void>((r) => (doneOurs = r));
-  const handler = quotesHandler({ db, store: new QuoteStore(redis), registry, now: Date.now });
+  const handler = quotesHandler({ db, store: new QuoteStore(redis), registry, clock: systemClock });
   const consumer = new BatchConsumer({
     kafka,
     groupId: `${prefix}writer`,

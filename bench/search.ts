@@ -7,7 +7,7 @@ import { networkByName, parseChainOrigins } from '@chainpipe/chains';
 import { loadContracts } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, ensureDatabase, migrateLatest, type Knex } from '@chainpipe/db';
 import { createKeyResolver, generateApiKey, listen } from '@chainpipe/http';
-import { SecretBox, createLogger } from '@chainpipe/runtime';
+import { SecretBox, createLogger, systemClock } from '@chainpipe/runtime';
 import { readFixtureJson } from '@chainpipe/testing';
 import { parseEvmPayload, type NormalizedTx } from '@chainpipe/tx-parsers';
 import { createTxGatewayApp } from '../apps/tx-gateway/src/app';
@@ -287,7 +287,7 @@ export async function run(): Promise<void> {
     rpcTimeoutMs: 1_000,
     secretBox: new SecretBox(randomBytes(32).toString('hex')),
     allowPrivateWebhookTargets: false,
-    now: Date.now,
+    clock: systemClock,
     timeoutMs: 15_000,
     bodyLimitBytes: 1024 * 1024,
   });

@@ -10,7 +10,7 @@ import { loadContracts } from '@chainpipe/contracts';
 import { createDb } from '@chainpipe/db';
 import { createRedis } from '@chainpipe/redis';
 import { apiDocumentOf, asyncApiDocumentOf, compareRoutesWithDocument, type OpenApiDocument } from '@chainpipe/http';
-import { SecretBox, createLogger, loadConfig } from '@chainpipe/runtime';
+import { SecretBox, createLogger, loadConfig, systemClock } from '@chainpipe/runtime';
 import { createAggregatorGatewayApp } from '../../apps/aggregator-gateway/src/app';
 import { orderConfig } from '../../apps/aggregator-gateway/src/orders/config';
 import { ordersModule } from '../../apps/aggregator-gateway/src/orders/module';
@@ -43,7 +43,7 @@ const inert = {
   secretBox: new SecretBox('0'.repeat(64)),
   rpcTimeoutMs: 1000,
   allowPrivateWebhookTargets: false,
-  now: Date.now,
+  clock: systemClock,
   streamSecret: 'inert',
   bodyLimitBytes: 1024,
   timeoutMs: 1000,

@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { networkByName } from '@chainpipe/chains';
 import { loadContracts, type ChainTxMessage } from '@chainpipe/contracts';
 import { createRedis, type Redis } from '@chainpipe/redis';
-import { createLogger } from '@chainpipe/runtime';
+import { createLogger, systemClock } from '@chainpipe/runtime';
 import { PoolTrades, toTransactionResult } from '@chainpipe/tx-records';
 import { evmBlockItem, parseFixture, testEnv } from '@chainpipe/testing';
 import { AddressIndex } from '../../apps/tx-matcher/src/address-index';
@@ -46,7 +46,7 @@ describe('pool trades FIFO (matcher handler, real Redis)', () => {
       publish: async () => undefined,
       pools: () => new Set([poolKey('ethereum', 1, pool)]),
       appendTrade: (p, id, tx) => trades.append(tx.chain_type, tx.chain_id, p, id, tx.tx_hash, toTransactionResult(tx)),
-      now: Date.now,
+      clock: systemClock,
       logger: createLogger({ name: 'pool-test', level: 'silent' }),
       registry: new Registry(),
     });

@@ -264,7 +264,7 @@ describe('price pipeline: simulator → ingester → Kafka → writer → gatewa
   });
 
   describe('time-driven behaviour (gateway in this process with an injected clock)', () => {
-    let clock = Date.now();
+    let nowMs = Date.now();
     let server: StartedServer;
     let redis: Redis;
     const at = client(() => `http://127.0.0.1:${server.address.port}`, () => key);
@@ -286,7 +286,7 @@ describe('price pipeline: simulator → ingester → Kafka → writer → gatewa
             logger: createLogger({ name: 'market-gateway-test', level: 'silent' }),
             registry: createMetricsRegistry('market-gateway-test', { defaultMetrics: false }),
             resolveKey: createKeyResolver((id) => keys.findKey(id)),
-            now: () => clock,
+            clock: { now: () => nowMs },
             bodyLimitBytes: 1024 * 1024,
             quoteMaxAgeMs: 600_000,
             referenceRefreshMs: 30_000,
@@ -305,15 +305,15 @@ describe('price pipeline: simulator → ingester → Kafka → writer → gatewa
 
     it('keeps a pool for one hour of the clock, then fetches it again', async () => {
       // A cache key of its own: chain_id 1 of evm, address in this run's Redis prefix; the spawned gateway shares the prefix, so start from a fetch.
-      clock = Date.now() + 10 * 3_600_000;
+      nowMs = Date.now() + 10 * 3_600_000;
       const url = `/price/api/v1/pools?chain_type=evm&chain_id=1&pool_address=${POOL}`;
       const n0 = await poolFetches();
       expectOk(await at('GET', url));
       expect(await poolFetches()).to.equal(n0 + 1);
-      clock += 3_600_000 - 1;
+      nowMs += 3_600_000 - 1;
       expectOk(await at('GET', url));
       expect(await poolFetches()).to.equal(n0 + 1);
-      clock += 2;
+      nowMs += 2;
       expectOk(await at('GET', url));
       expect(await poolFetches()).to.equal(n0 + 2);
       expectOk(await at('GET', url));
@@ -321,10 +321,10 @@ describe('price pipeline: simulator → ingester → Kafka → writer → gatewa
     });
 
     it('stops serving a quote once its source timestamp is older than the maximum age', async () => {
-      clock = Date.now();
+      nowMs = Date.now();
       const fresh = expectOk(await at('GET', '/price/api/v1/quotes/latest?ids=1001'));
       expect(fresh.items.map((i: any) => i.token_id)).to.deep.equal([1001]);
-      clock = Date.now() + 600_000 + 60_000;
+      nowMs = Date.now() + 600_000 + 60_000;
       expect(expectOk(await at('GET', '/price/api/v1/quotes/latest?ids=1001')).items).to.deep.equal([]);
       expect(expectOk(await at('POST', '/price/api/v1/quotes/batch', { body: { token_addrs: [{ chain_type: 'utxo', token_address: 'BTC' }] } })).items).to.deep.equal([]);
     });

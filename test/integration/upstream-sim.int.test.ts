@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { networkByName } from '@chainpipe/chains';
+import { systemClock } from '@chainpipe/runtime';
 import { jsonRpcCall } from '@chainpipe/upstreams';
 import { fetchFromOrigin, parseTronPayload } from '@chainpipe/tx-parsers';
 import {
@@ -93,7 +94,7 @@ describe('upstream-sim chain nodes (real process, plain HTTP JSON-RPC)', functio
     const call = (method: string, params: unknown[], timeoutMs: number) => jsonRpcCall(`${sim.url}/rpc/solana-devnet`, method, params, timeoutMs);
     const records = [];
     for (const solanaEncoding of ['jsonParsed', 'json', 'base64', 'base58'] as const) {
-      const lookup = await fetchFromOrigin(devnet, sig, call, 5_000, Date.now, { solanaEncoding });
+      const lookup = await fetchFromOrigin(devnet, sig, call, 5_000, systemClock, { solanaEncoding });
       expect(lookup.found, solanaEncoding).to.equal(true);
       records.push(lookup.found ? lookup.tx : undefined);
     }
@@ -108,7 +109,7 @@ describe('upstream-sim chain nodes (real process, plain HTTP JSON-RPC)', functio
     expect(rec.height).to.equal(json.parentSlot + 1);
     expect(rec.tx_fee).to.equal(String(json.transactions[i].meta.fee));
     expect(rec.token_transfers.map((t) => t.amount).sort()).to.deep.equal([...moves].sort());
-    expect(await fetchFromOrigin(devnet, '1'.repeat(88), call, 5_000, Date.now, { solanaEncoding: 'base64' })).to.deep.equal({ found: false });
+    expect(await fetchFromOrigin(devnet, '1'.repeat(88), call, 5_000, systemClock, { solanaEncoding: 'base64' })).to.deep.equal({ found: false });
   });
 
   it('serves the Tron node HTTP API: getblockbynum by POST and GET, {} when unknown, {"Error"} on a broken body', async () => {

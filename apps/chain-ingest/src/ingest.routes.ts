@@ -3,7 +3,7 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 import { TOPICS, type Contracts } from '@chainpipe/contracts';
 import { ApiRoutes, safeEqual, sendError, sendOk, type RouteSpec } from '@chainpipe/http';
 import type { TopicProducer } from '@chainpipe/kafka';
-import { errorMessage, type Logger } from '@chainpipe/runtime';
+import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { rawRecordHeaders, resolveNetwork, type IngestRoute } from './raw-record';
 
 export interface IngestDeps {
@@ -14,7 +14,7 @@ export interface IngestDeps {
   registry: Registry;
   streamSecret: string;
   bodyLimitBytes: number;
-  now?: () => number;
+  clock?: Pick<Clock, 'now'>;
 }
 
 function ingestMetrics(registry: Registry) {
@@ -44,7 +44,7 @@ const RETRY_AFTER_PUBLISH_FAILED = '5';
  */
 export function ingestRoutes(deps: IngestDeps): ApiRoutes {
   const metrics = ingestMetrics(deps.registry);
-  const now = deps.now ?? Date.now;
+  const clock = deps.clock ?? systemClock;
   const log = deps.logger.child({ component: 'ingest' });
   // Any content type: streamers send octet-stream, JSON or nothing at all. gzip/deflate are
   // undone here (the limit applies to the inflated size, which also stops gzip bombs).
@@ -97,7 +97,7 @@ export function ingestRoutes(deps: IngestDeps): ApiRoutes {
       }
       const headers = rawRecordHeaders({
         network,
-        receivedAtMs: now(),
+        receivedAtMs: clock.now(),
         contentEncoding: req.header('content-encoding'),
         contentType: req.header('content-type'),
         route,

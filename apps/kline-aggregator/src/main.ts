@@ -3,7 +3,7 @@ import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
 import { CandleRepository, LatestCandles } from '@chainpipe/kline-store';
 import { addRedis } from '@chainpipe/redis';
-import { runService } from '@chainpipe/runtime';
+import { runService, systemClock } from '@chainpipe/runtime';
 import { klineAggregatorConfig } from './config';
 import { secondsRetention } from './retention';
 import { createTicksHandler } from './ticks.handler';
@@ -23,7 +23,7 @@ runService('kline-aggregator', klineAggregatorConfig, async (svc) => {
       latest: new LatestCandles(redis),
       publish: (messages) => producer.publish(TOPICS.klineCandles, messages),
       registry,
-      now: Date.now,
+      clock: systemClock,
     }),
   });
   svc.serve(secondsRetention({ candles, retentionSeconds: config.KLINE_1S_RETENTION_HOURS * 3600, intervalMs: config.KLINE_RETENTION_INTERVAL_MS, logger }));

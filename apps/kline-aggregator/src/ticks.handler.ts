@@ -3,14 +3,14 @@ import type { KlineCandleMessage, MarketTickMessage } from '@chainpipe/contracts
 import type { BatchHandler, OutgoingMessage } from '@chainpipe/kafka';
 import { poolKey, updateRank, type OhlcvRecord, type PoolUpdate } from '@chainpipe/kline';
 import type { CandleRepository, LatestCandles } from '@chainpipe/kline-store';
-import { NonRetryableError } from '@chainpipe/runtime';
+import { NonRetryableError, type Clock } from '@chainpipe/runtime';
 
 export interface TicksHandlerDeps {
   candles: Pick<CandleRepository, 'applyUpdates' | 'rollupsOf'>;
   latest: Pick<LatestCandles, 'put'>;
   publish: (messages: OutgoingMessage<KlineCandleMessage>[]) => Promise<void>;
   registry: Registry;
-  now: () => number;
+  clock: Pick<Clock, 'now'>;
 }
 
 type PoolMeta = Pick<MarketTickMessage, 'chain_type' | 'chain_id' | 'pool_address' | 'token'>;
@@ -45,7 +45,7 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
       throw err;
     }
     const rolled = await deps.candles.rollupsOf(stored.filter((c) => c.interval === '1d'));
-    const updatedAt = deps.now();
+    const updatedAt = deps.clock.now();
     const byPool = new Map<string, KlineCandleMessage[]>();
     for (const c of [...stored, ...rolled]) {
       const m = meta.get(c.pool_id)!;

@@ -4,7 +4,7 @@ import { ApiKeyRepository, addPostgres } from '@chainpipe/db';
 import { addHttpServer, createKeyResolver } from '@chainpipe/http';
 import { addKafka, ensureTopics } from '@chainpipe/kafka';
 import { addRedis } from '@chainpipe/redis';
-import { runService } from '@chainpipe/runtime';
+import { runService, systemClock } from '@chainpipe/runtime';
 import { createMarketGatewayApp } from './app';
 import { marketGatewayConfig } from './config';
 import { klineModule } from './kline/module';
@@ -35,7 +35,7 @@ runService('market-gateway', marketGatewayConfig, async (svc) => {
     resolveKey,
     market: { baseUrl: config.KLINE_MARKET_API_URL, apiKey: config.MARKET_API_KEY, timeoutMs: config.KLINE_MARKET_TIMEOUT_MS },
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    now: Date.now,
+    clock: systemClock,
     ws: { pingMs: config.KLINE_WS_PING_MS, maxBufferedBytes: config.KLINE_WS_MAX_BUFFERED_BYTES },
   });
 
@@ -51,7 +51,7 @@ runService('market-gateway', marketGatewayConfig, async (svc) => {
         logger,
         registry,
         resolveKey,
-        now: Date.now,
+        clock: systemClock,
         bodyLimitBytes: config.BODY_LIMIT_BYTES,
         quoteMaxAgeMs: config.QUOTE_MAX_AGE_MS,
         referenceRefreshMs: config.REFERENCE_REFRESH_MS,

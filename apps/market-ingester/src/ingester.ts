@@ -3,7 +3,7 @@ import type { MarketTickMessage } from '@chainpipe/contracts';
 import type { OutgoingMessage } from '@chainpipe/kafka';
 import { isStoredInterval, planSubscriptions, upstreamPoolId, type Assignment, type PoolRecord, type UpstreamOhlcv } from '@chainpipe/kline';
 import type { IngesterStatus } from '@chainpipe/kline-store';
-import { errorMessage, type Logger } from '@chainpipe/runtime';
+import { errorMessage, type Clock, type Logger } from '@chainpipe/runtime';
 import { subscriptionKey, type UpstreamSocket } from './upstream-socket';
 
 export interface MarketIngesterDeps {
@@ -15,7 +15,7 @@ export interface MarketIngesterDeps {
   subscriptionsPerSocket: number;
   logger: Logger;
   registry: Registry;
-  now: () => number;
+  clock: Pick<Clock, 'now'>;
 }
 
 const upstreamLookup = (networkId: string, poolAddress: string, token: string) => `${networkId}|${poolAddress.toLowerCase()}|${token}`;
@@ -82,7 +82,7 @@ export class MarketIngester {
       this.metrics.ticks.inc({ outcome: 'ignored' });
       return;
     }
-    const receivedAt = this.deps.now();
+    const receivedAt = this.deps.clock.now();
     this.lastTickAt = receivedAt;
     this.seq = (this.seq + 1) % Number.MAX_SAFE_INTEGER;
     const value: MarketTickMessage = {

@@ -3,7 +3,7 @@ import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
 import { DISCONNECTED_STATUS, IngesterStatusStore, PoolRepository } from '@chainpipe/kline-store';
 import { addRedis } from '@chainpipe/redis';
-import { errorMessage, runService } from '@chainpipe/runtime';
+import { errorMessage, runService, systemClock } from '@chainpipe/runtime';
 import { marketIngesterConfig } from './config';
 import { MarketIngester } from './ingester';
 import { UpstreamSocket } from './upstream-socket';
@@ -37,7 +37,7 @@ runService('market-ingester', marketIngesterConfig, async (svc) => {
     subscriptionsPerSocket: config.MARKET_SUBSCRIPTIONS_PER_SOCKET,
     logger,
     registry,
-    now: Date.now,
+    clock: systemClock,
   });
 
   let timers: NodeJS.Timeout[] = [];

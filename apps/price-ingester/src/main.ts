@@ -1,7 +1,7 @@
 import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
 import { ReferenceRepository } from '@chainpipe/price';
-import { runService } from '@chainpipe/runtime';
+import { runService, systemClock } from '@chainpipe/runtime';
 import { priceIngesterConfig } from './config';
 import { SourcePoller, registerStalenessMetrics } from './poller';
 import { createPolls } from './polls';
@@ -13,7 +13,7 @@ runService('price-ingester', priceIngesterConfig, async (svc) => {
   const producer = await kafka.producer();
   const reference = new ReferenceRepository(db);
   const polls = createPolls(
-    { producer, logger, registry, now: Date.now, timeoutMs: config.SOURCE_TIMEOUT_MS },
+    { producer, logger, registry, clock: systemClock, timeoutMs: config.SOURCE_TIMEOUT_MS },
     {
       quotesUrl: config.QUOTES_SOURCE_URL,
       quotesApiKey: config.QUOTES_SOURCE_API_KEY,

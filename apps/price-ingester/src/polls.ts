@@ -2,7 +2,7 @@ import { Counter, type Registry } from 'prom-client';
 import { TOPICS } from '@chainpipe/contracts';
 import type { TopicProducer } from '@chainpipe/kafka';
 import { parseCmcQuotes, parseFiatRates, quoteKey, type PriceQuoteMessage } from '@chainpipe/price';
-import { RetryableError, type Logger } from '@chainpipe/runtime';
+import { RetryableError, type Clock, type Logger } from '@chainpipe/runtime';
 import type { PollOutcome } from './poller';
 import { fiatRatesUrl, getJson, quotesUrl } from './sources';
 
@@ -10,7 +10,7 @@ export interface PollDeps {
   producer: Pick<TopicProducer, 'publish'>;
   logger: Logger;
   registry: Registry;
-  now: () => number;
+  clock: Pick<Clock, 'now'>;
   timeoutMs: number;
 }
 
@@ -61,7 +61,7 @@ export function createPolls(deps: PollDeps, cfg: {
         const chunk = ids.slice(i, i + cfg.batchSize);
         const headers: Record<string, string> = cfg.quotesApiKey ? { 'X-CMC_PRO_API_KEY': cfg.quotesApiKey } : {};
         const body = await getJson(quotesUrl(cfg.quotesUrl, chunk), { timeoutMs: deps.timeoutMs, headers });
-        const parsed = parseCmcQuotes(body, deps.now());
+        const parsed = parseCmcQuotes(body, deps.clock.now());
         for (const r of parsed.rejected) {
           metrics.rejected.inc({ source: 'quotes' });
           deps.logger.warn({ msg: 'quote_rejected', id: r.id, reason: r.reason });
@@ -76,7 +76,7 @@ export function createPolls(deps: PollDeps, cfg: {
       const codes = await cfg.fiatCodes();
       if (!codes.length) return { newestAsOf: null };
       const body = await getJson(fiatRatesUrl(cfg.fiatUrl, codes, cfg.fiatAppId), { timeoutMs: deps.timeoutMs });
-      const parsed = parseFiatRates(body, deps.now());
+      const parsed = parseFiatRates(body, deps.clock.now());
       if ('error' in parsed) {
         metrics.rejected.inc({ source: 'fiat_rates' });
         throw new RetryableError(`fiat rates unreadable: ${parsed.error}`, 'UPSTREAM_UNREADABLE');

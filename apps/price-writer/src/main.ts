@@ -3,7 +3,7 @@ import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
 import { QuoteStore } from '@chainpipe/price';
 import { addRedis } from '@chainpipe/redis';
-import { runService } from '@chainpipe/runtime';
+import { runService, systemClock } from '@chainpipe/runtime';
 import { priceWriterConfig } from './config';
 import { quotesHandler } from './quotes.handler';
 
@@ -15,6 +15,6 @@ runService('price-writer', priceWriterConfig, async (svc) => {
   await kafka.consume(TOPICS.priceQuotes, {
     groupId: config.PRICE_WRITER_GROUP,
     maxRecordsPerCall: config.PRICE_WRITER_MAX_RECORDS_PER_CALL,
-    handler: quotesHandler({ db, store: new QuoteStore(redis), registry, now: Date.now }),
+    handler: quotesHandler({ db, store: new QuoteStore(redis), registry, clock: systemClock }),
   });
 });

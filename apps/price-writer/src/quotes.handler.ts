@@ -2,6 +2,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Knex } from '@chainpipe/db';
 import type { BatchHandler } from '@chainpipe/kafka';
 import type { CryptoQuoteMessage, FiatRatesMessage, PriceQuoteMessage, QuoteStore } from '@chainpipe/price';
+import type { Clock } from '@chainpipe/runtime';
 
 /**
  * `price_usd` is numeric(40, 18): a junk asset quoted past 10^22 would overflow it, and a
@@ -13,7 +14,7 @@ export interface QuotesHandlerDeps {
   db: Knex;
   store: Pick<QuoteStore, 'writeLatest'>;
   registry: Registry;
-  now: () => number;
+  clock: Pick<Clock, 'now'>;
 }
 
 /**
@@ -29,7 +30,7 @@ export function quotesHandler(deps: QuotesHandlerDeps): BatchHandler<PriceQuoteM
     help: 'Age of the newest crypto quote this writer stored, by its source timestamp; grows while the pipeline is stale',
     registers: [deps.registry],
     collect() {
-      if (newestCrypto !== null) this.set(Math.max(0, deps.now() - newestCrypto) / 1000);
+      if (newestCrypto !== null) this.set(Math.max(0, deps.clock.now() - newestCrypto) / 1000);
     },
   });
 

@@ -3,7 +3,7 @@ import type { Contracts } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import type { Principal } from '@chainpipe/http';
 import type { TopicProducer } from '@chainpipe/kafka';
-import type { Logger, SecretBox } from '@chainpipe/runtime';
+import type { Clock, Logger, SecretBox } from '@chainpipe/runtime';
 import type { Registry } from 'prom-client';
 import type { PoolTrades } from '@chainpipe/tx-records';
 import type { RetryReport } from '@chainpipe/webhooks';
@@ -28,6 +28,6 @@ export interface TxGatewayDeps {
   retryWebhooks: (appId: string) => Promise<RetryReport | undefined>;
   /** Recent trades per registered DEX pool (Redis). */
   poolTrades: PoolTrades;
-  /** Unix milliseconds; injected so tests control time. */
-  now: () => number;
+  /** Injected so tests control time. */
+  clock: Pick<Clock, 'now'>;
 }

@@ -5,7 +5,7 @@ import { ApiKeyRepository, addPostgres } from '@chainpipe/db';
 import { addHttpServer, createKeyResolver } from '@chainpipe/http';
 import { addKafka } from '@chainpipe/kafka';
 import { addRedis } from '@chainpipe/redis';
-import { SecretBox, runService } from '@chainpipe/runtime';
+import { SecretBox, runService, systemClock } from '@chainpipe/runtime';
 import { PoolTrades, toV2Record } from '@chainpipe/tx-records';
 import { AppConfigRepository } from '@chainpipe/tx-store';
 import { createTxGatewayApp } from './app';
@@ -47,7 +47,7 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
     retryWebhooks: (appId) => webhooks.drainApp(appId, true),
     poolTrades: new PoolTrades(redis),
     allowPrivateWebhookTargets: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
-    now: Date.now,
+    clock: systemClock,
     timeoutMs: config.REQUEST_TIMEOUT_MS,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
   });
@@ -61,7 +61,7 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
     {
       resolveKey,
       store,
-      resendIntervalSeconds: resendIntervals(new AppConfigRepository(db), Date.now),
+      resendIntervalSeconds: resendIntervals(new AppConfigRepository(db), systemClock),
       lookupTx: async (chainType, chainId, hash) => {
         const network = networkByChain(chainType, chainId);
         const row = network ? await txs.byHash(network, hash) : undefined;

@@ -1,7 +1,7 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { ChainTxMessage, TxPushMessage } from '@chainpipe/contracts';
 import type { BatchHandler, OutgoingMessage } from '@chainpipe/kafka';
-import type { Logger } from '@chainpipe/runtime';
+import type { Clock, Logger } from '@chainpipe/runtime';
 import type { NormalizedTx } from '@chainpipe/tx-parsers';
 import type { AddressIndex } from './address-index';
 import { deliveryOf, matchRecords, poolsTouched, pushMessages, type AppSwitches } from './plan';
@@ -16,7 +16,7 @@ export interface ChainTxHandlerDeps {
   pools: () => ReadonlySet<string>;
   /** Appends a transaction to a pool's recent-trades FIFO (idempotent). */
   appendTrade: (pool: string, id: string, tx: NormalizedTx) => Promise<void>;
-  now: () => number;
+  clock: Pick<Clock, 'now'>;
   logger: Logger;
   registry: Registry;
 }
@@ -51,7 +51,7 @@ export function createChainTxHandler(deps: ChainTxHandlerDeps): BatchHandler<Cha
     const switches = await deps.switches([...new Set(matches.map((m) => m.appId))]);
     // An application that no longer exists gets nothing; one without configuration the defaults.
     const delivery = (appId: string) => (switches.has(appId) ? deliveryOf(switches.get(appId)) : { ws: false, webhook: false });
-    const messages = pushMessages(matches, delivery, deps.now());
+    const messages = pushMessages(matches, delivery, deps.clock.now());
     muted.inc(matches.length - messages.length);
     for (const m of messages) pushes.inc({ ws: String(m.value.ws), webhook: String(m.value.webhook) });
     await deps.publish(messages);

@@ -7,7 +7,7 @@ import { addKafka } from '@chainpipe/kafka';
 import { addRedis } from '@chainpipe/redis';
 import { PoolTrades, toTransactionResult } from '@chainpipe/tx-records';
 import { AppConfigRepository, DexPoolRepository, MonitoredAddressRepository } from '@chainpipe/tx-store';
-import { errorMessage, runService, sleep } from '@chainpipe/runtime';
+import { errorMessage, runService, sleep, systemClock } from '@chainpipe/runtime';
 import { createChainTxHandler } from './chain-tx.handler';
 import { txMatcherConfig } from './config';
 import { IndexSync } from './index-sync';
@@ -87,7 +87,7 @@ runService('tx-matcher', txMatcherConfig, async (svc) => {
       publish: (messages) => producer.publish(TOPICS.txPush, messages),
       pools: () => pools,
       appendTrade: (pool, id, tx) => trades.append(tx.chain_type, tx.chain_id, pool, id, tx.tx_hash, toTransactionResult(tx)),
-      now: Date.now,
+      clock: systemClock,
       logger,
       registry,
     }),

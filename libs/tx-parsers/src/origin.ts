@@ -1,4 +1,5 @@
 import type { NetworkInfo } from '@chainpipe/chains';
+import { type Clock, systemClock } from '@chainpipe/runtime';
 import { OriginError } from '@chainpipe/upstreams';
 import { parseBitcoinPayload } from './bitcoin';
 import { parseEvmPayload } from './evm';
@@ -58,10 +59,10 @@ function contextOf(network: NetworkInfo): ChainContext {
 }
 
 /** Calls sharing one deadline: each gets what is left of it. */
-function withDeadline(call: RpcCall, timeoutMs: number, now: () => number): (method: string, params: unknown[]) => Promise<unknown> {
-  const deadline = now() + timeoutMs;
+function withDeadline(call: RpcCall, timeoutMs: number, clock: Pick<Clock, 'now'>): (method: string, params: unknown[]) => Promise<unknown> {
+  const deadline = clock.now() + timeoutMs;
   return (method, params) => {
-    const left = deadline - now();
+    const left = deadline - clock.now();
     if (left <= 0) return Promise.reject(new OriginError(`origin did not answer within ${timeoutMs} ms`, 'timeout'));
     return call(method, params, left);
   };
@@ -96,10 +97,10 @@ export async function fetchFromOrigin(
   txHash: string,
   call: RpcCall,
   timeoutMs: number,
-  now: () => number = Date.now,
+  clock: Pick<Clock, 'now'> = systemClock,
   options: OriginOptions = {},
 ): Promise<OriginLookup> {
-  const rpc = withDeadline(call, timeoutMs, now);
+  const rpc = withDeadline(call, timeoutMs, clock);
   const ctx = contextOf(network);
   switch (network.family) {
     case 'evm': {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { networkByName, tronHexToBase58, type NetworkInfo } from '@chainpipe/chains';
+import { systemClock } from '@chainpipe/runtime';
 import { OriginError } from '@chainpipe/upstreams';
 import { readFixtureJson, solanaWireTransaction } from '@chainpipe/testing';
 import { fetchFromOrigin, type RpcCall } from '../src/origin';
@@ -83,7 +84,7 @@ describe('queries origin: one transaction from the chain node, parsed by our par
         t += 300; // each answer takes 300 ms of the (fake) clock
         return inner(method, params, timeoutMs);
       };
-      await fetchFromOrigin(net('ethereum-mainnet'), block.transactions[1].hash, call, 1_000, () => t);
+      await fetchFromOrigin(net('ethereum-mainnet'), block.transactions[1].hash, call, 1_000, { now: () => t });
       expect(given[0]).to.equal(1_000);
       expect(given.slice(1).every((ms) => ms <= 700)).to.equal(true);
     });
@@ -95,7 +96,7 @@ describe('queries origin: one transaction from the chain node, parsed by our par
         t += 2_000;
         return inner(method, params, timeoutMs);
       };
-      const err = await fetchFromOrigin(net('ethereum-mainnet'), block.transactions[1].hash, call, 1_000, () => t).catch((e) => e);
+      const err = await fetchFromOrigin(net('ethereum-mainnet'), block.transactions[1].hash, call, 1_000, { now: () => t }).catch((e) => e);
       expect(err).to.be.instanceOf(OriginError);
       expect(err.kind).to.equal('timeout');
       expect(calls).to.have.length(1);
@@ -168,7 +169,7 @@ describe('queries origin: one transaction from the chain node, parsed by our par
     };
     const lookup = async (solanaEncoding: 'jsonParsed' | 'base64' | 'base58') => {
       const { call, calls } = fixtureNode({ getTransaction: ([s, config]) => (s === sig ? answers[(config as Json).encoding] : null) });
-      const found = await fetchFromOrigin(net('solana-devnet'), sig, call, 5_000, Date.now, { solanaEncoding });
+      const found = await fetchFromOrigin(net('solana-devnet'), sig, call, 5_000, systemClock, { solanaEncoding });
       expect(calls[0].params).to.deep.equal([sig, { encoding: solanaEncoding, maxSupportedTransactionVersion: 0 }]);
       return found.found ? found.tx : (undefined as never);
     };

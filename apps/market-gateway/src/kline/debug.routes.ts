@@ -46,7 +46,7 @@ export function debugRoutes(api: ApiRoutes, deps: KlineDeps, hub: KlineHub): voi
     },
     async (_req, res) => {
       try {
-        await deps.publishPoolNotice({ action: 'ensure', pool_id: null, at: deps.now() });
+        await deps.publishPoolNotice({ action: 'ensure', pool_id: null, at: deps.clock.now() });
       } catch (err) {
         log.warn({ msg: 'ensure_publish_failed', err: errorMessage(err) });
         return sendKlineError(res, 500, KlineCode.internal, 'Internal server error');
@@ -81,7 +81,7 @@ export function debugRoutes(api: ApiRoutes, deps: KlineDeps, hub: KlineHub): voi
       auth: KLINE_AUTH,
       ok: { data: 'http/kline/health', message: 'ok', description: '`{ status: "ok", timestamp }`', example: { status: 'ok', timestamp: '2026-11-24T12:00:00.000Z' } },
     },
-    (_req, res) => sendKlineOk(res, { status: 'ok', timestamp: new Date(deps.now()).toISOString() }),
+    (_req, res) => sendKlineOk(res, { status: 'ok', timestamp: new Date(deps.clock.now()).toISOString() }),
   );
 
   api.route(

@@ -2,7 +2,7 @@ import type { Contracts, KlinePoolNotice } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import type { Principal } from '@chainpipe/http';
 import type { Redis } from '@chainpipe/redis';
-import type { Logger } from '@chainpipe/runtime';
+import type { Clock, Logger } from '@chainpipe/runtime';
 import type { Registry } from 'prom-client';
 
 /** The upstream market-data REST API (CoinGecko Pro: https://pro-api.coingecko.com/api/v3). */
@@ -24,7 +24,6 @@ export interface KlineDeps {
   resolveKey: (token: string) => Promise<Principal | undefined>;
   market: MarketUpstream;
   bodyLimitBytes: number;
-  /** Unix milliseconds. */
-  now: () => number;
+  clock: Pick<Clock, 'now'>;
   ws: { pingMs: number; maxBufferedBytes: number };
 }

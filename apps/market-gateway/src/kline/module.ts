@@ -37,7 +37,7 @@ export function klineModule(deps: KlineDeps): KlineModule {
     latest: new LatestCandles(deps.redis),
     logger: deps.logger,
     registry: deps.registry,
-    now: deps.now,
+    clock: deps.clock,
     maxBufferedBytes: deps.ws.maxBufferedBytes,
   });
   const api = new ApiRoutes({
@@ -56,7 +56,7 @@ export function klineModule(deps: KlineDeps): KlineModule {
     api,
     envelopeFor: klineEnvelopeFor,
     hub,
-    upgrade: klineUpgrade({ hub, resolveKey: deps.resolveKey, logger: deps.logger, now: deps.now }),
+    upgrade: klineUpgrade({ hub, resolveKey: deps.resolveKey, logger: deps.logger, clock: deps.clock }),
     candlesHandler: async (records) => {
       for (const r of records) hub.deliver(r.value);
     },

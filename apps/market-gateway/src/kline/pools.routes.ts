@@ -113,7 +113,7 @@ export function poolsRoutes(api: ApiRoutes, deps: KlineDeps): void {
         const pool = await repo.setActive(id, active);
         if (!pool) return sendKlineError(res, 404, KlineCode.poolNotFound, 'Pool not found');
         try {
-          await deps.publishPoolNotice({ action: active ? 'activated' : 'deactivated', pool_id: id, at: deps.now() });
+          await deps.publishPoolNotice({ action: active ? 'activated' : 'deactivated', pool_id: id, at: deps.clock.now() });
         } catch (err) {
           noticeFailures.inc();
           log.warn({ msg: 'pool_notice_failed', poolId: id, action: verb, err: errorMessage(err) });

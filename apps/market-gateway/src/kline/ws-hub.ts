@@ -3,7 +3,7 @@ import type { WebSocket } from 'ws';
 import type { KlineCandleMessage } from '@chainpipe/contracts';
 import { envelope, parseClientMessage, poolKey, WS_CODE, type Interval, type PoolRecord } from '@chainpipe/kline';
 import type { LatestCandles } from '@chainpipe/kline-store';
-import { errorMessage, type Logger } from '@chainpipe/runtime';
+import { errorMessage, type Clock, type Logger } from '@chainpipe/runtime';
 
 interface Connection {
   ws: WebSocket;
@@ -18,7 +18,7 @@ export interface KlineHubDeps {
   latest: Pick<LatestCandles, 'get'>;
   logger: Logger;
   registry: Registry;
-  now: () => number;
+  clock: Pick<Clock, 'now'>;
   /** A connection with more than this queued unsent is too slow and is closed. */
   maxBufferedBytes: number;
 }
@@ -95,7 +95,7 @@ export class KlineHub {
   }
 
   private reply(conn: Connection, type: string, data: unknown, opts: { id: string; code?: number; msg?: string }): void {
-    this.send(conn, JSON.stringify(envelope(type, data, { ...opts, now: this.deps.now() })));
+    this.send(conn, JSON.stringify(envelope(type, data, { ...opts, now: this.deps.clock.now() })));
   }
 
   private async onText(conn: Connection, text: string): Promise<void> {
@@ -136,14 +136,14 @@ export class KlineHub {
   /** A stored candle from kline.candles.v1: pushed to the connections subscribed to its pool and interval. */
   deliver(candle: KlineCandleMessage): void {
     const key = poolKey(candle);
-    this.lastIngestAt = this.deps.now();
+    this.lastIngestAt = this.deps.clock.now();
     this.lastIngestKey = key;
     const set = this.byPool.get(key);
     if (!set) return;
     let frame: string | undefined;
     for (const conn of set) {
       if (!conn.subs.get(key)?.has(candle.interval)) continue;
-      frame ??= JSON.stringify(envelope('ohlcv', pushData(candle), { now: this.deps.now() }));
+      frame ??= JSON.stringify(envelope('ohlcv', pushData(candle), { now: this.deps.clock.now() }));
       this.send(conn, frame);
       this.metrics.pushes.inc();
     }

@@ -4,7 +4,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { KLINE_WS_PATH } from '@chainpipe/contracts';
 import type { Principal } from '@chainpipe/http';
 import { envelope, WS_CODE } from '@chainpipe/kline';
-import { errorMessage, type Logger } from '@chainpipe/runtime';
+import { errorMessage, type Clock, type Logger } from '@chainpipe/runtime';
 import { KLINE_PREFIX, klineEnvelope } from './envelope';
 import type { KlineHub } from './ws-hub';
 
@@ -48,13 +48,13 @@ function reject(socket: Duplex, status: number, text: string, body: unknown): vo
  * the key subprotocol): missing → 401, unknown → 403, with the spec's `Unauthorized` error body.
  * Returns false for other paths.
  */
-export function klineUpgrade(deps: { hub: KlineHub; resolveKey: (token: string) => Promise<Principal | undefined>; logger: Logger; now: () => number }) {
+export function klineUpgrade(deps: { hub: KlineHub; resolveKey: (token: string) => Promise<Principal | undefined>; logger: Logger; clock: Pick<Clock, 'now'> }) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, handleProtocols: selectSubprotocol });
   const unauthorized = (status: number) => klineEnvelope.error(status, status, 'Unauthorized');
 
   const topicSocket = (ws: WebSocket) => {
     ws.on('message', (data, isBinary) => {
-      const send = (type: string, body: unknown, opts: { id?: string; code?: number; msg?: string }) => ws.send(JSON.stringify(envelope(type, body, { ...opts, now: deps.now() })));
+      const send = (type: string, body: unknown, opts: { id?: string; code?: number; msg?: string }) => ws.send(JSON.stringify(envelope(type, body, { ...opts, now: deps.clock.now() })));
       if (isBinary) return send('error', null, { code: WS_CODE.invalidMessage, msg: 'Binary messages are not supported' });
       let m: any;
       try {

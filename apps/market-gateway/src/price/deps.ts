@@ -2,7 +2,7 @@ import type { Contracts } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import type { Principal } from '@chainpipe/http';
 import type { Redis } from '@chainpipe/redis';
-import type { Logger } from '@chainpipe/runtime';
+import type { Clock, Logger } from '@chainpipe/runtime';
 import type { Registry } from 'prom-client';
 
 /** What the token price routes use. */
@@ -13,8 +13,8 @@ export interface PriceDeps {
   logger: Logger;
   registry: Registry;
   resolveKey: (token: string) => Promise<Principal | undefined>;
-  /** Unix milliseconds; injected so tests control time (pool cache expiry, quote age). */
-  now: () => number;
+  /** Injected so tests control time (pool cache expiry, quote age). */
+  clock: Pick<Clock, 'now'>;
   bodyLimitBytes: number;
   /** Quotes older than this (by their source timestamp) are not served. */
   quoteMaxAgeMs: number;

@@ -26,15 +26,15 @@ function priceJsonBody(limitBytes: number): RequestHandler {
  */
 export function priceModule(deps: PriceDeps): RouteModule {
   const repo = new ReferenceRepository(deps.db);
-  const snapshot = new ReferenceSnapshot(repo, { refreshMs: deps.referenceRefreshMs, missReloadMs: 1_000, now: deps.now });
-  const pools = new PoolDetailService({ repo, redis: deps.redis, logger: deps.logger, registry: deps.registry, now: deps.now, upstream: deps.poolUpstream, cacheTtlMs: deps.poolCacheTtlMs });
+  const snapshot = new ReferenceSnapshot(repo, { refreshMs: deps.referenceRefreshMs, missReloadMs: 1_000, clock: deps.clock });
+  const pools = new PoolDetailService({ repo, redis: deps.redis, logger: deps.logger, registry: deps.registry, clock: deps.clock, upstream: deps.poolUpstream, cacheTtlMs: deps.poolCacheTtlMs });
   const api = new ApiRoutes({
     contracts: deps.contracts,
     auth: { [PRICE_AUTH]: apiKeyAuth(deps.resolveKey, { missing: 'unauthorized', invalid: 'forbidden' }) },
     jsonBody: priceJsonBody(deps.bodyLimitBytes),
   });
   referenceRoutes(api, deps);
-  quotesRoutes(api, { snapshot, store: new QuoteStore(deps.redis), contracts: deps.contracts, now: deps.now, quoteMaxAgeMs: deps.quoteMaxAgeMs });
+  quotesRoutes(api, { snapshot, store: new QuoteStore(deps.redis), contracts: deps.contracts, clock: deps.clock, quoteMaxAgeMs: deps.quoteMaxAgeMs });
   poolsRoutes(api, { pools, logger: deps.logger });
   return { name: 'price', envelopeFor: priceEnvelopeFor, api };
 }

@@ -1,7 +1,7 @@
 import { Counter, type Registry } from 'prom-client';
 import { addressKey, mapPoolDetail, type PoolDetail, type ReferenceRepository } from '@chainpipe/price';
 import type { Redis } from '@chainpipe/redis';
-import { errorMessage, type Logger } from '@chainpipe/runtime';
+import { errorMessage, type Clock, type Logger } from '@chainpipe/runtime';
 import { upstreamJson, UpstreamError, upstreamUrl } from '@chainpipe/upstreams';
 
 export class PoolUpstreamError extends Error {}
@@ -11,7 +11,7 @@ export interface PoolDetailDeps {
   redis: Redis;
   logger: Logger;
   registry: Registry;
-  now: () => number;
+  clock: Pick<Clock, 'now'>;
   upstream: { baseUrl: string; apiKey: string; timeoutMs: number };
   cacheTtlMs: number;
 }
@@ -48,7 +48,7 @@ export class PoolDetailService {
     const cached = await this.deps.redis.get(key);
     if (cached) {
       const entry = JSON.parse(cached) as CacheEntry;
-      if (this.deps.now() - entry.fetched_at < this.deps.cacheTtlMs) {
+      if (this.deps.clock.now() - entry.fetched_at < this.deps.cacheTtlMs) {
         this.lookups.inc({ outcome: 'cache_hit' });
         return entry.data;
       }
@@ -78,7 +78,7 @@ export class PoolDetailService {
       this.deps.logger.warn({ msg: 'pool_upstream_failed', network, address, err: why });
       throw new PoolUpstreamError(why);
     }
-    const entry: CacheEntry = { fetched_at: this.deps.now(), data: detail };
+    const entry: CacheEntry = { fetched_at: this.deps.clock.now(), data: detail };
     // A cache write failing must not fail the answer we already have.
     await this.deps.redis.set(key, JSON.stringify(entry), 'PX', this.deps.cacheTtlMs + 60_000).catch((err: Error) => this.deps.logger.warn({ msg: 'pool_cache_write_failed', err: err.message }));
     this.lookups.inc({ outcome: 'fetched' });

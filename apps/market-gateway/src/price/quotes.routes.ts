@@ -1,6 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { formatErrors, type Contracts } from '@chainpipe/contracts';
 import { sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
+import type { Clock } from '@chainpipe/runtime';
 import {
   addressQuoteItem,
   fiatRateItems,
@@ -20,7 +21,7 @@ export interface QuotesRouteDeps {
   snapshot: ReferenceSnapshot;
   store: Pick<QuoteStore, 'readQuotes' | 'readFiatRates'>;
   contracts: Contracts;
-  now: () => number;
+  clock: Pick<Clock, 'now'>;
   /** A quote whose source timestamp is older than this is not served. */
   quoteMaxAgeMs: number;
 }
@@ -38,7 +39,7 @@ const TAGS = ['quotes'];
  */
 export function quotesRoutes(api: ApiRoutes, deps: QuotesRouteDeps): void {
   const validateBatch = deps.contracts.validator('http/price/quotes-batch');
-  const fresh = (q: CryptoQuoteMessage | undefined): q is CryptoQuoteMessage => q !== undefined && deps.now() - q.as_of <= deps.quoteMaxAgeMs;
+  const fresh = (q: CryptoQuoteMessage | undefined): q is CryptoQuoteMessage => q !== undefined && deps.clock.now() - q.as_of <= deps.quoteMaxAgeMs;
 
   /** The fiat a request names with its factor from USD; sends the error and returns undefined otherwise. */
   const resolveFiat = async (res: Response, raw: unknown): Promise<{ fiat: FiatRow; factor: number } | undefined> => {

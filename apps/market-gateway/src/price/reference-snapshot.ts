@@ -1,4 +1,5 @@
 import { addressKey, type FiatRow, type ReferenceRepository, type TokenRow } from '@chainpipe/price';
+import type { Clock } from '@chainpipe/runtime';
 
 /** Placeholders wallets use for a chain's native coin in contract-address fields. */
 const NATIVE_PLACEHOLDERS = new Set(['0x0000000000000000000000000000000000000000', '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee']);
@@ -34,12 +35,12 @@ export class ReferenceSnapshot {
 
   constructor(
     private readonly repo: Pick<ReferenceRepository, 'allTokens' | 'listFiats'>,
-    private readonly opts: { refreshMs: number; missReloadMs: number; now: () => number },
+    private readonly opts: { refreshMs: number; missReloadMs: number; clock: Pick<Clock, 'now'> },
   ) {}
 
   private async load(): Promise<Snapshot> {
     const [tokens, fiatList] = await Promise.all([this.repo.allTokens(), this.repo.listFiats()]);
-    const s: Snapshot = { at: this.opts.now(), byId: new Map(), byChainAddress: new Map(), byTypeAddress: new Map(), natives: new Map(), fiats: new Map(), fiatList };
+    const s: Snapshot = { at: this.opts.clock.now(), byId: new Map(), byChainAddress: new Map(), byTypeAddress: new Map(), natives: new Map(), fiats: new Map(), fiatList };
     for (const t of tokens) {
       s.byId.set(t.id, t);
       const pid = t.protocol_chain_id === null ? '' : String(t.protocol_chain_id);
@@ -74,7 +75,7 @@ export class ReferenceSnapshot {
   /** The snapshot to answer from: loads the first one, refreshes stale ones in the background. */
   async get(): Promise<Snapshot> {
     if (!this.current) return this.reload();
-    if (this.opts.now() - this.current.at > this.opts.refreshMs) void this.reload().catch(() => undefined);
+    if (this.opts.clock.now() - this.current.at > this.opts.refreshMs) void this.reload().catch(() => undefined);
     return this.current;
   }
 
@@ -82,7 +83,7 @@ export class ReferenceSnapshot {
   private async withMissReload<T>(lookup: (s: Snapshot) => { value: T; missed: boolean }): Promise<T> {
     const s = await this.get();
     const first = lookup(s);
-    if (!first.missed || this.opts.now() - s.at < this.opts.missReloadMs) return first.value;
+    if (!first.missed || this.opts.clock.now() - s.at < this.opts.missReloadMs) return first.value;
     return lookup(await this.reload()).value;
   }
 

@@ -1,4 +1,5 @@
 import type { Redis } from '@chainpipe/redis';
+import type { Clock } from '@chainpipe/runtime';
 import { CONFIG_DEFAULTS } from '../management/app-config';
 import type { AppConfigRepository } from '@chainpipe/tx-store';
 
@@ -94,15 +95,15 @@ export class ResendStore {
  * The applications' `ws_ack_resend_interval_seconds`, read from their configuration and kept for
  * 10 s (a change takes effect within that); the default for an application without one.
  */
-export function resendIntervals(configs: Pick<AppConfigRepository, 'find'>, now: () => number, ttlMs = 10_000): (appId: string) => Promise<number> {
+export function resendIntervals(configs: Pick<AppConfigRepository, 'find'>, clock: Pick<Clock, 'now'>, ttlMs = 10_000): (appId: string) => Promise<number> {
   const cache = new Map<string, { seconds: number; at: number }>();
   return async (appId) => {
     const hit = cache.get(appId);
-    if (hit && now() - hit.at < ttlMs) return hit.seconds;
+    if (hit && clock.now() - hit.at < ttlMs) return hit.seconds;
     const row = await configs.find(appId);
     const seconds = row?.ws_ack_resend_interval_seconds ?? CONFIG_DEFAULTS.ws_ack_resend_interval_seconds;
     if (cache.size > 10_000) cache.clear();
-    cache.set(appId, { seconds, at: now() });
+    cache.set(appId, { seconds, at: clock.now() });
     return seconds;
   };
 }

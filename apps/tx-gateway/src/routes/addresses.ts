@@ -19,7 +19,7 @@ import {
 import { MonitoredAddressRepository } from '@chainpipe/tx-store';
 import { declareOperation } from './layouts';
 
-type AddressDeps = Pick<TxGatewayDeps, 'db' | 'contracts' | 'producer' | 'logger' | 'registry' | 'now'>;
+type AddressDeps = Pick<TxGatewayDeps, 'db' | 'contracts' | 'producer' | 'logger' | 'registry' | 'clock'>;
 
 function addressMetrics(deps: AddressDeps) {
   return {
@@ -54,7 +54,7 @@ export function addressesRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
     const { appId } = res.locals[PRINCIPAL] as Principal;
     const result = await repo.apply(appId, changes, async () => {
       // Stamped under the application's lock: changed_at grows in publish order.
-      const messages = changeMessages(appId, changes, deps.now());
+      const messages = changeMessages(appId, changes, deps.clock.now());
       if (messages.length === 0) return;
       try {
         await deps.producer.publish(

@@ -83,7 +83,7 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       const plan = planReplace(input, targetOptions);
       if (!plan.ok) return sendError(res, 400, plan.error);
       const appId = appOf(res);
-      await repo.replace(appId, sealColumns(plan.values, seal), new Date(deps.now()));
+      await repo.replace(appId, sealColumns(plan.values, seal), new Date(deps.clock.now()));
       log.info({ msg: 'app_config_replaced', appId, fields: fieldsOf(input) });
       sendOk(res, 'success');
     },
@@ -106,7 +106,7 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       const plan = planUpdate(input, targetOptions);
       if (!plan.ok) return sendError(res, 400, plan.error);
       const appId = appOf(res);
-      await repo.update(appId, sealColumns(plan.values, seal), sealColumns(insertValues(plan.values), seal), new Date(deps.now()));
+      await repo.update(appId, sealColumns(plan.values, seal), sealColumns(insertValues(plan.values), seal), new Date(deps.clock.now()));
       log.info({ msg: 'app_config_updated', appId, fields: fieldsOf(input) });
       sendOk(res, 'success');
     },

@@ -96,7 +96,7 @@ export function queriesRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
     if (!url) throw new OriginError(`no chain origin configured for ${network.network}`, 'unreachable');
     const end = metrics.originDuration.startTimer({ network: network.network });
     try {
-      const lookup = await fetchFromOrigin(network, txHash, (method, params, timeoutMs) => jsonRpcCall(url, method, params, timeoutMs), deps.rpcTimeoutMs, deps.now);
+      const lookup = await fetchFromOrigin(network, txHash, (method, params, timeoutMs) => jsonRpcCall(url, method, params, timeoutMs), deps.rpcTimeoutMs, deps.clock);
       metrics.originFetches.inc({ network: network.network, outcome: lookup.found ? 'found' : 'not_found' });
       return lookup;
     } catch (err) {
