@@ -7,7 +7,7 @@ import { addKafka } from '@chainpipe/kafka';
 import { addRedis } from '@chainpipe/redis';
 import { PoolTrades, toTransactionResult } from '@chainpipe/tx-records';
 import { AppConfigRepository, DexPoolRepository, MonitoredAddressRepository } from '@chainpipe/tx-store';
-import { errorMessage, runService, sleep, systemClock } from '@chainpipe/runtime';
+import { periodicJob, runService, sleep, systemClock } from '@chainpipe/runtime';
 import { createChainTxHandler } from './chain-tx.handler';
 import { txMatcherConfig } from './config';
 import { IndexSync } from './index-sync';
@@ -48,8 +48,6 @@ runService('tx-matcher', txMatcherConfig, async (svc) => {
       indexSize.set(sync.index.size);
     },
   });
-  let resyncTimer: NodeJS.Timeout | undefined;
-  let poolTimer: NodeJS.Timeout | undefined;
   svc.serve({
     name: 'address-index',
     ready: () => sync.isLoaded,
@@ -60,23 +58,23 @@ runService('tx-matcher', txMatcherConfig, async (svc) => {
         await sleep(50);
       }
       await reload();
-      resyncTimer = setInterval(() => {
-        reload().catch((err) => logger.warn({ msg: 'resync_failed', err: errorMessage(err) }));
-      }, config.TX_MATCHER_RESYNC_INTERVAL_MS);
-      // Pools are few: their table is re-read often instead of carrying change notices.
-      poolTimer = setInterval(() => {
-        loadPools().then(
-          (p) => (pools = p),
-          (err) => logger.warn({ msg: 'pool_reload_failed', err: errorMessage(err) }),
-        );
-      }, config.TX_MATCHER_POOL_RELOAD_INTERVAL_MS);
       return { addresses: sync.index.size };
     },
-    stop: async () => {
-      clearInterval(resyncTimer);
-      clearInterval(poolTimer);
-    },
   });
+  // Started once the index is loaded (entry points start in order), so the first pass of each
+  // comes one interval after the load.
+  svc.serve(periodicJob({ name: 'resync', intervalMs: config.TX_MATCHER_RESYNC_INTERVAL_MS, run: reload, logger }));
+  // Pools are few: their table is re-read often instead of carrying change notices.
+  svc.serve(
+    periodicJob({
+      name: 'pool-reload',
+      intervalMs: config.TX_MATCHER_POOL_RELOAD_INTERVAL_MS,
+      run: async () => {
+        pools = await loadPools();
+      },
+      logger,
+    }),
+  );
   await kafka.consume(TOPICS.chainTx, {
     groupId: config.TX_MATCHER_GROUP,
     maxRecordsPerCall: config.TX_MATCHER_MAX_RECORDS_PER_CALL,
