@@ -3,7 +3,7 @@ import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
 import { DISCONNECTED_STATUS, IngesterStatusStore, PoolRepository } from '@chainpipe/kline-store';
 import { addRedis } from '@chainpipe/redis';
-import { errorMessage, runService, systemClock } from '@chainpipe/runtime';
+import { errorMessage, periodicJob, runService, systemClock } from '@chainpipe/runtime';
 import { marketIngesterConfig } from './config';
 import { MarketIngester } from './ingester';
 import { UpstreamSocket } from './upstream-socket';
@@ -40,7 +40,6 @@ runService('market-ingester', marketIngesterConfig, async (svc) => {
     clock: systemClock,
   });
 
-  let timers: NodeJS.Timeout[] = [];
   const writeStatus = () =>
     statusStore.write(ingester.status(), config.MARKET_STATUS_INTERVAL_MS * 5).catch((err) => logger.warn({ msg: 'status_write_failed', err: errorMessage(err) }));
   svc.serve({
@@ -48,16 +47,17 @@ runService('market-ingester', marketIngesterConfig, async (svc) => {
     health: () => (ingester.status().connected ? 'ok' : 'degraded'),
     start: async () => {
       await ingester.sync();
-      timers = [setInterval(() => void ingester.sync(), config.MARKET_POOLS_RESYNC_MS), setInterval(() => void writeStatus(), config.MARKET_STATUS_INTERVAL_MS)];
-      for (const t of timers) t.unref();
       return { upstream: config.MARKET_WS_URL.replace(/\?.*$/, '') };
     },
     stop: async () => {
-      for (const t of timers) clearInterval(t);
       await ingester.stop();
       await statusStore.write(DISCONNECTED_STATUS, config.MARKET_STATUS_INTERVAL_MS * 5).catch(() => undefined);
     },
   });
+  // Started after the first sync; stopped (a write under way finished) before the upstream
+  // sockets close and the disconnected status is written. Neither run rejects: both log their own failures.
+  svc.serve(periodicJob({ name: 'pool-resync', intervalMs: config.MARKET_POOLS_RESYNC_MS, run: () => ingester.sync(), logger }));
+  svc.serve(periodicJob({ name: 'status-write', intervalMs: config.MARKET_STATUS_INTERVAL_MS, run: writeStatus, logger }));
   // Pool notices only say "look again": the table is re-read, so a lost or repeated notice is harmless.
   await kafka.consume(TOPICS.klinePools, {
     groupId: config.MARKET_INGESTER_GROUP,
