@@ -1,17 +1,9 @@
 import { expect } from 'chai';
 import { RetryableError } from '@chainpipe/runtime';
-import { answerJson, freePort, startHttpStub, type HttpStub } from '@chainpipe/testing';
+import { answerJson, rejectionOf, freePort, startHttpStub, type HttpStub } from '@chainpipe/testing';
 import { getJson } from '../src/sources';
 
-async function retryable(call: Promise<unknown>): Promise<RetryableError> {
-  try {
-    await call;
-  } catch (err) {
-    expect(err).to.be.instanceOf(RetryableError);
-    return err as RetryableError;
-  }
-  throw new Error('the call resolved');
-}
+const retryable = (call: Promise<unknown>) => rejectionOf(call, RetryableError);
 
 describe('price sources: getJson, every failure a RetryableError with its UPSTREAM_* code', () => {
   let stub: HttpStub;

@@ -1,17 +1,9 @@
 import { expect } from 'chai';
-import { answerJson, startHttpStub, type HttpStub } from '@chainpipe/testing';
+import { answerJson, rejectionOf, startHttpStub, type HttpStub } from '@chainpipe/testing';
 import { ProviderError } from '../src';
 import { providerJson } from '../src/provider-http';
 
-async function providerFailure(call: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await call;
-  } catch (err) {
-    expect(err).to.be.instanceOf(ProviderError);
-    return err as ProviderError;
-  }
-  throw new Error('the call resolved');
-}
+const providerFailure = (call: Promise<unknown>) => rejectionOf(call, ProviderError);
 
 describe('providerJson: one provider call, every failure a ProviderError', () => {
   let stub: HttpStub;

@@ -17,3 +17,4 @@ export * from './apps';
 export * from './webhook-receiver';
 export * from './messages';
 export * from './manual-clock';
+export * from './rejection';

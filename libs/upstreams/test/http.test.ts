@@ -1,17 +1,12 @@
 import { expect } from 'chai';
 import { NOT_JSON, upstreamCall, UpstreamError, upstreamJson, upstreamMessageOf, upstreamUrl, type UpstreamErrorKind } from '../src';
-import { answerJson, freePort, startHttpStub, type HttpStub } from '@chainpipe/testing';
+import { answerJson, rejectionOf, freePort, startHttpStub, type HttpStub } from '@chainpipe/testing';
 
 /** The UpstreamError a call rejects with, and how long it took to reject. */
 async function failure(call: Promise<unknown>): Promise<{ err: UpstreamError; ms: number }> {
   const t0 = Date.now();
-  try {
-    await call;
-  } catch (err) {
-    expect(err).to.be.instanceOf(UpstreamError);
-    return { err: err as UpstreamError, ms: Date.now() - t0 };
-  }
-  throw new Error('the call resolved');
+  const err = await rejectionOf(call, UpstreamError);
+  return { err, ms: Date.now() - t0 };
 }
 
 function expectKind(err: UpstreamError, kind: UpstreamErrorKind): void {

@@ -1,16 +1,8 @@
 import { expect } from 'chai';
 import { jsonRpcCall, OriginError } from '../src';
-import { answerJson, freePort, startHttpStub, type HttpStub } from '@chainpipe/testing';
+import { answerJson, rejectionOf, freePort, startHttpStub, type HttpStub } from '@chainpipe/testing';
 
-async function originFailure(call: Promise<unknown>): Promise<OriginError> {
-  try {
-    await call;
-  } catch (err) {
-    expect(err).to.be.instanceOf(OriginError);
-    return err as OriginError;
-  }
-  throw new Error('the call resolved');
-}
+const originFailure = (call: Promise<unknown>) => rejectionOf(call, OriginError);
 
 describe('jsonRpcCall', () => {
   let server: HttpStub;
