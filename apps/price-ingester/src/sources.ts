@@ -1,5 +1,5 @@
 import { RetryableError, type ErrorCode } from '@chainpipe/runtime';
-import { upstreamJson, UpstreamError, type UpstreamErrorKind } from '@chainpipe/upstreams';
+import { upstreamFailure, upstreamJson, UpstreamError, type UpstreamErrorKind } from '@chainpipe/upstreams';
 
 /** The error code of each way a price source can fail (the poll retries every one of them). */
 const CODE_OF: Record<UpstreamErrorKind, ErrorCode> = {
@@ -16,7 +16,7 @@ export async function getJson(url: string, opts: { timeoutMs: number; headers?: 
     return await upstreamJson({ url, headers: { accept: 'application/json', ...opts.headers }, timeoutMs: opts.timeoutMs });
   } catch (err) {
     if (!(err instanceof UpstreamError)) throw err;
-    throw new RetryableError(`upstream ${err.message}`, CODE_OF[err.kind], { cause: err });
+    throw new RetryableError(upstreamFailure(err), CODE_OF[err.kind], { cause: err });
   }
 }
 

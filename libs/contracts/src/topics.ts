@@ -82,8 +82,11 @@ function topic<T>(spec: Omit<TopicSpec<T>, '__type'>): TopicSpec<T> {
   return spec;
 }
 
-/** The broker's default `max.message.bytes` (1 MiB), stated so that every topic names its limit. */
-const DEFAULT_MAX_MESSAGE_BYTES = 1_048_576;
+/**
+ * The broker's default `max.message.bytes` (1 MiB), stated so that every topic names its limit;
+ * also the limit the producer assumes for a physical topic outside the registry.
+ */
+export const DEFAULT_MAX_MESSAGE_BYTES = 1_048_576;
 
 /** Kafka key of a transaction: every message about one transaction lands on one partition, in order. */
 export function chainTxKey(tx: { chain_type: string; chain_id: number | string; tx_hash: string }): string {

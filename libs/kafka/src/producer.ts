@@ -1,7 +1,7 @@
 import { CompressionTypes, Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { NonRetryableError, RetryableError, errorMessage, systemClock, type Clock, type HealthReport, type Logger, type Timer } from '@chainpipe/runtime';
-import { TOPICS, dlqName, formatErrors, type Contracts, type TopicSpec } from '@chainpipe/contracts';
+import { DEFAULT_MAX_MESSAGE_BYTES, TOPICS, dlqName, formatErrors, type Contracts, type TopicSpec } from '@chainpipe/contracts';
 import { needsNewRequest, ownershipProblem, recordBytes, requestFull, splitIntoParts, topicBudget } from './batch-plan';
 import { BrokerLink, metadataProbe } from './broker-link';
 import { topicName } from './client';
@@ -65,8 +65,6 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
-/** `max.message.bytes` of a physical topic not in the registry: the broker's default. */
-const UNKNOWN_TOPIC_MAX_BYTES = 1_048_576;
 
 /**
  * A producer that executes the topic registry: it computes each message's key with its topic's
@@ -95,8 +93,10 @@ export class TopicProducer {
   private readonly published: Counter<'topic'>;
   private readonly failed: Counter<'topic' | 'reason'>;
   private readonly latency: Histogram<'topic'>;
+  private readonly clock: Clock;
 
   constructor(private readonly deps: TopicProducerOptions) {
+    this.clock = deps.clock ?? systemClock;
     this.opts = {
       topicPrefix: deps.topicPrefix ?? '',
       lingerMs: deps.lingerMs ?? 2,
@@ -126,7 +126,7 @@ export class TopicProducer {
     this.link = new BrokerLink({
       probe: this.probe.probe,
       downProbeMs: deps.downProbeMs,
-      clock: deps.clock,
+      clock: this.clock,
       onChange: (up, detail) => {
         reachable.set(up ? 1 : 0);
         if (up) deps.logger.info({ msg: 'kafka_broker_reachable' });
@@ -235,7 +235,7 @@ export class TopicProducer {
    * also gives the topic's limit.
    */
   publishEncoded(topic: string, messages: Message[], metricTopic = topic): Promise<void> {
-    const limit = this.limits.get(metricTopic) ?? UNKNOWN_TOPIC_MAX_BYTES;
+    const limit = this.limits.get(metricTopic) ?? DEFAULT_MAX_MESSAGE_BYTES;
     const sizes = messages.map(recordBytes);
     const { parts, tooLarge } = splitIntoParts(sizes, topicBudget(limit), this.opts.maxBatchMessages);
     if (tooLarge.length) {
@@ -267,7 +267,7 @@ export class TopicProducer {
     void acked.catch(() => undefined).finally(() => this.publishing.delete(acked));
     let timer: Timer | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = (this.deps.clock ?? systemClock).setTimeout(
+      timer = this.clock.setTimeout(
         () => {
           timedOut = true;
           reject(new RetryableError(`publish to ${topic} not acknowledged in ${this.opts.publishTimeoutMs} ms`, 'PRODUCE_TIMEOUT'));
@@ -351,7 +351,7 @@ export class TopicProducer {
         return;
       } catch (err) {
         if (!isReachabilityError(err) || attempt >= 3) throw err;
-        await (this.deps.clock ?? systemClock).sleep(Math.min(200 * 2 ** attempt, 2_000));
+        await this.clock.sleep(Math.min(200 * 2 ** attempt, 2_000));
       }
     }
   }

@@ -33,6 +33,17 @@ export class UpstreamError extends Error {
   }
 }
 
+/** Whether the upstream answered `status` (a 404 is often an answer to pass on, not a failure). */
+export function isUpstreamStatus(err: unknown, status: number): err is UpstreamError {
+  return err instanceof UpstreamError && err.kind === 'http' && err.status === status;
+}
+
+/** A failed call in words for a log line or an error of the caller's: "upstream answered HTTP 429: …". */
+export function upstreamFailure(err: unknown): string {
+  if (err instanceof UpstreamError) return `upstream ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
+}
+
 export interface UpstreamRequest {
   /** Absolute URL; `query` pairs are set on it (replacing a pair of the same name). */
   url: string | URL;

@@ -2,8 +2,7 @@ import type { Response } from 'express';
 import { Counter } from 'prom-client';
 import type { ApiRoutes, RouteSpec } from '@chainpipe/http';
 import { API_KEY_HEADER } from '@chainpipe/kline';
-import { errorMessage } from '@chainpipe/runtime';
-import { upstreamJson, UpstreamError, upstreamUrl } from '@chainpipe/upstreams';
+import { isUpstreamStatus, upstreamFailure, upstreamJson, upstreamUrl } from '@chainpipe/upstreams';
 import type { KlineDeps } from './deps';
 import { KLINE_AUTH, KLINE_PREFIX, KlineCode, sendKlineError, sendKlineOk } from './envelope';
 
@@ -24,12 +23,12 @@ export function marketRoutes(api: ApiRoutes, deps: KlineDeps): void {
       calls.inc({ kind, outcome: 'ok' });
       sendKlineOk(res, data);
     } catch (err) {
-      if (err instanceof UpstreamError && err.kind === 'http' && err.status === 404) {
+      if (isUpstreamStatus(err, 404)) {
         calls.inc({ kind, outcome: 'not_found' });
         return sendKlineError(res, 404, KlineCode.notFound, 'Resource not found');
       }
       calls.inc({ kind, outcome: 'failed' });
-      log.warn({ msg: 'market_relay_failed', kind, path: url.pathname, err: err instanceof UpstreamError ? `upstream ${err.message}` : errorMessage(err) });
+      log.warn({ msg: 'market_relay_failed', kind, path: url.pathname, err: upstreamFailure(err) });
       sendKlineError(res, 500, KlineCode.internal, 'Internal server error');
     }
   }

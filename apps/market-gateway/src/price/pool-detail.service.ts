@@ -1,8 +1,8 @@
 import { Counter, type Registry } from 'prom-client';
 import { addressKey, mapPoolDetail, type PoolDetail, type ReferenceRepository } from '@chainpipe/price';
 import type { Redis } from '@chainpipe/redis';
-import { errorMessage, type Clock, type Logger } from '@chainpipe/runtime';
-import { upstreamJson, UpstreamError, upstreamUrl } from '@chainpipe/upstreams';
+import type { Clock, Logger } from '@chainpipe/runtime';
+import { isUpstreamStatus, upstreamFailure, upstreamJson, upstreamUrl } from '@chainpipe/upstreams';
 
 export class PoolUpstreamError extends Error {}
 
@@ -69,11 +69,11 @@ export class PoolDetailService {
       const body = await upstreamJson({ url: upstreamUrl(baseUrl, path), headers: { accept: 'application/json', ...(apiKey ? { 'x-cg-pro-api-key': apiKey } : {}) }, timeoutMs });
       detail = mapPoolDetail(network, body);
     } catch (err) {
-      if (err instanceof UpstreamError && err.kind === 'http' && err.status === 404) {
+      if (isUpstreamStatus(err, 404)) {
         this.lookups.inc({ outcome: 'not_found' });
         return null;
       }
-      const why = err instanceof UpstreamError ? `upstream ${err.message}` : errorMessage(err);
+      const why = upstreamFailure(err);
       this.lookups.inc({ outcome: 'failed' });
       this.deps.logger.warn({ msg: 'pool_upstream_failed', network, address, err: why });
       throw new PoolUpstreamError(why);
