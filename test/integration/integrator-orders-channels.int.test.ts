@@ -147,6 +147,37 @@ describe('integrator orders through the ChangeNOW channel (gateway, tracker, ups
     expect((await create(body({ client_order_id: clientOrderId, dst_address: payout }))).body.data!.order_no).to.not.equal(answers[0].body.data!.order_no);
   });
 
+  it('client_order_id: a retry with a refreshed quote returns the same order before any re-quote, price or minimum check; other identity terms are a duplicate', async () => {
+    const clientOrderId = `r-${randomBytes(4).toString('hex')}`;
+    const headers = { 'x-integrator-api-key': key };
+    const first = await create(body({ client_order_id: clientOrderId }), headers);
+    expect(first.status, JSON.stringify(first.body)).to.equal(200);
+    const exchangeCount = (await exchanges()).length;
+    const latestEth = (price: number) =>
+      new QuoteStore(redis).writeLatest([{ kind: 'crypto', source: 'test', external_id: '1027', symbol: 'ETH', name: 'Ethereum', as_of: Date.now(), fetched_at: Date.now(), usd: { price } } as never]);
+    // the source price falls to 1 USD: 0.1 ETH is under the 10 USD minimum for any new order
+    await latestEth(1);
+    try {
+      // a refreshed quote 3 % above the first one: a re-quote would call it a mismatch
+      const refreshed = (NET_OUT * 103n) / 100n;
+      const retry = await create(
+        body({ client_order_id: clientOrderId, main_channel_estimated_out_amount: refreshed.toString(), min_acceptable_out_amount: ((refreshed * 99n) / 100n).toString(), channels: [{ channel_id: 1, estimated_out_str: refreshed.toString() }] }),
+        headers,
+      );
+      expect(retry.status, JSON.stringify(retry.body)).to.equal(200);
+      expect(retry.body.data).to.include({ order_no: first.body.data!.order_no, deposit_address: first.body.data!.deposit_address });
+      expect((await exchanges()).length, 'no new exchange at the provider').to.equal(exchangeCount);
+      // what the repeat skipped: a new order under the same figures is refused
+      expect((await create(body({ client_order_id: `${clientOrderId}-new` }), headers)).body).to.deep.equal({ code: 400, msg: 'amount_in below minimum', data: null });
+      const duplicate = { code: 400, msg: 'duplicate client_order_id', data: null };
+      expect((await create(body({ client_order_id: clientOrderId, dst_address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' }), headers)).body, 'another dst_address').to.deep.equal(duplicate);
+      expect((await create(body({ client_order_id: clientOrderId, chosen_channel_id: 2, channels: [{ channel_id: 2, estimated_out_str: NET_OUT.toString() }] }), headers)).body, 'another channel').to.deep.equal(duplicate);
+      expect((await create(body({ client_order_id: clientOrderId, dst_token_id: ETH, dst_address: '0x5f2b7a4f0c0b4a3c9c0b9a8e7d6c5b4a39281706' }), headers)).body, 'another destination token').to.deep.equal(duplicate);
+    } finally {
+      await latestEth(2000);
+    }
+  });
+
   it('the tracker follows the channel: finished → Completed → Settled with the commission in the ledger at the creation price', async () => {
     const a = await create(body(), { 'x-integrator-api-key': key });
     const orders = new OrderRepository(db);
