@@ -13,6 +13,14 @@ export interface TokenRef {
   contractAddress: string | null;
 }
 
+export interface ProviderQuoteRequest {
+  src: TokenRef;
+  dst: TokenRef;
+  amountIn: bigint;
+  signal: AbortSignal;
+  timeoutMs?: number;
+}
+
 export interface ProviderQuote {
   /** What the provider says the destination receives, smallest unit, after its own fees. */
   amountOut: bigint;
@@ -34,7 +42,11 @@ export interface ProviderDeposit {
  */
 export interface ChannelAdapter {
   readonly kind: string;
-  quote(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; signal: AbortSignal }): Promise<ProviderQuote>;
+  /**
+   * `timeoutMs`: the caller's deadline for this quote instead of the provider's per-call timeout
+   * (the quote stream's upstream timeout, 60 s by default in the spec).
+   */
+  quote(req: ProviderQuoteRequest): Promise<ProviderQuote>;
   createDeposit(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; dstAddress: string; refundAddress?: string; signal?: AbortSignal }): Promise<ProviderDeposit>;
   /** `ctx.depositTxHash`: the order's deposit transaction, for providers that follow swaps by it (THORChain). */
   status(providerOrderId: string, signal?: AbortSignal, ctx?: { depositTxHash?: string | null }): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }>;

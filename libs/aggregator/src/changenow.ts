@@ -1,6 +1,6 @@
 import type { ChannelOutcome } from '@chainpipe/orders';
 import { type Clock, systemClock } from '@chainpipe/runtime';
-import { ProviderError, type ChannelAdapter, type ProviderDeposit, type ProviderQuote, type TokenRef } from './adapter';
+import { ProviderError, type ChannelAdapter, type ProviderDeposit, type ProviderQuote, type ProviderQuoteRequest, type TokenRef } from './adapter';
 import { providerJson } from './provider-http';
 import { fromUnits, toUnits } from './units';
 
@@ -39,13 +39,13 @@ export class ChangeNowAdapter implements ChannelAdapter {
     return { currency: t.symbol.toLowerCase(), network };
   }
 
-  private call(method: 'GET' | 'POST', path: string, query: Record<string, string> | null, body: unknown, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  private call(method: 'GET' | 'POST', path: string, query: Record<string, string> | null, body: unknown, signal?: AbortSignal, timeoutMs = this.config.timeoutMs): Promise<Record<string, unknown>> {
     return providerJson('changenow', {
-      baseUrl: this.config.baseUrl, path, query: query ?? undefined, method, headers: { 'x-changenow-api-key': this.config.apiKey }, body, timeoutMs: this.config.timeoutMs, signal,
+      baseUrl: this.config.baseUrl, path, query: query ?? undefined, method, headers: { 'x-changenow-api-key': this.config.apiKey }, body, timeoutMs, signal,
     });
   }
 
-  async quote(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; signal: AbortSignal }): Promise<ProviderQuote> {
+  async quote(req: ProviderQuoteRequest): Promise<ProviderQuote> {
     const from = this.currency(req.src);
     const to = this.currency(req.dst);
     const answer = await this.call(
@@ -57,6 +57,7 @@ export class ChangeNowAdapter implements ChannelAdapter {
       },
       undefined,
       req.signal,
+      req.timeoutMs,
     );
     const toAmount = answer.toAmount;
     if (typeof toAmount !== 'number' && typeof toAmount !== 'string') throw new ProviderError('changenow', 'estimate without toAmount');

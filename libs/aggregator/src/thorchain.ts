@@ -1,6 +1,6 @@
 import type { ChannelOutcome } from '@chainpipe/orders';
 import { providerJson } from './provider-http';
-import { ProviderError, type ChannelAdapter, type ProviderDeposit, type ProviderQuote, type TokenRef } from './adapter';
+import { ProviderError, type ChannelAdapter, type ProviderDeposit, type ProviderQuote, type ProviderQuoteRequest, type TokenRef } from './adapter';
 
 /**
  * THORChain through a THORNode (https://dev.thorchain.org/swap-guide/quickstart-guide.html):
@@ -43,23 +43,23 @@ export class ThorchainAdapter implements ChannelAdapter {
 
   constructor(private readonly config: ThorchainConfig) {}
 
-  private get(path: string, query: Record<string, string>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  private get(path: string, query: Record<string, string>, signal?: AbortSignal, timeoutMs = this.config.timeoutMs): Promise<Record<string, unknown>> {
     return providerJson('thorchain', {
-      baseUrl: this.config.baseUrl, path, query, headers: this.config.clientId ? { 'x-client-id': this.config.clientId } : {}, timeoutMs: this.config.timeoutMs, signal,
+      baseUrl: this.config.baseUrl, path, query, headers: this.config.clientId ? { 'x-client-id': this.config.clientId } : {}, timeoutMs, signal,
     });
   }
 
-  private async swapQuote(src: TokenRef, dst: TokenRef, amountIn: bigint, destination: string | undefined, signal?: AbortSignal) {
+  private async swapQuote(src: TokenRef, dst: TokenRef, amountIn: bigint, destination: string | undefined, signal?: AbortSignal, timeoutMs?: number) {
     const query: Record<string, string> = { from_asset: thorAsset(src), to_asset: thorAsset(dst), amount: toThorUnits(amountIn, src.decimals).toString() };
     if (destination) query.destination = destination;
-    const q = await this.get('/thorchain/quote/swap', query, signal);
+    const q = await this.get('/thorchain/quote/swap', query, signal, timeoutMs);
     const out = q.expected_amount_out;
     if (typeof out !== 'string' || !/^[0-9]+$/.test(out)) throw new ProviderError('thorchain', 'quote without expected_amount_out');
     return { q, amountOut: fromThorUnits(BigInt(out), dst.decimals) };
   }
 
-  async quote(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; signal: AbortSignal }): Promise<ProviderQuote> {
-    return { amountOut: (await this.swapQuote(req.src, req.dst, req.amountIn, undefined, req.signal)).amountOut };
+  async quote(req: ProviderQuoteRequest): Promise<ProviderQuote> {
+    return { amountOut: (await this.swapQuote(req.src, req.dst, req.amountIn, undefined, req.signal, req.timeoutMs)).amountOut };
   }
 
   async createDeposit(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; dstAddress: string; signal?: AbortSignal }): Promise<ProviderDeposit> {
