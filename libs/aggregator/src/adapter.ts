@@ -31,6 +31,12 @@ export interface ProviderQuote {
 export interface ProviderDeposit {
   depositAddress: string;
   memo?: string;
+  /**
+   * The contract a token deposit must go through (THORChain's router for ERC-20 sources:
+   * `depositWithExpiry(vault, asset, amount, memo, expiry)`); absent when a plain transfer to
+   * `depositAddress` is the deposit.
+   */
+  router?: string;
   expireAt: Date;
   providerOrderId: string;
   estimatedOut: bigint;
@@ -67,5 +73,21 @@ export class ProviderError extends Error {
   ) {
     super(`${provider}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.kind = options.kind;
+  }
+}
+
+/**
+ * The provider refuses the amount as too small: THORNode's `amount less than min swap amount
+ * (recommended_min_amount_in: …)` or a quote below its `recommended_min_amount_in`, ChangeNOW's
+ * `deposit_too_small` below the minimum of its range. `minAmountIn` is the provider's minimum in
+ * the smallest unit of the source token (rounded up), when it said one.
+ */
+export class AmountBelowProviderMinimum extends ProviderError {
+  constructor(
+    provider: string,
+    readonly minAmountIn: bigint | undefined,
+    status?: number,
+  ) {
+    super(provider, minAmountIn === undefined ? 'amount below the provider minimum' : `amount below the provider minimum of ${minAmountIn}`, status);
   }
 }

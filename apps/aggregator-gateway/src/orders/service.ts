@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
-import { ProviderError } from '@chainpipe/aggregator';
+import { AmountBelowProviderMinimum, ProviderError } from '@chainpipe/aggregator';
 import { canonicalAddressForChainType, networkOfReferenceChain, type NetworkInfo } from '@chainpipe/chains';
 import { TOPICS, type HttpAggIntegratorOrderCreate } from '@chainpipe/contracts';
 import { ApiKeyRepository, type Knex } from '@chainpipe/db';
@@ -116,6 +116,8 @@ export function orderService(deps: OrderServiceDeps): OrderService {
     try {
       return await call(signal);
     } catch (err) {
+      // the provider's minimum (its range, THORChain's recommended minimum) is the spec's minimum row
+      if (err instanceof AmountBelowProviderMinimum) throw bad(MSG.amountBelowMinimum);
       // The per-call deadline here, or the provider's own one inside the adapter.
       const timedOut = err instanceof ChannelTimeoutError || signal.aborted || (err instanceof ProviderError && err.kind === 'timeout');
       log.warn({ msg: 'channel_call_failed', what, timedOut, err: (err as Error)?.message });
@@ -234,6 +236,8 @@ export function orderService(deps: OrderServiceDeps): OrderService {
           promo_code: b.promo_code ?? null,
           is_use_wallet: b.is_use_wallet ?? false,
           key_fallback: caller.kind === 'ok' ? null : caller.kind,
+          // the contract a token deposit goes through (THORChain's router for EVM sources)
+          deposit_router: deposit.router ?? null,
         },
       };
       return { order: await orders.insert(row, trx), repeat: false };

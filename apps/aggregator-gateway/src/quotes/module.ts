@@ -1,7 +1,7 @@
 import express, { type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { netQuote, ProviderError, type ChannelAdapter, type TokenRef } from '@chainpipe/aggregator';
+import { AmountBelowProviderMinimum, netQuote, ProviderError, type ChannelAdapter, type TokenRef } from '@chainpipe/aggregator';
 import type { Contracts, HttpAggChannelQuote } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import { ApiRoutes, leaveRequestDeadline, msgEnvelope, requestParams, sendError, type EnvelopeStyle } from '@chainpipe/http';
@@ -156,6 +156,13 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
               sse.begin();
               write('channel', event);
             } catch (err) {
+              if (err instanceof AmountBelowProviderMinimum) {
+                // The provider answered: the amount is under its minimum. The channel's error event
+                // carries the order creation's refusal; no upstream failure (nor a pre-stream 502).
+                metrics.upstream.observe({ kind: c.adapter_kind, outcome: 'below_minimum' }, Number(process.hrtime.bigint() - t0) / 1e9);
+                write('error', { channel_id: c.id, msg: 'amount_in below minimum' });
+                return;
+              }
               // this deadline, or the same one on the provider call's own timer
               const timedOut = (deadline.signal.aborted || (err instanceof ProviderError && err.kind === 'timeout')) && !abort.signal.aborted;
               metrics.upstream.observe({ kind: c.adapter_kind, outcome: timedOut ? 'timeout' : 'error' }, Number(process.hrtime.bigint() - t0) / 1e9);
