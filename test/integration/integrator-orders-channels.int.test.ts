@@ -110,6 +110,8 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
     expect(d).to.include({
       fee_platform: '300000000000000', fee_partner: '0', fee_integrator: '250000000000000', fee_platform_original: '550000000000000',
       platform_fee_rate: '0.0030', partner_fee_rate: '0.0000', integrator_fee_rate: '0.0025',
+      // a ChangeNOW deposit is a plain transfer to the payin address
+      deposit_router: null,
     });
     const exchange = (await exchanges()).find((e) => e.payinAddress === d.deposit_address);
     expect(exchange, 'the deposit address is the ChangeNOW payin address').to.not.equal(undefined);
@@ -234,7 +236,8 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
     expect(thornode.router).to.match(/^0x[0-9a-f]{40}$/);
     const order = (await new OrderRepository(db).findByNo(String(a.body.data!.order_no)))!;
     expect(order.deposit_address.toLowerCase()).to.equal(thornode.inbound_address.toLowerCase());
-    expect(order.extra.deposit_router).to.equal(thornode.router);
+    expect(order.deposit_router).to.equal(thornode.router);
+    expect(a.body.data!.deposit_router, 'the integrator is told the router').to.equal(thornode.router);
     expect(order.deposit_memo).to.equal(`=:BTC.BTC:${order.dst_address}`);
   });
 

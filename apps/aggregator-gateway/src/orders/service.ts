@@ -215,6 +215,7 @@ export function orderService(deps: OrderServiceDeps): OrderService {
         provider_order_id: deposit.providerOrderId,
         deposit_address: depositCheck.address,
         deposit_memo: deposit.memo ?? null,
+        deposit_router: deposit.router ?? null,
         deposit_chain_type: srcNetwork.chainType,
         slippage: String(b.slippage),
         estimated_out: outAfterCommission(quote.estimatedOut, amountIn, commissionOf(amountIn, rateBp)).toString(),
@@ -236,8 +237,6 @@ export function orderService(deps: OrderServiceDeps): OrderService {
           promo_code: b.promo_code ?? null,
           is_use_wallet: b.is_use_wallet ?? false,
           key_fallback: caller.kind === 'ok' ? null : caller.kind,
-          // the contract a token deposit goes through (THORChain's router for EVM sources)
-          deposit_router: deposit.router ?? null,
         },
       };
       return { order: await orders.insert(row, trx), repeat: false };
