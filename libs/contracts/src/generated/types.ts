@@ -533,6 +533,10 @@ export interface HttpAggIntegratorOrder {
   channel_id: number;
   deposit_address: string;
   deposit_memo: string | null;
+  /**
+   * contract a token deposit must go through (THORChain's router for EVM-chain sources)
+   */
+  deposit_router: string | null;
   slippage: string;
   /**
    * expected output after every fee and the commission, smallest unit of the destination token
@@ -640,6 +644,10 @@ export interface HttpAggIntegratorOrderCreated {
    * memo the deposit must carry, when the channel needs one (THORChain)
    */
   deposit_memo?: string | null;
+  /**
+   * contract a token deposit must go through, when the channel needs one (THORChain's router for EVM-chain sources: depositWithExpiry to the deposit address with the memo)
+   */
+  deposit_router?: string | null;
   expire_at: string;
   fee_platform?: string;
   fee_partner?: '0';
