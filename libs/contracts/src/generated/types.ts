@@ -358,7 +358,7 @@ export type WsTxClientCommand =
       data?: {
         address: string;
         /**
-         * omitted: every chain
+         * omitted: every chain, the address read in each chain family's canonical form (a checksummed EVM address matches on every EVM chain)
          */
         chain_type?: string;
       };
