@@ -4,7 +4,7 @@ import { TOPICS, loadContracts } from '@chainpipe/contracts';
 import { recordBytes, splitIntoParts, topicBudget } from '@chainpipe/kafka';
 import type { StoredTx } from '@chainpipe/tx-store';
 import { bitcoinBlockItem, evmBlockItem, parseFixture, solanaBlockItem, streamerBody, tronBlockItem } from '@chainpipe/testing';
-import { blockMessages, blockOutcome, chainTxKey, deliverySource, planRecord, type TxCheck } from '../src/plan';
+import { blockMessages, blockOutcome, chainTxKey, deliverySource, planFetched, planRecord, type TxCheck } from '../src/plan';
 import { normalizedTxCheck } from '../src/tx-contract';
 
 const checkTx = normalizedTxCheck(loadContracts());
@@ -84,6 +84,27 @@ describe('chain-parser plan (pure)', () => {
       expect(plan.blocks).to.have.length(1);
       expect(plan.issues).to.have.length(1);
       expect(plan.issues[0].block_index).to.equal(1);
+    });
+  });
+
+  describe('planFetched', () => {
+    const [tx] = parseFixture('evm', evm, networkByName('ethereum-mainnet')!).transactions;
+
+    it('stores a fetched transaction as a delivery of that one transaction without a block', () => {
+      const plan = planFetched({ network: 'ethereum-mainnet', tx, fetched_at: 1 });
+      if (plan.kind !== 'store') throw new Error(`expected store, got ${plan.kind}`);
+      expect(plan.network.network).to.equal('ethereum-mainnet');
+      expect(plan.issues).to.deep.equal([]);
+      expect(plan.blocks).to.have.length(1);
+      // No block row and no reorg decision from one transaction; the record keeps its own block fields.
+      expect(plan.blocks[0].block).to.deep.equal({ height: null, hash: null, parent_hash: null, time: null });
+      expect(plan.blocks[0].transactions).to.deep.equal([tx]);
+      expect(plan.blocks[0].transactions[0].block_hash).to.equal(evm.block.hash);
+    });
+
+    it('dead-letters an unknown network and a record of another chain than its network', () => {
+      expect(planFetched({ network: 'dogecoin-mainnet', tx, fetched_at: 1 })).to.include({ kind: 'dead', code: 'UNKNOWN_NETWORK' });
+      expect(planFetched({ network: 'bsc-mainnet', tx, fetched_at: 1 })).to.include({ kind: 'dead', code: 'NON_RETRYABLE', network: 'bsc-mainnet' });
     });
   });
 

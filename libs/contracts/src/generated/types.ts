@@ -453,6 +453,7 @@ export interface SchemaIndex {
   HttpTxTransferList?: HttpTxTransferList;
   HttpTxWebhookRetry?: HttpTxWebhookRetry;
   KafkaAddressesChangesV1?: KafkaAddressesChangesV1;
+  KafkaChainFetchedV1?: KafkaChainFetchedV1;
   KafkaChainRawV1Headers?: KafkaChainRawV1Headers;
   KafkaChainTxV1?: KafkaChainTxV1;
   KafkaKlineCandlesV1?: KafkaKlineCandlesV1;
@@ -1706,6 +1707,20 @@ export interface KafkaAddressesChangesV1 {
    * Unix milliseconds
    */
   changed_at: number;
+}
+/**
+ * chain.fetched.v1: one transaction fetched from a chain origin, for chain-parser to store and publish like a streamed delivery
+ */
+export interface KafkaChainFetchedV1 {
+  /**
+   * network name of the origin asked (ethereum-mainnet, …)
+   */
+  network: string;
+  tx: NormalizedTx;
+  /**
+   * when the origin answered, Unix milliseconds
+   */
+  fetched_at: number;
 }
 /**
  * chain.raw.v1 record headers
