@@ -76,8 +76,8 @@ export function planFetched(m: ChainFetchedMessage): StorePlan {
  * The transactions of the block whose stored form the delivery changed (a delivery of the same
  * block that adds nothing publishes nothing), then the ones it orphaned (orphaned: true).
  */
-export function blockMessages(result: Pick<StoreBlockResult, 'changed' | 'orphaned'>): OutgoingMessage<ChainTxMessage>[] {
-  return [...result.changed, ...result.orphaned].map(chainTxMessage);
+export function blockMessages(result: Pick<StoreBlockResult, 'changed' | 'orphaned' | 'previous'>): OutgoingMessage<ChainTxMessage>[] {
+  return [...result.changed.map((s) => chainTxMessage(s, result.previous.get(s.id))), ...result.orphaned.map((s) => chainTxMessage(s))];
 }
 
 /** Names a raw record as a delivery for storeBlock's `source`: a replay of it has the same name. */

@@ -114,13 +114,27 @@ describe('chain-parser plan (pure)', () => {
     const orphaned: StoredTx[] = [{ id: '7', network: 'ethereum-mainnet', is_reorg_resend: false, orphaned: true, tx: parsed.transactions[5] }];
 
     it('one message per changed transaction, then the orphaned ones, keyed chain_type:chain_id:tx_hash', () => {
-      const messages = blockMessages({ changed: stored, orphaned });
+      const messages = blockMessages({ changed: stored, orphaned, previous: new Map() });
       expect(messages.map((m) => TOPICS.chainTx.key(m))).to.deep.equal([...stored, ...orphaned].map((s) => `ethereum:1:${s.tx.tx_hash}`));
       expect(messages[1].value).to.deep.equal({ id: '101', network: 'ethereum-mainnet', is_reorg_resend: true, orphaned: false, tx: stored[1].tx });
       expect(messages[3].value).to.include({ id: '7', orphaned: true });
       expect(chainTxKey(parsed.transactions[0])).to.equal(`ethereum:1:${parsed.transactions[0].tx_hash}`);
       const validate = loadContracts();
       for (const m of messages) expect(validate.validate('kafka/chain.tx.v1', m.value)).to.deep.equal({ ok: true });
+    });
+
+    it('a merge that kept status, block and flags names the parties of the record as it was; any other change does not', () => {
+      const [first] = stored;
+      const before = { ...first.tx, internal_transactions: [] };
+      const kept = blockMessages({ changed: [first], orphaned: [], previous: new Map([[first.id, { tx: before, is_reorg_resend: false, orphaned: false }]]) });
+      // The parties of the raw transaction: its sender and receiver (lowercase hex).
+      const raw = evm.block.transactions[0];
+      expect(kept[0].value.earlier_parties).to.include.members([raw.from.toLowerCase(), raw.to.toLowerCase()]);
+      expect(loadContracts().validate('kafka/chain.tx.v1', kept[0].value)).to.deep.equal({ ok: true });
+      const statusStep = blockMessages({ changed: [first], orphaned: [], previous: new Map([[first.id, { tx: { ...before, tx_status: 'pending' as const }, is_reorg_resend: false, orphaned: false }]]) });
+      expect(statusStep[0].value).to.not.have.property('earlier_parties');
+      const moved = blockMessages({ changed: [first], orphaned: [], previous: new Map([[first.id, { tx: before, is_reorg_resend: false, orphaned: true }]]) });
+      expect(moved[0].value).to.not.have.property('earlier_parties');
     });
 
     it('a delivery is named by its raw record: a replay of the record has the same name, another record another', () => {
@@ -131,7 +145,7 @@ describe('chain-parser plan (pure)', () => {
     });
 
     it('real messages of a block fit chain.tx.v1 whole: one request part, nothing too large', () => {
-      const messages = blockMessages({ changed: stored, orphaned: [] });
+      const messages = blockMessages({ changed: stored, orphaned: [], previous: new Map() });
       const sizes = messages.map((m) => recordBytes({ key: TOPICS.chainTx.key(m), value: JSON.stringify(m.value) }));
       const { parts, tooLarge } = splitIntoParts(sizes, topicBudget(TOPICS.chainTx.maxMessageBytes), 1000);
       expect(parts).to.deep.equal([[0, 1, 2]]);

@@ -1753,6 +1753,10 @@ export interface KafkaChainTxV1 {
    * true when a reorg removed this transaction from the canonical chain
    */
   orphaned?: boolean;
+  /**
+   * present when this change kept the transaction's status, block and flags (a merge that only added information): the canonical parties of the record as it was before, which were matched and pushed then; tx-matcher pushes again only to applications matching none of them
+   */
+  earlier_parties?: string[];
   tx: NormalizedTx;
 }
 /**
