@@ -32,7 +32,7 @@ runService('chain-parser', chainParserConfig, async (svc) => {
   });
   // Transactions tx-gateway fetched from chain origins: stored and published like the stream's.
   await kafka.consume(TOPICS.chainFetched, {
-    groupId: config.CHAIN_PARSER_FETCHED_GROUP,
+    groupId: config.CHAIN_PARSER_FETCHED_GROUP || `${config.CHAIN_PARSER_GROUP}-fetched`,
     maxRecordsPerCall: config.CHAIN_PARSER_MAX_RECORDS_PER_CALL,
     sessionTimeoutMs: config.CHAIN_PARSER_SESSION_TIMEOUT_MS,
     handler: handlers.chainFetched,
