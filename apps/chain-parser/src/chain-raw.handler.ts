@@ -26,7 +26,7 @@ const LOGGED_ISSUES = 5;
 
 function parserMetrics(registry: Registry) {
   return {
-    records: new Counter({ name: 'chainpipe_parser_records_total', help: 'chain.raw records by outcome (stored, partial = stored and dead-lettered for the unreadable rest, dead_letter, empty)', labelNames: ['network', 'outcome'], registers: [registry] }),
+    records: new Counter({ name: 'chainpipe_parser_records_total', help: 'Records by outcome, chain.raw.v1 deliveries and chain.fetched.v1 origin look-ups alike (stored, partial = stored and dead-lettered for the unreadable rest, dead_letter, empty)', labelNames: ['network', 'outcome'], registers: [registry] }),
     blocks: new Counter({ name: 'chainpipe_parser_blocks_stored_total', help: 'Blocks stored, by kind (new, known = replay, reorg = replaced another block of its height)', labelNames: ['network', 'kind'], registers: [registry] }),
     txs: new Counter({ name: 'chainpipe_parser_txs_stored_total', help: 'Transactions stored (replays included)', labelNames: ['network'], registers: [registry] }),
     changed: new Counter({ name: 'chainpipe_parser_txs_changed_total', help: 'Transactions whose stored record a delivery changed (new, merged with more information, moved): the ones published', labelNames: ['network'], registers: [registry] }),
