@@ -26,7 +26,7 @@ runService('pending-compensator', pendingCompensatorConfig, async (svc) => {
     settle: (network, txs) =>
       db.transaction(async (trx) => {
         const changed = (await storeLooseTransactions(trx, network, txs)).filter((s) => s.tx.tx_status === 'success' || s.tx.tx_status === 'failed');
-        if (changed.length) await producer.publish(TOPICS.chainTx, changed.map(chainTxMessage));
+        if (changed.length) await producer.publish(TOPICS.chainTx, changed.map((s) => chainTxMessage(s)));
         return changed.length;
       }),
     markChecked: (ids) => markChecked(db, ids),
