@@ -86,6 +86,41 @@ describe('public APIs under fuzz: every operation of each app’s OpenAPI docume
     await db?.destroy();
   });
 
+  /** One request to a started app, with the fuzz suite's credentials; the JSON body. */
+  async function call(app: string, method: string, path: string, body?: string): Promise<{ status: number; body: any }> {
+    const headers: Record<string, string> = { 'x-api-key': credentials['x-api-key'], 'x-integrator-api-key': credentials['x-integrator-api-key'] };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(bases.get(app)! + path, { method, headers, body });
+    return { status: res.status, body: await res.json() };
+  }
+
+  it('values no row can hold: the spec\'s "not found" where a value looks a row up, its 400 naming the parameter elsewhere', async () => {
+    const market = (method: string, path: string, body?: string) => call('market-gateway', method, path, body);
+    const orders = (method: string, path: string, body?: string) => call('aggregator-gateway', method, path, body);
+    // price service (market-data.md): an unknown chain is 200 with 20002; exact and platform searches find nothing
+    expect(await market('GET', '/price/api/v1/chains/eth%00')).to.deep.equal({ status: 200, body: { code: 20002, msg: 'chain not found', data: '' } });
+    expect(await market('GET', '/price/api/v1/tokens?chain_id=1&address=0x%00')).to.deep.equal({ status: 200, body: { code: 0, msg: 'success', data: { total: 0, page: 1, limit: 0, items: [] } } });
+    expect(await market('GET', '/price/api/v1/tokens/platforms/USDC%00')).to.deep.equal({ status: 200, body: { code: 0, msg: 'success', data: { total: 0, items: [] } } });
+    // candlestick pools: a pool id past int4 is a missing pool (404, 60001); a bad body is 400, 10001, by field
+    for (const [method, path] of [['GET', '/api/v1/admin/pools/2147483648'], ['PATCH', '/api/v1/admin/pools/2147483648/activate'], ['PATCH', '/api/v1/admin/pools/999999999999999/deactivate']]) {
+      expect(await market(method, path), `${method} ${path}`).to.deep.equal({ status: 404, body: { code: 60001, message: 'Pool not found', error: { type: 'NotFoundError' } } });
+    }
+    const pool = '{"chain_type":"ethereum","chain_id":1,"network_id":"eth","pool_address":"0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640"';
+    const nul = await market('POST', '/api/v1/admin/pools', `${pool},"label":"a\\u0000b"}`);
+    expect([nul.status, nul.body.code, nul.body.error.details.fieldErrors]).to.deep.equal([400, 10001, { label: ['must not contain NUL characters'] }]);
+    const big = await market('POST', '/api/v1/admin/pools', pool.replace('"chain_id":1', '"chain_id":12345678901234567890') + '}');
+    expect([big.status, big.body.code, big.body.error.details.fieldErrors]).to.deep.equal([400, 10001, { chain_id: ['must be <= 9007199254740991'] }]);
+    // integrator orders (aggregator-integrator.md): an order number no order has is `order not found`
+    expect(await orders('GET', '/api/v1/integrator/orders/CP%00')).to.deep.equal({ status: 400, body: { code: 400, msg: 'order not found', data: null } });
+    const refund = await orders('POST', '/api/v1/integrator/orders/CP%00/request_refund', JSON.stringify({ refund_address: '0x5f2b7a4f0c0b4a3c9c0b9a8e7d6c5b4a39281706' }));
+    expect(refund).to.deep.equal({ status: 400, body: { code: 400, msg: 'order not found', data: null } });
+    const order = {
+      src_token_id: 101, dst_token_id: 1001, amount_in: '1', dst_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', chosen_channel_id: 1, slippage: 0.01,
+      main_channel_estimated_out_amount: '100', min_acceptable_out_amount: '99', channels: [{ channel_id: 1, estimated_out_str: '100' }], client_order_id: 'x\u0000',
+    };
+    expect(await orders('POST', '/api/v1/integrator/orders', JSON.stringify(order))).to.deep.equal({ status: 400, body: { code: 400, msg: 'client_order_id must not contain NUL characters', data: null } });
+  });
+
   for (const app of APPS) {
     it(`${app}: every answer documented, none 5xx`, async () => {
       const base = bases.get(app)!;
