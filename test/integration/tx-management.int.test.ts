@@ -16,6 +16,7 @@ import {
   createRegistryTopics,
   documentAssertion,
   freePort,
+  jsonOrUndefined,
   parsePrometheusText,
   readFixtureJson,
   spawnTs,
@@ -103,12 +104,7 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
     if (body !== undefined) headers['content-type'] ??= 'application/json';
     const res = await fetch(base + path, { method, headers, body });
     const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
+    const parsed = jsonOrUndefined(text);
     await matchesDocument(method, path, res.status, res.headers.get('content-type'), parsed, text);
     return { status: res.status, body: parsed, text };
   }

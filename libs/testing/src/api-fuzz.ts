@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { sample } from 'openapi-sampler';
 import type { ResponseCheck } from './api-document-check';
+import { jsonOrUndefined } from './http';
 
 /**
  * Requests built from an app's OpenAPI document to probe every operation at its boundary: the
@@ -254,13 +255,7 @@ export async function sendFuzzRequest(base: string, req: FuzzRequest, timeoutMs 
       return { status: res.status, contentType, body: undefined, text: '' };
     }
     const text = await res.text();
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-    return { status: res.status, contentType, body, text };
+    return { status: res.status, contentType, body: jsonOrUndefined(text), text };
   } finally {
     clearTimeout(timer);
   }
