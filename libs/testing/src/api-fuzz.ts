@@ -68,6 +68,17 @@ const HOSTILE_TEXT_CLASSES: readonly fc.Arbitrary<string>[] = [
   fc.integer({ min: 1_000, max: 6_000 }).map((n) => 'x'.repeat(n)),
 ];
 
+/** A path or query value sent as written, already percent-encoded (or broken on purpose). */
+class RawUrlText {
+  constructor(readonly encoded: string) {}
+  toString(): string {
+    return this.encoded;
+  }
+}
+
+/** Percent-encodings a URL decoder refuses: a cut escape, an escape of no hex, bytes that are no UTF-8. */
+const brokenEscapes = fc.constantFrom(new RawUrlText('%E0%A4%A'), new RawUrlText('%ZZ'), new RawUrlText('%C0%AF'), new RawUrlText('%'));
+
 /** Anything else a boundary must survive: random ASCII (controls included) and Unicode, odd numbers, SQL. */
 const strayText = fc.oneof(
   fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 12 }),
@@ -110,7 +121,7 @@ const NON_OBJECT_BODIES: ReadonlyArray<[string, string]> = [
   ['an empty body', ''],
 ];
 
-const text = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
+const text = (v: unknown): string => (typeof v === 'string' || v instanceof RawUrlText ? String(v) : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
 
 /**
  * The documented example of a value, else one sampled from its schema (openapi-sampler); a string
@@ -134,16 +145,17 @@ interface Shape {
 
 function render(method: string, template: string, op: Operation, shape: Shape, options: FuzzOptions, document: FuzzDocument, what: string, rawBody?: string): FuzzRequest {
   let path = template;
-  const query = new URLSearchParams();
+  const query: string[] = [];
   const headers: Record<string, string> = {};
   let missingRequiredHeader = false;
   for (const p of op.parameters ?? []) {
     const has = shape.params.has(p);
     const value = shape.params.get(p);
-    if (p.in === 'path') path = path.replace(`{${p.name}}`, has ? encodeURIComponent(text(value)) : '');
+    const urlText = value instanceof RawUrlText ? value.encoded : encodeURIComponent(text(value));
+    if (p.in === 'path') path = path.replace(`{${p.name}}`, has ? urlText : '');
     else if (!has || value === undefined) {
       if (p.in === 'header' && p.required) missingRequiredHeader = true;
-    } else if (p.in === 'query') query.append(p.name, text(value));
+    } else if (p.in === 'query') query.push(`${encodeURIComponent(p.name)}=${urlText}`);
     else {
       headers[p.name.toLowerCase()] = text(value);
       // a blank header is no header (HTTP trims the value)
@@ -159,7 +171,7 @@ function render(method: string, template: string, op: Operation, shape: Shape, o
       }
     }
   }
-  const qs = query.toString();
+  const qs = query.join('&');
   let body = rawBody;
   if (body === undefined && shape.body !== undefined) body = jsonText(shape.body);
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -204,11 +216,11 @@ export function apiFuzzRequests(document: FuzzDocument, options: FuzzOptions): F
           s.params.delete(p);
           add(`${p.in} ${p.name} dropped`, s);
         }
-        for (const value of draw(HOSTILE_TEXT_CLASSES, strayText)) {
+        for (const value of draw<string | RawUrlText>(p.in === 'header' ? HOSTILE_TEXT_CLASSES : [...HOSTILE_TEXT_CLASSES, brokenEscapes], strayText)) {
           if (!sendable(p, value)) continue;
           const s = clone();
           s.params.set(p, value);
-          add(`${p.in} ${p.name} = ${JSON.stringify(value).slice(0, 60)}`, s);
+          add(`${p.in} ${p.name} = ${JSON.stringify(text(value)).slice(0, 60)}`, s);
         }
       }
       if (!json) continue;
