@@ -101,6 +101,7 @@ describe('public APIs under fuzz: every operation of each app’s OpenAPI docume
     expect(await market('GET', '/price/api/v1/chains/eth%00')).to.deep.equal({ status: 200, body: { code: 20002, msg: 'chain not found', data: '' } });
     expect(await market('GET', '/price/api/v1/tokens?chain_id=1&address=0x%00')).to.deep.equal({ status: 200, body: { code: 0, msg: 'success', data: { total: 0, page: 1, limit: 0, items: [] } } });
     expect(await market('GET', '/price/api/v1/tokens/platforms/USDC%00')).to.deep.equal({ status: 200, body: { code: 0, msg: 'success', data: { total: 0, items: [] } } });
+    expect(await market('GET', '/price/api/v1/fiats/rates/USD%00')).to.deep.equal({ status: 200, body: { code: 0, msg: 'success', data: { total: 0, items: [] } } });
     // candlestick pools: a pool id past int4 is a missing pool (404, 60001); a bad body is 400, 10001, by field
     for (const [method, path] of [['GET', '/api/v1/admin/pools/2147483648'], ['PATCH', '/api/v1/admin/pools/2147483648/activate'], ['PATCH', '/api/v1/admin/pools/999999999999999/deactivate']]) {
       expect(await market(method, path), `${method} ${path}`).to.deep.equal({ status: 404, body: { code: 60001, message: 'Pool not found', error: { type: 'NotFoundError' } } });
