@@ -192,6 +192,11 @@ for (const gateway of GATEWAYS) {
             ...Object.values(op.responses).flatMap((r) => Object.values(r.content ?? {})),
             ...Object.values(op.requestBody?.content ?? {}),
           ];
+          for (const parameter of op.parameters ?? []) {
+            for (const example of (parameter.schema as { examples?: unknown[] }).examples ?? []) {
+              expect(check(parameter.schema, example), `${where}: example of ${parameter.in} ${parameter.name} does not match its schema`).to.equal(undefined);
+            }
+          }
           for (const content of contents) {
             if (content.example === undefined || !content.schema) continue;
             expect(check(content.schema, content.example), `${where}: example does not match its schema`).to.equal(undefined);

@@ -60,9 +60,14 @@ describe('public APIs under fuzz: every operation of each app’s OpenAPI docume
     credentials['x-api-key'] = (await createAppWithKey(db, { name: 'fuzz' })).key;
     credentials['x-integrator-api-key'] = (await createIntegratorWithKey(db, { name: `fuzz-${env.runId}`, feeRateBp: 30 })).key;
     await createRegistryTopics(prefix);
-    // a fresh ETH price, so the documented order example is checked past its price look-up
+    // What the price pipeline keeps in Redis: a fresh ETH price (the order example gets past its
+    // price look-up) and the fiat rates (quotes in EUR)
     const redis = createRedis({ url: env.redisUrl, keyPrefix: redisPrefix });
-    await new QuoteStore(redis).writeLatest([{ kind: 'crypto', source: 'test', external_id: '1027', symbol: 'ETH', name: 'Ethereum', as_of: Date.now(), fetched_at: Date.now(), usd: { price: 2000 } } as never]);
+    const now = Date.now();
+    await new QuoteStore(redis).writeLatest([
+      { kind: 'crypto', source: 'test', external_id: '1027', symbol: 'ETH', name: 'Ethereum', as_of: now, fetched_at: now, usd: { price: 2000 } } as never,
+      { kind: 'fiat', source: 'test', base: 'USD', as_of: now, fetched_at: now, rates: { EUR: 0.92, JPY: 150 } } as never,
+    ]);
     await redis.quit();
     const sim = await start('apps/upstream-sim/src/main.ts', {});
     const common = { KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: redisPrefix };
