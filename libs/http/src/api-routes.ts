@@ -169,8 +169,8 @@ function paramsOf(req: Request, source: ParamsSource): Record<string, unknown> {
   return source === 'path' ? { ...req.params } : source === 'query' ? query : { ...query, ...req.params };
 }
 
-function validateParams(contracts: Contracts, schemaId: string | undefined, source: ParamsSource, invalid: InvalidResponder, lookup: LookupParams | undefined): RequestHandler {
-  const validate = schemaId ? contracts.validator(schemaId) : undefined;
+/** Checks the path and query parameters: against `validate` when given, always against the boundary's rule. */
+function validateParams(validate: ValidateFunction | undefined, source: ParamsSource, invalid: InvalidResponder, lookup: LookupParams | undefined): RequestHandler {
   return (req, res, next) => {
     const params = paramsOf(req, source);
     if (refused(problemsOf(validate, params), source === 'merged' ? 'params' : source, lookup, invalid, req, res, next)) return;
@@ -179,10 +179,10 @@ function validateParams(contracts: Contracts, schemaId: string | undefined, sour
   };
 }
 
-function validateJsonBody(contracts: Contracts, schemaId: string, required: boolean, invalid: InvalidResponder, checkSchema: boolean): RequestHandler {
-  const validate = checkSchema ? contracts.validator(schemaId) : undefined;
+/** Checks the JSON body: against `validate` when given (an optional body absent is `{}`), always against the boundary's rule. */
+function validateJsonBody(validate: ValidateFunction | undefined, required: boolean, invalid: InvalidResponder): RequestHandler {
   return (req, res, next) => {
-    if (req.body === undefined && !required && checkSchema) req.body = {};
+    if (req.body === undefined && !required && validate) req.body = {};
     if (refused(problemsOf(validate, req.body), 'body', undefined, invalid, req, res, next)) return;
     next();
   };
@@ -236,13 +236,13 @@ export class ApiRoutes {
       // Documented only: the schemas must exist, the handlers answer for the values; the
       // boundary's own rule (no NUL) still holds.
       for (const id of [request.params, request.path, request.query, request.body]) if (id) contracts.schema(id);
-      if (request.params || request.path || request.query) chain.push(validateParams(contracts, undefined, 'merged', invalid, lookup));
-      if (request.body) chain.push(validateJsonBody(contracts, request.body, request.bodyRequired ?? true, invalid, false));
+      if (request.params || request.path || request.query) chain.push(validateParams(undefined, 'merged', invalid, lookup));
+      if (request.body) chain.push(validateJsonBody(undefined, request.bodyRequired ?? true, invalid));
     } else {
-      if (request.params) chain.push(validateParams(contracts, request.params, 'merged', invalid, lookup));
-      if (request.path) chain.push(validateParams(contracts, request.path, 'path', invalid, lookup));
-      if (request.query) chain.push(validateParams(contracts, request.query, 'query', invalid, lookup));
-      if (request.body) chain.push(validateJsonBody(contracts, request.body, request.bodyRequired ?? true, invalid, true));
+      if (request.params) chain.push(validateParams(contracts.validator(request.params), 'merged', invalid, lookup));
+      if (request.path) chain.push(validateParams(contracts.validator(request.path), 'path', invalid, lookup));
+      if (request.query) chain.push(validateParams(contracts.validator(request.query), 'query', invalid, lookup));
+      if (request.body) chain.push(validateJsonBody(contracts.validator(request.body), request.bodyRequired ?? true, invalid));
     }
     if (request.headers) contracts.schema(request.headers);
     if (typeof spec.ok.data === 'string') contracts.schema(spec.ok.data);
