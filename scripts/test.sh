@@ -3,7 +3,7 @@
 # (port 19092 or the next free pair, state in .kafka-test) and the machine's Postgres and Redis, then
 # the fault suite on brokers and a Postgres of its own. Stops what it started.
 #   KAFKA_VERSION=4.1.1   the brokers of the run from the other supported line (default 3.9.1)
-#   TEST_ONLY="integration faults"   only these stages (lint typecheck generated unit integration faults failover demo)
+#   TEST_ONLY="integration faults"   only these stages (lint typecheck generated unit integration fuzz faults failover demo)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -34,6 +34,8 @@ if stage generated; then echo "== generated"; npx --no-install tsx scripts/gen-t
 status=0
 if stage unit;        then echo "== unit";        npm run -s test:unit 2>&1 | tee -a "$LOG" || status=1; fi
 if stage integration; then echo "== integration"; npm run -s test:int 2>&1 | tee -a "$LOG" || status=1; fi
+# Fuzz: the public apps on ports of their own, every operation of their API documents probed with hostile requests.
+if stage fuzz;        then echo "== fuzz";        npm run -s test:fuzz 2>&1 | tee -a "$LOG" || status=1; fi
 # Faults: a broker and a Postgres of the suite's own, stopped and killed.
 if stage faults;      then echo "== faults";      npm run -s test:fault 2>&1 | tee -a "$LOG" || status=1; fi
 # Broker failover: a three-node cluster of the suite's own, its partition leader killed under load.

@@ -99,6 +99,42 @@ function rebase(node: unknown): unknown {
   );
 }
 
+/** 10 digits: more than an int4 column holds. A parameter of digits (only) taking it needs its column's `decimalMaximum`. */
+const PAST_INT4 = '9999999999';
+
+/**
+ * Where a request value of an operation can be an integer without its column's bound (the
+ * boundary's rule, README "The boundary's rule"): a JSON integer without `maximum`, a path or
+ * query parameter of digits without `decimalMaximum`.
+ */
+function unboundedIntegers(document: OpenApiDocument): string[] {
+  const out: string[] = [];
+  const resolve = (ref: string): unknown => ref.slice(2).split('/').map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~')).reduce<any>((node, k) => node?.[k], document);
+  const walk = (node: any, where: string, digitStrings: boolean, seen: Set<unknown>): void => {
+    if (!node || typeof node !== 'object' || seen.has(node)) return;
+    seen.add(node);
+    if (typeof node.$ref === 'string') return walk(resolve(node.$ref), where, digitStrings, seen);
+    const types = ([] as unknown[]).concat(node.type ?? []);
+    if (types.includes('integer') && node.maximum === undefined) out.push(`${where}: integer without maximum`);
+    const digits = typeof node.pattern === 'string' && ((re) => re.test(PAST_INT4) && !re.test('x') && !re.test('9x'))(new RegExp(node.pattern));
+    if (digitStrings && types.includes('string') && digits && node.decimalMaximum === undefined) {
+      out.push(`${where}: digit string without decimalMaximum`);
+    }
+    for (const [k, v] of Object.entries(node.properties ?? {})) walk(v, `${where}.${k}`, digitStrings, seen);
+    if (node.items) walk(node.items, `${where}[]`, digitStrings, seen);
+    for (const key of ['anyOf', 'oneOf', 'allOf']) for (const sub of node[key] ?? []) walk(sub, where, digitStrings, seen);
+  };
+  for (const [path, operations] of Object.entries(document.paths)) {
+    for (const [method, op] of Object.entries(operations) as [string, any][]) {
+      const where = `${method.toUpperCase()} ${path}`;
+      for (const p of op.parameters ?? []) walk(p.schema, `${where} ${p.in} ${p.name}`, p.in !== 'header', new Set());
+      const body = op.requestBody?.content?.['application/json']?.schema;
+      if (body) walk(body, `${where} body`, false, new Set());
+    }
+  }
+  return out;
+}
+
 after(async () => {
   await db.destroy();
   redis.disconnect();
@@ -134,6 +170,10 @@ for (const gateway of GATEWAYS) {
       }
     });
 
+    it('bounds every integer a request takes by the column it meets (maximum, decimalMaximum)', () => {
+      expect(unboundedIntegers(document)).to.deep.equal([]);
+    });
+
     it('is a valid OpenAPI 3.1 document (swagger-parser)', async () => {
       const api = await SwaggerParser.validate(structuredClone(document) as never);
       expect((api as { openapi?: string }).openapi).to.equal('3.1.0');
@@ -152,6 +192,11 @@ for (const gateway of GATEWAYS) {
             ...Object.values(op.responses).flatMap((r) => Object.values(r.content ?? {})),
             ...Object.values(op.requestBody?.content ?? {}),
           ];
+          for (const parameter of op.parameters ?? []) {
+            for (const example of (parameter.schema as { examples?: unknown[] }).examples ?? []) {
+              expect(check(parameter.schema, example), `${where}: example of ${parameter.in} ${parameter.name} does not match its schema`).to.equal(undefined);
+            }
+          }
           for (const content of contents) {
             if (content.example === undefined || !content.schema) continue;
             expect(check(content.schema, content.example), `${where}: example does not match its schema`).to.equal(undefined);

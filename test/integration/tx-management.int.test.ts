@@ -16,6 +16,7 @@ import {
   createRegistryTopics,
   documentAssertion,
   freePort,
+  jsonOrUndefined,
   parsePrometheusText,
   readFixtureJson,
   spawnTs,
@@ -103,12 +104,7 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
     if (body !== undefined) headers['content-type'] ??= 'application/json';
     const res = await fetch(base + path, { method, headers, body });
     const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
+    const parsed = jsonOrUndefined(text);
     await matchesDocument(method, path, res.status, res.headers.get('content-type'), parsed, text);
     return { status: res.status, body: parsed, text };
   }
@@ -610,9 +606,9 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
       expect([params.status, params.body]).to.deep.equal([400, { code: 400, msg: 'params must be array', data: null }]);
     });
 
-    it('a JSON-RPC error of the node → 502 carrying its code and message', async () => {
+    it('a JSON-RPC error of the node carries its code and message: 400 for a refused call (unknown method), 502 for a failing node', async () => {
       const r = await rpc('/api/v1/rpcproxy', 'bsc-mainnet', { method: 'eth_nonexistent' });
-      expect([r.status, r.body]).to.deep.equal([502, { code: 502, msg: 'origin error -32601: the method eth_nonexistent does not exist/is not available', data: null }]);
+      expect([r.status, r.body]).to.deep.equal([400, { code: 400, msg: 'origin error -32601: the method eth_nonexistent does not exist/is not available', data: null }]);
       const broken = await rpc('/api/v1/rpcproxy', 'bsc-mainnet', { method: 'eth_broken' });
       expect([broken.status, broken.body]).to.deep.equal([502, { code: 502, msg: 'origin answered HTTP 500', data: null }]);
     });

@@ -17,10 +17,16 @@ describe('rpc proxy decisions', () => {
     }
   });
 
-  it('origin failures: node error 502 with its code and message, timeout 504, the rest 502 without internals', () => {
+  it('origin failures: a refused call 400 and a node failure 502, both with its code and message, timeout 504, the rest 502 without internals', () => {
     expect(proxyFailure(new OriginError('origin error -32601: the method eth_foo does not exist', 'rpc', { code: -32601, message: 'the method eth_foo does not exist' }))).to.deep.equal({
-      status: 502,
+      status: 400,
       message: 'origin error -32601: the method eth_foo does not exist',
+      outcome: 'rpc_error',
+    });
+    expect(proxyFailure(new OriginError('origin error -32602: invalid params', 'rpc', { code: -32602, message: 'invalid params' })).status).to.equal(400);
+    expect(proxyFailure(new OriginError('origin error -32000: header not found', 'rpc', { code: -32000, message: 'header not found' }))).to.deep.equal({
+      status: 502,
+      message: 'origin error -32000: header not found',
       outcome: 'rpc_error',
     });
     expect(proxyFailure(new OriginError('origin did not answer eth_x within 1000 ms', 'timeout'))).to.deep.equal({ status: 504, message: 'origin did not answer eth_x within 1000 ms', outcome: 'timeout' });

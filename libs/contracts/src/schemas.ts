@@ -108,6 +108,29 @@ export function fieldErrorsOf(errors: ErrorObject[] | null | undefined): FieldEr
 }
 
 /**
+ * `decimalMaximum`: the largest value a string of decimal digits may spell (a decimal string
+ * itself, as the bound may pass 2^53), for path and query parameters that meet an integer column
+ * (`"2147483647"` for int4, `"9223372036854775807"` for bigint). Strings of another shape are
+ * left to `pattern`.
+ */
+function addDecimalMaximum(ajv: Ajv): void {
+  ajv.addKeyword({
+    keyword: 'decimalMaximum',
+    type: 'string',
+    schemaType: 'string',
+    errors: true,
+    validate: function decimalMaximum(this: unknown, limit: string, value: string, _parent?: unknown, ctx?: { instancePath: string }): boolean {
+      const digits = value.trim();
+      if (!/^[0-9]+$/.test(digits) || BigInt(digits) <= BigInt(limit)) return true;
+      (decimalMaximum as unknown as { errors: Partial<ErrorObject>[] }).errors = [
+        { instancePath: ctx?.instancePath ?? '', keyword: 'decimalMaximum', params: { limit }, message: `must be <= ${limit}` },
+      ];
+      return false;
+    },
+  });
+}
+
+/**
  * Loads every schema under `dir` (their `$id` is their path without `.json`; a `$ref` is relative
  * to the referring schema's `$id`, e.g. `../common/normalized-tx`) into one ajv instance and
  * compiles them all. Built once at boot and passed to whoever validates.
@@ -115,6 +138,7 @@ export function fieldErrorsOf(errors: ErrorObject[] | null | undefined): FieldEr
 export function loadContracts(dir: string = SCHEMAS_DIR): Contracts {
   const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true, verbose: true });
   addFormats(ajv);
+  addDecimalMaximum(ajv);
   const ids: string[] = [];
   const sources = new Map<string, JsonSchema>();
   for (const file of listJson(dir)) {

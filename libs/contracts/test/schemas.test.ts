@@ -25,6 +25,19 @@ describe('contracts', () => {
     if (!bad.ok) expect(bad.errors).to.match(/tx\.amount/);
   });
 
+  it('decimalMaximum bounds a digit string by its column, past 2^53 too, and leaves other shapes to pattern', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'schemas-'));
+    mkdirSync(path.join(dir, 'http'));
+    const bound = (limit: string) => ({ type: 'string', decimalMaximum: limit });
+    const schema = { $id: 'http/ids', type: 'object', properties: { id: bound('2147483647'), big: bound('9223372036854775807') } };
+    writeFileSync(path.join(dir, 'http', 'ids.json'), JSON.stringify(schema));
+    const own = loadContracts(dir);
+    expect(own.validate('http/ids', { id: '2147483647', big: '9223372036854775807' })).to.deep.equal({ ok: true });
+    expect(own.validate('http/ids', { id: ' 2147483648 ' })).to.deep.equal({ ok: false, errors: 'id must be <= 2147483647' });
+    expect(own.validate('http/ids', { big: '9223372036854775808' })).to.deep.equal({ ok: false, errors: 'big must be <= 9223372036854775807' });
+    expect(own.validate('http/ids', { id: 'abc', big: '-1' })).to.deep.equal({ ok: true });
+  });
+
   it('fails at load, naming the schema, when a $ref does not resolve or an $id does not match its path', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'schemas-'));
     mkdirSync(path.join(dir, 'kafka'));

@@ -1,6 +1,7 @@
-import type { ErrorObject } from 'ajv';
-import express, { type RequestHandler, type Response, type Router } from 'express';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { formatErrors, type Contracts, type JsonSchema } from '@chainpipe/contracts';
+import { nulErrors, onlyUnmatchableLookups, type LookupParams } from './boundary';
 import { sendError } from './envelope';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -96,6 +97,12 @@ export interface RouteSpec {
      * error cannot carry (the token price service's 20001 `ids is required`, 20003 for a body).
      */
     checkedByHandler?: boolean;
+    /**
+     * Parameters that only look a stored row up, with the route's "not found" answer: a value of
+     * theirs that no row can hold (a NUL, an integer past its column) gets that answer instead
+     * of the 400 (see `boundary.ts`).
+     */
+    lookup?: LookupParams;
   };
   /** Checks that must answer before the schema's generic 400 (run after auth and body parsing). */
   preValidation?: readonly RequestHandler[];
@@ -142,24 +149,42 @@ export function pathParams(path: string): string[] {
 
 type ParamsSource = 'merged' | 'path' | 'query';
 
-function validateParams(contracts: Contracts, schemaId: string, source: ParamsSource, invalid: InvalidResponder): RequestHandler {
-  const validate = contracts.validator(schemaId);
+/** Schema errors and the boundary's own (NUL characters) of one request part. */
+function problemsOf(validate: ValidateFunction | undefined, value: unknown): ErrorObject[] {
+  const errors = validate && !validate(value) ? [...(validate.errors ?? [])] : [];
+  return [...errors, ...nulErrors(value)];
+}
+
+/** Answers a part with problems (`invalid`, or the lookup's "not found"); true when it did. */
+function refused(problems: readonly ErrorObject[], part: RequestPart, lookup: LookupParams | undefined, invalid: InvalidResponder, req: Request, res: Response, next: NextFunction): boolean {
+  if (problems.length === 0) return false;
+  if (part !== 'body' && onlyUnmatchableLookups(problems, lookup)) void lookup!.notFound(req, res, next);
+  else invalid(res, problems, part);
+  return true;
+}
+
+function paramsOf(req: Request, source: ParamsSource): Record<string, unknown> {
+  // Express 5 re-parses req.query on every read: the validated copy is what handlers use.
+  const query = { ...(req.query as Record<string, unknown>) };
+  return source === 'path' ? { ...req.params } : source === 'query' ? query : { ...query, ...req.params };
+}
+
+/** Checks the path and query parameters: against `validate` when given, always against the boundary's rule. */
+function validateParams(validate: ValidateFunction | undefined, source: ParamsSource, invalid: InvalidResponder, lookup: LookupParams | undefined): RequestHandler {
   return (req, res, next) => {
-    // Express 5 re-parses req.query on every read: the validated copy is what handlers use.
-    const query = { ...(req.query as Record<string, unknown>) };
-    const params: Record<string, unknown> = source === 'path' ? { ...req.params } : source === 'query' ? query : { ...query, ...req.params };
-    if (!validate(params)) return invalid(res, validate.errors ?? [], source === 'merged' ? 'params' : source);
-    res.locals[PARAMS] = { ...(res.locals[PARAMS] as object | undefined), ...params };
+    const params = paramsOf(req, source);
+    if (refused(problemsOf(validate, params), source === 'merged' ? 'params' : source, lookup, invalid, req, res, next)) return;
+    if (validate) res.locals[PARAMS] = { ...(res.locals[PARAMS] as object | undefined), ...params };
     next();
   };
 }
 
-function validateJsonBody(contracts: Contracts, schemaId: string, required: boolean, invalid: InvalidResponder): RequestHandler {
-  const validate = contracts.validator(schemaId);
+/** Checks the JSON body: against `validate` when given (an optional body absent is `{}`), always against the boundary's rule. */
+function validateJsonBody(validate: ValidateFunction | undefined, required: boolean, invalid: InvalidResponder): RequestHandler {
   return (req, res, next) => {
-    if (req.body === undefined && !required) req.body = {};
-    if (validate(req.body)) return next();
-    invalid(res, validate.errors ?? [], 'body');
+    if (req.body === undefined && !required && validate) req.body = {};
+    if (refused(problemsOf(validate, req.body), 'body', undefined, invalid, req, res, next)) return;
+    next();
   };
 }
 
@@ -202,14 +227,22 @@ export class ApiRoutes {
     const undeclared = inPath.filter((name) => !declared.includes(name));
     if (undeclared.length) throw new Error(`${where}: path parameters ${undeclared.join(', ')} ${pathSchema ? `are not in ${pathSchema}` : 'need a request.params or request.path schema'}`);
     const invalid = this.options.invalid ?? defaultInvalid;
+    const { lookup } = request;
+    if (lookup) {
+      const unknown = lookup.params.filter((name) => ![request.params, request.path, request.query].some((id) => id && propertiesOf(id).includes(name)));
+      if (unknown.length) throw new Error(`${where}: lookup parameters ${unknown.join(', ')} are not in its parameter schemas`);
+    }
     if (request.checkedByHandler) {
-      // Documented only: the schemas must exist, the handlers answer for the values.
+      // Documented only: the schemas must exist, the handlers answer for the values; the
+      // boundary's own rule (no NUL) still holds.
       for (const id of [request.params, request.path, request.query, request.body]) if (id) contracts.schema(id);
+      if (request.params || request.path || request.query) chain.push(validateParams(undefined, 'merged', invalid, lookup));
+      if (request.body) chain.push(validateJsonBody(undefined, request.bodyRequired ?? true, invalid));
     } else {
-      if (request.params) chain.push(validateParams(contracts, request.params, 'merged', invalid));
-      if (request.path) chain.push(validateParams(contracts, request.path, 'path', invalid));
-      if (request.query) chain.push(validateParams(contracts, request.query, 'query', invalid));
-      if (request.body) chain.push(validateJsonBody(contracts, request.body, request.bodyRequired ?? true, invalid));
+      if (request.params) chain.push(validateParams(contracts.validator(request.params), 'merged', invalid, lookup));
+      if (request.path) chain.push(validateParams(contracts.validator(request.path), 'path', invalid, lookup));
+      if (request.query) chain.push(validateParams(contracts.validator(request.query), 'query', invalid, lookup));
+      if (request.body) chain.push(validateJsonBody(contracts.validator(request.body), request.bodyRequired ?? true, invalid));
     }
     if (request.headers) contracts.schema(request.headers);
     if (typeof spec.ok.data === 'string') contracts.schema(spec.ok.data);

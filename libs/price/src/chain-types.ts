@@ -42,7 +42,8 @@ export function normalizeChainType(value: unknown): ChainType | undefined {
   if (typeof value !== 'string') return undefined;
   const v = value.trim().toLowerCase();
   if ((CHAIN_TYPES as readonly string[]).includes(v)) return v as ChainType;
-  return ALIASES[v];
+  // Own keys only: `constructor` or `__proto__` is no alias.
+  return Object.hasOwn(ALIASES, v) ? ALIASES[v] : undefined;
 }
 
 /** How a chain type compares contract addresses: EVM addresses are case-insensitive hex. */

@@ -48,7 +48,7 @@ describe('price domain', () => {
       const cases: [string, string | undefined][] = [
         ['EVM', 'evm'], ['eth', 'evm'], ['Ethereum', 'evm'], ['sol', 'svm'], ['solana', 'svm'], ['trx', 'tvm'], ['tron', 'tvm'],
         ['btc', 'utxo'], ['bitcoin', 'utxo'], ['litecoin', 'utxo'], ['dogecoin', 'utxo'], ['bitcoin cash', 'utxo'], ['atom', 'cosmos'],
-        ['sui', 'move'], ['aptos', 'move'], ['apt', 'move'], [' move ', 'move'], ['plasma', undefined], ['', undefined],
+        ['sui', 'move'], ['aptos', 'move'], ['apt', 'move'], [' move ', 'move'], ['plasma', undefined], ['', undefined], ['constructor', undefined], ['__proto__', undefined], ['toString', undefined],
       ];
       for (const [input, out] of cases) expect(normalizeChainType(input), input).to.equal(out);
       expect(normalizeChainType(1)).to.equal(undefined);

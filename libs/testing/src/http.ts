@@ -6,6 +6,15 @@ export async function readJson(res: Response): Promise<any> {
   return res.json();
 }
 
+/** A body text as JSON, or undefined when it is not JSON (an error page, an empty body). */
+export function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A loopback HTTP server standing in for an upstream, answering as the test writes it: one handler per path. */
 export interface HttpStub {
   url: string;

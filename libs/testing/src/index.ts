@@ -11,6 +11,7 @@ export * from './ws-client';
 export * from './faults';
 export * from './pipeline-load';
 export * from './api-document-check';
+export * from './api-fuzz';
 export * from './browser';
 export * from './solana-wire';
 export * from './apps';

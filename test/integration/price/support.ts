@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ApiKeyRepository, type Knex } from '@chainpipe/db';
-import { createAppWithKey, documentAssertion, freePort, parsePrometheusText, spawnTs, testEnv, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { createAppWithKey, documentAssertion, freePort, jsonOrUndefined, parsePrometheusText, spawnTs, testEnv, waitReady, type RunningProcess } from '@chainpipe/testing';
 
 /** Test support of the token price suites: keys, a spawned gateway, a fetch wrapper. Asserts nothing of its own. */
 
@@ -47,12 +47,7 @@ export function client(base: () => string, defaultKey: () => string) {
     if (body !== undefined) headers['content-type'] ??= 'application/json';
     const res = await fetch(base() + path, { method, headers, body });
     const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
+    const parsed = jsonOrUndefined(text);
     await matchesDocument(method, path, res.status, res.headers.get('content-type'), parsed, text);
     return { status: res.status, headers: res.headers, body: parsed, text };
   };

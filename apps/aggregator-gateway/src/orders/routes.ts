@@ -152,6 +152,8 @@ export function orderRoutes(api: ApiRoutes, service: OrderService): void {
     create,
   );
 
+  // An order number no order can have (a NUL) is an unknown order, as the spec answers it.
+  const orderLookup = { params: ['orderNo'], notFound: ((_req, res) => sendError(res, 400, 'order not found')) as RequestHandler };
   const refundErrors = {
     400: 'order no required, refund_address required, refund_address invalid, order not found, order_already_finalized, order_not_in_refundable_state, order_not_expired_yet, order_auto_cancel_window_passed, refund_requires_manual_confirmation, no_amount_to_refund, refund_address_cannot_be_changed, order_state_changed_retry',
   };
@@ -163,7 +165,7 @@ export function orderRoutes(api: ApiRoutes, service: OrderService): void {
       description: 'State, amounts, fee snapshots, deposit and payout transaction hashes and timestamps (DECISIONS.md). Same key rules as the refund.',
       tags,
       auth: 'integratorKey',
-      request: { params: 'http/agg/integrator-order-params' },
+      request: { params: 'http/agg/integrator-order-params', lookup: orderLookup },
       ok: { code: 0, message: 'ok', data: 'http/agg/integrator-order', description: 'the order' },
       errors: { 400: 'order not found', 403: 'order does not belong to integrator' },
     },
@@ -179,7 +181,7 @@ export function orderRoutes(api: ApiRoutes, service: OrderService): void {
         'Records the refund address (checked against the source chain). Idempotent for the same address; another address after a refund record is refund_address_cannot_be_changed. Concurrent requests and state changes are serialized on the order version: the loser gets order_state_changed_retry.',
       tags,
       auth: 'integratorKey',
-      request: { params: 'http/agg/integrator-order-params', body: 'http/agg/integrator-refund', bodyExample: { refund_address: '0x5f2b7a4f0c0b4a3c9c0b9a8e7d6c5b4a39281706' }, bodyRequired: false },
+      request: { params: 'http/agg/integrator-order-params', lookup: orderLookup, body: 'http/agg/integrator-refund', bodyExample: { refund_address: '0x5f2b7a4f0c0b4a3c9c0b9a8e7d6c5b4a39281706' }, bodyRequired: false },
       preValidation: [
         (req, res, next) => {
           const body = req.body as Record<string, unknown> | undefined;

@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { Counter } from 'prom-client';
 import type { ApiRoutes } from '@chainpipe/http';
 import { normalizeChainType, pagination, type TokenSide } from '@chainpipe/kline';
@@ -22,6 +22,8 @@ export function poolsRoutes(api: ApiRoutes, deps: KlineDeps): void {
   const log = deps.logger.child({ component: 'kline-pools' });
   const noticeFailures = new Counter({ name: 'chainpipe_kline_pool_notice_failures_total', help: 'Pool activations stored but not announced on kline.pools.v1', registers: [deps.registry] });
   const poolId = (req: Request) => Number(req.params.id);
+  // An id past the int4 column is no pool: the spec's 404, like any unknown id.
+  const poolLookup = { params: ['id'], notFound: ((_req, res) => sendKlineError(res, 404, KlineCode.poolNotFound, 'Pool not found')) as RequestHandler };
 
   api.route(
     {
@@ -84,7 +86,7 @@ export function poolsRoutes(api: ApiRoutes, deps: KlineDeps): void {
       summary: 'One pool',
       tags: TAGS,
       auth: KLINE_AUTH,
-      request: { path: 'http/kline/pool-id-path' },
+      request: { path: 'http/kline/pool-id-path', lookup: poolLookup },
       ok: { ...POOL_OK, description: 'the pool record' },
       errors: { 404: 'code 60001 `Pool not found`' },
     },
@@ -104,7 +106,7 @@ export function poolsRoutes(api: ApiRoutes, deps: KlineDeps): void {
         description: `Stores the new state, then tells the ingester (best effort: a failed notice does not roll back the stored state; the ingester re-reads the table).`,
         tags: TAGS,
         auth: KLINE_AUTH,
-        request: { path: 'http/kline/pool-id-path' },
+        request: { path: 'http/kline/pool-id-path', lookup: poolLookup },
         ok: { ...POOL_OK, example: { ...EXAMPLE_POOL, is_active: active }, description: `the updated pool record, \`is_active\` ${active}` },
         errors: { 404: 'code 60001 `Pool not found`' },
       },

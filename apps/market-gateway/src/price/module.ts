@@ -1,4 +1,5 @@
 import express, { type RequestHandler } from 'express';
+import { formatErrors } from '@chainpipe/contracts';
 import { ApiRoutes, apiKeyAuth } from '@chainpipe/http';
 import { QuoteStore, ReferenceRepository } from '@chainpipe/price';
 import type { RouteModule } from '@chainpipe/http';
@@ -32,6 +33,8 @@ export function priceModule(deps: PriceDeps): RouteModule {
     contracts: deps.contracts,
     auth: { [PRICE_AUTH]: apiKeyAuth(deps.resolveKey, { missing: 'unauthorized', invalid: 'forbidden' }) },
     jsonBody: priceJsonBody(deps.bodyLimitBytes),
+    // A malformed parameter is the service's 20001 (HTTP 400), its message naming the parameter.
+    invalid: (res, errors) => sendPriceError(res, 400, PriceCode.missingParameter, formatErrors([...errors])),
   });
   referenceRoutes(api, deps);
   quotesRoutes(api, { snapshot, store: new QuoteStore(deps.redis), contracts: deps.contracts, clock: deps.clock, quoteMaxAgeMs: deps.quoteMaxAgeMs });

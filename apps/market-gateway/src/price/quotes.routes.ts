@@ -150,7 +150,8 @@ export function quotesRoutes(api: ApiRoutes, deps: QuotesRouteDeps): void {
       description: 'A base without rate data answers `{ total: 0, items: [] }`.',
       tags: ['reference data'],
       auth: PRICE_AUTH,
-      request: { path: 'http/price/fiat-base-path' },
+      // A code no fiat has (a NUL) is a base without rate data.
+      request: { path: 'http/price/fiat-base-path', lookup: { params: ['base'], notFound: (_req, res) => sendOk(res, { total: 0, items: [] }) } },
       ok: {
         data: 'http/price/fiat-rates',
         description: '`{ total, items }` of fiat rate items (8 decimal places)',

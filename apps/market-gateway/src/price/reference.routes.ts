@@ -38,7 +38,8 @@ export function referenceRoutes(api: ApiRoutes, deps: Pick<PriceDeps, 'db'>): vo
       description: 'An unknown chain is still HTTP 200, with `code` 20002, `msg` `chain not found` and `data` an empty string.',
       tags: TAGS,
       auth: PRICE_AUTH,
-      request: { path: 'http/price/chain-path' },
+      // A name no chain can have (a NUL) is an unknown chain.
+      request: { path: 'http/price/chain-path', lookup: { params: ['id_or_name'], notFound: (_req, res) => sendPriceError(res, 200, PriceCode.chainNotFound, 'chain not found') } },
       ok: {
         data: 'http/price/chain-list',
         description: '`{ total: 1, items }` with the chain',
@@ -62,7 +63,12 @@ export function referenceRoutes(api: ApiRoutes, deps: Pick<PriceDeps, 'db'>): vo
         'No `chain_id` nor `address`: a page of active tokens (`page` from 1, `limit` 1–1000, default 100). `chain_id` alone: the chain’s native token. `chain_id` and `address`: the exact token. Exact modes answer `page` 1 and `limit` = the number of items. A bad value: 400, `code` 20001, the message naming the parameter.',
       tags: TAGS,
       auth: PRICE_AUTH,
-      request: { query: 'http/price/tokens-query', checkedByHandler: true },
+      request: {
+        query: 'http/price/tokens-query',
+        checkedByHandler: true,
+        // An address no token can have (a NUL) is an exact match of nothing.
+        lookup: { params: ['address'], notFound: (_req, res) => sendOk(res, { total: 0, page: 1, limit: 0, items: [] }) },
+      },
       ok: { data: 'http/price/token-page', description: '`{ total, page, limit, items }` of token items', example: { total: 51, page: 1, limit: 1, items: [EXAMPLE_TOKEN] } },
       errors: { 400: 'code 20001: a parameter is not a positive integer or out of range' },
     },
@@ -93,7 +99,8 @@ export function referenceRoutes(api: ApiRoutes, deps: Pick<PriceDeps, 'db'>): vo
       summary: 'A token across chains, by contract address, name or symbol',
       tags: TAGS,
       auth: PRICE_AUTH,
-      request: { path: 'http/price/platform-path' },
+      // A keyword no token can have (a NUL) finds nothing.
+      request: { path: 'http/price/platform-path', lookup: { params: ['keyword'], notFound: (_req, res) => sendOk(res, { total: 0, items: [] }) } },
       ok: { data: 'http/price/token-list', description: '`{ total, items }` of token items', example: { total: 1, items: [EXAMPLE_TOKEN] } },
     },
     async (req, res) => {

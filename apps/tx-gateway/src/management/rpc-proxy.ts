@@ -30,9 +30,17 @@ export interface ProxyFailure {
 const MAX_MESSAGE = 500;
 
 /**
+ * JSON-RPC's own codes for a call the caller got wrong (parse error, invalid request, method not
+ * found, invalid params): the node refused the request, not failed it.
+ */
+const CALLER_ERROR_CODES = new Set([-32700, -32600, -32601, -32602]);
+
+/**
  * A failed origin call as the client sees it. A JSON-RPC error of the node is the node's answer
- * but not a result: 502 with the node's code and message in `msg`. Origin too slow: 504. Down,
- * non-2xx or not JSON-RPC: 502. Texts never include the origin URL (it may carry a provider key).
+ * but not a result, with the node's code and message in `msg`: 400 when the call itself was wrong
+ * (an unknown method, bad params: the spec's "request parameter validation failed"), 502 for the
+ * node's own failures. Origin too slow: 504. Down, non-2xx or not JSON-RPC: 502. Texts never
+ * include the origin URL (it may carry a provider key).
  */
 export function proxyFailure(err: unknown): ProxyFailure {
   if (!(err instanceof OriginError)) return { status: 502, message: 'origin call failed', outcome: 'failed' };
@@ -40,7 +48,7 @@ export function proxyFailure(err: unknown): ProxyFailure {
     case 'rpc': {
       const code = err.rpcError?.code;
       const text = typeof err.rpcError?.message === 'string' ? err.rpcError.message : 'error';
-      return { status: 502, message: `origin error ${typeof code === 'number' ? code : 'unknown'}: ${text}`.slice(0, MAX_MESSAGE), outcome: 'rpc_error' };
+      return { status: typeof code === 'number' && CALLER_ERROR_CODES.has(code) ? 400 : 502, message: `origin error ${typeof code === 'number' ? code : 'unknown'}: ${text}`.slice(0, MAX_MESSAGE), outcome: 'rpc_error' };
     }
     case 'timeout':
       return { status: 504, message: err.message.slice(0, MAX_MESSAGE), outcome: 'timeout' };

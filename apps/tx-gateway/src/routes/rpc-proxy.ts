@@ -77,7 +77,7 @@ export function rpcProxyRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
         method: 'post',
         path,
         summary: 'Forward one JSON-RPC call to the node of a network',
-        description: 'The node of the network named in `x-chain-net` answers; any method name of the right shape is forwarded. A node\'s JSON-RPC error is a 502 naming its code and message.',
+        description: 'The node of the network named in `x-chain-net` answers; any method name of the right shape is forwarded. A node\'s JSON-RPC error names its code and message: 400 when the node refused the call (parse error, invalid request, unknown method, invalid params), 502 for its other errors.',
         tags: ['rpc proxy'],
         auth: 'apiKey',
         // Both body fields are optional: a POST without a body asks for the default method.
@@ -86,9 +86,9 @@ export function rpcProxyRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
         preValidation: [network],
         ok: { code: 1, data: {}, description: '`data` is the node\'s JSON-RPC result', example: '0x10430e0' },
         errors: {
-          400: 'invalid JSON, request validation failed, or an unknown network in x-chain-net',
+          400: 'invalid JSON, request validation failed, an unknown network in x-chain-net, or the node refused the call (JSON-RPC -32700, -32600, -32601, -32602)',
           500: 'x-chain-net is missing (the spec\'s status), or an internal error',
-          502: 'the node answered a JSON-RPC error, or could not be reached',
+          502: 'the node answered another JSON-RPC error, or could not be reached',
           503: 'no node is configured for this network',
           504: 'the node did not answer in time, or the request ran past 15 s',
         },

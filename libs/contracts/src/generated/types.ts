@@ -919,7 +919,7 @@ export interface HttpKlinePoolCreate {
  */
 export interface HttpKlinePoolIdPath {
   /**
-   * a positive integer
+   * a positive integer (a pool id, int4: an id past 2147483647 is no pool)
    */
   id: string;
 }

@@ -1,0 +1,50 @@
+import type { ErrorObject } from 'ajv';
+import type { RequestHandler } from 'express';
+
+/**
+ * What no request value may carry past the boundary, whatever its schema says: Postgres text and
+ * jsonb cannot hold a NUL character (`\u0000`), so such a string would fail its query instead of
+ * answering. Integers are bounded by the schemas (`maximum` for JSON numbers, `decimalMaximum` for
+ * digit strings, both the column's range), checked with the rest of the schema.
+ */
+export const NUL_KEYWORD = 'nul';
+
+/** The schema keywords whose failure means "no stored row can hold this value", not "malformed". */
+const UNSTORABLE_KEYWORDS = new Set([NUL_KEYWORD, 'decimalMaximum']);
+
+/** Every string (and object key) of `value` holding a NUL, as ajv-shaped errors naming where. */
+export function nulErrors(value: unknown, instancePath = ''): ErrorObject[] {
+  const out: ErrorObject[] = [];
+  const error = (at: string): ErrorObject => ({ instancePath: at, schemaPath: '#/boundary', keyword: NUL_KEYWORD, params: {}, message: 'must not contain NUL characters' });
+  const walk = (node: unknown, at: string): void => {
+    if (typeof node === 'string') {
+      if (node.includes('\u0000')) out.push(error(at));
+    } else if (Array.isArray(node)) {
+      node.forEach((v, i) => walk(v, `${at}/${i}`));
+    } else if (node && typeof node === 'object') {
+      for (const [k, v] of Object.entries(node)) {
+        const child = `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+        if (k.includes('\u0000')) out.push(error(child));
+        walk(v, child);
+      }
+    }
+  };
+  walk(value, instancePath);
+  return out;
+}
+
+/**
+ * A route's parameters that only look a stored row up, and its answer when one of them holds a
+ * value no row can hold (a NUL, an integer past its column): such a value matches nothing, so the
+ * spec's "not found" answers, not a 400.
+ */
+export interface LookupParams {
+  params: readonly string[];
+  notFound: RequestHandler;
+}
+
+/** True when every error is an unstorable value of one of the lookup parameters. */
+export function onlyUnmatchableLookups(errors: readonly ErrorObject[], lookup: LookupParams | undefined): boolean {
+  if (!lookup || errors.length === 0) return false;
+  return errors.every((e) => UNSTORABLE_KEYWORDS.has(e.keyword) && lookup.params.includes(e.instancePath.split('/')[1] ?? ''));
+}
