@@ -216,6 +216,8 @@ describe('candlestick service end to end (sim → ingester → Kafka → aggrega
       expect(await ask(JSON.stringify({ id: 'x3', type: 'subscribe', data: { chain_type: 'evm', chain_id: 1, pool_address: a.pool_address, intervals: '1m,1h' } }), 'x3')).to.include({ msg: 'subscribe: missing required fields' });
       expect(await ask('{"id":"x4","type":"unsubscribe","data":{"chain_id":1}}', 'x4')).to.include({ code: 4001, msg: 'unsubscribe: missing required fields' });
       expect(await ask(JSON.stringify({ id: 'x5', type: 'subscribe', data: { chain_type: 'evm', chain_id: 1, pool_address: addr() } }), 'x5')).to.include({ code: 4001, msg: 'subscribe: active pool not found' });
+      // A value no pool row can hold (Postgres refuses NUL in text) matches nothing, as any unknown address.
+      expect(await ask(JSON.stringify({ id: 'x5n', type: 'subscribe', data: { chain_type: 'evm', chain_id: 1, pool_address: `${a.pool_address}\u0000` } }), 'x5n')).to.include({ code: 4001, msg: 'subscribe: active pool not found' });
       // Both sides of one pool active: the configuration is not unique.
       const address = addr();
       for (const token of ['base', 'quote']) {
@@ -228,7 +230,7 @@ describe('candlestick service end to end (sim → ingester → Kafka → aggrega
       const pong = await ws.next((m) => m.id === 'p1');
       expect(pong).to.include({ type: 'pong', code: 0, msg: 'ok' });
       expect(pong.data).to.deep.equal({});
-      expect(ws.received.filter((m) => m.type === 'error')).to.have.length(8);
+      expect(ws.received.filter((m) => m.type === 'error')).to.have.length(9);
     });
 
     it('handshakes: 426 without upgrade, 401/403 without a valid key; the topic socket pongs and refuses binary', async () => {

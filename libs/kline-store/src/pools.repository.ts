@@ -61,6 +61,9 @@ export class PoolRepository {
 
   /** Active pools with this chain and address (any case): the WebSocket needs exactly one. */
   async activeByAddress(chainType: string, chainId: number, poolAddress: string): Promise<PoolRecord[]> {
+    // The WebSocket's subscribe reaches here without the HTTP boundary: a text no row can hold
+    // (Postgres refuses NUL) matches nothing instead of failing the query.
+    if (poolAddress.includes('\u0000') || chainType.includes('\u0000')) return [];
     const rows = await this.db<PoolRow>('kline.pools')
       .where({ chain_type: chainType, chain_id: String(chainId), is_active: true })
       .whereRaw('lower(pool_address) = lower(?)', [poolAddress])
