@@ -1,12 +1,14 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { Counter, type Registry } from 'prom-client';
 import type { HttpTxWebhookRetry, TxPushMessage } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { toTransactionResult } from '@chainpipe/tx-records';
-import { givenUp, retryDelayMs } from './schedule';
+import { givenUp, nextAttemptAt, retryDelayMs } from './schedule';
 import { postWebhook, type SendResult, type SenderOptions } from './sender';
 import { webhookHeaders } from './sign';
+import { deliverable, resumeWebhookQueue } from './queue-state';
 
 /** What one POST needs; `postWebhook` bound to the sender options in production. */
 export type Send = (url: string, body: string, headers: Record<string, string>) => Promise<SendResult>;
@@ -20,14 +22,31 @@ export interface DispatcherDeps {
   clock?: Pick<Clock, 'now'>;
   logger: Logger;
   registry: Registry;
-  /** Transactions per POST of a retry (spec: up to 100). */
+  /** Transactions per POST, live and retried (spec: up to 100). */
   batchSize?: number;
   /** Batches one drain of an application sends at most before it yields to the others. */
   maxBatchesPerDrain?: number;
+  /** Applications POSTed to at the same time (live path and scheduler pass each). */
+  concurrency?: number;
+  /**
+   * The longest one POST can take (connect + response timeouts): an application's delivery lease
+   * lasts this per batch it may send, so a copy that dies holding one frees it soon after.
+   */
+  postDeadlineMs?: number;
 }
 
 /** The nested `data.data` of POST /tx/api/v1/app/webhook/retry: the schema's (`http/tx/webhook-retry`). */
 export type RetryReport = HttpTxWebhookRetry['data'];
+
+export interface DrainOptions {
+  /** The manual retry: send the queue head now, whatever the schedule says. */
+  force?: boolean;
+  /**
+   * Answer by then (ms from the call) with what was done; a POST still running goes on, its
+   * outcome is recorded when it ends, and the scheduler sends the rest.
+   */
+  deadlineMs?: number;
+}
 
 interface ConfigRow {
   app_id: string;
@@ -36,21 +55,32 @@ interface ConfigRow {
   webhook_secret_enc: string | null;
   webhook_delivery_status: string;
   webhook_retrying_since: string | null;
+  webhook_next_attempt_at: string | null;
   is_active: boolean;
 }
 
 interface QueueRow {
   id: string;
   tx_id: string;
-  tx_status: string | null;
   message_id: string | null;
   payload: unknown;
   attempts: number;
-  first_failed_at: string;
-  next_attempt_at: string;
 }
 
-const CONFIG_COLUMNS = ['app_id', 'enable_webhook', 'webhook_url', 'webhook_secret_enc', 'webhook_delivery_status', 'webhook_retrying_since', 'is_active'];
+/** One POST as the attempts log keeps it (tx.webhook_attempts). */
+interface Attempt {
+  app_id: string;
+  attempted_at: number;
+  path: 'live' | 'retry';
+  transactions: number;
+  delivered: boolean;
+  status_code: number | null;
+  error: string | null;
+  latency_ms: number;
+  next_retry_at: number | null;
+}
+
+const CONFIG_COLUMNS = 'app_id, enable_webhook, webhook_url, webhook_secret_enc, webhook_delivery_status, webhook_retrying_since, webhook_next_attempt_at, is_active';
 
 /** `webhook-id` of a batch: the message id of a single push, else a digest of the batch's ids. */
 export function batchId(messageIds: readonly string[]): string {
@@ -58,46 +88,107 @@ export function batchId(messageIds: readonly string[]): string {
   return 'b' + createHash('sha256').update(messageIds.join(',')).digest('hex').slice(0, 31);
 }
 
+/** Runs `fn` over `items`, at most `limit` at a time. */
+async function eachBounded<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]);
+  });
+  await Promise.all(lanes);
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
 /**
  * Webhook delivery with a persistent retry queue (tx.webhook_queue) in Postgres.
  *
- * Every decision about an application runs under a lock on its tx.app_configs row: the live path
- * waits for it (`FOR UPDATE`), the scheduler skips an application another copy holds
- * (`FOR UPDATE SKIP LOCKED`). So copies share the queue and no batch is ever sent by two at once,
- * and an application's transactions leave in match order: once anything is queued, new matches
- * queue behind it.
+ * An application is delivered for by one copy at a time: the copy takes the application's
+ * delivery lease (`webhook_lease_owner`/`_until` on its tx.app_configs row) in one short
+ * statement, POSTs with no transaction open, and records the outcome and releases the lease in
+ * another. So one slow receiver holds no row lock and no connection, different applications are
+ * POSTed side by side (`concurrency`), one application's batches leave in order, and no batch is
+ * sent by two copies at once. Once anything is queued, new matches queue behind it.
  */
 export class WebhookDispatcher {
   private readonly batchSize: number;
   private readonly maxBatches: number;
+  private readonly concurrency: number;
+  private readonly postDeadlineMs: number;
   private readonly log: Logger;
   private readonly clock: Pick<Clock, 'now'>;
   private readonly deliveries: Counter<'path' | 'outcome'>;
+  /** Secrets opened once per sealed value: opening is an AES-GCM decryption per POST otherwise. */
+  private readonly secrets = new Map<string, string>();
 
   constructor(private readonly deps: DispatcherDeps) {
     this.clock = deps.clock ?? systemClock;
     this.batchSize = deps.batchSize ?? 100;
     this.maxBatches = deps.maxBatchesPerDrain ?? 10;
+    this.concurrency = deps.concurrency ?? 16;
+    this.postDeadlineMs = deps.postDeadlineMs ?? 15_000;
     this.log = deps.logger.child({ component: 'webhooks' });
     const existing = deps.registry.getSingleMetric('chainpipe_webhook_posts_total');
     this.deliveries = (existing as Counter<'path' | 'outcome'>) ?? new Counter({ name: 'chainpipe_webhook_posts_total', help: 'Webhook POSTs by path (live, retry) and outcome (delivered, failed)', labelNames: ['path', 'outcome'], registers: [deps.registry] });
   }
 
   private secretOf(cfg: ConfigRow): string | null {
-    return cfg.webhook_secret_enc ? this.deps.openSecret(cfg.webhook_secret_enc) : null;
+    const sealed = cfg.webhook_secret_enc;
+    if (!sealed) return null;
+    let plain = this.secrets.get(sealed);
+    if (plain === undefined) {
+      if (this.secrets.size >= 10_000) this.secrets.clear();
+      plain = this.deps.openSecret(sealed);
+      this.secrets.set(sealed, plain);
+    }
+    return plain;
   }
 
-  private async post(cfg: ConfigRow, rows: Array<{ messageId: string; payload: unknown }>, path: 'live' | 'retry'): Promise<SendResult> {
-    const body = JSON.stringify(rows.map((r) => r.payload));
-    const headers = webhookHeaders(batchId(rows.map((r) => r.messageId)), Math.floor(this.clock.now() / 1000), body, this.secretOf(cfg));
+  /** One POST of `rows` (in order); never throws. `attempt` is what the attempts log keeps. */
+  private async post(cfg: ConfigRow, rows: Array<{ messageId: string; payload: unknown }>, path: 'live' | 'retry'): Promise<{ result: SendResult; attempt: Attempt }> {
+    const attemptedAt = this.clock.now();
+    const started = performance.now();
     let result: SendResult;
     try {
+      const body = JSON.stringify(rows.map((r) => r.payload));
+      const headers = webhookHeaders(batchId(rows.map((r) => r.messageId)), Math.floor(attemptedAt / 1000), body, this.secretOf(cfg));
       result = await this.deps.send(cfg.webhook_url!, body, headers);
     } catch (err) {
       result = { ok: false, error: errorMessage(err) };
     }
     this.deliveries.inc({ path, outcome: result.ok ? 'delivered' : 'failed' });
-    return result;
+    const attempt: Attempt = {
+      app_id: cfg.app_id,
+      attempted_at: attemptedAt,
+      path,
+      transactions: rows.length,
+      delivered: result.ok,
+      status_code: result.status ?? null,
+      error: result.ok ? null : result.error.slice(0, 500),
+      latency_ms: Math.round(performance.now() - started),
+      next_retry_at: null,
+    };
+    return { result, attempt };
+  }
+
+  /**
+   * Takes the delivery lease of `appIds` that no other copy holds, for `batches` POSTs; returns
+   * their configurations. Rows are locked in app_id order, so two copies claiming overlapping sets
+   * cannot deadlock.
+   */
+  private async claim(db: Knex, appIds: readonly string[], owner: string, batches: number): Promise<Map<string, ConfigRow & { queued: boolean }>> {
+    const now = this.clock.now();
+    const { rows } = (await db.raw(
+      `update tx.app_configs c set webhook_lease_owner = ?, webhook_lease_until = ?
+        where c.app_id in (select app_id from tx.app_configs where app_id = any(?) order by app_id for update)
+          and (c.webhook_lease_until is null or c.webhook_lease_until <= ?)
+        returning ${CONFIG_COLUMNS}, exists (select 1 from tx.webhook_queue q where q.app_id = c.app_id) as queued`,
+      [owner, now + batches * this.postDeadlineMs + 5_000, [...appIds], now],
+    )) as { rows: Array<ConfigRow & { queued: boolean }> };
+    return new Map(rows.map((r) => [r.app_id, r]));
   }
 
   /**
@@ -113,37 +204,71 @@ export class WebhookDispatcher {
       list.push(p);
       byApp.set(p.app_id, list);
     }
-    for (const [appId, list] of byApp) await this.deliverLive(appId, list);
-  }
+    if (byApp.size === 0) return;
+    const db = this.deps.db;
+    const owner = randomBytes(12).toString('hex');
+    const mostBatches = Math.max(...[...byApp.values()].map((l) => Math.ceil(l.length / this.batchSize)));
+    const claimed = await this.claim(db, [...byApp.keys()], owner, mostBatches);
+    // Not claimed: no configuration (nothing to deliver), or another copy is delivering for it.
+    const unclaimed = [...byApp.keys()].filter((a) => !claimed.has(a));
+    const busy = unclaimed.length === 0 ? [] : ((await db('tx.app_configs').whereIn('app_id', unclaimed).select(db.raw(CONFIG_COLUMNS))) as ConfigRow[]);
 
-  private async deliverLive(appId: string, pushes: TxPushMessage[]): Promise<void> {
-    await this.deps.db.transaction(async (trx) => {
-      const cfg = (await trx('tx.app_configs').where({ app_id: appId }).forUpdate().first(CONFIG_COLUMNS)) as ConfigRow | undefined;
+    const queueBehind: Array<{ appId: string; pushes: TxPushMessage[] }> = [];
+    const failures: Array<{ appId: string; pushes: TxPushMessage[]; error: string }> = [];
+    const attempts: Attempt[] = [];
+    const delivered: string[] = [];
+    const live: Array<[ConfigRow, TxPushMessage[]]> = [];
+    for (const cfg of [...claimed.values(), ...busy]) {
+      const list = byApp.get(cfg.app_id)!;
       // Switched off since the match, or disabled after 36 h of failures: nothing is queued.
-      if (!cfg || !cfg.enable_webhook || !cfg.is_active || !cfg.webhook_url || cfg.webhook_delivery_status === 'disabled') return;
-      const queued = await trx('tx.webhook_queue').where({ app_id: appId }).first(trx.raw('min(next_attempt_at) as next'), trx.raw('count(*) as n'));
-      const now = this.clock.now();
-      if (Number(queued?.n ?? 0) > 0 || cfg.webhook_delivery_status === 'retrying') {
-        await this.enqueue(trx, appId, pushes, now, queued?.next ? Number(queued.next) : now, 0, null);
-        return;
-      }
-      for (let i = 0; i < pushes.length; i++) {
-        const p = pushes[i];
-        const result = await this.post(cfg, [{ messageId: p.message_id, payload: toTransactionResult(p.tx) }], 'live');
+      if (!deliverable(cfg)) continue;
+      // Queued batches first (also those of an application switched on again after a disable).
+      const c = claimed.get(cfg.app_id);
+      if (!c || c.queued || cfg.webhook_delivery_status !== 'active') queueBehind.push({ appId: cfg.app_id, pushes: list });
+      else live.push([cfg, list]);
+    }
+    await eachBounded(live, this.concurrency, async ([cfg, list]) => {
+      const batches = chunks(list, this.batchSize);
+      for (let i = 0; i < batches.length; i++) {
+        const { result, attempt } = await this.post(cfg, batches[i].map((p) => ({ messageId: p.message_id, payload: toTransactionResult(p.tx) })), 'live');
+        attempts.push(attempt);
         if (result.ok) continue;
-        // First failure: this push and everything after it wait in the queue, in order.
-        const error = result.error;
-        await this.enqueue(trx, appId, pushes.slice(i), now, now + retryDelayMs(1), 1, error);
-        await trx('tx.app_configs')
-          .where({ app_id: appId })
-          .update({ webhook_delivery_status: 'retrying', webhook_retrying_since: Math.floor(now / 1000), webhook_last_failure_reason: error.slice(0, 500), updated_at: new Date(now) });
-        this.log.warn({ msg: 'webhook_failed_queued', appId, queued: pushes.length - i, error });
+        // First failure: this batch and everything after it wait in the queue, in order.
+        failures.push({ appId: cfg.app_id, pushes: batches.slice(i).flat(), error: attempt.error! });
+        attempt.next_retry_at = attempt.attempted_at + retryDelayMs(1);
         return;
       }
+      delivered.push(cfg.app_id);
+    });
+
+    const now = this.clock.now();
+    await db.transaction(async (trx) => {
+      for (const q of queueBehind) await this.enqueue(trx, q.appId, q.pushes, now, 0, null);
+      if (queueBehind.length) {
+        // Due at once unless a retry is already scheduled: the scheduler takes it from there.
+        await trx('tx.app_configs')
+          .whereIn('app_id', queueBehind.map((q) => q.appId))
+          .update({ webhook_next_attempt_at: trx.raw('coalesce(webhook_next_attempt_at, ?)', [now]) });
+      }
+      for (const f of failures) {
+        await this.enqueue(trx, f.appId, f.pushes, now, 1, f.error);
+        await trx('tx.app_configs')
+          .where({ app_id: f.appId })
+          .update({
+            webhook_delivery_status: 'retrying',
+            webhook_retrying_since: trx.raw('coalesce(webhook_retrying_since, ?)', [Math.floor(now / 1000)]),
+            webhook_last_failure_reason: f.error,
+            webhook_next_attempt_at: now + retryDelayMs(1),
+            updated_at: new Date(now),
+          });
+        this.log.warn({ msg: 'webhook_failed_queued', appId: f.appId, queued: f.pushes.length, error: f.error });
+      }
+      if (attempts.length) await trx('tx.webhook_attempts').insert(attempts);
+      await trx('tx.app_configs').whereIn('app_id', [...claimed.keys()]).where({ webhook_lease_owner: owner }).update({ webhook_lease_owner: null, webhook_lease_until: null });
     });
   }
 
-  private async enqueue(trx: Knex.Transaction, appId: string, pushes: TxPushMessage[], firstFailedAt: number, nextAttemptAt: number, attempts: number, error: string | null): Promise<void> {
+  private async enqueue(trx: Knex.Transaction, appId: string, pushes: TxPushMessage[], firstFailedAt: number, attempts: number, error: string | null): Promise<void> {
     if (pushes.length === 0) return;
     await trx('tx.webhook_queue')
       .insert(
@@ -155,7 +280,6 @@ export class WebhookDispatcher {
           payload: JSON.stringify(toTransactionResult(p.tx)),
           attempts,
           first_failed_at: firstFailedAt,
-          next_attempt_at: nextAttemptAt,
           last_error: error,
         })),
       )
@@ -163,73 +287,128 @@ export class WebhookDispatcher {
       .ignore();
   }
 
-  /** Applications with queued batches due now, and disabled ones whose webhook was switched on again. */
+  /**
+   * Applications whose queue is due, most overdue first, that no copy is delivering for. Parked
+   * queues (webhook off or disabled, configuration inactive or deleted) are never picked: the
+   * configuration API clears their due time, and a switch flipped in the table directly is
+   * filtered here; `app_configs_webhook_due_idx` serves the order.
+   */
   async dueApps(limit = 100): Promise<string[]> {
     const now = this.clock.now();
     const { rows } = (await this.deps.db.raw(
-      `select app_id from (select distinct app_id from tx.webhook_queue where next_attempt_at <= ?) q
-       union
-       select app_id from tx.app_configs where webhook_delivery_status = 'disabled' and enable_webhook and is_active
-       limit ?`,
-      [now, limit],
+      `select app_id from tx.app_configs
+        where webhook_next_attempt_at <= ? and (webhook_lease_until is null or webhook_lease_until <= ?)
+          and enable_webhook and is_active and webhook_url is not null
+        order by webhook_next_attempt_at limit ?`,
+      [now, now, limit],
     )) as { rows: Array<{ app_id: string }> };
     return rows.map((r) => r.app_id);
   }
 
-  /** One scheduler pass: drains every due application another copy is not busy with. */
+  /** One scheduler pass: drains the due applications, `concurrency` at a time. */
   async drainDue(): Promise<number> {
     let delivered = 0;
-    for (const appId of await this.dueApps()) {
-      const report = await this.drainApp(appId, false);
+    await eachBounded(await this.dueApps(), this.concurrency, async (appId) => {
+      const report = await this.drainApp(appId);
       delivered += report?.delivered ?? 0;
-    }
+    });
     return delivered;
   }
 
   /**
    * Sends the application's queue head, in order, up to `batchSize` transactions per POST, until
-   * it is empty, a POST fails, or the batch budget is spent. `force` (the manual retry) ignores
-   * the schedule. Undefined when another copy holds the application.
+   * it is empty, a POST fails, or the batch budget is spent. Undefined when another copy is
+   * delivering for the application.
    */
-  async drainApp(appId: string, force: boolean): Promise<RetryReport | undefined> {
-    return this.deps.db.transaction(async (trx) => {
-      const cfg = (await trx('tx.app_configs').where({ app_id: appId }).forUpdate().skipLocked().first(CONFIG_COLUMNS)) as ConfigRow | undefined;
-      const report: RetryReport = { attempted: 0, delivered: 0, failed: 0, finalFailed: false, nextRetryAt: null, pending: 0 };
-      if (!cfg) {
-        const exists = await trx('tx.app_configs').where({ app_id: appId }).first('app_id');
-        if (exists) return undefined; // locked by another copy
-        return this.summarize(trx, appId, report);
+  async drainApp(appId: string, opts: DrainOptions = {}): Promise<RetryReport | undefined> {
+    const db = this.deps.db;
+    const owner = randomBytes(12).toString('hex');
+    const cfg = (await this.claim(db, [appId], owner, this.maxBatches)).get(appId);
+    const report: RetryReport = { attempted: 0, delivered: 0, failed: 0, finalFailed: false, nextRetryAt: null, pending: 0 };
+    if (!cfg) {
+      const exists = await db('tx.app_configs').where({ app_id: appId }).first('app_id');
+      if (exists) return undefined; // another copy is delivering for it
+      return this.summarize(appId, report);
+    }
+    const release = { webhook_lease_owner: null, webhook_lease_until: null };
+    if (!deliverable(cfg)) {
+      // Nothing can be sent: parked until the configuration makes it deliverable again.
+      await db('tx.app_configs').where({ app_id: appId, webhook_lease_owner: owner }).update({ ...release, webhook_next_attempt_at: null });
+      return this.summarize(appId, report);
+    }
+    const now = this.clock.now();
+    if (!opts.force && cfg.webhook_next_attempt_at !== null && Number(cfg.webhook_next_attempt_at) > now) {
+      await db('tx.app_configs').where({ app_id: appId, webhook_lease_owner: owner }).update(release);
+      return this.summarize(appId, report);
+    }
+    if (cfg.webhook_delivery_status === 'disabled') {
+      // Switched on again without the configuration API (which resumes at once): resume here.
+      await db.transaction((trx) => resumeWebhookQueue(trx, appId, now));
+      cfg.webhook_delivery_status = 'retrying';
+      this.log.info({ msg: 'webhook_resumed', appId });
+    }
+    const run = this.drainLoop(cfg, owner, report);
+    if (opts.deadlineMs === undefined) {
+      await run;
+      return report;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const finished = await Promise.race([run.then(() => true), new Promise<false>((r) => (timer = setTimeout(() => r(false), opts.deadlineMs)))]);
+    clearTimeout(timer);
+    if (finished) return report;
+    // The deadline came first: answer with what is known; the running POST ends on its own.
+    run.catch((err: unknown) => this.log.error({ msg: 'webhook_drain_failed', appId, err: errorMessage(err) }));
+    const snapshot = { ...report };
+    return this.summarize(appId, snapshot);
+  }
+
+  private async drainLoop(cfg: ConfigRow, owner: string, report: RetryReport): Promise<void> {
+    const db = this.deps.db;
+    const appId = cfg.app_id;
+    const mine = { app_id: appId, webhook_lease_owner: owner };
+    for (let b = 0; b < this.maxBatches; b++) {
+      const rows = (await db('tx.webhook_queue').where({ app_id: appId }).orderBy('id').limit(this.batchSize).select('id', 'tx_id', 'message_id', 'payload', 'attempts')) as QueueRow[];
+      if (rows.length === 0) {
+        // Delivered everything: back to active (DECISIONS.md).
+        await db.transaction(async (trx) => {
+          const left = await trx('tx.webhook_queue').where({ app_id: appId }).first('id');
+          const update: Record<string, unknown> = { webhook_lease_owner: null, webhook_lease_until: null, webhook_next_attempt_at: left ? this.clock.now() : null };
+          if (!left && cfg.webhook_delivery_status !== 'active') {
+            Object.assign(update, { webhook_delivery_status: 'active', webhook_retrying_since: null, updated_at: new Date(this.clock.now()) });
+            this.log.info({ msg: 'webhook_active_again', appId });
+          }
+          await trx('tx.app_configs').where(mine).update(update);
+        });
+        await this.summarize(appId, report);
+        return;
       }
-      if (!cfg.enable_webhook || !cfg.is_active || !cfg.webhook_url) return this.summarize(trx, appId, report);
-      let now = this.clock.now();
-      if (cfg.webhook_delivery_status === 'disabled') {
-        // Switched on again: delivery resumes with what is queued, the 36 h counting afresh.
-        await trx('tx.webhook_queue').where({ app_id: appId }).update({ attempts: 0, first_failed_at: now, next_attempt_at: now });
-        await trx('tx.app_configs').where({ app_id: appId }).update({ webhook_delivery_status: 'active', webhook_retrying_since: null, updated_at: new Date(now) });
-        cfg.webhook_delivery_status = 'active';
-        this.log.info({ msg: 'webhook_resumed', appId });
-      }
-      for (let b = 0; b < this.maxBatches; b++) {
-        const rows = (await trx('tx.webhook_queue').where({ app_id: appId }).orderBy('id').limit(this.batchSize)) as QueueRow[];
-        if (rows.length === 0) break;
-        now = this.clock.now();
-        if (!force && Number(rows[0].next_attempt_at) > now) break;
-        report.attempted += rows.length;
-        const result = await this.post(cfg, rows.map((r) => ({ messageId: r.message_id ?? `tx${r.tx_id}`, payload: r.payload })), 'retry');
-        if (result.ok) {
+      report.attempted += rows.length;
+      const { result, attempt } = await this.post(cfg, rows.map((r) => ({ messageId: r.message_id ?? `tx${r.tx_id}`, payload: r.payload })), 'retry');
+      const now = this.clock.now();
+      if (result.ok) {
+        await db.transaction(async (trx) => {
           await trx('tx.webhook_queue').whereIn('id', rows.map((r) => r.id)).del();
-          report.delivered += rows.length;
-          continue;
-        }
-        report.failed += rows.length;
-        const firstFailedAt = Math.min(...(await trx('tx.webhook_queue').where({ app_id: appId }).select('first_failed_at')).map((r: { first_failed_at: string }) => Number(r.first_failed_at)));
-        const reason = result.error.slice(0, 500);
+          await trx('tx.webhook_attempts').insert(attempt);
+          // Renewed per batch, so the lease outlasts the next POST.
+          await trx('tx.app_configs').where(mine).update({ webhook_lease_until: now + this.maxBatches * this.postDeadlineMs + 5_000 });
+        });
+        report.delivered += rows.length;
+        continue;
+      }
+      report.failed += rows.length;
+      const reason = attempt.error!;
+      await db.transaction(async (trx) => {
+        const first = (await trx('tx.webhook_queue').where({ app_id: appId }).first(trx.raw('min(first_failed_at) as first'))) as { first: string | null };
+        const firstFailedAt = first.first === null ? now : Number(first.first);
         if (givenUp(firstFailedAt, now)) {
-          await trx('tx.app_configs').where({ app_id: appId }).update({
+          await trx('tx.app_configs').where(mine).update({
             webhook_delivery_status: 'disabled',
             enable_webhook: false,
             webhook_last_failed_transaction_id: rows[0].tx_id,
             webhook_last_failure_reason: reason,
+            webhook_next_attempt_at: null,
+            webhook_lease_owner: null,
+            webhook_lease_until: null,
             updated_at: new Date(now),
           });
           await trx('tx.webhook_queue').where({ app_id: appId }).update({ last_error: reason });
@@ -237,35 +416,49 @@ export class WebhookDispatcher {
           this.log.warn({ msg: 'webhook_disabled', appId, txId: rows[0].tx_id, reason });
         } else {
           const attempts = rows[0].attempts + 1;
-          await trx('tx.webhook_queue')
-            .where({ app_id: appId })
-            .update({ attempts: trx.raw('attempts + 1'), next_attempt_at: now + retryDelayMs(attempts), last_error: reason });
+          attempt.next_retry_at = nextAttemptAt(attempts, firstFailedAt, now);
+          await trx('tx.webhook_queue').where({ app_id: appId }).update({ attempts: trx.raw('attempts + 1'), last_error: reason });
           await trx('tx.app_configs')
-            .where({ app_id: appId })
+            .where(mine)
             .update({
               webhook_delivery_status: 'retrying',
               webhook_retrying_since: cfg.webhook_retrying_since ?? Math.floor(now / 1000),
               webhook_last_failure_reason: reason,
+              webhook_next_attempt_at: attempt.next_retry_at,
+              webhook_lease_owner: null,
+              webhook_lease_until: null,
               updated_at: new Date(now),
             });
         }
-        return this.summarize(trx, appId, report);
-      }
-      const left = await trx('tx.webhook_queue').where({ app_id: appId }).first('id');
-      if (!left && cfg.webhook_delivery_status !== 'active') {
-        // The queue is empty after a successful delivery: back to active (DECISIONS.md).
-        await trx('tx.app_configs').where({ app_id: appId }).update({ webhook_delivery_status: 'active', webhook_retrying_since: null, updated_at: new Date(now) });
-        this.log.info({ msg: 'webhook_active_again', appId });
-      }
-      return this.summarize(trx, appId, report);
-    });
+        await trx('tx.webhook_attempts').insert(attempt);
+      });
+      await this.summarize(appId, report);
+      return;
+    }
+    // The batch budget is spent: the rest is due at once, for whichever copy comes next.
+    await db('tx.app_configs').where(mine).update({ webhook_next_attempt_at: this.clock.now(), webhook_lease_owner: null, webhook_lease_until: null });
+    await this.summarize(appId, report);
   }
 
-  private async summarize(trx: Knex.Transaction, appId: string, report: RetryReport): Promise<RetryReport> {
-    const row = await trx('tx.webhook_queue').where({ app_id: appId }).first(trx.raw('count(*) as n'), trx.raw('min(next_attempt_at) as next'));
-    report.pending = Number(row?.n ?? 0);
-    report.nextRetryAt = row?.next == null ? null : Math.floor(Number(row.next) / 1000);
+  private async summarize(appId: string, report: RetryReport): Promise<RetryReport> {
+    const db = this.deps.db;
+    const [queued, cfg] = await Promise.all([
+      db('tx.webhook_queue').where({ app_id: appId }).first(db.raw('count(*) as n')) as Promise<{ n: string } | undefined>,
+      db('tx.app_configs').where({ app_id: appId }).first('webhook_next_attempt_at') as Promise<{ webhook_next_attempt_at: string | null } | undefined>,
+    ]);
+    report.pending = Number(queued?.n ?? 0);
+    const next = cfg?.webhook_next_attempt_at;
+    report.nextRetryAt = report.pending === 0 || next == null ? null : Math.floor(Number(next) / 1000);
     return report;
+  }
+
+  /** Drops attempts log entries older than `maxAgeMs`, at most `limit` per call (a periodic job). */
+  async pruneAttempts(maxAgeMs: number, limit = 10_000): Promise<number> {
+    const db = this.deps.db;
+    const cutoff = this.clock.now() - maxAgeMs;
+    return db('tx.webhook_attempts')
+      .whereIn('id', db('tx.webhook_attempts').where('attempted_at', '<', cutoff).orderBy('attempted_at').limit(limit).select('id'))
+      .del();
   }
 }
 
@@ -273,10 +466,11 @@ export class WebhookDispatcher {
  * A dispatcher that POSTs with `postWebhook` and opens stored secrets with the deployment's key:
  * the one wiring of webhook-dispatcher and of tx-gateway's manual retry, so both deliver alike.
  */
-export function createWebhookDispatcher(opts: Omit<DispatcherDeps, 'send' | 'openSecret'> & { sender: SenderOptions; secretBox: { open(sealed: string): string } }): WebhookDispatcher {
+export function createWebhookDispatcher(opts: Omit<DispatcherDeps, 'send' | 'openSecret' | 'postDeadlineMs'> & { sender: SenderOptions; secretBox: { open(sealed: string): string } }): WebhookDispatcher {
   const { sender, secretBox, ...deps } = opts;
   return new WebhookDispatcher({
     ...deps,
+    postDeadlineMs: sender.connectTimeoutMs + sender.responseTimeoutMs,
     send: (url, body, headers) => postWebhook(url, body, headers, sender),
     openSecret: (sealed) => secretBox.open(sealed),
   });
