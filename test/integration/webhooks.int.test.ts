@@ -125,7 +125,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
       });
       await done;
       expect(await queue(slowApp)).to.deep.equal([]);
-      expect(await config(slowApp)).to.include({ webhook_delivery_status: 'active', webhook_lease_owner: null });
+      expect(await config(slowApp)).to.include({ webhook_delivery_status: 'active', webhook_next_attempt_at: null });
     } finally {
       await slow.stop();
     }
@@ -318,7 +318,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     expect(Date.now() - started).to.be.below(1_500);
     expect(report).to.deep.include({ attempted: 4, delivered: 0, failed: 0, finalFailed: false, pending: 4 });
     await waitFor(async () => (await queue(appId)).length === 0, { timeoutMs: 5_000, what: 'the running POST recorded' });
-    expect(await config(appId)).to.include({ webhook_delivery_status: 'active', webhook_lease_owner: null });
+    expect(await config(appId)).to.include({ webhook_delivery_status: 'active', webhook_next_attempt_at: null });
     const log = await db('tx.webhook_attempts').where({ app_id: appId }).orderBy('id');
     expect(log.map((a: Json) => [a.path, a.transactions, a.delivered, a.status_code])).to.deep.equal([
       ['live', 4, false, 503],
@@ -327,7 +327,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     expect(log[1].latency_ms).to.be.at.least(2_300);
   });
 
-  it('two dispatchers share the queue: an application is drained by one at a time (its delivery lease)', async () => {
+  it('two dispatchers share the queue: an application is drained by one at a time (its delivery lock)', async () => {
     const appId = await newApp('s');
     receiver.status = 500;
     await dispatcher().handlePushes(pushes(appId, 3));

@@ -7,17 +7,12 @@ import type { Knex } from 'knex';
  *   inactive, no URL). One row per application, and an index in that order, so the scheduler
  *   takes the most overdue applications first and never sees parked ones. It replaces the
  *   per-row `tx.webhook_queue.next_attempt_at` (every row of a queue shared one value).
- * - `webhook_lease_owner` / `webhook_lease_until` (Unix ms): the copy delivering for the
- *   application right now. Taken and released in short statements; a copy that dies holding it
- *   loses it when it expires.
  * - `tx.webhook_attempts`: every POST made (time, batch size, status or error, latency, the
  *   next retry it scheduled), for GET /tx/api/v1/app/webhook/attempts.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.withSchema('tx').alterTable('app_configs', (t) => {
     t.bigInteger('webhook_next_attempt_at');
-    t.string('webhook_lease_owner', 32);
-    t.bigInteger('webhook_lease_until');
   });
   await knex.raw(
     `update tx.app_configs c set webhook_next_attempt_at = q.next
@@ -56,7 +51,5 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop index if exists tx.app_configs_webhook_due_idx');
   await knex.schema.withSchema('tx').alterTable('app_configs', (t) => {
     t.dropColumn('webhook_next_attempt_at');
-    t.dropColumn('webhook_lease_owner');
-    t.dropColumn('webhook_lease_until');
   });
 }

@@ -1,13 +1,15 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Counter, type Registry } from 'prom-client';
 import type { HttpTxWebhookRetry, TxPushMessage } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { toTransactionResult } from '@chainpipe/tx-records';
+import { compactDbError } from '@chainpipe/tx-store';
 import { givenUp, nextAttemptAt, retryDelayMs } from './schedule';
 import { postWebhook, type SendResult, type SenderOptions } from './sender';
 import { webhookHeaders } from './sign';
+import { DeliveryLocks } from './delivery-lock';
 import { deliverable, resumeWebhookQueue } from './queue-state';
 
 /** What one POST needs; `postWebhook` bound to the sender options in production. */
@@ -28,11 +30,6 @@ export interface DispatcherDeps {
   maxBatchesPerDrain?: number;
   /** Applications POSTed to at the same time (live path and scheduler pass each). */
   concurrency?: number;
-  /**
-   * The longest one POST can take (connect + response timeouts): an application's delivery lease
-   * lasts this per batch it may send, so a copy that dies holding one frees it soon after.
-   */
-  postDeadlineMs?: number;
 }
 
 /** The nested `data.data` of POST /tx/api/v1/app/webhook/retry: the schema's (`http/tx/webhook-retry`). */
@@ -106,18 +103,17 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
 /**
  * Webhook delivery with a persistent retry queue (tx.webhook_queue) in Postgres.
  *
- * An application is delivered for by one copy at a time: the copy takes the application's
- * delivery lease (`webhook_lease_owner`/`_until` on its tx.app_configs row) in one short
- * statement, POSTs with no transaction open, and records the outcome and releases the lease in
- * another. So one slow receiver holds no row lock and no connection, different applications are
- * POSTed side by side (`concurrency`), one application's batches leave in order, and no batch is
- * sent by two copies at once. Once anything is queued, new matches queue behind it.
+ * An application is delivered for by one copy at a time: the copy holds the application's
+ * delivery lock (`DeliveryLocks`, a session advisory lock) while it POSTs, with no transaction
+ * open, and records the outcome in short statements after. So one slow receiver holds no row
+ * lock, different applications are POSTed side by side (`concurrency`), one application's
+ * batches leave in order, and no batch is sent by two copies at once. Once anything is queued,
+ * new matches queue behind it.
  */
 export class WebhookDispatcher {
   private readonly batchSize: number;
   private readonly maxBatches: number;
   private readonly concurrency: number;
-  private readonly postDeadlineMs: number;
   private readonly log: Logger;
   private readonly clock: Pick<Clock, 'now'>;
   private readonly deliveries: Counter<'path' | 'outcome'>;
@@ -129,7 +125,6 @@ export class WebhookDispatcher {
     this.batchSize = deps.batchSize ?? 100;
     this.maxBatches = deps.maxBatchesPerDrain ?? 10;
     this.concurrency = deps.concurrency ?? 16;
-    this.postDeadlineMs = deps.postDeadlineMs ?? 15_000;
     this.log = deps.logger.child({ component: 'webhooks' });
     const existing = deps.registry.getSingleMetric('chainpipe_webhook_posts_total');
     this.deliveries = (existing as Counter<'path' | 'outcome'>) ?? new Counter({ name: 'chainpipe_webhook_posts_total', help: 'Webhook POSTs by path (live, retry) and outcome (delivered, failed)', labelNames: ['path', 'outcome'], registers: [deps.registry] });
@@ -175,23 +170,6 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Takes the delivery lease of `appIds` that no other copy holds, for `batches` POSTs; returns
-   * their configurations. Rows are locked in app_id order, so two copies claiming overlapping sets
-   * cannot deadlock.
-   */
-  private async claim(db: Knex, appIds: readonly string[], owner: string, batches: number): Promise<Map<string, ConfigRow & { queued: boolean }>> {
-    const now = this.clock.now();
-    const { rows } = (await db.raw(
-      `update tx.app_configs c set webhook_lease_owner = ?, webhook_lease_until = ?
-        where c.app_id in (select app_id from tx.app_configs where app_id = any(?) order by app_id for update)
-          and (c.webhook_lease_until is null or c.webhook_lease_until <= ?)
-        returning ${CONFIG_COLUMNS}, exists (select 1 from tx.webhook_queue q where q.app_id = c.app_id) as queued`,
-      [owner, now + batches * this.postDeadlineMs + 5_000, [...appIds], now],
-    )) as { rows: Array<ConfigRow & { queued: boolean }> };
-    return new Map(rows.map((r) => [r.app_id, r]));
-  }
-
-  /**
    * Delivers the webhook side of tx.push.v1 records (in their order). Resolves once each push is
    * delivered, queued, or known to be unwanted: the consumer commits after.
    */
@@ -205,26 +183,57 @@ export class WebhookDispatcher {
       byApp.set(p.app_id, list);
     }
     if (byApp.size === 0) return;
-    const db = this.deps.db;
-    const owner = randomBytes(12).toString('hex');
-    const mostBatches = Math.max(...[...byApp.values()].map((l) => Math.ceil(l.length / this.batchSize)));
-    const claimed = await this.claim(db, [...byApp.keys()], owner, mostBatches);
-    // Not claimed: no configuration (nothing to deliver), or another copy is delivering for it.
-    const unclaimed = [...byApp.keys()].filter((a) => !claimed.has(a));
-    const busy = unclaimed.length === 0 ? [] : ((await db('tx.app_configs').whereIn('app_id', unclaimed).select(db.raw(CONFIG_COLUMNS))) as ConfigRow[]);
+    const locks = await DeliveryLocks.open(this.deps.db);
+    const delivered: Attempt[] = [];
+    try {
+      await this.deliverLive(locks, byApp, delivered);
+    } finally {
+      await locks.close();
+    }
+    await this.logAttempts(delivered);
+  }
 
+  /** The attempts log's write in flight (of delivered live POSTs): at most one at a time. */
+  private attemptsWrite: Promise<void> = Promise.resolve();
+
+  /**
+   * Writes attempts that changed nothing else in the background: a delivered live batch answers
+   * without waiting for its log rows (they are a record, not delivery state; a crash can lose the
+   * last of them). The previous write is awaited first, so writes never pile up.
+   */
+  private async logAttempts(attempts: Attempt[]): Promise<void> {
+    if (attempts.length === 0) return;
+    await this.attemptsWrite;
+    this.attemptsWrite = this.deps
+      .db('tx.webhook_attempts')
+      .insert(attempts)
+      .then(
+        () => undefined,
+        (err: unknown) => this.log.warn({ msg: 'webhook_attempts_log_failed', attempts: attempts.length, err: compactDbError(err) }),
+      );
+  }
+
+  /** Waits for the attempts log's background write (shutdown, tests). */
+  async flushAttempts(): Promise<void> {
+    await this.attemptsWrite;
+  }
+
+  /** `delivered` receives the attempts of a call that only delivered: logged in the background. */
+  private async deliverLive(locks: DeliveryLocks, byApp: Map<string, TxPushMessage[]>, delivered: Attempt[]): Promise<void> {
+    const db = this.deps.db;
+    // Applications without a configuration row have nothing to deliver to.
+    const configs = await locks.take<ConfigRow>([...byApp.keys()], CONFIG_COLUMNS);
     const queueBehind: Array<{ appId: string; pushes: TxPushMessage[] }> = [];
     const failures: Array<{ appId: string; pushes: TxPushMessage[]; error: string }> = [];
     const attempts: Attempt[] = [];
-    const delivered: string[] = [];
     const live: Array<[ConfigRow, TxPushMessage[]]> = [];
-    for (const cfg of [...claimed.values(), ...busy]) {
+    for (const cfg of configs) {
       const list = byApp.get(cfg.app_id)!;
       // Switched off since the match, or disabled after 36 h of failures: nothing is queued.
       if (!deliverable(cfg)) continue;
-      // Queued batches first (also those of an application switched on again after a disable).
-      const c = claimed.get(cfg.app_id);
-      if (!c || c.queued || cfg.webhook_delivery_status !== 'active') queueBehind.push({ appId: cfg.app_id, pushes: list });
+      // Queued batches first (also those of an application switched on again after a disable),
+      // and behind whatever another copy is sending for it right now.
+      if (!cfg.locked || cfg.queued || cfg.webhook_delivery_status !== 'active') queueBehind.push({ appId: cfg.app_id, pushes: list });
       else live.push([cfg, list]);
     }
     await eachBounded(live, this.concurrency, async ([cfg, list]) => {
@@ -238,10 +247,13 @@ export class WebhookDispatcher {
         attempt.next_retry_at = attempt.attempted_at + retryDelayMs(1);
         return;
       }
-      delivered.push(cfg.app_id);
     });
 
     const now = this.clock.now();
+    if (queueBehind.length === 0 && failures.length === 0) {
+      delivered.push(...attempts);
+      return;
+    }
     await db.transaction(async (trx) => {
       for (const q of queueBehind) await this.enqueue(trx, q.appId, q.pushes, now, 0, null);
       if (queueBehind.length) {
@@ -264,7 +276,6 @@ export class WebhookDispatcher {
         this.log.warn({ msg: 'webhook_failed_queued', appId: f.appId, queued: f.pushes.length, error: f.error });
       }
       if (attempts.length) await trx('tx.webhook_attempts').insert(attempts);
-      await trx('tx.app_configs').whereIn('app_id', [...claimed.keys()]).where({ webhook_lease_owner: owner }).update({ webhook_lease_owner: null, webhook_lease_until: null });
     });
   }
 
@@ -288,7 +299,7 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Applications whose queue is due, most overdue first, that no copy is delivering for. Parked
+   * Applications whose queue is due, most overdue first. Parked
    * queues (webhook off or disabled, configuration inactive or deleted) are never picked: the
    * configuration API clears their due time, and a switch flipped in the table directly is
    * filtered here; `app_configs_webhook_due_idx` serves the order.
@@ -297,21 +308,35 @@ export class WebhookDispatcher {
     const now = this.clock.now();
     const { rows } = (await this.deps.db.raw(
       `select app_id from tx.app_configs
-        where webhook_next_attempt_at <= ? and (webhook_lease_until is null or webhook_lease_until <= ?)
-          and enable_webhook and is_active and webhook_url is not null
+        where webhook_next_attempt_at <= ? and enable_webhook and is_active and webhook_url is not null
         order by webhook_next_attempt_at limit ?`,
-      [now, now, limit],
+      [now, limit],
     )) as { rows: Array<{ app_id: string }> };
     return rows.map((r) => r.app_id);
   }
 
-  /** One scheduler pass: drains the due applications, `concurrency` at a time. */
+  /**
+   * One scheduler pass: drains the due applications, `concurrency` at a time, skipping those
+   * another copy is delivering for. One pinned connection holds the pass's locks.
+   */
   async drainDue(): Promise<number> {
+    const due = await this.dueApps();
+    if (due.length === 0) return 0;
     let delivered = 0;
-    await eachBounded(await this.dueApps(), this.concurrency, async (appId) => {
-      const report = await this.drainApp(appId);
-      delivered += report?.delivered ?? 0;
-    });
+    const locks = await DeliveryLocks.open(this.deps.db);
+    try {
+      const configs = (await locks.take<ConfigRow>(due, CONFIG_COLUMNS)).filter((c) => c.locked);
+      await eachBounded(configs, this.concurrency, async (cfg) => {
+        try {
+          const report = await this.drainLocked(cfg, {});
+          delivered += report.delivered;
+        } finally {
+          await locks.release([cfg.app_id]);
+        }
+      });
+    } finally {
+      await locks.close();
+    }
     return delivered;
   }
 
@@ -321,58 +346,73 @@ export class WebhookDispatcher {
    * delivering for the application.
    */
   async drainApp(appId: string, opts: DrainOptions = {}): Promise<RetryReport | undefined> {
-    const db = this.deps.db;
-    const owner = randomBytes(12).toString('hex');
-    const cfg = (await this.claim(db, [appId], owner, this.maxBatches)).get(appId);
-    const report: RetryReport = { attempted: 0, delivered: 0, failed: 0, finalFailed: false, nextRetryAt: null, pending: 0 };
-    if (!cfg) {
-      const exists = await db('tx.app_configs').where({ app_id: appId }).first('app_id');
-      if (exists) return undefined; // another copy is delivering for it
-      return this.summarize(appId, report);
+    const locks = await DeliveryLocks.open(this.deps.db);
+    let closeLater = false;
+    try {
+      const [cfg] = await locks.take<ConfigRow>([appId], CONFIG_COLUMNS);
+      if (!cfg) return await this.summarize(appId, { attempted: 0, delivered: 0, failed: 0, finalFailed: false, nextRetryAt: null, pending: 0 });
+      if (!cfg.locked) return undefined; // another copy is delivering for it
+      const run = this.drainLocked(cfg, opts);
+      if (opts.deadlineMs === undefined) return await run;
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), opts.deadlineMs)));
+      const report = await Promise.race([run, deadline]);
+      clearTimeout(timer);
+      if (report) return report;
+      // The deadline came first: answer with what is known; the running POST ends on its own,
+      // records its outcome and then lets the application go.
+      closeLater = true;
+      run
+        .catch((err: unknown) => this.log.error({ msg: 'webhook_drain_failed', appId, err: errorMessage(err) }))
+        .finally(() => locks.close().catch((err: unknown) => this.log.error({ msg: 'webhook_lock_release_failed', appId, err: errorMessage(err) })));
+      const sofar = this.progress.get(appId) ?? { attempted: 0, delivered: 0, failed: 0, finalFailed: false, nextRetryAt: null, pending: 0 };
+      return await this.summarize(appId, { ...sofar });
+    } finally {
+      if (!closeLater) await locks.close();
     }
-    const release = { webhook_lease_owner: null, webhook_lease_until: null };
+  }
+
+  /** Reports of drains running now, by application: what a manual retry past its deadline shows. */
+  private readonly progress = new Map<string, RetryReport>();
+
+  /** Drains an application whose delivery lock the caller holds. */
+  private async drainLocked(cfg: ConfigRow, opts: DrainOptions): Promise<RetryReport> {
+    const db = this.deps.db;
+    const appId = cfg.app_id;
+    const report: RetryReport = { attempted: 0, delivered: 0, failed: 0, finalFailed: false, nextRetryAt: null, pending: 0 };
     if (!deliverable(cfg)) {
       // Nothing can be sent: parked until the configuration makes it deliverable again.
-      await db('tx.app_configs').where({ app_id: appId, webhook_lease_owner: owner }).update({ ...release, webhook_next_attempt_at: null });
+      await db('tx.app_configs').where({ app_id: appId }).update({ webhook_next_attempt_at: null });
       return this.summarize(appId, report);
     }
     const now = this.clock.now();
-    if (!opts.force && cfg.webhook_next_attempt_at !== null && Number(cfg.webhook_next_attempt_at) > now) {
-      await db('tx.app_configs').where({ app_id: appId, webhook_lease_owner: owner }).update(release);
-      return this.summarize(appId, report);
-    }
+    if (!opts.force && (cfg.webhook_next_attempt_at === null || Number(cfg.webhook_next_attempt_at) > now)) return this.summarize(appId, report);
     if (cfg.webhook_delivery_status === 'disabled') {
       // Switched on again without the configuration API (which resumes at once): resume here.
       await db.transaction((trx) => resumeWebhookQueue(trx, appId, now));
       cfg.webhook_delivery_status = 'retrying';
       this.log.info({ msg: 'webhook_resumed', appId });
     }
-    const run = this.drainLoop(cfg, owner, report);
-    if (opts.deadlineMs === undefined) {
-      await run;
-      return report;
+    this.progress.set(appId, report);
+    try {
+      await this.drainLoop(cfg, report);
+    } finally {
+      this.progress.delete(appId);
     }
-    let timer: NodeJS.Timeout | undefined;
-    const finished = await Promise.race([run.then(() => true), new Promise<false>((r) => (timer = setTimeout(() => r(false), opts.deadlineMs)))]);
-    clearTimeout(timer);
-    if (finished) return report;
-    // The deadline came first: answer with what is known; the running POST ends on its own.
-    run.catch((err: unknown) => this.log.error({ msg: 'webhook_drain_failed', appId, err: errorMessage(err) }));
-    const snapshot = { ...report };
-    return this.summarize(appId, snapshot);
+    return report;
   }
 
-  private async drainLoop(cfg: ConfigRow, owner: string, report: RetryReport): Promise<void> {
+  private async drainLoop(cfg: ConfigRow, report: RetryReport): Promise<void> {
     const db = this.deps.db;
     const appId = cfg.app_id;
-    const mine = { app_id: appId, webhook_lease_owner: owner };
+    const mine = { app_id: appId };
     for (let b = 0; b < this.maxBatches; b++) {
       const rows = (await db('tx.webhook_queue').where({ app_id: appId }).orderBy('id').limit(this.batchSize).select('id', 'tx_id', 'message_id', 'payload', 'attempts')) as QueueRow[];
       if (rows.length === 0) {
         // Delivered everything: back to active (DECISIONS.md).
         await db.transaction(async (trx) => {
           const left = await trx('tx.webhook_queue').where({ app_id: appId }).first('id');
-          const update: Record<string, unknown> = { webhook_lease_owner: null, webhook_lease_until: null, webhook_next_attempt_at: left ? this.clock.now() : null };
+          const update: Record<string, unknown> = { webhook_next_attempt_at: left ? this.clock.now() : null };
           if (!left && cfg.webhook_delivery_status !== 'active') {
             Object.assign(update, { webhook_delivery_status: 'active', webhook_retrying_since: null, updated_at: new Date(this.clock.now()) });
             this.log.info({ msg: 'webhook_active_again', appId });
@@ -389,8 +429,6 @@ export class WebhookDispatcher {
         await db.transaction(async (trx) => {
           await trx('tx.webhook_queue').whereIn('id', rows.map((r) => r.id)).del();
           await trx('tx.webhook_attempts').insert(attempt);
-          // Renewed per batch, so the lease outlasts the next POST.
-          await trx('tx.app_configs').where(mine).update({ webhook_lease_until: now + this.maxBatches * this.postDeadlineMs + 5_000 });
         });
         report.delivered += rows.length;
         continue;
@@ -407,8 +445,6 @@ export class WebhookDispatcher {
             webhook_last_failed_transaction_id: rows[0].tx_id,
             webhook_last_failure_reason: reason,
             webhook_next_attempt_at: null,
-            webhook_lease_owner: null,
-            webhook_lease_until: null,
             updated_at: new Date(now),
           });
           await trx('tx.webhook_queue').where({ app_id: appId }).update({ last_error: reason });
@@ -425,8 +461,6 @@ export class WebhookDispatcher {
               webhook_retrying_since: cfg.webhook_retrying_since ?? Math.floor(now / 1000),
               webhook_last_failure_reason: reason,
               webhook_next_attempt_at: attempt.next_retry_at,
-              webhook_lease_owner: null,
-              webhook_lease_until: null,
               updated_at: new Date(now),
             });
         }
@@ -436,7 +470,7 @@ export class WebhookDispatcher {
       return;
     }
     // The batch budget is spent: the rest is due at once, for whichever copy comes next.
-    await db('tx.app_configs').where(mine).update({ webhook_next_attempt_at: this.clock.now(), webhook_lease_owner: null, webhook_lease_until: null });
+    await db('tx.app_configs').where(mine).update({ webhook_next_attempt_at: this.clock.now() });
     await this.summarize(appId, report);
   }
 
@@ -466,11 +500,10 @@ export class WebhookDispatcher {
  * A dispatcher that POSTs with `postWebhook` and opens stored secrets with the deployment's key:
  * the one wiring of webhook-dispatcher and of tx-gateway's manual retry, so both deliver alike.
  */
-export function createWebhookDispatcher(opts: Omit<DispatcherDeps, 'send' | 'openSecret' | 'postDeadlineMs'> & { sender: SenderOptions; secretBox: { open(sealed: string): string } }): WebhookDispatcher {
+export function createWebhookDispatcher(opts: Omit<DispatcherDeps, 'send' | 'openSecret'> & { sender: SenderOptions; secretBox: { open(sealed: string): string } }): WebhookDispatcher {
   const { sender, secretBox, ...deps } = opts;
   return new WebhookDispatcher({
     ...deps,
-    postDeadlineMs: sender.connectTimeoutMs + sender.responseTimeoutMs,
     send: (url, body, headers) => postWebhook(url, body, headers, sender),
     openSecret: (sealed) => secretBox.open(sealed),
   });
