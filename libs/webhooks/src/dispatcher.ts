@@ -94,6 +94,17 @@ async function eachBounded<T>(items: readonly T[], limit: number, fn: (item: T) 
   await Promise.all(lanes);
 }
 
+/** One POST's body (a JSON array of TransactionResult), its `webhook-id` and how many transactions it holds. */
+interface Batch {
+  body: string;
+  id: string;
+  size: number;
+}
+
+function toBatch(items: ReadonlyArray<{ messageId: string; payload: unknown }>): Batch {
+  return { body: JSON.stringify(items.map((i) => i.payload)), id: batchId(items.map((i) => i.messageId)), size: items.length };
+}
+
 function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -143,14 +154,13 @@ export class WebhookDispatcher {
   }
 
   /** One POST of `rows` (in order); never throws. `attempt` is what the attempts log keeps. */
-  private async post(cfg: ConfigRow, rows: Array<{ messageId: string; payload: unknown }>, path: 'live' | 'retry'): Promise<{ result: SendResult; attempt: Attempt }> {
+  private async post(cfg: ConfigRow, batch: Batch, path: 'live' | 'retry'): Promise<{ result: SendResult; attempt: Attempt }> {
     const attemptedAt = this.clock.now();
     const started = performance.now();
     let result: SendResult;
     try {
-      const body = JSON.stringify(rows.map((r) => r.payload));
-      const headers = webhookHeaders(batchId(rows.map((r) => r.messageId)), Math.floor(attemptedAt / 1000), body, this.secretOf(cfg));
-      result = await this.deps.send(cfg.webhook_url!, body, headers);
+      const headers = webhookHeaders(batch.id, Math.floor(attemptedAt / 1000), batch.body, this.secretOf(cfg));
+      result = await this.deps.send(cfg.webhook_url!, batch.body, headers);
     } catch (err) {
       result = { ok: false, error: errorMessage(err) };
     }
@@ -159,7 +169,7 @@ export class WebhookDispatcher {
       app_id: cfg.app_id,
       attempted_at: attemptedAt,
       path,
-      transactions: rows.length,
+      transactions: batch.size,
       delivered: result.ok,
       status_code: result.status ?? null,
       error: result.ok ? null : result.error.slice(0, 500),
@@ -222,7 +232,12 @@ export class WebhookDispatcher {
   private async deliverLive(locks: DeliveryLocks, byApp: Map<string, TxPushMessage[]>, delivered: Attempt[]): Promise<void> {
     const db = this.deps.db;
     // Applications without a configuration row have nothing to deliver to.
-    const configs = await locks.take<ConfigRow>([...byApp.keys()], CONFIG_COLUMNS);
+    const taking = locks.take<ConfigRow>([...byApp.keys()], CONFIG_COLUMNS);
+    taking.catch(() => undefined); // awaited below; a failure must not count as unhandled meanwhile
+    // The bodies are built while Postgres answers (the statement leaves once the event loop turns).
+    await new Promise((resolve) => setImmediate(resolve));
+    const bodies = new Map([...byApp].map(([appId, list]) => [appId, chunks(list, this.batchSize).map((part) => ({ pushes: part, batch: toBatch(part.map((p) => ({ messageId: p.message_id, payload: toTransactionResult(p.tx) }))) }))]));
+    const configs = await taking;
     const queueBehind: Array<{ appId: string; pushes: TxPushMessage[] }> = [];
     const failures: Array<{ appId: string; pushes: TxPushMessage[]; error: string }> = [];
     const attempts: Attempt[] = [];
@@ -236,14 +251,14 @@ export class WebhookDispatcher {
       if (!cfg.locked || cfg.queued || cfg.webhook_delivery_status !== 'active') queueBehind.push({ appId: cfg.app_id, pushes: list });
       else live.push([cfg, list]);
     }
-    await eachBounded(live, this.concurrency, async ([cfg, list]) => {
-      const batches = chunks(list, this.batchSize);
+    await eachBounded(live, this.concurrency, async ([cfg]) => {
+      const batches = bodies.get(cfg.app_id)!;
       for (let i = 0; i < batches.length; i++) {
-        const { result, attempt } = await this.post(cfg, batches[i].map((p) => ({ messageId: p.message_id, payload: toTransactionResult(p.tx) })), 'live');
+        const { result, attempt } = await this.post(cfg, batches[i].batch, 'live');
         attempts.push(attempt);
         if (result.ok) continue;
         // First failure: this batch and everything after it wait in the queue, in order.
-        failures.push({ appId: cfg.app_id, pushes: batches.slice(i).flat(), error: attempt.error! });
+        failures.push({ appId: cfg.app_id, pushes: batches.slice(i).flatMap((b) => b.pushes), error: attempt.error! });
         attempt.next_retry_at = attempt.attempted_at + retryDelayMs(1);
         return;
       }
@@ -423,7 +438,7 @@ export class WebhookDispatcher {
         return;
       }
       report.attempted += rows.length;
-      const { result, attempt } = await this.post(cfg, rows.map((r) => ({ messageId: r.message_id ?? `tx${r.tx_id}`, payload: r.payload })), 'retry');
+      const { result, attempt } = await this.post(cfg, toBatch(rows.map((r) => ({ messageId: r.message_id ?? `tx${r.tx_id}`, payload: r.payload }))), 'retry');
       const now = this.clock.now();
       if (result.ok) {
         await db.transaction(async (trx) => {
