@@ -327,6 +327,17 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     expect(log[1].latency_ms).to.be.at.least(2_300);
   });
 
+  it('the attempts log keeps what is younger than the retention and drops the rest in chunks', async () => {
+    const appId = await newApp('s');
+    // A clock in 2000, so the cutoff reaches no attempt of any other test sharing the database.
+    const past = new ManualClock(Date.UTC(2000, 0, 1));
+    const d = new WebhookDispatcher({ db, send: async () => ({ ok: true, status: 200 }), openSecret: (x) => x, clock: past, logger: createLogger({ name: 'webhooks-test', level: 'silent' }), registry: new Registry() });
+    const at = (ageMs: number) => ({ app_id: appId, attempted_at: past.now() - ageMs, path: 'live', transactions: 1, delivered: true, status_code: 200, error: null, latency_ms: 3, next_retry_at: null });
+    await db('tx.webhook_attempts').insert([at(10_000), at(9_000), at(8_000), at(7_000), at(1_000)]);
+    expect(await d.pruneAttempts(5_000, 2)).to.equal(4);
+    expect((await db('tx.webhook_attempts').where({ app_id: appId })).map((r: Json) => Number(r.attempted_at))).to.deep.equal([past.now() - 1_000]);
+  });
+
   it('two dispatchers share the queue: an application is drained by one at a time (its delivery lock)', async () => {
     const appId = await newApp('s');
     receiver.status = 500;

@@ -501,13 +501,22 @@ export class WebhookDispatcher {
     return report;
   }
 
-  /** Drops attempts log entries older than `maxAgeMs`, at most `limit` per call (a periodic job). */
-  async pruneAttempts(maxAgeMs: number, limit = 10_000): Promise<number> {
+  /**
+   * Drops attempts log entries older than `maxAgeMs` (a periodic job), `chunk` rows per statement
+   * so no delete runs long, until none is left or `maxChunks` ran (the next pass goes on).
+   */
+  async pruneAttempts(maxAgeMs: number, chunk = 10_000, maxChunks = 50): Promise<number> {
     const db = this.deps.db;
     const cutoff = this.clock.now() - maxAgeMs;
-    return db('tx.webhook_attempts')
-      .whereIn('id', db('tx.webhook_attempts').where('attempted_at', '<', cutoff).orderBy('attempted_at').limit(limit).select('id'))
-      .del();
+    let deleted = 0;
+    for (let i = 0; i < maxChunks; i++) {
+      const n = await db('tx.webhook_attempts')
+        .whereIn('id', db('tx.webhook_attempts').where('attempted_at', '<', cutoff).orderBy('attempted_at').limit(chunk).select('id'))
+        .del();
+      deleted += n;
+      if (n < chunk) break;
+    }
+    return deleted;
   }
 }
 
