@@ -225,7 +225,7 @@ describe('webhook attempts view and configuration writes that touch delivery', (
   const row = (id: string, delivered: boolean) => ({
     id,
     attempted_at: '1763717400250',
-    path: delivered ? 'live' : 'retry',
+    path: delivered ? ('live' as const) : ('retry' as const),
     transactions: 3,
     delivered,
     status_code: delivered ? 200 : null,

@@ -35,18 +35,22 @@ export interface AppSwitches {
  * gateway writes and shows them, the matcher reads the switches. Every query is scoped by app_id.
  * (webhook-dispatcher's delivery state changes run under a row lock in libs/webhooks.)
  */
-/** One webhook POST as stored (bigints as strings, times in Unix ms). */
-export interface WebhookAttemptRow {
-  id: string;
-  attempted_at: string;
-  path: string;
+/** One webhook POST as written to tx.webhook_attempts (times in Unix ms). */
+export interface WebhookAttempt {
+  app_id: string;
+  attempted_at: number;
+  path: 'live' | 'retry';
   transactions: number;
   delivered: boolean;
   status_code: number | null;
   error: string | null;
   latency_ms: number;
-  next_retry_at: string | null;
+  /** The retry this failure scheduled; null when delivered or when it disabled the webhook. */
+  next_retry_at: number | null;
 }
+
+/** A stored attempt as read back: its id, and the bigints as strings. */
+export type WebhookAttemptRow = Omit<WebhookAttempt, 'app_id' | 'attempted_at' | 'next_retry_at'> & { id: string; attempted_at: string; next_retry_at: string | null };
 
 export class AppConfigRepository {
   constructor(private readonly db: Knex) {}

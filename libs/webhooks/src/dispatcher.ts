@@ -5,7 +5,7 @@ import type { HttpTxWebhookRetry, TxPushMessage } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { toTransactionResult } from '@chainpipe/tx-records';
-import { compactDbError } from '@chainpipe/tx-store';
+import { compactDbError, type WebhookAttempt } from '@chainpipe/tx-store';
 import { givenUp, nextAttemptAt, retryDelayMs } from './schedule';
 import { postWebhook, type SendResult, type SenderOptions } from './sender';
 import { webhookHeaders } from './sign';
@@ -64,18 +64,8 @@ interface QueueRow {
   attempts: number;
 }
 
-/** One POST as the attempts log keeps it (tx.webhook_attempts). */
-interface Attempt {
-  app_id: string;
-  attempted_at: number;
-  path: 'live' | 'retry';
-  transactions: number;
-  delivered: boolean;
-  status_code: number | null;
-  error: string | null;
-  latency_ms: number;
-  next_retry_at: number | null;
-}
+/** One POST as the attempts log keeps it. */
+type Attempt = WebhookAttempt;
 
 const CONFIG_COLUMNS = 'app_id, enable_webhook, webhook_url, webhook_secret_enc, webhook_delivery_status, webhook_retrying_since, webhook_next_attempt_at, is_active';
 

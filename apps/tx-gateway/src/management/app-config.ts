@@ -148,7 +148,7 @@ export function attemptsView(rows: readonly WebhookAttemptRow[], limit: number):
     items: rows.map((r) => ({
       id: String(r.id),
       attempted_at: new Date(Number(r.attempted_at)).toISOString(),
-      path: r.path as 'live' | 'retry',
+      path: r.path,
       transactions: r.transactions,
       delivered: r.delivered,
       status_code: r.status_code,
