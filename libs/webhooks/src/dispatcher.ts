@@ -231,7 +231,7 @@ export class WebhookDispatcher {
     const queueBehind: Array<{ appId: string; pushes: TxPushMessage[] }> = [];
     const failures: Array<{ appId: string; pushes: TxPushMessage[]; error: string }> = [];
     const attempts: Attempt[] = [];
-    const live: Array<[ConfigRow, TxPushMessage[]]> = [];
+    const live: ConfigRow[] = [];
     for (const cfg of configs) {
       const list = byApp.get(cfg.app_id)!;
       // Switched off since the match, or disabled after 36 h of failures: nothing is queued.
@@ -239,9 +239,9 @@ export class WebhookDispatcher {
       // Queued batches first (also those of an application switched on again after a disable),
       // and behind whatever another copy is sending for it right now.
       if (!cfg.locked || cfg.queued || cfg.webhook_delivery_status !== 'active') queueBehind.push({ appId: cfg.app_id, pushes: list });
-      else live.push([cfg, list]);
+      else live.push(cfg);
     }
-    await eachBounded(live, this.concurrency, async ([cfg]) => {
+    await eachBounded(live, this.concurrency, async (cfg) => {
       const batches = bodies.get(cfg.app_id)!;
       for (let i = 0; i < batches.length; i++) {
         const { result, attempt } = await this.post(cfg, batches[i].batch, 'live');
