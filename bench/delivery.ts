@@ -10,7 +10,7 @@ import { createRedis } from '@chainpipe/redis';
 import { SecretBox, createLogger } from '@chainpipe/runtime';
 import { parseEvmPayload } from '@chainpipe/tx-parsers';
 import { toTransactionResult } from '@chainpipe/tx-records';
-import { WebhookDispatcher, postWebhook, webhookHeaders } from '@chainpipe/webhooks';
+import { SENDER_DEFAULTS, batchId, createWebhookDispatcher, webhookHeaders } from '@chainpipe/webhooks';
 import { AddressIndex } from '../apps/tx-matcher/src/address-index';
 import { matchRecords } from '../apps/tx-matcher/src/plan';
 import { transactionFrame } from '../apps/tx-gateway/src/push/push.handler';
@@ -29,8 +29,8 @@ import { WsFleet } from './lib-ws-fleet';
  *    memory per indexed address);
  * 2. tx-gateway's WebSocket hub pushing one application's transactions to 1,000 and 10,000
  *    connections (clients in child processes) next to a raw `ws` broadcast of the same frames;
- * 3. webhook-dispatcher's live path (app config under a row lock, sign, POST, one transaction per
- *    application) to a local receiver next to a raw keep-alive POST loop of the same bodies.
+ * 3. webhook-dispatcher's live path (lease, sign, POST, record) to a local receiver next to raw
+ *    keep-alive POST loops of the same bodies (`webhookLivePath`).
  * 4. the latency from `POST /stream` of a real block to the WebSocket push and to the webhook
  *    receipt of a monitored address's transaction, through chain-ingest, chain-parser, tx-matcher,
  *    tx-gateway and webhook-dispatcher running as processes, at a steady rate, next to one raw
@@ -39,6 +39,12 @@ import { WsFleet } from './lib-ws-fleet';
 
 const FANOUT = (process.env.BENCH_DELIVERY_FANOUT ?? '1000,10000').split(',').map(Number);
 const WEBHOOKS = Number(process.env.BENCH_DELIVERY_WEBHOOKS ?? 2_000);
+/** Applications of the many-applications webhook case: each consumer batch has one push per application. */
+const WEBHOOK_APPS = Number(process.env.BENCH_DELIVERY_WEBHOOK_APPS ?? 200);
+/** Alternating rounds of the webhook cases (dispatcher, then raw). */
+const WEBHOOK_ROUNDS = Number(process.env.BENCH_DELIVERY_WEBHOOK_ROUNDS ?? 5);
+/** Which parts run (all by default): matcher, fanout, webhooks, latency. */
+const PARTS = new Set((process.env.BENCH_DELIVERY_PARTS ?? 'matcher,fanout,webhooks,latency').split(','));
 const LATENCY_POSTS = Number(process.env.BENCH_DELIVERY_POSTS ?? 40);
 const BROKERS = (process.env.BENCH_KAFKA_BROKERS ?? process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
 const silent = createLogger({ name: 'bench-delivery', level: 'warn' });
@@ -78,9 +84,12 @@ function matcher(): { rows: Record<string, string | number>[]; ratios: string[] 
 
 export async function run(): Promise<void> {
   console.log(`machine: ${machine()}`);
-  const m = matcher();
-  printTable(m.rows);
-  const ratios = [...m.ratios];
+  const ratios: string[] = [];
+  if (PARTS.has('matcher')) {
+    const m = matcher();
+    printTable(m.rows);
+    ratios.push(...m.ratios);
+  }
 
   // 2. WebSocket fan-out through the hub.
   const redis = createRedis({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0', keyPrefix: `bench-delivery-${randomBytes(3).toString('hex')}:` });
@@ -106,7 +115,7 @@ export async function run(): Promise<void> {
   const pushes: TxPushMessage[] = recs.map((r, i) => ({ message_id: `m${i}-${randomBytes(4).toString('hex')}`, app_id: appId, tx_id: r.id, network: r.network, listen_address: [r.tx.sender!], is_reorg_resend: false, orphaned: false, ws: true, webhook: false, matched_at: Date.now(), tx: r.tx }));
   const frames = pushes.map(transactionFrame);
   const fanRows: Record<string, string | number>[] = [];
-  for (const n of FANOUT) {
+  for (const n of PARTS.has('fanout') ? FANOUT : []) {
     global.gc?.();
     const mem0 = process.memoryUsage().heapUsed;
     // `connected` is the first message of each connection: counted before the pushes start.
@@ -128,7 +137,7 @@ export async function run(): Promise<void> {
     fanRows.push({ connections: n, pushes: frames.length, 'hub ms': +hubMs.toFixed(1), 'raw ws ms': +rawMs.toFixed(1), 'hub frames/s': Math.round(((n * frames.length) / hubMs) * 1000), 'server heap KiB per connection': +(memPer / 1024).toFixed(1) });
     ratios.push(`ws fan-out to ${n}: hub ${(hubMs / rawMs).toFixed(2)}x the raw ws broadcast time`);
   }
-  printTable(fanRows);
+  if (fanRows.length) printTable(fanRows);
   await hub.close();
   server.close();
 
@@ -137,69 +146,19 @@ export async function run(): Promise<void> {
   await ensureDatabase(url3);
   const db = createDb({ url: url3, poolMax: 4, applicationName: 'bench-delivery' });
   await migrateLatest(db);
-  const box = new SecretBox(randomBytes(32).toString('hex'));
-  let got = 0;
-  const receiver = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      got++;
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  const whApp = `bench-wh-${randomBytes(3).toString('hex')}`;
-  await new ApiKeyRepository(db).createApp(whApp, whApp);
-  await db('tx.app_configs').insert({ app_id: whApp, enable_webhook: true, webhook_url: hookUrl, webhook_secret_enc: box.seal('bench secret') });
-  const all = records();
-  const whPushes: TxPushMessage[] = Array.from({ length: WEBHOOKS }, (_, i) => {
-    const r = all[i % all.length];
-    return { message_id: `w${i}-${randomBytes(4).toString('hex')}`, app_id: whApp, tx_id: String(i), network: r.network, listen_address: [r.tx.sender!], is_reorg_resend: false, orphaned: false, ws: false, webhook: true, matched_at: Date.now(), tx: r.tx };
-  });
-  const dispatcher = new WebhookDispatcher({
-    db,
-    send: (u, body, headers) => postWebhook(u, body, headers, { allowPrivate: true, connectTimeoutMs: 5_000, responseTimeoutMs: 10_000, maxResponseBytes: 65_536 }),
-    openSecret: (s) => box.open(s),
-    logger: silent,
-    registry: new Registry(),
-  });
-  // As the consumer hands them over: chunks of 200 records per handler call.
-  let t0 = process.hrtime.bigint();
-  for (let i = 0; i < whPushes.length; i += 200) await dispatcher.handlePushes(whPushes.slice(i, i + 200));
-  const dispatcherS = Number(process.hrtime.bigint() - t0) / 1e9;
-  const delivered = got;
-  got = 0;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const post = (body: string, headers: Record<string, string>) =>
-    new Promise<void>((resolve, reject) => {
-      const req = http.request(hookUrl, { method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve());
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-  t0 = process.hrtime.bigint();
-  for (const p of whPushes) {
-    const body = JSON.stringify([toTransactionResult(p.tx)]);
-    await post(body, webhookHeaders(p.message_id, Math.floor(Date.now() / 1000), body, 'bench secret'));
+  if (PARTS.has('webhooks')) {
+    const wh = await webhookLivePath(db);
+    printTable(wh.rows);
+    ratios.push(...wh.ratios);
   }
-  const rawS = Number(process.hrtime.bigint() - t0) / 1e9;
-  agent.destroy();
-  printTable([
-    { path: 'webhook-dispatcher live path (row lock, sign, POST)', posts: delivered, 'posts/s': Math.round(delivered / dispatcherS) },
-    { path: 'raw keep-alive POST loop, same bodies and headers', posts: got, 'posts/s': Math.round(got / rawS) },
-  ]);
-  ratios.push(`webhooks: dispatcher ${((delivered / dispatcherS) / (got / rawS)).toFixed(2)}x the raw keep-alive POST loop`);
-  receiver.close();
 
   // 4. /stream → push and webhook latency, through every process of the pipeline.
-  const lat = await pipelineLatency(url3, db);
-  printTable(lat.rows);
-  ratios.push(...lat.ratios);
+  if (PARTS.has('latency')) {
+    const lat = await pipelineLatency(url3, db);
+    printTable(lat.rows);
+    ratios.push(...lat.ratios);
+  }
   console.log(ratios.map((r) => `  ${r}`).join('\n'));
-  await db('tx.app_configs').where({ app_id: whApp }).del();
-  await db('core.apps').where({ app_id: whApp }).del();
   await db.destroy();
   redis.disconnect();
 }
@@ -315,4 +274,112 @@ async function rawKafkaLatency(prefix: string): Promise<number[]> {
   await p.disconnect();
   await c.disconnect();
   return out;
+}
+
+/**
+ * webhook-dispatcher's live path as deployed (`createWebhookDispatcher`: lease, sign, POST,
+ * record), fed as the consumer feeds it (200 records per handler call), next to raw keep-alive
+ * POST loops sending the same bodies and headers with the same parallelism:
+ * - many applications: each handler call has one push per application, so every POST carries
+ *   one transaction and `WEBHOOK_CONCURRENCY` (16) applications are POSTed to side by side; the
+ *   raw baseline runs 16 loops over as many keep-alive connections;
+ * - one application: its pushes leave in order, 100 per POST; the raw baseline is one loop
+ *   sending the same 100-transaction bodies.
+ */
+async function webhookLivePath(db: ReturnType<typeof createDb>): Promise<{ rows: Record<string, string | number>[]; ratios: string[] }> {
+  const concurrency = 16;
+  const box = new SecretBox(randomBytes(32).toString('hex'));
+  let posts = 0;
+  let transactions = 0;
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      posts++;
+      transactions += (JSON.parse(Buffer.concat(chunks).toString()) as unknown[]).length;
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', 4096, () => r()));
+  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const tag = randomBytes(3).toString('hex');
+  const appIds = Array.from({ length: WEBHOOK_APPS }, (_, i) => `bench-wh-${tag}-${i}`);
+  const keys = new ApiKeyRepository(db);
+  for (const a of appIds) await keys.createApp(a, a);
+  await db('tx.app_configs').insert(appIds.map((a) => ({ app_id: a, enable_webhook: true, webhook_url: hookUrl, webhook_secret_enc: box.seal('bench secret') })));
+  const dispatcher = createWebhookDispatcher({ db, secretBox: box, sender: { allowPrivate: true, ...SENDER_DEFAULTS }, logger: silent, registry: new Registry(), concurrency });
+  const all = records();
+  const pushesOf = (app: (i: number) => string, n: number, from: number): TxPushMessage[] =>
+    Array.from({ length: n }, (_, k) => {
+      const i = from + k;
+      const r = all[i % all.length];
+      return { message_id: `w${i}-${randomBytes(4).toString('hex')}`, app_id: app(i), tx_id: String(i), network: r.network, listen_address: [r.tx.sender!], is_reorg_resend: false, orphaned: false, ws: false, webhook: true, matched_at: Date.now(), tx: r.tx };
+    });
+  const timeDispatcher = async (pushes: TxPushMessage[]) => {
+    [posts, transactions] = [0, 0];
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < pushes.length; i += 200) await dispatcher.handlePushes(pushes.slice(i, i + 200));
+    return { s: Number(process.hrtime.bigint() - t0) / 1e9, posts, transactions };
+  };
+  const timeRaw = async (pushes: TxPushMessage[], perPost: number, lanes: number) => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: lanes });
+    const post = (body: string, headers: Record<string, string>) =>
+      new Promise<void>((resolve, reject) => {
+        const req = http.request(hookUrl, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    [posts, transactions] = [0, 0];
+    let next = 0;
+    const t0 = process.hrtime.bigint();
+    // The same work per POST as the dispatcher's, without the database: body, id, signature, POST.
+    await Promise.all(
+      Array.from({ length: lanes }, async () => {
+        while (next < pushes.length) {
+          const part = pushes.slice(next, next + perPost);
+          next += perPost;
+          const body = JSON.stringify(part.map((p) => toTransactionResult(p.tx)));
+          await post(body, webhookHeaders(batchId(part.map((p) => p.message_id)), Math.floor(Date.now() / 1000), body, 'bench secret'));
+        }
+      }),
+    );
+    const s = Number(process.hrtime.bigint() - t0) / 1e9;
+    agent.destroy();
+    return { s, posts, transactions };
+  };
+  const rows: Record<string, string | number>[] = [];
+  const ratios: string[] = [];
+  // Warm-up of both sides (JIT, first connections), untimed.
+  const warm = pushesOf((i) => appIds[i % appIds.length], 400, 0);
+  await timeDispatcher(warm);
+  await timeRaw(warm, 1, concurrency);
+
+  // The machine is shared: the two sides alternate for ROUNDS rounds and the median of the
+  // per-round ratios is reported, with its range.
+  const cases = [
+    { name: `${WEBHOOK_APPS} applications, 1 tx per POST`, raw: `raw keep-alive POST loops (${concurrency})`, app: (i: number) => appIds[i % appIds.length], perPost: 1, lanes: concurrency },
+    { name: '1 application, 100 tx per POST', raw: 'raw keep-alive POST loop', app: () => appIds[0], perPost: 100, lanes: 1 },
+  ];
+  for (const [c, spec] of cases.entries()) {
+    const perRound: Array<{ d: number; r: number; dPosts: number; rPosts: number }> = [];
+    for (let round = 0; round < WEBHOOK_ROUNDS; round++) {
+      const pushes = pushesOf(spec.app, WEBHOOKS, (c * WEBHOOK_ROUNDS + round + 1) * 100_000);
+      const d = await timeDispatcher(pushes);
+      const r = await timeRaw(pushes, spec.perPost, spec.lanes);
+      perRound.push({ d: d.transactions / d.s, r: r.transactions / r.s, dPosts: d.posts, rPosts: r.posts });
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const ratiosOf = perRound.map((x) => x.d / x.r).sort((a, b) => a - b);
+    rows.push(
+      { case: spec.name, path: 'webhook-dispatcher live path', 'posts per round': perRound[0].dPosts, 'median tx/s': Math.round(median(perRound.map((x) => x.d))) },
+      { case: '', path: spec.raw, 'posts per round': perRound[0].rPosts, 'median tx/s': Math.round(median(perRound.map((x) => x.r))) },
+    );
+    ratios.push(`webhooks, ${spec.name}: dispatcher ${median(ratiosOf).toFixed(2)}x the ${spec.raw} (median of ${WEBHOOK_ROUNDS} rounds, ${ratiosOf[0].toFixed(2)}–${ratiosOf.at(-1)!.toFixed(2)})`);
+  }
+  receiver.close();
+  await db('core.apps').whereIn('app_id', appIds).del();
+  return { rows, ratios };
 }

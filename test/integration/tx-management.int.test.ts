@@ -501,14 +501,14 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
     it('counts the application’s own queue and shows the delivery state as stored', async () => {
       expect((await call('PUT', '/tx/api/v1/app/config', { body: { enable_webhook: true } })).status).to.equal(200);
       const nowMs = Date.now();
-      const attempts = [nowMs + 90_500, nowMs + 4_250, nowMs + 3_600_000];
+      const nextAttempt = nowMs + 4_250;
       await db('tx.webhook_queue').insert(
-        attempts.map((next, i) => ({ app_id: apps.a, tx_id: 9_000_000 + i, tx_status: 'success', payload: JSON.stringify([{ n: i }]), attempts: 1, first_failed_at: nowMs - 1_000, next_attempt_at: next })),
+        [0, 1, 2].map((i) => ({ app_id: apps.a, tx_id: 9_000_000 + i, tx_status: 'success', payload: JSON.stringify([{ n: i }]), attempts: 1, first_failed_at: nowMs - 1_000 })),
       );
       // B's earlier entry must not show up in A's status.
-      await db('tx.webhook_queue').insert({ app_id: apps.b, tx_id: 9_000_100, tx_status: 'success', payload: '[]', attempts: 1, first_failed_at: nowMs, next_attempt_at: nowMs - 50_000 });
+      await db('tx.webhook_queue').insert({ app_id: apps.b, tx_id: 9_000_100, tx_status: 'success', payload: '[]', attempts: 1, first_failed_at: nowMs });
       const since = Math.floor(nowMs / 1000) - 600;
-      await db('tx.app_configs').where({ app_id: apps.a }).update({ webhook_delivery_status: 'retrying', webhook_retrying_since: since, webhook_last_failure_reason: 'HTTP 503 from receiver' });
+      await db('tx.app_configs').where({ app_id: apps.a }).update({ webhook_delivery_status: 'retrying', webhook_retrying_since: since, webhook_last_failure_reason: 'HTTP 503 from receiver', webhook_next_attempt_at: nextAttempt });
 
       const status = await call('GET', '/tx/api/v1/app/webhook/retry/status');
       expect(status.body).to.deep.equal(
@@ -520,13 +520,14 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
           webhook_last_failed_transaction_id: null,
           webhook_last_failure_reason: 'HTTP 503 from receiver',
           pending: 3,
-          next_retry_at: Math.floor(Math.min(...attempts) / 1000),
+          next_retry_at: Math.floor(nextAttempt / 1000),
         }),
       );
       const config = (await call('GET', '/tx/api/v1/app/config')).body.data;
       expect(config).to.include({ webhook_delivery_status: 'retrying', webhook_retrying_since: since, webhook_last_failure_reason: 'HTTP 503 from receiver' });
       const b = (await call('GET', '/tx/api/v1/app/webhook/retry/status', { key: keys.b })).body.data;
-      expect([b.pending, b.next_retry_at]).to.deep.equal([1, Math.floor((nowMs - 50_000) / 1000)]);
+      // B has no configuration: its queue is kept but parked, so no retry is due.
+      expect([b.pending, b.next_retry_at]).to.deep.equal([1, null]);
     });
   });
 
@@ -558,15 +559,15 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
     });
 
     it('POST /app/webhook/retry answers the nested envelope; with the webhook off nothing is attempted and the queue stays', async () => {
-      // B's webhook is off (app config tests) and one row of B is queued (retry status tests).
-      const queued = await db('tx.webhook_queue').where({ app_id: apps.b }).orderBy('next_attempt_at');
+      // B's webhook is off (app config tests) and one row of B is queued (retry status tests): parked, no retry due.
+      const queued = await db('tx.webhook_queue').where({ app_id: apps.b });
       const r = await call('POST', '/tx/api/v1/app/webhook/retry', { key: keys.b });
       expect(r.status).to.equal(200);
       expect(r.body).to.deep.equal(
         ok({
           code: 0,
           message: 'success',
-          data: { attempted: 0, delivered: 0, failed: 0, finalFailed: false, nextRetryAt: queued.length ? Math.floor(Number(queued[0].next_attempt_at) / 1000) : null, pending: queued.length },
+          data: { attempted: 0, delivered: 0, failed: 0, finalFailed: false, nextRetryAt: null, pending: queued.length },
         }),
       );
     });

@@ -6,8 +6,8 @@ import { networkByName } from '@chainpipe/chains';
 import { TOPICS, loadContracts, type TxPushMessage } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
 import { SecretBox, createLogger } from '@chainpipe/runtime';
-import { ManualClock, topicMessage, WebhookReceiver, evmBlockItem, parseFixture, randomSuffix, rebaseBlock, testEnv } from '@chainpipe/testing';
-import { GIVE_UP_AFTER_MS, WebhookDispatcher, postWebhook, webhookQueueMetrics, type SenderOptions } from '@chainpipe/webhooks';
+import { ManualClock, topicMessage, waitFor, WebhookReceiver, evmBlockItem, parseFixture, randomSuffix, rebaseBlock, testEnv } from '@chainpipe/testing';
+import { GIVE_UP_AFTER_MS, WebhookDispatcher, batchId, postWebhook, resumeWebhookQueue, webhookQueueMetrics, type SenderOptions } from '@chainpipe/webhooks';
 
 type Json = any;
 
@@ -49,7 +49,9 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
   };
   const pushes = (appId: string, n: number): TxPushMessage[] =>
     Array.from({ length: n }, () => {
-      const tx = txs[nextTx++];
+      // Past the fixture's transactions they repeat under fresh hashes.
+      const base = txs[nextTx % txs.length];
+      const tx = nextTx++ < txs.length ? base : { ...base, tx_hash: `0x${randomBytes(32).toString('hex')}` };
       return topicMessage(TOPICS.txPush, { message_id: randomBytes(16).toString('hex'), app_id: appId, tx_id: String(1_000_000 + nextTx), network: 'ethereum-mainnet', listen_address: [tx.sender!], is_reorg_resend: false, orphaned: false, ws: true, webhook: true, matched_at: clock.now(), tx });
     });
   const config = async (appId: string) => db('tx.app_configs').where({ app_id: appId }).first();
@@ -78,21 +80,55 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     const appId = await newApp(secret);
     const batch = pushes(appId, 2);
     await dispatcher().handlePushes(batch);
-    expect(receiver.requests).to.have.length(2);
-    for (const [i, r] of receiver.requests.entries()) {
-      expect(r.headers['content-type']).to.equal('application/json');
-      expect(r.headers.sign).to.equal(secret);
-      expect(r.headers['webhook-id']).to.equal(batch[i].message_id);
-      // Verified with the `standardwebhooks` package, the configured secret as the raw key.
-      const payload = new Webhook(secret, { format: 'raw' }).verify(r.body, r.headers as Record<string, string>) as Json[];
-      expect(Array.isArray(payload)).to.equal(true);
-      expect(contracts.validate('webhook/tx/transaction-batch', payload)).to.deep.equal({ ok: true });
-      expect(payload[0].txHash).to.equal(batch[i].tx.tx_hash);
-      expect(() => new Webhook('another secret', { format: 'raw' }).verify(r.body, r.headers as Record<string, string>)).to.throw();
-    }
+    // Both matches of the consumer batch in one POST, in match order (spec: up to 100 per POST).
+    expect(receiver.requests).to.have.length(1);
+    const r = receiver.requests[0];
+    expect(r.headers['content-type']).to.equal('application/json');
+    expect(r.headers.sign).to.equal(secret);
+    expect(r.headers['webhook-id']).to.equal(batchId(batch.map((p) => p.message_id)));
+    // Verified with the `standardwebhooks` package, the configured secret as the raw key.
+    const payload = new Webhook(secret, { format: 'raw' }).verify(r.body, r.headers as Record<string, string>) as Json[];
+    expect(contracts.validate('webhook/tx/transaction-batch', payload)).to.deep.equal({ ok: true });
+    expect(payload.map((t) => t.txHash)).to.deep.equal(batch.map((p) => p.tx.tx_hash));
+    expect(() => new Webhook('another secret', { format: 'raw' }).verify(r.body, r.headers as Record<string, string>)).to.throw();
     const noSecret = await newApp(null);
-    await dispatcher().handlePushes(pushes(noSecret, 1));
-    expect(receiver.requests[2].headers.sign).to.equal('');
+    const single = pushes(noSecret, 1);
+    await dispatcher().handlePushes(single);
+    expect(receiver.requests[1].headers.sign).to.equal('');
+    expect(receiver.requests[1].headers['webhook-id']).to.equal(single[0].message_id);
+  });
+
+  it('live path: 150 matches of one application go as 100 + 50 in two POSTs, in order', async () => {
+    const appId = await newApp('s');
+    const batch = pushes(appId, 150);
+    await dispatcher().handlePushes(batch);
+    expect(receiver.bodies<Json[]>().map((b) => b.length)).to.deep.equal([100, 50]);
+    expect(hashes(receiver)).to.deep.equal(batch.map((p) => p.tx.tx_hash));
+  });
+
+  it('live path: a slow receiver holds no row lock and does not delay another application', async () => {
+    const slow = new WebhookReceiver();
+    await slow.start();
+    try {
+      slow.delayMs = 1_500;
+      const slowApp = await newApp('s');
+      await db('tx.app_configs').where({ app_id: slowApp }).update({ webhook_url: slow.url });
+      const fastApp = await newApp('s');
+      const started = Date.now();
+      const done = dispatcher().handlePushes([...pushes(slowApp, 1), ...pushes(fastApp, 1)]);
+      await waitFor(() => slow.requests.length === 1 && receiver.requests.length === 1, { timeoutMs: 1_000, what: 'both POSTs in flight together' });
+      // Received while the slow POST is still open, not after it.
+      expect(receiver.requests[0].at - started).to.be.below(1_000);
+      // No transaction holds the slow application's row during its POST.
+      await db.transaction(async (trx) => {
+        expect(await trx.raw('select app_id from tx.app_configs where app_id = ? for update nowait', [slowApp])).to.have.nested.property('rows.length', 1);
+      });
+      await done;
+      expect(await queue(slowApp)).to.deep.equal([]);
+      expect(await config(slowApp)).to.include({ webhook_delivery_status: 'active', webhook_next_attempt_at: null });
+    } finally {
+      await slow.stop();
+    }
   });
 
   it('receiver down: batches queue in order, retries follow 1 s, 2 s, 4 s …; on recovery one POST drains the queue and the status is active again', async () => {
@@ -120,7 +156,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     }
     // Intervals after each failure: 1 s, 2 s, 4 s (t0+1 s, t0+3 s, t0+7 s).
     expect(attemptsAt).to.deep.equal([1000, 3000, 7000]);
-    expect((await queue(appId))[0].next_attempt_at).to.equal(String(t0 + 15_000));
+    expect((await config(appId)).webhook_next_attempt_at).to.equal(String(t0 + 15_000));
     // The queue as operators see it: at least these 5 waiting, the oldest since t0 or earlier.
     const registry = new Registry();
     const queueMetrics = webhookQueueMetrics({ db, registry, clock });
@@ -139,42 +175,177 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     expect(await queue(appId)).to.deep.equal([]);
   });
 
-  it('never recovers: disabled 36 h after the first failure; re-enabling resumes delivery of what was queued', async () => {
+  it('never recovers: the last attempt is 36 h after the first failure and disables the webhook there; the queue is parked', async () => {
     const appId = await newApp('s');
     const d = dispatcher();
     receiver.status = 500;
     const batch = pushes(appId, 2);
     await d.handlePushes(batch);
     const t0 = clock.now();
-    // Walk the schedule: whenever a batch is due, attempt it, until the give-up time passed.
+    const attemptsAt: number[] = [];
+    // Walk the schedule: whenever the queue is due, attempt it, until the webhook is disabled.
     for (let i = 0; i < 60 && (await config(appId)).webhook_delivery_status !== 'disabled'; i++) {
-      const [head] = await queue(appId);
-      await clock.advance(Math.max(0, Number(head.next_attempt_at) - clock.now()));
+      await clock.advance(Math.max(0, Number((await config(appId)).webhook_next_attempt_at) - clock.now()));
+      const before = receiver.requests.length;
       await d.drainDue();
+      if (receiver.requests.length > before) attemptsAt.push(clock.now() - t0);
     }
     const cfg = await config(appId);
-    expect(cfg).to.include({ webhook_delivery_status: 'disabled', enable_webhook: false, webhook_last_failed_transaction_id: batch[0].tx_id, webhook_last_failure_reason: 'HTTP 500' });
-    expect(clock.now() - t0).to.be.at.least(GIVE_UP_AFTER_MS);
-    expect(clock.now() - t0).to.be.below(GIVE_UP_AFTER_MS + 36 * 3600 * 1000 + 1);
+    expect(cfg).to.include({ webhook_delivery_status: 'disabled', enable_webhook: false, webhook_last_failed_transaction_id: batch[0].tx_id, webhook_last_failure_reason: 'HTTP 500', webhook_next_attempt_at: null });
+    // 1, 3, 7 … s, the one at 2^16 − 1 s (18.2 h), then the last one at 36 h exactly (spec: give-up 36 h after the first failure).
+    expect(attemptsAt.slice(0, 3)).to.deep.equal([1_000, 3_000, 7_000]);
+    expect(attemptsAt.at(-2)).to.equal(65_535_000);
+    expect(attemptsAt.at(-1)).to.equal(GIVE_UP_AFTER_MS);
+    expect(clock.now() - t0).to.equal(GIVE_UP_AFTER_MS);
+    expect(await d.dueApps(100_000)).to.not.include(appId);
     // While disabled new matches are not queued, and the failed batch is kept.
     await d.handlePushes(pushes(appId, 1));
     expect((await queue(appId)).length).to.equal(2);
 
     receiver.status = 200;
-    await db('tx.app_configs').where({ app_id: appId }).update({ enable_webhook: true });
+    await db('tx.app_configs').where({ app_id: appId }).update({ enable_webhook: true, webhook_next_attempt_at: clock.now() });
     await d.drainDue();
     expect(hashes(receiver).slice(-2)).to.deep.equal(batch.map((p) => p.tx.tx_hash));
     expect(await config(appId)).to.include({ webhook_delivery_status: 'active', enable_webhook: true });
   });
 
-  it('two dispatchers share the queue: an application is drained by one at a time (FOR UPDATE SKIP LOCKED)', async () => {
+  it('re-enabled after the disable: at once retrying, a match before the next scheduler pass queues behind the old batch, both delivered in order', async () => {
+    const appId = await newApp('s');
+    const d = dispatcher();
+    receiver.status = 500;
+    const old = pushes(appId, 2);
+    await d.handlePushes(old);
+    await clock.advance(GIVE_UP_AFTER_MS);
+    await d.drainDue();
+    expect(await config(appId)).to.include({ webhook_delivery_status: 'disabled', enable_webhook: false });
+
+    receiver.status = 200;
+    // What the configuration API does when `enable_webhook` is set again.
+    await db.transaction(async (trx) => {
+      await trx('tx.app_configs').where({ app_id: appId }).update({ enable_webhook: true });
+      await resumeWebhookQueue(trx, appId, clock.now());
+    });
+    expect(await config(appId)).to.include({ webhook_delivery_status: 'retrying', webhook_next_attempt_at: String(clock.now()) });
+    const fresh = pushes(appId, 1);
+    await d.handlePushes(fresh);
+    expect((await queue(appId)).map((r: Json) => r.payload.txHash)).to.deep.equal([...old, ...fresh].map((p) => p.tx.tx_hash));
+    const before = receiver.requests.length;
+    await d.drainDue();
+    expect(hashes(receiver).slice(-3)).to.deep.equal([...old, ...fresh].map((p) => p.tx.tx_hash));
+    expect(receiver.requests.length - before).to.equal(1);
+    expect(await config(appId)).to.include({ webhook_delivery_status: 'active', webhook_next_attempt_at: null });
+  });
+
+  it('a replaced webhook_url makes a long-backed-off queue due at once; new matches join behind it', async () => {
+    const dead = new WebhookReceiver();
+    await dead.start();
+    try {
+      dead.status = 503;
+      const appId = await newApp('s');
+      await db('tx.app_configs').where({ app_id: appId }).update({ webhook_url: dead.url });
+      const d = dispatcher();
+      const queued = pushes(appId, 3);
+      await d.handlePushes(queued);
+      // Two hours of failures: the next attempt is more than an hour away.
+      for (let i = 0; i < 14; i++) {
+        await clock.advance(Math.max(0, Number((await config(appId)).webhook_next_attempt_at) - clock.now()));
+        await d.drainDue();
+      }
+      expect(Number((await config(appId)).webhook_next_attempt_at) - clock.now()).to.be.above(3_600_000);
+      const later = pushes(appId, 2);
+      await d.handlePushes(later);
+      await db.transaction(async (trx) => {
+        await trx('tx.app_configs').where({ app_id: appId }).update({ webhook_url: receiver.url });
+        await resumeWebhookQueue(trx, appId, clock.now());
+      });
+      await d.drainDue();
+      expect(hashes(receiver)).to.deep.equal([...queued, ...later].map((p) => p.tx.tx_hash));
+      expect(await config(appId)).to.include({ webhook_delivery_status: 'active' });
+    } finally {
+      await dead.stop();
+    }
+  });
+
+  it('scheduler: queues that cannot be delivered never crowd out a healthy one; most overdue first', async () => {
+    const d = dispatcher();
+    receiver.status = 500;
+    // 150 applications whose queues were due long before, then switched off, made inactive,
+    // left without a URL, or had their configuration deleted.
+    const stuck: string[] = [];
+    for (let i = 0; i < 150; i++) stuck.push(await newApp(null));
+    await d.handlePushes(stuck.flatMap((a) => pushes(a, 1)));
+    const healthy = await newApp('s');
+    await d.handlePushes(pushes(healthy, 1));
+    expect((await db('tx.app_configs').whereIn('app_id', [...stuck, healthy]).whereNotNull('webhook_next_attempt_at')).length).to.equal(151);
+    await db('tx.app_configs').whereIn('app_id', stuck.slice(0, 50)).update({ enable_webhook: false });
+    await db('tx.app_configs').whereIn('app_id', stuck.slice(50, 80)).update({ is_active: false });
+    await db('tx.app_configs').whereIn('app_id', stuck.slice(80, 100)).update({ webhook_url: null });
+    await db('tx.app_configs').whereIn('app_id', stuck.slice(100)).del();
+    await db('tx.app_configs').where({ app_id: healthy }).update({ webhook_next_attempt_at: clock.now() - 1 });
+    receiver.status = 200;
+    receiver.requests.length = 0;
+    await clock.advance(2_000);
+    const due = await d.dueApps(100);
+    expect(due).to.include(healthy);
+    expect(due.filter((a) => stuck.includes(a))).to.deep.equal([]);
+    await d.drainDue();
+    expect(receiver.requests).to.have.length(1);
+    expect(await queue(healthy)).to.deep.equal([]);
+    // The stuck queues are kept, not dropped.
+    expect((await db('tx.webhook_queue').whereIn('app_id', stuck)).length).to.equal(150);
+    // The order is served by the index (the planner may not scan a table sequentially here).
+    await db.transaction(async (trx) => {
+      await trx.raw('set local enable_seqscan = off');
+      await trx.raw('set local enable_bitmapscan = off');
+      const plan = (await trx.raw(`explain select app_id from tx.app_configs where webhook_next_attempt_at <= 0 order by webhook_next_attempt_at limit 100`)) as { rows: Array<{ 'QUERY PLAN': string }> };
+      const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(text).to.include('app_configs_webhook_due_idx');
+      expect(text).to.not.match(/Sort/);
+    });
+  });
+
+  it('manual retry with a deadline: answers in time with what it did; the running POST finishes and is recorded', async () => {
+    const appId = await newApp('s');
+    const d = dispatcher();
+    receiver.status = 503;
+    const batch = pushes(appId, 4);
+    await d.handlePushes(batch);
+    receiver.status = 200;
+    // Slower than the connect timeout (2 s), within the response timeout (3 s): a slow receiver, delivered.
+    receiver.delayMs = 2_400;
+    const started = Date.now();
+    const report = await d.drainApp(appId, { force: true, deadlineMs: 300 });
+    expect(Date.now() - started).to.be.below(1_500);
+    expect(report).to.deep.include({ attempted: 4, delivered: 0, failed: 0, finalFailed: false, pending: 4 });
+    await waitFor(async () => (await queue(appId)).length === 0, { timeoutMs: 5_000, what: 'the running POST recorded' });
+    expect(await config(appId)).to.include({ webhook_delivery_status: 'active', webhook_next_attempt_at: null });
+    const log = await db('tx.webhook_attempts').where({ app_id: appId }).orderBy('id');
+    expect(log.map((a: Json) => [a.path, a.transactions, a.delivered, a.status_code])).to.deep.equal([
+      ['live', 4, false, 503],
+      ['retry', 4, true, 200],
+    ]);
+    expect(log[1].latency_ms).to.be.at.least(2_300);
+  });
+
+  it('the attempts log keeps what is younger than the retention and drops the rest in chunks', async () => {
+    const appId = await newApp('s');
+    // A clock in 2000, so the cutoff reaches no attempt of any other test sharing the database.
+    const past = new ManualClock(Date.UTC(2000, 0, 1));
+    const d = new WebhookDispatcher({ db, send: async () => ({ ok: true, status: 200 }), openSecret: (x) => x, clock: past, logger: createLogger({ name: 'webhooks-test', level: 'silent' }), registry: new Registry() });
+    const at = (ageMs: number) => ({ app_id: appId, attempted_at: past.now() - ageMs, path: 'live', transactions: 1, delivered: true, status_code: 200, error: null, latency_ms: 3, next_retry_at: null });
+    await db('tx.webhook_attempts').insert([at(10_000), at(9_000), at(8_000), at(7_000), at(1_000)]);
+    expect(await d.pruneAttempts(5_000, 2)).to.equal(4);
+    expect((await db('tx.webhook_attempts').where({ app_id: appId })).map((r: Json) => Number(r.attempted_at))).to.deep.equal([past.now() - 1_000]);
+  });
+
+  it('two dispatchers share the queue: an application is drained by one at a time (its delivery lock)', async () => {
     const appId = await newApp('s');
     receiver.status = 500;
     await dispatcher().handlePushes(pushes(appId, 3));
     receiver.status = 200;
     receiver.delayMs = 300;
     await clock.advance(1000);
-    const [a, b] = await Promise.all([dispatcher().drainApp(appId, false), dispatcher().drainApp(appId, false)]);
+    const [a, b] = await Promise.all([dispatcher().drainApp(appId), dispatcher().drainApp(appId)]);
     expect([a, b].filter((r) => r === undefined)).to.have.length(1);
     expect(receiver.maxInFlight).to.equal(1);
     expect(receiver.requests.length).to.equal(2); // the failed live POST and one retry batch

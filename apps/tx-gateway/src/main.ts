@@ -32,9 +32,11 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
     sender: { allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_TARGETS, ...SENDER_DEFAULTS },
     logger,
     registry,
-    // Within the 15 s request deadline: a few batches, the rest is the scheduler's.
+    // A few batches within the request; the rest is the scheduler's.
     maxBatchesPerDrain: 3,
   });
+  // The manual retry answers by half the request deadline, whatever a receiver does.
+  const retryDeadlineMs = Math.floor(config.REQUEST_TIMEOUT_MS / 2);
   const app = createTxGatewayApp({
     db,
     contracts: kafka.contracts,
@@ -45,7 +47,7 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
     origins,
     rpcTimeoutMs: config.CHAIN_RPC_TIMEOUT_MS,
     secretBox,
-    retryWebhooks: (appId) => webhooks.drainApp(appId, true),
+    retryWebhooks: (appId) => webhooks.drainApp(appId, { force: true, deadlineMs: retryDeadlineMs }),
     poolTrades: new PoolTrades(redis),
     allowPrivateWebhookTargets: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
     clock: systemClock,

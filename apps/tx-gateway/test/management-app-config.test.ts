@@ -3,12 +3,14 @@ import { loadContracts } from '@chainpipe/contracts';
 import { SecretBox } from '@chainpipe/runtime';
 import {
   CONFIG_DEFAULTS,
+  attemptsView,
   configView,
   insertValues,
   planReplace,
   planUpdate,
   retryStatusView,
   sealColumns,
+  touchesDelivery,
   type AppConfigRow,
 } from '../src/management/app-config';
 import { checkWebhookUrl, isBlockedAddress } from '@chainpipe/webhooks';
@@ -215,5 +217,44 @@ describe('app config views', () => {
       pending: 0,
       next_retry_at: null,
     });
+  });
+});
+
+describe('webhook attempts view and configuration writes that touch delivery', () => {
+  const contracts = loadContracts();
+  const row = (id: string, delivered: boolean) => ({
+    id,
+    attempted_at: '1763717400250',
+    path: delivered ? ('live' as const) : ('retry' as const),
+    transactions: 3,
+    delivered,
+    status_code: delivered ? 200 : null,
+    error: delivered ? null : 'no response in 10000 ms',
+    latency_ms: delivered ? 41 : 10_002,
+    next_retry_at: delivered ? null : '1763717404250',
+  });
+
+  it('shows stored attempts with ISO times and retry seconds; a full page has the last id as its cursor', () => {
+    const view = attemptsView([row('9', false), row('7', true)], 2);
+    expect(view.items[0]).to.deep.equal({
+      id: '9',
+      attempted_at: '2025-11-21T09:30:00.250Z',
+      path: 'retry',
+      transactions: 3,
+      delivered: false,
+      status_code: null,
+      error: 'no response in 10000 ms',
+      latency_ms: 10_002,
+      next_retry_at: 1_763_717_404,
+    });
+    expect(view.next_cursor).to.equal('7');
+    expect(contracts.validate('http/tx/webhook-attempts', view)).to.deep.equal({ ok: true });
+    expect(attemptsView([row('7', true)], 2).next_cursor).to.equal(null);
+    expect(attemptsView([], 20)).to.deep.equal({ items: [], next_cursor: null });
+  });
+
+  it('a write touches delivery when it sets the switch, the target, the secret or the activation', () => {
+    for (const input of [{ enable_webhook: true }, { enable_webhook: false }, { webhook_url: null }, { webhook_secret: 'x' }, { is_active: true }]) expect(touchesDelivery(input), JSON.stringify(input)).to.equal(true);
+    for (const input of [{}, { enable_ws: false }, { ws_ack_resend_interval_seconds: 60 }]) expect(touchesDelivery(input), JSON.stringify(input)).to.equal(false);
   });
 });

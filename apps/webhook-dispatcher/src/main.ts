@@ -20,6 +20,7 @@ runService('webhook-dispatcher', webhookDispatcherConfig, async (svc) => {
     },
     logger,
     registry,
+    concurrency: config.WEBHOOK_CONCURRENCY,
   });
 
   await kafka.consume(TOPICS.txPush, {
@@ -28,8 +29,13 @@ runService('webhook-dispatcher', webhookDispatcherConfig, async (svc) => {
     handler: (records) => dispatcher.handlePushes(records.map((r) => r.value)),
   });
 
+  // The attempts log of delivered live POSTs is written in the background: flushed before Postgres closes.
+  svc.serve({ name: 'attempts-log', stop: () => dispatcher.flushAttempts() });
   // The retry scheduler: one pass at a time; a failed pass is logged and the next one retries.
   svc.serve(periodicJob({ name: 'retry-scheduler', intervalMs: config.WEBHOOK_SCHEDULER_INTERVAL_MS, run: () => dispatcher.drainDue(), logger, runAtStart: true }));
+  // The attempts log keeps a few days; pruned in bounded steps so a backlog never makes one long delete.
+  const retentionMs = config.WEBHOOK_ATTEMPTS_RETENTION_HOURS * 3600 * 1000;
+  svc.serve(periodicJob({ name: 'attempts-prune', intervalMs: 60_000, run: () => dispatcher.pruneAttempts(retentionMs), logger }));
   // Queue size and oldest age for alerts; a count over the queue table every 15 s (a scrape interval).
   const queueMetrics = webhookQueueMetrics({ db, registry });
   svc.serve(periodicJob({ name: 'queue-metrics', intervalMs: 15_000, run: () => queueMetrics.refresh(), logger, runAtStart: true }));

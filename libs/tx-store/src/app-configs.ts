@@ -35,6 +35,23 @@ export interface AppSwitches {
  * gateway writes and shows them, the matcher reads the switches. Every query is scoped by app_id.
  * (webhook-dispatcher's delivery state changes run under a row lock in libs/webhooks.)
  */
+/** One webhook POST as written to tx.webhook_attempts (times in Unix ms). */
+export interface WebhookAttempt {
+  app_id: string;
+  attempted_at: number;
+  path: 'live' | 'retry';
+  transactions: number;
+  delivered: boolean;
+  status_code: number | null;
+  error: string | null;
+  latency_ms: number;
+  /** The retry this failure scheduled; null when delivered or when it disabled the webhook. */
+  next_retry_at: number | null;
+}
+
+/** A stored attempt as read back: its id, and the bigints as strings. */
+export type WebhookAttemptRow = Omit<WebhookAttempt, 'app_id' | 'attempted_at' | 'next_retry_at'> & { id: string; attempted_at: string; next_retry_at: string | null };
+
 export class AppConfigRepository {
   constructor(private readonly db: Knex) {}
 
@@ -65,12 +82,28 @@ export class AppConfigRepository {
     return (await this.db('tx.app_configs').where({ app_id: appId }).del()) > 0;
   }
 
-  /** Queued webhook deliveries of the application: how many, and the earliest next attempt (Unix ms). */
+  /**
+   * Queued webhook deliveries of the application: how many, and when the queue is next due (Unix
+   * ms; null while nothing is queued or the queue is parked).
+   */
   async queueSummary(appId: string): Promise<{ pending: number; nextAttemptAtMs: number | null }> {
-    const row = await this.db('tx.webhook_queue')
-      .where({ app_id: appId })
-      .first<{ pending: string; next_attempt_at: string | null }>(this.db.raw('count(*) as pending'), this.db.raw('min(next_attempt_at) as next_attempt_at'));
-    return { pending: Number(row?.pending ?? 0), nextAttemptAtMs: row?.next_attempt_at == null ? null : Number(row.next_attempt_at) };
+    const [queued, cfg] = await Promise.all([
+      this.db('tx.webhook_queue').where({ app_id: appId }).first<{ pending: string } | undefined>(this.db.raw('count(*) as pending')),
+      this.db('tx.app_configs').where({ app_id: appId }).first<{ webhook_next_attempt_at: string | null } | undefined>('webhook_next_attempt_at'),
+    ]);
+    const pending = Number(queued?.pending ?? 0);
+    const next = cfg?.webhook_next_attempt_at;
+    return { pending, nextAttemptAtMs: pending === 0 || next == null ? null : Number(next) };
+  }
+
+  /**
+   * The application's webhook attempts (tx.webhook_attempts), newest first: `limit` of them with
+   * an id below `beforeId` (null: from the newest). Keyset paging on (app_id, id).
+   */
+  async webhookAttempts(appId: string, beforeId: string | null, limit: number): Promise<WebhookAttemptRow[]> {
+    const q = this.db('tx.webhook_attempts').where({ app_id: appId });
+    if (beforeId !== null) q.andWhere('id', '<', beforeId);
+    return q.orderBy('id', 'desc').limit(limit).select<WebhookAttemptRow[]>('id', 'attempted_at', 'path', 'transactions', 'delivered', 'status_code', 'error', 'latency_ms', 'next_retry_at');
   }
 
   /** Switches of the applications (absent: no such application, or no configuration row). */

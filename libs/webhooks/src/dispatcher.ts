@@ -1,12 +1,16 @@
 import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { Counter, type Registry } from 'prom-client';
 import type { HttpTxWebhookRetry, TxPushMessage } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { toTransactionResult } from '@chainpipe/tx-records';
-import { givenUp, retryDelayMs } from './schedule';
+import { compactDbError, type WebhookAttempt } from '@chainpipe/tx-store';
+import { givenUp, nextAttemptAt, retryDelayMs } from './schedule';
 import { postWebhook, type SendResult, type SenderOptions } from './sender';
 import { webhookHeaders } from './sign';
+import { DeliveryLocks } from './delivery-lock';
+import { deliverable, resumeWebhookQueue } from './queue-state';
 
 /** What one POST needs; `postWebhook` bound to the sender options in production. */
 export type Send = (url: string, body: string, headers: Record<string, string>) => Promise<SendResult>;
@@ -20,14 +24,26 @@ export interface DispatcherDeps {
   clock?: Pick<Clock, 'now'>;
   logger: Logger;
   registry: Registry;
-  /** Transactions per POST of a retry (spec: up to 100). */
+  /** Transactions per POST, live and retried (spec: up to 100). */
   batchSize?: number;
   /** Batches one drain of an application sends at most before it yields to the others. */
   maxBatchesPerDrain?: number;
+  /** Applications POSTed to at the same time (live path and scheduler pass each). */
+  concurrency?: number;
 }
 
 /** The nested `data.data` of POST /tx/api/v1/app/webhook/retry: the schema's (`http/tx/webhook-retry`). */
 export type RetryReport = HttpTxWebhookRetry['data'];
+
+export interface DrainOptions {
+  /** The manual retry: send the queue head now, whatever the schedule says. */
+  force?: boolean;
+  /**
+   * Answer by then (ms from the call) with what was done; a POST still running goes on, its
+   * outcome is recorded when it ends, and the scheduler sends the rest.
+   */
+  deadlineMs?: number;
+}
 
 interface ConfigRow {
   app_id: string;
@@ -36,21 +52,22 @@ interface ConfigRow {
   webhook_secret_enc: string | null;
   webhook_delivery_status: string;
   webhook_retrying_since: string | null;
+  webhook_next_attempt_at: string | null;
   is_active: boolean;
 }
 
 interface QueueRow {
   id: string;
   tx_id: string;
-  tx_status: string | null;
   message_id: string | null;
   payload: unknown;
   attempts: number;
-  first_failed_at: string;
-  next_attempt_at: string;
 }
 
-const CONFIG_COLUMNS = ['app_id', 'enable_webhook', 'webhook_url', 'webhook_secret_enc', 'webhook_delivery_status', 'webhook_retrying_since', 'is_active'];
+/** One POST as the attempts log keeps it. */
+type Attempt = WebhookAttempt;
+
+const CONFIG_COLUMNS = 'app_id, enable_webhook, webhook_url, webhook_secret_enc, webhook_delivery_status, webhook_retrying_since, webhook_next_attempt_at, is_active';
 
 /** `webhook-id` of a batch: the message id of a single push, else a digest of the batch's ids. */
 export function batchId(messageIds: readonly string[]): string {
@@ -58,46 +75,98 @@ export function batchId(messageIds: readonly string[]): string {
   return 'b' + createHash('sha256').update(messageIds.join(',')).digest('hex').slice(0, 31);
 }
 
+/** Runs `fn` over `items`, at most `limit` at a time. */
+async function eachBounded<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]);
+  });
+  await Promise.all(lanes);
+}
+
+/** One POST's body (a JSON array of TransactionResult), its `webhook-id` and how many transactions it holds. */
+interface Batch {
+  body: string;
+  id: string;
+  size: number;
+}
+
+function toBatch(items: ReadonlyArray<{ messageId: string; payload: unknown }>): Batch {
+  return { body: JSON.stringify(items.map((i) => i.payload)), id: batchId(items.map((i) => i.messageId)), size: items.length };
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
 /**
  * Webhook delivery with a persistent retry queue (tx.webhook_queue) in Postgres.
  *
- * Every decision about an application runs under a lock on its tx.app_configs row: the live path
- * waits for it (`FOR UPDATE`), the scheduler skips an application another copy holds
- * (`FOR UPDATE SKIP LOCKED`). So copies share the queue and no batch is ever sent by two at once,
- * and an application's transactions leave in match order: once anything is queued, new matches
- * queue behind it.
+ * An application is delivered for by one copy at a time: the copy holds the application's
+ * delivery lock (`DeliveryLocks`, a session advisory lock) while it POSTs, with no transaction
+ * open, and records the outcome in short statements after. So one slow receiver holds no row
+ * lock, different applications are POSTed side by side (`concurrency`), one application's
+ * batches leave in order, and no batch is sent by two copies at once. Once anything is queued,
+ * new matches queue behind it.
  */
 export class WebhookDispatcher {
   private readonly batchSize: number;
   private readonly maxBatches: number;
+  private readonly concurrency: number;
   private readonly log: Logger;
   private readonly clock: Pick<Clock, 'now'>;
   private readonly deliveries: Counter<'path' | 'outcome'>;
+  /** Secrets opened once per sealed value: opening is an AES-GCM decryption per POST otherwise. */
+  private readonly secrets = new Map<string, string>();
 
   constructor(private readonly deps: DispatcherDeps) {
     this.clock = deps.clock ?? systemClock;
     this.batchSize = deps.batchSize ?? 100;
     this.maxBatches = deps.maxBatchesPerDrain ?? 10;
+    this.concurrency = deps.concurrency ?? 16;
     this.log = deps.logger.child({ component: 'webhooks' });
     const existing = deps.registry.getSingleMetric('chainpipe_webhook_posts_total');
     this.deliveries = (existing as Counter<'path' | 'outcome'>) ?? new Counter({ name: 'chainpipe_webhook_posts_total', help: 'Webhook POSTs by path (live, retry) and outcome (delivered, failed)', labelNames: ['path', 'outcome'], registers: [deps.registry] });
   }
 
   private secretOf(cfg: ConfigRow): string | null {
-    return cfg.webhook_secret_enc ? this.deps.openSecret(cfg.webhook_secret_enc) : null;
+    const sealed = cfg.webhook_secret_enc;
+    if (!sealed) return null;
+    let plain = this.secrets.get(sealed);
+    if (plain === undefined) {
+      if (this.secrets.size >= 10_000) this.secrets.clear();
+      plain = this.deps.openSecret(sealed);
+      this.secrets.set(sealed, plain);
+    }
+    return plain;
   }
 
-  private async post(cfg: ConfigRow, rows: Array<{ messageId: string; payload: unknown }>, path: 'live' | 'retry'): Promise<SendResult> {
-    const body = JSON.stringify(rows.map((r) => r.payload));
-    const headers = webhookHeaders(batchId(rows.map((r) => r.messageId)), Math.floor(this.clock.now() / 1000), body, this.secretOf(cfg));
+  /** One POST of `rows` (in order); never throws. `attempt` is what the attempts log keeps. */
+  private async post(cfg: ConfigRow, batch: Batch, path: 'live' | 'retry'): Promise<{ result: SendResult; attempt: Attempt }> {
+    const attemptedAt = this.clock.now();
+    const started = performance.now();
     let result: SendResult;
     try {
-      result = await this.deps.send(cfg.webhook_url!, body, headers);
+      const headers = webhookHeaders(batch.id, Math.floor(attemptedAt / 1000), batch.body, this.secretOf(cfg));
+      result = await this.deps.send(cfg.webhook_url!, batch.body, headers);
     } catch (err) {
       result = { ok: false, error: errorMessage(err) };
     }
     this.deliveries.inc({ path, outcome: result.ok ? 'delivered' : 'failed' });
-    return result;
+    const attempt: Attempt = {
+      app_id: cfg.app_id,
+      attempted_at: attemptedAt,
+      path,
+      transactions: batch.size,
+      delivered: result.ok,
+      status_code: result.status ?? null,
+      error: result.ok ? null : result.error.slice(0, 500),
+      latency_ms: Math.round(performance.now() - started),
+      next_retry_at: null,
+    };
+    return { result, attempt };
   }
 
   /**
@@ -113,37 +182,109 @@ export class WebhookDispatcher {
       list.push(p);
       byApp.set(p.app_id, list);
     }
-    for (const [appId, list] of byApp) await this.deliverLive(appId, list);
+    if (byApp.size === 0) return;
+    const locks = await DeliveryLocks.open(this.deps.db);
+    const delivered: Attempt[] = [];
+    try {
+      await this.deliverLive(locks, byApp, delivered);
+    } finally {
+      await locks.close();
+    }
+    await this.logAttempts(delivered);
   }
 
-  private async deliverLive(appId: string, pushes: TxPushMessage[]): Promise<void> {
-    await this.deps.db.transaction(async (trx) => {
-      const cfg = (await trx('tx.app_configs').where({ app_id: appId }).forUpdate().first(CONFIG_COLUMNS)) as ConfigRow | undefined;
+  /** The attempts log's write in flight (of delivered live POSTs): at most one at a time. */
+  private attemptsWrite: Promise<void> = Promise.resolve();
+
+  /**
+   * Writes attempts that changed nothing else in the background: a delivered live batch answers
+   * without waiting for its log rows (they are a record, not delivery state; a crash can lose the
+   * last of them). The previous write is awaited first, so writes never pile up.
+   */
+  private async logAttempts(attempts: Attempt[]): Promise<void> {
+    if (attempts.length === 0) return;
+    await this.attemptsWrite;
+    this.attemptsWrite = this.deps
+      .db('tx.webhook_attempts')
+      .insert(attempts)
+      .then(
+        () => undefined,
+        (err: unknown) => this.log.warn({ msg: 'webhook_attempts_log_failed', attempts: attempts.length, err: compactDbError(err) }),
+      );
+  }
+
+  /** Waits for the attempts log's background write (shutdown, tests). */
+  async flushAttempts(): Promise<void> {
+    await this.attemptsWrite;
+  }
+
+  /** `delivered` receives the attempts of a call that only delivered: logged in the background. */
+  private async deliverLive(locks: DeliveryLocks, byApp: Map<string, TxPushMessage[]>, delivered: Attempt[]): Promise<void> {
+    const db = this.deps.db;
+    // Applications without a configuration row have nothing to deliver to.
+    const taking = locks.take<ConfigRow>([...byApp.keys()], CONFIG_COLUMNS);
+    taking.catch(() => undefined); // awaited below; a failure must not count as unhandled meanwhile
+    // The bodies are built while Postgres answers (the statement leaves once the event loop turns).
+    await new Promise((resolve) => setImmediate(resolve));
+    const bodies = new Map([...byApp].map(([appId, list]) => [appId, chunks(list, this.batchSize).map((part) => ({ pushes: part, batch: toBatch(part.map((p) => ({ messageId: p.message_id, payload: toTransactionResult(p.tx) }))) }))]));
+    const configs = await taking;
+    const queueBehind: Array<{ appId: string; pushes: TxPushMessage[] }> = [];
+    const failures: Array<{ appId: string; pushes: TxPushMessage[]; error: string }> = [];
+    const attempts: Attempt[] = [];
+    const live: ConfigRow[] = [];
+    for (const cfg of configs) {
+      const list = byApp.get(cfg.app_id)!;
       // Switched off since the match, or disabled after 36 h of failures: nothing is queued.
-      if (!cfg || !cfg.enable_webhook || !cfg.is_active || !cfg.webhook_url || cfg.webhook_delivery_status === 'disabled') return;
-      const queued = await trx('tx.webhook_queue').where({ app_id: appId }).first(trx.raw('min(next_attempt_at) as next'), trx.raw('count(*) as n'));
-      const now = this.clock.now();
-      if (Number(queued?.n ?? 0) > 0 || cfg.webhook_delivery_status === 'retrying') {
-        await this.enqueue(trx, appId, pushes, now, queued?.next ? Number(queued.next) : now, 0, null);
-        return;
-      }
-      for (let i = 0; i < pushes.length; i++) {
-        const p = pushes[i];
-        const result = await this.post(cfg, [{ messageId: p.message_id, payload: toTransactionResult(p.tx) }], 'live');
+      if (!deliverable(cfg)) continue;
+      // Queued batches first (also those of an application switched on again after a disable),
+      // and behind whatever another copy is sending for it right now.
+      if (!cfg.locked || cfg.queued || cfg.webhook_delivery_status !== 'active') queueBehind.push({ appId: cfg.app_id, pushes: list });
+      else live.push(cfg);
+    }
+    await eachBounded(live, this.concurrency, async (cfg) => {
+      const batches = bodies.get(cfg.app_id)!;
+      for (let i = 0; i < batches.length; i++) {
+        const { result, attempt } = await this.post(cfg, batches[i].batch, 'live');
+        attempts.push(attempt);
         if (result.ok) continue;
-        // First failure: this push and everything after it wait in the queue, in order.
-        const error = result.error;
-        await this.enqueue(trx, appId, pushes.slice(i), now, now + retryDelayMs(1), 1, error);
-        await trx('tx.app_configs')
-          .where({ app_id: appId })
-          .update({ webhook_delivery_status: 'retrying', webhook_retrying_since: Math.floor(now / 1000), webhook_last_failure_reason: error.slice(0, 500), updated_at: new Date(now) });
-        this.log.warn({ msg: 'webhook_failed_queued', appId, queued: pushes.length - i, error });
+        // First failure: this batch and everything after it wait in the queue, in order.
+        failures.push({ appId: cfg.app_id, pushes: batches.slice(i).flatMap((b) => b.pushes), error: attempt.error! });
+        attempt.next_retry_at = attempt.attempted_at + retryDelayMs(1);
         return;
       }
     });
+
+    const now = this.clock.now();
+    if (queueBehind.length === 0 && failures.length === 0) {
+      delivered.push(...attempts);
+      return;
+    }
+    await db.transaction(async (trx) => {
+      for (const q of queueBehind) await this.enqueue(trx, q.appId, q.pushes, now, 0, null);
+      if (queueBehind.length) {
+        // Due at once unless a retry is already scheduled: the scheduler takes it from there.
+        await trx('tx.app_configs')
+          .whereIn('app_id', queueBehind.map((q) => q.appId))
+          .update({ webhook_next_attempt_at: trx.raw('coalesce(webhook_next_attempt_at, ?)', [now]) });
+      }
+      for (const f of failures) {
+        await this.enqueue(trx, f.appId, f.pushes, now, 1, f.error);
+        await trx('tx.app_configs')
+          .where({ app_id: f.appId })
+          .update({
+            webhook_delivery_status: 'retrying',
+            webhook_retrying_since: trx.raw('coalesce(webhook_retrying_since, ?)', [Math.floor(now / 1000)]),
+            webhook_last_failure_reason: f.error,
+            webhook_next_attempt_at: now + retryDelayMs(1),
+            updated_at: new Date(now),
+          });
+        this.log.warn({ msg: 'webhook_failed_queued', appId: f.appId, queued: f.pushes.length, error: f.error });
+      }
+      if (attempts.length) await trx('tx.webhook_attempts').insert(attempts);
+    });
   }
 
-  private async enqueue(trx: Knex.Transaction, appId: string, pushes: TxPushMessage[], firstFailedAt: number, nextAttemptAt: number, attempts: number, error: string | null): Promise<void> {
+  private async enqueue(trx: Knex.Transaction, appId: string, pushes: TxPushMessage[], firstFailedAt: number, attempts: number, error: string | null): Promise<void> {
     if (pushes.length === 0) return;
     await trx('tx.webhook_queue')
       .insert(
@@ -155,7 +296,6 @@ export class WebhookDispatcher {
           payload: JSON.stringify(toTransactionResult(p.tx)),
           attempts,
           first_failed_at: firstFailedAt,
-          next_attempt_at: nextAttemptAt,
           last_error: error,
         })),
       )
@@ -163,73 +303,153 @@ export class WebhookDispatcher {
       .ignore();
   }
 
-  /** Applications with queued batches due now, and disabled ones whose webhook was switched on again. */
+  /**
+   * Applications whose queue is due, most overdue first. Parked
+   * queues (webhook off or disabled, configuration inactive or deleted) are never picked: the
+   * configuration API clears their due time, and a switch flipped in the table directly is
+   * filtered here; `app_configs_webhook_due_idx` serves the order.
+   */
   async dueApps(limit = 100): Promise<string[]> {
     const now = this.clock.now();
     const { rows } = (await this.deps.db.raw(
-      `select app_id from (select distinct app_id from tx.webhook_queue where next_attempt_at <= ?) q
-       union
-       select app_id from tx.app_configs where webhook_delivery_status = 'disabled' and enable_webhook and is_active
-       limit ?`,
+      `select app_id from tx.app_configs
+        where webhook_next_attempt_at <= ? and enable_webhook and is_active and webhook_url is not null
+        order by webhook_next_attempt_at limit ?`,
       [now, limit],
     )) as { rows: Array<{ app_id: string }> };
     return rows.map((r) => r.app_id);
   }
 
-  /** One scheduler pass: drains every due application another copy is not busy with. */
+  /**
+   * One scheduler pass: drains the due applications, `concurrency` at a time, skipping those
+   * another copy is delivering for. One pinned connection holds the pass's locks.
+   */
   async drainDue(): Promise<number> {
+    const due = await this.dueApps();
+    if (due.length === 0) return 0;
     let delivered = 0;
-    for (const appId of await this.dueApps()) {
-      const report = await this.drainApp(appId, false);
-      delivered += report?.delivered ?? 0;
+    const locks = await DeliveryLocks.open(this.deps.db);
+    try {
+      const configs = (await locks.take<ConfigRow>(due, CONFIG_COLUMNS)).filter((c) => c.locked);
+      await eachBounded(configs, this.concurrency, async (cfg) => {
+        try {
+          const report = await this.drainLocked(cfg, {});
+          delivered += report.delivered;
+        } finally {
+          await locks.release([cfg.app_id]);
+        }
+      });
+    } finally {
+      await locks.close();
     }
     return delivered;
   }
 
   /**
    * Sends the application's queue head, in order, up to `batchSize` transactions per POST, until
-   * it is empty, a POST fails, or the batch budget is spent. `force` (the manual retry) ignores
-   * the schedule. Undefined when another copy holds the application.
+   * it is empty, a POST fails, or the batch budget is spent. Undefined when another copy is
+   * delivering for the application.
    */
-  async drainApp(appId: string, force: boolean): Promise<RetryReport | undefined> {
-    return this.deps.db.transaction(async (trx) => {
-      const cfg = (await trx('tx.app_configs').where({ app_id: appId }).forUpdate().skipLocked().first(CONFIG_COLUMNS)) as ConfigRow | undefined;
-      const report: RetryReport = { attempted: 0, delivered: 0, failed: 0, finalFailed: false, nextRetryAt: null, pending: 0 };
-      if (!cfg) {
-        const exists = await trx('tx.app_configs').where({ app_id: appId }).first('app_id');
-        if (exists) return undefined; // locked by another copy
-        return this.summarize(trx, appId, report);
+  async drainApp(appId: string, opts: DrainOptions = {}): Promise<RetryReport | undefined> {
+    const locks = await DeliveryLocks.open(this.deps.db);
+    let closeLater = false;
+    try {
+      const [cfg] = await locks.take<ConfigRow>([appId], CONFIG_COLUMNS);
+      if (!cfg) return await this.summarize(appId, { attempted: 0, delivered: 0, failed: 0, finalFailed: false, nextRetryAt: null, pending: 0 });
+      if (!cfg.locked) return undefined; // another copy is delivering for it
+      const run = this.drainLocked(cfg, opts);
+      if (opts.deadlineMs === undefined) return await run;
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), opts.deadlineMs)));
+      const report = await Promise.race([run, deadline]);
+      clearTimeout(timer);
+      if (report) return report;
+      // The deadline came first: answer with what is known; the running POST ends on its own,
+      // records its outcome and then lets the application go.
+      closeLater = true;
+      run
+        .catch((err: unknown) => this.log.error({ msg: 'webhook_drain_failed', appId, err: errorMessage(err) }))
+        .finally(() => locks.close().catch((err: unknown) => this.log.error({ msg: 'webhook_lock_release_failed', appId, err: errorMessage(err) })));
+      const sofar = this.progress.get(appId) ?? { attempted: 0, delivered: 0, failed: 0, finalFailed: false, nextRetryAt: null, pending: 0 };
+      return await this.summarize(appId, { ...sofar });
+    } finally {
+      if (!closeLater) await locks.close();
+    }
+  }
+
+  /** Reports of drains running now, by application: what a manual retry past its deadline shows. */
+  private readonly progress = new Map<string, RetryReport>();
+
+  /** Drains an application whose delivery lock the caller holds. */
+  private async drainLocked(cfg: ConfigRow, opts: DrainOptions): Promise<RetryReport> {
+    const db = this.deps.db;
+    const appId = cfg.app_id;
+    const report: RetryReport = { attempted: 0, delivered: 0, failed: 0, finalFailed: false, nextRetryAt: null, pending: 0 };
+    if (!deliverable(cfg)) {
+      // Nothing can be sent: parked until the configuration makes it deliverable again.
+      await db('tx.app_configs').where({ app_id: appId }).update({ webhook_next_attempt_at: null });
+      return this.summarize(appId, report);
+    }
+    const now = this.clock.now();
+    if (!opts.force && (cfg.webhook_next_attempt_at === null || Number(cfg.webhook_next_attempt_at) > now)) return this.summarize(appId, report);
+    if (cfg.webhook_delivery_status === 'disabled') {
+      // Switched on again without the configuration API (which resumes at once): resume here.
+      await db.transaction((trx) => resumeWebhookQueue(trx, appId, now));
+      cfg.webhook_delivery_status = 'retrying';
+      this.log.info({ msg: 'webhook_resumed', appId });
+    }
+    this.progress.set(appId, report);
+    try {
+      await this.drainLoop(cfg, report);
+    } finally {
+      this.progress.delete(appId);
+    }
+    return report;
+  }
+
+  private async drainLoop(cfg: ConfigRow, report: RetryReport): Promise<void> {
+    const db = this.deps.db;
+    const appId = cfg.app_id;
+    const mine = { app_id: appId };
+    for (let b = 0; b < this.maxBatches; b++) {
+      const rows = (await db('tx.webhook_queue').where({ app_id: appId }).orderBy('id').limit(this.batchSize).select('id', 'tx_id', 'message_id', 'payload', 'attempts')) as QueueRow[];
+      if (rows.length === 0) {
+        // Delivered everything: back to active (DECISIONS.md).
+        await db.transaction(async (trx) => {
+          const left = await trx('tx.webhook_queue').where({ app_id: appId }).first('id');
+          const update: Record<string, unknown> = { webhook_next_attempt_at: left ? this.clock.now() : null };
+          if (!left && cfg.webhook_delivery_status !== 'active') {
+            Object.assign(update, { webhook_delivery_status: 'active', webhook_retrying_since: null, updated_at: new Date(this.clock.now()) });
+            this.log.info({ msg: 'webhook_active_again', appId });
+          }
+          await trx('tx.app_configs').where(mine).update(update);
+        });
+        await this.summarize(appId, report);
+        return;
       }
-      if (!cfg.enable_webhook || !cfg.is_active || !cfg.webhook_url) return this.summarize(trx, appId, report);
-      let now = this.clock.now();
-      if (cfg.webhook_delivery_status === 'disabled') {
-        // Switched on again: delivery resumes with what is queued, the 36 h counting afresh.
-        await trx('tx.webhook_queue').where({ app_id: appId }).update({ attempts: 0, first_failed_at: now, next_attempt_at: now });
-        await trx('tx.app_configs').where({ app_id: appId }).update({ webhook_delivery_status: 'active', webhook_retrying_since: null, updated_at: new Date(now) });
-        cfg.webhook_delivery_status = 'active';
-        this.log.info({ msg: 'webhook_resumed', appId });
-      }
-      for (let b = 0; b < this.maxBatches; b++) {
-        const rows = (await trx('tx.webhook_queue').where({ app_id: appId }).orderBy('id').limit(this.batchSize)) as QueueRow[];
-        if (rows.length === 0) break;
-        now = this.clock.now();
-        if (!force && Number(rows[0].next_attempt_at) > now) break;
-        report.attempted += rows.length;
-        const result = await this.post(cfg, rows.map((r) => ({ messageId: r.message_id ?? `tx${r.tx_id}`, payload: r.payload })), 'retry');
-        if (result.ok) {
+      report.attempted += rows.length;
+      const { result, attempt } = await this.post(cfg, toBatch(rows.map((r) => ({ messageId: r.message_id ?? `tx${r.tx_id}`, payload: r.payload }))), 'retry');
+      const now = this.clock.now();
+      if (result.ok) {
+        await db.transaction(async (trx) => {
           await trx('tx.webhook_queue').whereIn('id', rows.map((r) => r.id)).del();
-          report.delivered += rows.length;
-          continue;
-        }
-        report.failed += rows.length;
-        const firstFailedAt = Math.min(...(await trx('tx.webhook_queue').where({ app_id: appId }).select('first_failed_at')).map((r: { first_failed_at: string }) => Number(r.first_failed_at)));
-        const reason = result.error.slice(0, 500);
+          await trx('tx.webhook_attempts').insert(attempt);
+        });
+        report.delivered += rows.length;
+        continue;
+      }
+      report.failed += rows.length;
+      const reason = attempt.error!;
+      await db.transaction(async (trx) => {
+        const first = (await trx('tx.webhook_queue').where({ app_id: appId }).first(trx.raw('min(first_failed_at) as first'))) as { first: string | null };
+        const firstFailedAt = first.first === null ? now : Number(first.first);
         if (givenUp(firstFailedAt, now)) {
-          await trx('tx.app_configs').where({ app_id: appId }).update({
+          await trx('tx.app_configs').where(mine).update({
             webhook_delivery_status: 'disabled',
             enable_webhook: false,
             webhook_last_failed_transaction_id: rows[0].tx_id,
             webhook_last_failure_reason: reason,
+            webhook_next_attempt_at: null,
             updated_at: new Date(now),
           });
           await trx('tx.webhook_queue').where({ app_id: appId }).update({ last_error: reason });
@@ -237,35 +457,56 @@ export class WebhookDispatcher {
           this.log.warn({ msg: 'webhook_disabled', appId, txId: rows[0].tx_id, reason });
         } else {
           const attempts = rows[0].attempts + 1;
-          await trx('tx.webhook_queue')
-            .where({ app_id: appId })
-            .update({ attempts: trx.raw('attempts + 1'), next_attempt_at: now + retryDelayMs(attempts), last_error: reason });
+          attempt.next_retry_at = nextAttemptAt(attempts, firstFailedAt, now);
+          await trx('tx.webhook_queue').where({ app_id: appId }).update({ attempts: trx.raw('attempts + 1'), last_error: reason });
           await trx('tx.app_configs')
-            .where({ app_id: appId })
+            .where(mine)
             .update({
               webhook_delivery_status: 'retrying',
               webhook_retrying_since: cfg.webhook_retrying_since ?? Math.floor(now / 1000),
               webhook_last_failure_reason: reason,
+              webhook_next_attempt_at: attempt.next_retry_at,
               updated_at: new Date(now),
             });
         }
-        return this.summarize(trx, appId, report);
-      }
-      const left = await trx('tx.webhook_queue').where({ app_id: appId }).first('id');
-      if (!left && cfg.webhook_delivery_status !== 'active') {
-        // The queue is empty after a successful delivery: back to active (DECISIONS.md).
-        await trx('tx.app_configs').where({ app_id: appId }).update({ webhook_delivery_status: 'active', webhook_retrying_since: null, updated_at: new Date(now) });
-        this.log.info({ msg: 'webhook_active_again', appId });
-      }
-      return this.summarize(trx, appId, report);
-    });
+        await trx('tx.webhook_attempts').insert(attempt);
+      });
+      await this.summarize(appId, report);
+      return;
+    }
+    // The batch budget is spent: the rest is due at once, for whichever copy comes next.
+    await db('tx.app_configs').where(mine).update({ webhook_next_attempt_at: this.clock.now() });
+    await this.summarize(appId, report);
   }
 
-  private async summarize(trx: Knex.Transaction, appId: string, report: RetryReport): Promise<RetryReport> {
-    const row = await trx('tx.webhook_queue').where({ app_id: appId }).first(trx.raw('count(*) as n'), trx.raw('min(next_attempt_at) as next'));
-    report.pending = Number(row?.n ?? 0);
-    report.nextRetryAt = row?.next == null ? null : Math.floor(Number(row.next) / 1000);
+  private async summarize(appId: string, report: RetryReport): Promise<RetryReport> {
+    const db = this.deps.db;
+    const [queued, cfg] = await Promise.all([
+      db('tx.webhook_queue').where({ app_id: appId }).first(db.raw('count(*) as n')) as Promise<{ n: string } | undefined>,
+      db('tx.app_configs').where({ app_id: appId }).first('webhook_next_attempt_at') as Promise<{ webhook_next_attempt_at: string | null } | undefined>,
+    ]);
+    report.pending = Number(queued?.n ?? 0);
+    const next = cfg?.webhook_next_attempt_at;
+    report.nextRetryAt = report.pending === 0 || next == null ? null : Math.floor(Number(next) / 1000);
     return report;
+  }
+
+  /**
+   * Drops attempts log entries older than `maxAgeMs` (a periodic job), `chunk` rows per statement
+   * so no delete runs long, until none is left or `maxChunks` ran (the next pass goes on).
+   */
+  async pruneAttempts(maxAgeMs: number, chunk = 10_000, maxChunks = 50): Promise<number> {
+    const db = this.deps.db;
+    const cutoff = this.clock.now() - maxAgeMs;
+    let deleted = 0;
+    for (let i = 0; i < maxChunks; i++) {
+      const n = await db('tx.webhook_attempts')
+        .whereIn('id', db('tx.webhook_attempts').where('attempted_at', '<', cutoff).orderBy('attempted_at').limit(chunk).select('id'))
+        .del();
+      deleted += n;
+      if (n < chunk) break;
+    }
+    return deleted;
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The retry schedule of a failed webhook batch: the interval doubles from 1 second and never
- * exceeds 36 hours; 36 hours after a batch's first failure the application's webhook is
- * disabled (spec, "Limits").
+ * exceeds 36 hours; 36 hours after a batch's first failure comes the last attempt, and when it
+ * fails the application's webhook is disabled (spec, "Limits").
  */
 export const FIRST_RETRY_MS = 1_000;
 export const MAX_RETRY_INTERVAL_MS = 36 * 3600 * 1000;
@@ -11,6 +11,15 @@ export const GIVE_UP_AFTER_MS = 36 * 3600 * 1000;
 export function retryDelayMs(attempts: number): number {
   const exp = Math.max(0, attempts - 1);
   return exp >= 40 ? MAX_RETRY_INTERVAL_MS : Math.min(FIRST_RETRY_MS * 2 ** exp, MAX_RETRY_INTERVAL_MS);
+}
+
+/**
+ * When to try again after `attempts` failed attempts, the last at `nowMs`: the doubling interval,
+ * but never past the give-up time. The doubling alone would jump from 18.2 h to 36.4 h after the
+ * first failure; instead the last attempt lands at 36 h exactly and decides the give-up there.
+ */
+export function nextAttemptAt(attempts: number, firstFailedAtMs: number, nowMs: number): number {
+  return Math.min(nowMs + retryDelayMs(attempts), Math.max(nowMs, firstFailedAtMs + GIVE_UP_AFTER_MS));
 }
 
 /** Whether a batch that first failed at `firstFailedAtMs` is past the give-up time. */

@@ -65,6 +65,7 @@ export function postWebhook(rawUrl: string, body: string, headers: Record<string
       if (settled) return;
       settled = true;
       clearTimeout(responseTimer);
+      clearTimeout(connectTimer);
       done(r);
     };
     const req = (isHttps ? https : http).request(url, {
@@ -72,12 +73,17 @@ export function postWebhook(rawUrl: string, body: string, headers: Record<string
       headers: { ...headers, 'content-length': Buffer.byteLength(body), 'user-agent': 'chainpipe-webhooks/1' },
       agent: isHttps ? agents.https : agents.http,
       lookup,
-      timeout: opts.connectTimeoutMs,
+    });
+    // The connect timeout bounds only the connection (a reused keep-alive socket has one): a
+    // socket idle timeout would also cut a receiver that is slower to answer than to connect.
+    const connectTimer = setTimeout(() => req.destroy(new Error(`no connection in ${opts.connectTimeoutMs} ms`)), opts.connectTimeoutMs);
+    req.on('socket', (socket) => {
+      if (!socket.connecting) return clearTimeout(connectTimer);
+      socket.once(isHttps ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
     });
     const responseTimer = setTimeout(() => {
       req.destroy(new Error(`no response in ${opts.responseTimeoutMs} ms`));
     }, opts.responseTimeoutMs);
-    req.on('timeout', () => req.destroy(new Error(`no connection in ${opts.connectTimeoutMs} ms`)));
     req.on('error', (err) => finish({ ok: false, error: refused ?? err.message }));
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
@@ -87,7 +93,6 @@ export function postWebhook(rawUrl: string, body: string, headers: Record<string
         if (read > opts.maxResponseBytes) res.destroy();
       });
       res.on('error', () => undefined);
-      res.on('close', () => undefined);
       res.resume();
       finish(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `HTTP ${status}` });
     });

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { ManualClock } from '@chainpipe/testing';
-import { GIVE_UP_AFTER_MS, MAX_RETRY_INTERVAL_MS, givenUp, retryDelayMs } from '../src/schedule';
+import { GIVE_UP_AFTER_MS, MAX_RETRY_INTERVAL_MS, givenUp, nextAttemptAt, retryDelayMs } from '../src/schedule';
+
+const HOUR = 3600 * 1000;
 
 describe('webhook retry schedule', () => {
   it('waits 1 s after the first failure and doubles after each one, never past 36 hours', () => {
@@ -10,19 +12,24 @@ describe('webhook retry schedule', () => {
     expect(retryDelayMs(1_000)).to.equal(MAX_RETRY_INTERVAL_MS);
   });
 
-  it('gives up exactly 36 hours after the first failure, walking the schedule on a clock', async () => {
+  it('walks 1, 3, 7, 15 s …, makes its last attempt at 36 h after the first failure and gives up there', async () => {
     const clock = new ManualClock(1_700_000_000_000);
     const firstFailedAt = clock.now();
     const attemptsAt: number[] = [];
     for (let failures = 1; !givenUp(firstFailedAt, clock.now()); failures++) {
-      await clock.advance(retryDelayMs(failures));
+      await clock.advance(nextAttemptAt(failures, firstFailedAt, clock.now()) - clock.now());
       attemptsAt.push(clock.now() - firstFailedAt);
     }
     expect(attemptsAt.slice(0, 4)).to.deep.equal([1_000, 3_000, 7_000, 15_000]);
-    // The attempt that finds it past the give-up time is the first at or after 36 h.
-    expect(attemptsAt.at(-1)).to.be.at.least(GIVE_UP_AFTER_MS);
-    expect(attemptsAt.at(-2)).to.be.below(GIVE_UP_AFTER_MS);
+    // 2^17 − 1 s ≈ 36.4 h would overshoot: the attempt after the one at 18.2 h is the one at 36 h.
+    expect(attemptsAt.at(-2)).to.equal(65_535_000);
+    expect(attemptsAt.at(-1)).to.equal(GIVE_UP_AFTER_MS);
+    expect(attemptsAt.at(-1)! - attemptsAt.at(-2)!).to.be.below(18 * HOUR);
     expect(givenUp(firstFailedAt, firstFailedAt + GIVE_UP_AFTER_MS - 1)).to.equal(false);
     expect(givenUp(firstFailedAt, firstFailedAt + GIVE_UP_AFTER_MS)).to.equal(true);
+  });
+
+  it('never schedules in the past, also when an attempt ran late after the give-up time', () => {
+    expect(nextAttemptAt(3, 0, 40 * HOUR)).to.equal(40 * HOUR);
   });
 });

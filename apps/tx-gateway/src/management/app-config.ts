@@ -1,5 +1,5 @@
-import type { HttpTxAppConfig, HttpTxAppConfigPut, HttpTxRetryStatus } from '@chainpipe/contracts';
-import type { AppConfigRow, ConfigColumns } from '@chainpipe/tx-store';
+import type { HttpTxAppConfig, HttpTxAppConfigPut, HttpTxRetryStatus, HttpTxWebhookAttempts } from '@chainpipe/contracts';
+import type { AppConfigRow, ConfigColumns, WebhookAttemptRow } from '@chainpipe/tx-store';
 import { checkWebhookUrl, type WebhookTargetOptions } from '@chainpipe/webhooks';
 
 /**
@@ -69,6 +69,14 @@ export function planUpdate(input: AppConfigInput, opts: WebhookTargetOptions = {
   return checked(input, opts);
 }
 
+/**
+ * Whether a write can change where or whether the webhook goes (switched on or off, another URL
+ * or secret, the configuration (de)activated): the queue is then resumed at once or parked.
+ */
+export function touchesDelivery(input: AppConfigInput): boolean {
+  return input.enable_webhook !== undefined || input.webhook_url !== undefined || input.webhook_secret !== undefined || input.is_active !== undefined;
+}
+
 export function insertValues(update: Partial<WritableConfig>): WritableConfig {
   return { ...CONFIG_DEFAULTS, ...update };
 }
@@ -112,8 +120,8 @@ export function configView(row: AppConfigRow): AppConfigView {
 export type RetryStatusView = HttpTxRetryStatus;
 
 /**
- * `tx.webhook_queue.next_attempt_at` holds Unix milliseconds (the unit of every clock here);
- * the spec shows `next_retry_at` in Unix seconds. `webhook_retrying_since` is stored in the
+ * The queue's next due time is held in Unix milliseconds (the unit of every clock here); the
+ * spec shows `next_retry_at` in Unix seconds. `webhook_retrying_since` is stored in the
  * spec's unit (seconds) and shown as stored.
  */
 export function retryStatusView(appId: string, row: AppConfigRow | undefined, queue: { pending: number; nextAttemptAtMs: number | null }): RetryStatusView {
@@ -126,5 +134,28 @@ export function retryStatusView(appId: string, row: AppConfigRow | undefined, qu
     webhook_last_failure_reason: row?.webhook_last_failure_reason ?? null,
     pending: queue.pending,
     next_retry_at: queue.nextAttemptAtMs === null ? null : Math.floor(queue.nextAttemptAtMs / 1000),
+  };
+}
+
+/** `data` of GET /app/webhook/attempts (schema `http/tx/webhook-attempts`). */
+export type WebhookAttemptsView = HttpTxWebhookAttempts;
+
+export const ATTEMPTS_PAGE = { default: 20, max: 100 } as const;
+
+/** A page of attempts; a full page has a next cursor (the last id), a short one is the end. */
+export function attemptsView(rows: readonly WebhookAttemptRow[], limit: number): WebhookAttemptsView {
+  return {
+    items: rows.map((r) => ({
+      id: String(r.id),
+      attempted_at: new Date(Number(r.attempted_at)).toISOString(),
+      path: r.path,
+      transactions: r.transactions,
+      delivered: r.delivered,
+      status_code: r.status_code,
+      error: r.error,
+      latency_ms: r.latency_ms,
+      next_retry_at: r.next_retry_at === null ? null : Math.floor(Number(r.next_retry_at) / 1000),
+    })),
+    next_cursor: rows.length === limit && rows.length > 0 ? String(rows[rows.length - 1].id) : null,
   };
 }

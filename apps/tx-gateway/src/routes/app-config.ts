@@ -1,8 +1,9 @@
 import type { Response } from 'express';
-import { PRINCIPAL, sendError, sendOk, type ApiRoutes, type Principal } from '@chainpipe/http';
+import { PRINCIPAL, requestParams, sendError, sendOk, type ApiRoutes, type Principal } from '@chainpipe/http';
 import type { TxGatewayDeps } from '../deps';
-import { configView, insertValues, planReplace, planUpdate, retryStatusView, sealColumns, type AppConfigInput } from '../management/app-config';
 import { AppConfigRepository } from '@chainpipe/tx-store';
+import { resumeWebhookQueue } from '@chainpipe/webhooks';
+import { ATTEMPTS_PAGE, attemptsView, configView, insertValues, planReplace, planUpdate, retryStatusView, sealColumns, touchesDelivery, type AppConfigInput } from '../management/app-config';
 
 /**
  * Push configuration of the caller's application (GET/POST/PUT/DELETE /tx/api/v1/app/config)
@@ -83,7 +84,12 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       const plan = planReplace(input, targetOptions);
       if (!plan.ok) return sendError(res, 400, plan.error);
       const appId = appOf(res);
-      await repo.replace(appId, sealColumns(plan.values, seal), new Date(deps.clock.now()));
+      const now = deps.clock.now();
+      // A replaced configuration resumes the queue at once (or parks it) in the same transaction.
+      await deps.db.transaction(async (trx) => {
+        await new AppConfigRepository(trx).replace(appId, sealColumns(plan.values, seal), new Date(now));
+        await resumeWebhookQueue(trx, appId, now);
+      });
       log.info({ msg: 'app_config_replaced', appId, fields: fieldsOf(input) });
       sendOk(res, 'success');
     },
@@ -106,7 +112,11 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       const plan = planUpdate(input, targetOptions);
       if (!plan.ok) return sendError(res, 400, plan.error);
       const appId = appOf(res);
-      await repo.update(appId, sealColumns(plan.values, seal), sealColumns(insertValues(plan.values), seal), new Date(deps.clock.now()));
+      const now = deps.clock.now();
+      await deps.db.transaction(async (trx) => {
+        await new AppConfigRepository(trx).update(appId, sealColumns(plan.values, seal), sealColumns(insertValues(plan.values), seal), new Date(now));
+        if (touchesDelivery(input)) await resumeWebhookQueue(trx, appId, now);
+      });
       log.info({ msg: 'app_config_updated', appId, fields: fieldsOf(input) });
       sendOk(res, 'success');
     },
@@ -157,7 +167,7 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       path: '/tx/api/v1/app/webhook/retry',
       summary: 'Retry queued webhook deliveries now',
       description:
-        'No body. Sends the queue head at once, ignoring the schedule (a few batches within the request; the scheduler does the rest). `data` is a nested envelope whose `data` counts transactions.',
+        'No body. Sends the queue head at once, ignoring the schedule: up to 3 batches, answering by half the request deadline with what was done so far (a POST still running is counted as attempted and goes on; the scheduler sends the rest). `data` is a nested envelope whose `data` counts transactions.',
       tags,
       auth: 'apiKey',
       ok: {
@@ -171,6 +181,38 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       const report = (await deps.retryWebhooks(appId)) ?? (await busyReport(appId));
       log.info({ msg: 'webhook_manual_retry', appId, ...report });
       sendOk(res, { code: 0, message: 'success', data: report });
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/tx/api/v1/app/webhook/attempts',
+      summary: 'Recent webhook delivery attempts',
+      description:
+        'Every webhook POST made for the application, newest first: when, how many transactions, the receiver’s status or the error, latency, and the retry a failure scheduled. Pages by `cursor` (the previous page’s `next_cursor`); attempts are kept for a few days.',
+      tags,
+      auth: 'apiKey',
+      request: { query: 'http/tx/webhook-attempts-query' },
+      ok: {
+        data: 'http/tx/webhook-attempts',
+        description: 'a page of attempts and the cursor of the next',
+        example: {
+          items: [
+            { id: '1042', attempted_at: '2026-11-21T09:30:01.250Z', path: 'retry', transactions: 12, delivered: false, status_code: 503, error: 'HTTP 503', latency_ms: 84, next_retry_at: 1763717405 },
+            { id: '1037', attempted_at: '2026-11-21T09:30:00.120Z', path: 'live', transactions: 3, delivered: true, status_code: 200, error: null, latency_ms: 41, next_retry_at: null },
+          ],
+          next_cursor: '1037',
+        },
+      },
+      errors: { 400: 'limit is not an integer from 1 to 100, or cursor is not an attempt id' },
+    },
+    async (_req, res) => {
+      const query = requestParams<{ limit?: string; cursor?: string }>(res);
+      const limit = query.limit === undefined ? ATTEMPTS_PAGE.default : Number(query.limit);
+      if (!(limit >= 1 && limit <= ATTEMPTS_PAGE.max)) return sendError(res, 400, `limit must be an integer from 1 to ${ATTEMPTS_PAGE.max}`);
+      const rows = await repo.webhookAttempts(appOf(res), query.cursor ?? null, limit);
+      sendOk(res, attemptsView(rows, limit));
     },
   );
 

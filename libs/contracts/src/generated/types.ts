@@ -451,6 +451,8 @@ export interface SchemaIndex {
   HttpTxRpcProxyHeaders?: HttpTxRpcProxyHeaders;
   HttpTxSearch?: HttpTxSearch;
   HttpTxTransferList?: HttpTxTransferList;
+  HttpTxWebhookAttempts?: HttpTxWebhookAttempts;
+  HttpTxWebhookAttemptsQuery?: HttpTxWebhookAttemptsQuery;
   HttpTxWebhookRetry?: HttpTxWebhookRetry;
   KafkaAddressesChangesV1?: KafkaAddressesChangesV1;
   KafkaChainFetchedV1?: KafkaChainFetchedV1;
@@ -1672,6 +1674,66 @@ export interface InternalTransaction {
   description: string | null;
   instr_index: number | null;
   depth: number | null;
+}
+/**
+ * data of GET /tx/api/v1/app/webhook/attempts: the application's webhook POSTs, newest first
+ */
+export interface HttpTxWebhookAttempts {
+  items: {
+    /**
+     * id of the attempt (increasing)
+     */
+    id: string;
+    /**
+     * when the POST started (ISO 8601)
+     */
+    attempted_at: string;
+    /**
+     * `live`: a match sent as it came; `retry`: the queue head (scheduler or manual retry)
+     */
+    path: 'live' | 'retry';
+    /**
+     * transactions in the POST's body
+     */
+    transactions: number;
+    /**
+     * the receiver answered 2xx
+     */
+    delivered: boolean;
+    /**
+     * the receiver's HTTP status; null when none came (timeout, refused target, connection error)
+     */
+    status_code: number | null;
+    /**
+     * why it failed; null when delivered
+     */
+    error: string | null;
+    /**
+     * from sending to the end of the response headers or the failure
+     */
+    latency_ms: number;
+    /**
+     * Unix seconds of the retry this failure scheduled; null when delivered or when it disabled the webhook
+     */
+    next_retry_at: number | null;
+  }[];
+  /**
+   * pass as `cursor` for older attempts; null on the last page
+   */
+  next_cursor: string | null;
+}
+/**
+ * Query of GET /tx/api/v1/app/webhook/attempts
+ */
+export interface HttpTxWebhookAttemptsQuery {
+  /**
+   * attempts per page, 1 to 100 (default 20)
+   */
+  limit?: string;
+  /**
+   * `next_cursor` of the previous page; absent for the newest attempts
+   */
+  cursor?: string;
 }
 /**
  * data of POST /tx/api/v1/app/webhook/retry: the spec's nested envelope

@@ -1,0 +1,53 @@
+import type { Knex } from '@chainpipe/db';
+
+/** Namespace of the per-application webhook delivery locks ("tx" + 2; "tx" + 1 is the address lists'). */
+const DELIVERY_LOCK_NAMESPACE = 0x74780002;
+
+/**
+ * Who delivers for an application right now: a session-level advisory lock per application, held
+ * on one pooled connection for as long as its POSTs run, with no transaction open. Taking the
+ * locks of a whole consumer batch, reading those applications' configurations and whether they
+ * have a queue is one statement; the locks go when they are released or, if the process dies,
+ * with its connection, so another copy can take over at once.
+ */
+export class DeliveryLocks {
+  private constructor(
+    private readonly db: Knex,
+    private readonly conn: unknown,
+  ) {}
+
+  /** Pins one connection of the pool for the locks; `close` gives it back. */
+  static async open(db: Knex): Promise<DeliveryLocks> {
+    return new DeliveryLocks(db, await db.client.acquireConnection());
+  }
+
+  /**
+   * The configuration rows (`columns`, plus `queued` and `locked`) of `appIds` that have one;
+   * `locked` is true where this session now holds the application's lock, false where another does.
+   */
+  async take<T>(appIds: readonly string[], columns: string): Promise<Array<T & { queued: boolean; locked: boolean }>> {
+    const { rows } = (await this.db
+      .raw(
+        `select ${columns}, exists (select 1 from tx.webhook_queue q where q.app_id = c.app_id) as queued,
+                pg_try_advisory_lock(?, hashtext(c.app_id)) as locked
+           from tx.app_configs c where c.app_id = any(?) order by c.app_id`,
+        [DELIVERY_LOCK_NAMESPACE, [...appIds]],
+      )
+      .connection(this.conn)) as { rows: Array<T & { queued: boolean; locked: boolean }> };
+    return rows;
+  }
+
+  async release(appIds: readonly string[]): Promise<void> {
+    if (appIds.length === 0) return;
+    await this.db.raw('select pg_advisory_unlock(?, hashtext(a)) from unnest(?::text[]) a', [DELIVERY_LOCK_NAMESPACE, [...appIds]]).connection(this.conn);
+  }
+
+  /** Releases every lock still held and returns the connection to the pool. */
+  async close(): Promise<void> {
+    try {
+      await this.db.raw('select pg_advisory_unlock_all()').connection(this.conn);
+    } finally {
+      await this.db.client.releaseConnection(this.conn);
+    }
+  }
+}
