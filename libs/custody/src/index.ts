@@ -1,0 +1,2 @@
+export * from './deposit-keys';
+export * from './config';
