@@ -1,2 +1,3 @@
 export * from './deposit-keys';
 export * from './config';
+export * from './mnemonic';
