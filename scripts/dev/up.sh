@@ -24,8 +24,12 @@ add_env WEBHOOK_SECRET_KEY "$(node -e "process.stdout.write(require('crypto').ra
 add_env MARKET_API_KEY "dev-$(node -e "process.stdout.write(require('crypto').randomBytes(8).toString('hex'))")"
 # Development only: webhooks may go to a receiver on this machine over plain http.
 add_env ALLOW_PRIVATE_WEBHOOK_TARGETS "true"
-# Every third-party upstream (apps have no default for them): upstream-sim on its port.
-while IFS='=' read -r name value; do add_env "$name" "$value"; done < <(npx --no-install tsx scripts/dev/upstream-env.ts)
+# Every third-party upstream (apps have no default for them): upstream-sim on its port. And the
+# platform's development keys: a mnemonic generated once and kept here (DEV_SIGNER_MNEMONIC, the
+# development signer's), the deposit addresses' extended public keys derived from it.
+KEPT_MNEMONIC="$(sed -n 's/^DEV_SIGNER_MNEMONIC=//p' "$ENV_FILE")"
+while IFS='=' read -r name value; do add_env "$name" "$value"; done < <(DEV_SIGNER_MNEMONIC="$KEPT_MNEMONIC" npx --no-install tsx scripts/dev/upstream-env.ts)
+chmod 600 "$ENV_FILE"
 set -a; . "$ENV_FILE"; set +a
 
 FROM_SOURCE="${UP_FROM_SOURCE:-0}"

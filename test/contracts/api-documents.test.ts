@@ -11,6 +11,7 @@ import { createDb } from '@chainpipe/db';
 import { createRedis } from '@chainpipe/redis';
 import { apiDocumentOf, asyncApiDocumentOf, compareRoutesWithDocument, type OpenApiDocument } from '@chainpipe/http';
 import { SecretBox, createLogger, loadConfig, systemClock } from '@chainpipe/runtime';
+import { testDepositAddresses } from '@chainpipe/testing';
 import { createAggregatorGatewayApp } from '../../apps/aggregator-gateway/src/app';
 import { orderConfig } from '../../apps/aggregator-gateway/src/orders/config';
 import { ordersModule } from '../../apps/aggregator-gateway/src/orders/module';
@@ -66,7 +67,7 @@ function marketGateway(): Express {
 
 function aggregatorGateway(): Express {
   const deps = { ...inert, ...registry(), redis };
-  const orders = ordersModule({ ...deps, channels: NO_CHANNELS, config: loadConfig(orderConfig, {}), bodyLimitBytes: 1024 });
+  const orders = ordersModule({ ...deps, channels: NO_CHANNELS, depositAddresses: testDepositAddresses(), config: loadConfig(orderConfig, {}), bodyLimitBytes: 1024 });
   const quotes = quotesModule({ ...deps, adapters: [], bodyLimitBytes: 1024, upstreamTimeoutMs: 1000, heartbeatMs: 1000 });
   return createAggregatorGatewayApp({ logger, registry: deps.registry, timeoutMs: 1000, modules: [quotes, orders] });
 }

@@ -166,15 +166,18 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
     });
     const order = ((await created.json()) as { code: number; data: { order_no: string; deposit_address: string; deposit_memo: string | null; fee_integrator: string } }).data;
     expect(created.status).to.equal(200);
-    // THORChain's estimate is the largest: its shared vault, with the memo naming the swap
+    // THORChain's estimate is the largest. The user pays the order's own platform address with a
+    // plain transfer; THORChain's shared vault and the memo naming the swap are the forward's
     expect(best.channel_id).to.equal(2);
-    expect(order.deposit_memo).to.equal('=:BTC.BTC:bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4');
+    expect(order.deposit_memo).to.equal(null);
     expect(order.fee_integrator, '0.5 % of 0.1 ETH').to.equal('500000000000000');
 
     // 4. the user pays the deposit address on chain: blocks to /stream until the matcher, which
     // learns the address on another topic, has seen one
     const orders = new OrderRepository(db);
     const stored = (await orders.findByNo(order.order_no))!;
+    expect(stored).to.include({ forward_memo: '=:BTC.BTC:bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' });
+    expect(stored.forward_address).to.not.equal(order.deposit_address);
     const posted = await payUntil({ url: ingest, secret }, order.deposit_address, amountIn, async () => (await orders.findById(stored.id))?.state === 'Exchanging');
 
     // 5. the channel delivers (the provider's own progress, driven through the stand-in's control)

@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import { TOPICS } from '@chainpipe/contracts';
+import { ACCOUNT_PATHS, addressOfPublicKey, rootOfMnemonic } from '@chainpipe/custody';
 import { createDb, type Knex } from '@chainpipe/db';
 
 import { OrderRepository } from '@chainpipe/order-store';
 import { QuoteStore } from '@chainpipe/price';
+import { nativeDepositPush } from './order-fixtures';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import {
-  createIntegratorWithKey,
-  createRegistryTopics, freePort, responseCheck, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type ResponseCheck, type RunningProcess,
+  TEST_KEY_MNEMONIC, createIntegratorWithKey,
+  createRegistryTopics, freePort, produceJson, responseCheck, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type ResponseCheck, type RunningProcess,
 } from '@chainpipe/testing';
 
 /**
@@ -24,6 +27,12 @@ const AMOUNT = 100_000_000_000_000_000n; // 0.1 ETH
 const PROVIDER_OUT = 398_000n;
 const NET_OUT = (PROVIDER_OUT * (AMOUNT - (AMOUNT * 3n) / 1000n)) / AMOUNT; // 396806
 
+/**
+ * The EVM deposit address of index `i` as the signer side sees it: derived from the test kit's
+ * mnemonic along the full private path, where the gateway has only the account's public key.
+ */
+const signerSideEvmAddress = (index: number) => addressOfPublicKey('evm', rootOfMnemonic(TEST_KEY_MNEMONIC).derive(`${ACCOUNT_PATHS.evm}/0/${index}`).publicKey!);
+
 describe('integrator orders through the ChangeNOW and THORChain channels (gateway, tracker, upstream-sim processes)', function () {
   this.timeout(180_000);
   const env = testEnv();
@@ -36,6 +45,8 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
   let check: ResponseCheck;
   let key = '';
   let integratorId = '';
+  let topicPrefix = '';
+  const depositAppId = `deposits-${randomBytes(3).toString('hex')}`;
 
   const start = async (entry: string, extra: Record<string, string>, port?: number) => {
     const ops = await freePort();
@@ -47,7 +58,7 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
   before(async () => {
     db = createDb({ url: env.databaseUrl, poolMax: 4 });
     redis = createRedis({ url: env.redisUrl, keyPrefix: redisPrefix });
-    const prefix = uniquePrefix('chan');
+    const prefix = (topicPrefix = uniquePrefix('chan'));
     await createRegistryTopics(prefix);
     const [simPort, gwPort] = await Promise.all([freePort(), freePort()]);
     sim = `http://127.0.0.1:${simPort}`;
@@ -64,7 +75,7 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
     ]);
     const common = {
       KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: redisPrefix,
-      CHANGENOW_API_URL: `${sim}/changenow`, THORNODE_API_URL: `${sim}/thornode`, ORDER_DEPOSIT_APP_ID: `deposits-${randomBytes(3).toString('hex')}`,
+      CHANGENOW_API_URL: `${sim}/changenow`, THORNODE_API_URL: `${sim}/thornode`, ORDER_DEPOSIT_APP_ID: depositAppId,
     };
     await Promise.all([
       start('apps/aggregator-gateway/src/main.ts', common, gwPort),
@@ -101,7 +112,7 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
   };
   const exchanges = async (): Promise<{ id: string; payoutAddress: string; payinAddress: string }[]> => (await fetch(`${sim}/sim/changenow/exchanges`)).json() as never;
 
-  it('creates an order with the channel deposit address and the fee, rate and price snapshots of the key', async () => {
+  it('creates an order with its own platform deposit address, the channel\'s as the forward target, and the fee, rate and price snapshots of the key', async () => {
     const before = Date.now();
     const a = await create(body(), { 'x-integrator-api-key': key });
     expect(a.status, JSON.stringify(a.body)).to.equal(200);
@@ -110,11 +121,16 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
     expect(d).to.include({
       fee_platform: '300000000000000', fee_partner: '0', fee_integrator: '250000000000000', fee_platform_original: '550000000000000',
       platform_fee_rate: '0.0030', partner_fee_rate: '0.0000', integrator_fee_rate: '0.0025',
-      // a ChangeNOW deposit is a plain transfer to the payin address
+      // a plain transfer to the platform's address: no memo, no router
+      deposit_memo: null,
       deposit_router: null,
     });
-    const exchange = (await exchanges()).find((e) => e.payinAddress === d.deposit_address);
-    expect(exchange, 'the deposit address is the ChangeNOW payin address').to.not.equal(undefined);
+    const stored = (await new OrderRepository(db).findByNo(String(d.order_no)))!;
+    expect(stored.deposit_index).to.be.a('number');
+    expect(d.deposit_address, 'the platform\'s address of the order\'s index').to.equal(signerSideEvmAddress(stored.deposit_index!));
+    const exchange = (await exchanges()).find((e) => e.payinAddress === stored.forward_address);
+    expect(exchange, 'the platform forwards to the ChangeNOW payin address').to.not.equal(undefined);
+    expect(exchange!.payinAddress).to.not.equal(d.deposit_address);
     const expireAt = Date.parse(String(d.expire_at));
     expect(expireAt - before).to.be.within(29 * 60_000, 31 * 60_000);
     const order = (await new OrderRepository(db).findByNo(String(d.order_no)))!;
@@ -221,7 +237,7 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
     expect(accepted.status, JSON.stringify(accepted.body)).to.equal(200);
   });
 
-  it('an ERC-20 source on THORChain: the order keeps the quote\'s router next to the vault address and memo', async () => {
+  it('an ERC-20 source on THORChain: the order keeps the quote\'s vault, memo and router as its forward; the user pays the platform\'s address', async () => {
     const amount = 100_000_000n; // 100 USDT
     const events = await quoteEvents(`src_token_id=${USDT}&dst_token_id=${BTC}&amount_in=${amount}&slippage=0.01&channel_id=2`);
     const quote = events.find((e) => e.event === 'channel');
@@ -235,10 +251,42 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
     const thornode = (await (await fetch(`${sim}/thornode/thorchain/quote/swap?from_asset=ETH.USDT-0XDAC17F958D2EE523A2206206994597C13D831EC7&to_asset=BTC.BTC&amount=10000000000`)).json()) as { inbound_address: string; router: string };
     expect(thornode.router).to.match(/^0x[0-9a-f]{40}$/);
     const order = (await new OrderRepository(db).findByNo(String(a.body.data!.order_no)))!;
-    expect(order.deposit_address.toLowerCase()).to.equal(thornode.inbound_address.toLowerCase());
-    expect(order.deposit_router).to.equal(thornode.router);
-    expect(a.body.data!.deposit_router, 'the integrator is told the router').to.equal(thornode.router);
-    expect(order.deposit_memo).to.equal(`=:BTC.BTC:${order.dst_address}`);
+    expect(order.forward_address!.toLowerCase()).to.equal(thornode.inbound_address.toLowerCase());
+    expect(order.forward_router).to.equal(thornode.router);
+    expect(order.forward_memo).to.equal(`=:BTC.BTC:${order.dst_address}`);
+    expect(a.body.data).to.include({ deposit_address: signerSideEvmAddress(order.deposit_index!), deposit_memo: null, deposit_router: null });
+  });
+
+  it('two concurrent orders of the same amount on each channel get their own deposit addresses, and a deposit moves only its own order', async () => {
+    const events = await quoteEvents(`src_token_id=${ETH}&dst_token_id=${BTC}&amount_in=${AMOUNT}&slippage=0.01&channel_id=2`);
+    const thorOut = BigInt(String(events.find((e) => e.event === 'channel')!.data.estimated_out_str));
+    const thorBody = body({ chosen_channel_id: 2, main_channel_estimated_out_amount: thorOut.toString(), min_acceptable_out_amount: ((thorOut * 99n) / 100n).toString(), channels: [{ channel_id: 2, estimated_out_str: thorOut.toString() }] });
+    const answers = await Promise.all([body(), body(), thorBody, thorBody].map((b) => create(b, { 'x-integrator-api-key': key })));
+    expect(answers.map((a) => a.status), JSON.stringify(answers.map((a) => a.body))).to.deep.equal([200, 200, 200, 200]);
+    const repo = new OrderRepository(db);
+    const [cnOlder, cnNewer, thorOlder, thorNewer] = await Promise.all(answers.map(async (a) => (await repo.findByNo(String(a.body.data!.order_no)))!));
+    const all = [cnOlder, cnNewer, thorOlder, thorNewer];
+    expect(new Set(all.map((o) => o.deposit_address)).size, 'four deposit addresses').to.equal(4);
+    for (const o of all) expect(o.deposit_address).to.equal(signerSideEvmAddress(o.deposit_index!));
+    // THORChain's vault is one address for everyone: where the platform forwards, never where a user pays
+    expect(thorOlder.forward_address).to.equal(thorNewer.forward_address);
+    for (const o of all) {
+      await waitFor(async () => (await db('tx.monitored_addresses').where({ app_id: depositAppId, chain_type: 'ethereum', address: o.deposit_address }).first()) !== undefined, { what: 'deposit address monitored' });
+    }
+
+    // the newer order of each channel is paid, as tx-matcher reports a transaction to a monitored address
+    const pushes = [cnNewer, thorNewer].map((o) => nativeDepositPush(depositAppId, o.deposit_address, AMOUNT.toString()));
+    await produceJson(`${topicPrefix}${TOPICS.txPush.name}`, pushes.map((p) => ({ key: p.listen_address[0], value: p })));
+    for (const [o, p] of [[cnNewer, pushes[0]], [thorNewer, pushes[1]]] as const) {
+      const paid = await waitFor(async () => {
+        const r = await repo.findById(o.id);
+        return r?.state === 'Exchanging' ? r : undefined;
+      }, { timeoutMs: 30_000, what: `order ${o.order_no} paid` });
+      expect(paid).to.include({ deposit_tx_hash: p.tx.tx_hash, deposit_amount: AMOUNT.toString() });
+    }
+    for (const o of [cnOlder, thorOlder]) {
+      expect(await repo.findById(o.id), 'the older order of the same amount stays unpaid').to.include({ state: 'Depositing', deposit_tx_hash: null, version: o.version });
+    }
   });
 
   it('the tracker follows the channel: finished → Completed → Settled with the commission in the ledger at the creation price', async () => {

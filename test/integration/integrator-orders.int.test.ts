@@ -8,7 +8,7 @@ import { IntegratorRepository, OrderRepository, type NewOrder, type OrderRow } f
 import { QuoteStore } from '@chainpipe/price';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { createLogger, loadConfig } from '@chainpipe/runtime';
-import { addIntegratorKey,freePort, responseCheck, spawnTs, stopProcess, testEnv, uniquePrefix, waitReady, type ResponseCheck, type RunningProcess } from '@chainpipe/testing';
+import { addIntegratorKey, freePort, responseCheck, spawnTs, stopProcess, testDepositAddresses, testEnv, uniquePrefix, waitReady, type ResponseCheck, type RunningProcess } from '@chainpipe/testing';
 import { orderFixture } from './order-fixtures';
 import { orderConfig } from '../../apps/aggregator-gateway/src/orders/config';
 import { ordersModule } from '../../apps/aggregator-gateway/src/orders/module';
@@ -84,6 +84,7 @@ describe('integrator order endpoints (real Postgres and Redis, in process)', fun
       bodyLimitBytes: 1024 * 1024,
       producer: { publish: tripwire },
       channels: { find: tripwire, requote: tripwire, createDeposit: tripwire },
+      depositAddresses: testDepositAddresses(),
       config: loadConfig(orderConfig, {}),
       logger,
       registry,

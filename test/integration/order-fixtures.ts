@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { TOPICS, type TxPushMessage } from '@chainpipe/contracts';
 import type { NewOrder } from '@chainpipe/order-store';
+import { topicMessage } from '@chainpipe/testing';
 
 /**
  * An integrator order as the gateway would store it: 0.1 ETH (token 101) to BTC (1001) on
@@ -22,9 +24,13 @@ export function orderFixture(over: Partial<NewOrder> = {}): NewOrder {
     channel_kind: 'thorchain',
     provider_order_id: randomBytes(6).toString('hex'),
     deposit_address: '0x' + randomBytes(20).toString('hex'),
+    deposit_index: null,
     deposit_memo: null,
     deposit_router: null,
     deposit_chain_type: 'ethereum',
+    forward_address: null,
+    forward_memo: null,
+    forward_router: null,
     slippage: '0.01',
     estimated_out: '249375',
     min_acceptable_out: '247500',
@@ -43,4 +49,31 @@ export function orderFixture(over: Partial<NewOrder> = {}): NewOrder {
     extra: {},
     ...over,
   };
+}
+
+/**
+ * The tx.push.v1 record tx-matcher publishes for an Ethereum transaction paying `amountWei` of
+ * native ETH to `to`, a monitored address of application `appId`.
+ */
+export function nativeDepositPush(appId: string, to: string, amountWei: string, over: { hash?: string; status?: 'success' | 'pending'; time?: number } = {}): TxPushMessage {
+  const hash = over.hash ?? '0x' + randomBytes(32).toString('hex');
+  return topicMessage(TOPICS.txPush, {
+    message_id: randomBytes(16).toString('hex'),
+    app_id: appId,
+    tx_id: '1',
+    network: 'ethereum-mainnet',
+    listen_address: [to],
+    is_reorg_resend: false,
+    orphaned: false,
+    ws: true,
+    webhook: false,
+    matched_at: Date.now(),
+    tx: {
+      chain_type: 'ethereum', chain_id: 1, height: 20_000_000, block_hash: '0x' + '0'.repeat(64), tx_time: over.time ?? Math.floor(Date.now() / 1000), tx_hash: hash,
+      tx_index: 0, tx_version: null, sender: '0x' + '1'.repeat(40), receiver: to, fee_payer: null, transfer_type: 'native', amount: amountWei, symbol: 'ETH',
+      decimals: 18, tx_status: over.status ?? 'success', tx_fee: '21000', gas_limit: null, gas_used: null, gas_price: null, max_fee_per_gas: null,
+      max_priority_fee_per_gas: null, nonce: null, method_id: null, method_call: null, l1_origin_hash: null,
+      token_transfers: [], from_details: [], to_details: [], internal_transactions: [],
+    } as unknown as TxPushMessage['tx'],
+  });
 }

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import { TOPICS, loadContracts, type OrderEventMessage, type TxPushMessage } from '@chainpipe/contracts';
+import { TOPICS, loadContracts, type OrderEventMessage } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
 import { TopicProducer, createKafka } from '@chainpipe/kafka';
 import { IntegratorRepository, OrderRepository, type OrderRow } from '@chainpipe/order-store';
 import { createLogger } from '@chainpipe/runtime';
-import { ManualClock, topicMessage, collectTopic, createRegistryTopics, testEnv, uniquePrefix, waitFor, type TopicCollector } from '@chainpipe/testing';
+import { ManualClock, collectTopic, createRegistryTopics, testEnv, uniquePrefix, waitFor, type TopicCollector } from '@chainpipe/testing';
 import { OrderTracker } from '../../apps/order-tracker/src/tracker';
-import { orderFixture } from './order-fixtures';
+import { nativeDepositPush, orderFixture } from './order-fixtures';
 
 /**
  * The order tracker's deposit, expiry and settlement paths and its event outbox, in process on the
@@ -19,28 +19,7 @@ import { orderFixture } from './order-fixtures';
 const APP = `deposits-${randomBytes(3).toString('hex')}`;
 const ETH_TOKEN = 101; // Ethereum native coin of the price reference seed (18 decimals)
 
-function push(to: string, amountWei: string, over: { hash?: string; status?: 'success' | 'pending'; time?: number; app?: string } = {}): TxPushMessage {
-  const hash = over.hash ?? '0x' + randomBytes(32).toString('hex');
-  return topicMessage(TOPICS.txPush, {
-    message_id: randomBytes(16).toString('hex'),
-    app_id: over.app ?? APP,
-    tx_id: '1',
-    network: 'ethereum-mainnet',
-    listen_address: [to],
-    is_reorg_resend: false,
-    orphaned: false,
-    ws: true,
-    webhook: false,
-    matched_at: Date.now(),
-    tx: {
-      chain_type: 'ethereum', chain_id: 1, height: 20_000_000, block_hash: '0x' + '0'.repeat(64), tx_time: over.time ?? Math.floor(Date.now() / 1000), tx_hash: hash,
-      tx_index: 0, tx_version: null, sender: '0x' + '1'.repeat(40), receiver: to, fee_payer: null, transfer_type: 'native', amount: amountWei, symbol: 'ETH',
-      decimals: 18, tx_status: over.status ?? 'success', tx_fee: '21000', gas_limit: null, gas_used: null, gas_price: null, max_fee_per_gas: null,
-      max_priority_fee_per_gas: null, nonce: null, method_id: null, method_call: null, l1_origin_hash: null,
-      token_transfers: [], from_details: [], to_details: [], internal_transactions: [],
-    } as unknown as TxPushMessage['tx'],
-  });
-}
+const push = (to: string, amountWei: string, over: { hash?: string; status?: 'success' | 'pending'; time?: number; app?: string } = {}) => nativeDepositPush(over.app ?? APP, to, amountWei, over);
 
 describe('order tracker (real Postgres and Kafka, in process)', function () {
   this.timeout(60_000);
@@ -111,27 +90,44 @@ describe('order tracker (real Postgres and Kafka, in process)', function () {
     expect((await orders.audit(o.id)).map((a) => a.to_state)).to.deep.equal(['Depositing', 'Exchanging']);
   });
 
-  it('another amount, or a deposit after expiry, goes to manual review; other applications are ignored', async () => {
+  it('a short, an over or a late deposit goes to manual review with the received amount recorded; other applications are ignored', async () => {
     const short = await orders.insert(orderFixture({}));
+    const over = await orders.insert(orderFixture({}));
     const late = await orders.insert(orderFixture({ expire_at: new Date(Date.now() - 60_000) }));
+    const cancelled = await orders.insert(orderFixture({ state: 'CancelledNoDeposit', expire_at: new Date(Date.now() - 60_000) }));
     const foreign = await orders.insert(orderFixture({}));
     await tracker.handlePushes([
       push(short.deposit_address, '99999999999999999'),
+      push(over.deposit_address, '100000000000000001'),
       push(late.deposit_address, late.amount_in),
+      push(cancelled.deposit_address, '50000000000000000'),
       push(foreign.deposit_address, foreign.amount_in, { app: 'someone-else' }),
     ]);
-    expect((await reload(short)).state).to.equal('ManualReview');
-    expect((await reload(late)).state).to.equal('ManualReview');
+    expect(await reload(short)).to.include({ state: 'ManualReview', deposit_amount: '99999999999999999' });
+    expect(await reload(over)).to.include({ state: 'ManualReview', deposit_amount: '100000000000000001' });
+    expect(await reload(late)).to.include({ state: 'ManualReview', deposit_amount: late.amount_in });
+    expect(await reload(cancelled)).to.include({ state: 'ManualReview', deposit_amount: '50000000000000000' });
     expect((await reload(foreign)).state).to.equal('Depositing');
   });
 
-  it('orders sharing a deposit address: the deposit pays the one of exactly that amount', async () => {
+  it('a deposit moves the order of its address only: an older unpaid order of the same amount stays unpaid', async () => {
+    const older = await orders.insert(orderFixture({}));
+    const newer = await orders.insert(orderFixture({}));
+    await tracker.handlePushes([push(newer.deposit_address, newer.amount_in)]);
+    expect((await reload(older)).state).to.equal('Depositing');
+    expect(await reload(newer)).to.include({ state: 'Exchanging', deposit_amount: newer.amount_in });
+    // a short deposit to the older one is its own, not a guess at another order of that amount
+    await tracker.handlePushes([push(older.deposit_address, '1')]);
+    expect(await reload(older)).to.include({ state: 'ManualReview', deposit_amount: '1' });
+  });
+
+  it('an address several orders share (orders from before deposit indexes) is not guessed at: no order moves', async () => {
     const shared = '0x' + randomBytes(20).toString('hex');
     const a = await orders.insert(orderFixture({ deposit_address: shared, amount_in: '200000000000000000' }));
     const b = await orders.insert(orderFixture({ deposit_address: shared, amount_in: '300000000000000000' }));
     await tracker.handlePushes([push(shared, '300000000000000000')]);
     expect((await reload(a)).state).to.equal('Depositing');
-    expect((await reload(b)).state).to.equal('Exchanging');
+    expect((await reload(b)).state).to.equal('Depositing');
   });
 
   it('expiry cancels an unpaid order at its expire_at instant; settlement closes it at auto_cancel_at, without commission', async () => {

@@ -1,4 +1,5 @@
 import { channelAdaptersConfig } from '@chainpipe/aggregator';
+import { depositKeysConfig } from '@chainpipe/custody';
 import { dbConfig } from '@chainpipe/db';
 import { httpServerConfig } from '@chainpipe/http';
 import { kafkaConfig } from '@chainpipe/kafka';
@@ -16,4 +17,5 @@ export const aggregatorGatewayConfig = {
   QUOTE_UPSTREAM_TIMEOUT_MS: int({ default: 60_000, min: 100, doc: 'per-channel upstream timeout of the quote stream, also the provider call deadline of its quotes (an error event, then the others continue)' }),
   QUOTE_HEARTBEAT_MS: int({ default: 15_000, min: 100, doc: 'comment line on a quiet quote stream so that proxies keep it open' }),
   ...orderConfig,
+  ...depositKeysConfig,
 };

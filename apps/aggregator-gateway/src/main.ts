@@ -1,4 +1,5 @@
 import { channelAdapters } from '@chainpipe/aggregator';
+import { depositAddressesFrom } from '@chainpipe/custody';
 import { loadContracts } from '@chainpipe/contracts';
 import { addPostgres } from '@chainpipe/db';
 import { addHttpServer } from '@chainpipe/http';
@@ -35,6 +36,7 @@ runService('aggregator-gateway', aggregatorGatewayConfig, async (svc) => {
     producer,
     contracts,
     channels: orderChannelsFrom(db, adapters),
+    depositAddresses: depositAddressesFrom(config),
     config,
     logger,
     registry,

@@ -110,27 +110,32 @@ export class OrderTracker {
   }
 
   /**
-   * The order a transaction to a deposit address pays. Channels may share one deposit address
-   * between orders (a THORChain vault, told apart by memo): the unpaid order of exactly the paid
-   * amount wins, else the oldest unpaid one, else the oldest cancelled one (a late deposit).
-   * A transaction already counted for one of them pays none again (replays).
+   * The order a transaction to a deposit address pays: the one order of that address, since every
+   * order has its own (the platform's address of its deposit index), whatever the amount. What
+   * the amount and timing mean is the state machine's word (short, over or late: ManualReview,
+   * with the received amount recorded). An address that several orders share (orders from
+   * before deposit indexes, paid to a channel's address) is not guessed at: it is counted and
+   * logged for an operator. A transaction already counted pays nothing again (replays).
    */
   private async depositTarget(orders: OrderRow[], m: TxPushMessage, address: string, family: string): Promise<{ order: OrderRow; paid: bigint } | undefined> {
-    if (orders.some((o) => o.deposit_tx_hash === m.tx.tx_hash)) return undefined;
-    const paying: { order: OrderRow; paid: bigint }[] = [];
-    for (const order of orders) {
-      if (order.state !== 'Depositing' && order.state !== 'CancelledNoDeposit') continue;
-      const token = await this.token(order.src_token_id);
-      if (!token) continue;
-      const paid = paidTo(m.tx, address, { isNative: token.is_native, contractAddress: token.contract_address, family: family as ChainFamily });
-      if (paid > 0n) paying.push({ order, paid });
-    }
-    if (paying.length === 0) {
-      this.metrics.ignoredDeposits.inc({ reason: m.tx.tx_status === 'success' ? 'no_open_order' : `status_${m.tx.tx_status}` });
+    if (orders.length === 0) {
+      this.metrics.ignoredDeposits.inc({ reason: 'no_order' });
       return undefined;
     }
-    const unpaid = paying.filter((p) => p.order.state === 'Depositing');
-    return unpaid.find((p) => p.paid === BigInt(p.order.amount_in)) ?? unpaid[0] ?? paying[0];
+    if (orders.length > 1) {
+      this.metrics.ignoredDeposits.inc({ reason: 'shared_address' });
+      this.log.error({ msg: 'deposit_to_shared_address', address, txHash: m.tx.tx_hash, orders: orders.map((o) => o.order_no) });
+      return undefined;
+    }
+    const [order] = orders;
+    if (order.deposit_tx_hash === m.tx.tx_hash) return undefined;
+    const token = await this.token(order.src_token_id, true);
+    const paid = token ? paidTo(m.tx, address, { isNative: token.is_native, contractAddress: token.contract_address, family: family as ChainFamily }) : 0n;
+    if (paid === 0n) {
+      this.metrics.ignoredDeposits.inc({ reason: m.tx.tx_status === 'success' ? 'not_the_source_token' : `status_${m.tx.tx_status}` });
+      return undefined;
+    }
+    return { order, paid };
   }
 
   /** One pass over the time- and channel-driven moves; then the outbox. */

@@ -4,6 +4,7 @@ import { createHttpApp, finishHttpApp, type EnvelopeStyle } from '@chainpipe/htt
 import type { Logger } from '@chainpipe/runtime';
 import { Counter } from 'prom-client';
 import { chainNodesRouter } from './chain-nodes/router';
+import { signerRouter } from './custody/signer-router';
 import type { ChainNodes } from './chain-nodes/nodes';
 import { faultMiddleware, type HeldRequests } from './faults';
 import { coingeckoRouter, type CoingeckoDeps } from './market/coingecko-router';
@@ -31,6 +32,8 @@ export interface UpstreamSimDeps {
   timeoutMs: number;
   /** Key the swap provider stand-ins require (empty: any non-empty key). */
   swapApiKey: string;
+  /** Keys and token of the signing-service stand-in. */
+  signer: { mnemonic: string; token: string };
 }
 
 /**
@@ -48,6 +51,7 @@ export function createUpstreamSimApp(deps: UpstreamSimDeps): Express {
   app.use(coingeckoRouter(deps.coingecko));
   app.use(changenowRouter({ quotes: deps.market.sources.quotes, apiKey: deps.swapApiKey, now: Date.now }));
   app.use(thornodeRouter({ quotes: deps.market.sources.quotes, now: Date.now }));
+  app.use(signerRouter(deps.signer));
   finishHttpApp(app, deps.logger);
   return app;
 }

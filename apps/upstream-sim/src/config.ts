@@ -17,6 +17,8 @@ export const upstreamSimConfig = {
   SIM_OHLCV_MAX_SUBSCRIPTIONS: int({ default: 100, min: 1, max: 100_000, doc: 'OnchainOHLCV subscriptions allowed per socket (CoinGecko: 100 per channel per socket)' }),
   SIM_OHLCV_PING_MS: int({ default: 10_000, min: 100, doc: 'WebSocket ping interval of the stream (CoinGecko: 10 s; two missed pongs close the socket)' }),
   SIM_CHANGENOW_API_KEY: secret({ default: '', doc: 'key the ChangeNOW stand-in requires in x-changenow-api-key (empty: any non-empty key)' }),
+  SIM_SIGNER_MNEMONIC: secret({ default: '', doc: 'BIP39 mnemonic of the signing-service stand-in (empty: it has no key and answers 503)' }),
+  SIM_SIGNER_TOKEN: secret({ default: '', doc: 'bearer token the signing-service stand-in requires (empty: any non-empty token)' }),
   SIM_FAULT_HOLD_MS: int({ default: 60_000, min: 100, max: 600_000, doc: 'how long `x-sim-fault: timeout` holds a request before closing the connection unanswered' }),
 };
 

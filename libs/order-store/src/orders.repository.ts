@@ -18,11 +18,18 @@ export interface OrderRow {
   channel_id: number;
   channel_kind: string;
   provider_order_id: string;
+  /** Where the order is paid: the platform's address of `deposit_index` (the channel's own for orders without an index). */
   deposit_address: string;
+  /** Derivation index of the deposit address under the platform's key of the source family; unique. */
+  deposit_index: number | null;
   deposit_memo: string | null;
   /** The contract a token deposit goes through (THORChain's router for EVM sources); null: a plain transfer. */
   deposit_router: string | null;
   deposit_chain_type: string;
+  /** The channel's deposit details as quoted at creation: where the platform forwards the funds, with which memo, through which router. */
+  forward_address: string | null;
+  forward_memo: string | null;
+  forward_router: string | null;
   slippage: string;
   estimated_out: string;
   min_acceptable_out: string;
@@ -96,6 +103,12 @@ const CLIENT_ORDER_LOCK = 0x61670001;
  */
 export class OrderRepository {
   constructor(private readonly db: Knex) {}
+
+  /** The next deposit derivation index (never handed out twice; a failed creation leaves a gap). */
+  async nextDepositIndex(db: Knex = this.db): Promise<number> {
+    const { rows } = await db.raw<{ rows: { index: string }[] }>("select nextval('agg.order_deposit_index_seq') as index");
+    return Number(rows[0].index);
+  }
 
   findByNo(orderNo: string): Promise<OrderRow | undefined> {
     return this.db('agg.orders').where({ order_no: orderNo }).first();
@@ -180,7 +193,10 @@ export class OrderRepository {
     return q;
   }
 
-  /** Orders whose deposit goes to this address (stored form) on this chain type. */
+  /**
+   * Orders whose deposit goes to this address (stored form) on this chain type: one for a platform
+   * deposit address; orders from before deposit indexes may share a channel's address.
+   */
   findByDepositAddress(chainType: string, address: string): Promise<OrderRow[]> {
     return this.db('agg.orders').where({ deposit_chain_type: chainType, deposit_address: address }).orderBy('id');
   }

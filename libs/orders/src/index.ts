@@ -2,3 +2,4 @@ export * from './state-machine';
 export * from './fees';
 export * from './refund';
 export * from './order-creation';
+export * from './execution';

@@ -1,3 +1,4 @@
+import { DepositAddresses, accountXpubsOf, depositKeyEnvOf, mnemonicEnvValue } from '@chainpipe/custody';
 import { APP_PORTS } from '@chainpipe/runtime';
 
 /**
@@ -35,3 +36,21 @@ export const SIMULATOR_API_KEY = 'development';
 
 /** upstream-sim where `make up` runs it: its row of the port table. */
 export const DEVELOPMENT_SIMULATOR_BASE = `http://127.0.0.1:${APP_PORTS['upstream-sim'].public}`;
+
+/**
+ * The platform's keys of a development or test stack from one mnemonic: the deposit side's
+ * extended public keys (`DEPOSIT_XPUB_*`, the gateway's) and the mnemonic itself for the
+ * development signer (`DEV_SIGNER_MNEMONIC`, hyphen-joined). `make up` passes the mnemonic it
+ * generated and keeps in .run/dev.env; the test kit passes its own.
+ */
+export function platformKeyEnv(mnemonic: string): Record<string, string> {
+  return { DEV_SIGNER_MNEMONIC: mnemonicEnvValue(mnemonic), ...depositKeyEnvOf(mnemonic) };
+}
+
+/** The test kit's key mnemonic: the BIP39 test-vector one, whose addresses are published. */
+export const TEST_KEY_MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+
+/** The deposit addresses of the test kit's keys, for a gateway a test builds in its own process. */
+export function testDepositAddresses(): DepositAddresses {
+  return new DepositAddresses(accountXpubsOf(TEST_KEY_MNEMONIC));
+}

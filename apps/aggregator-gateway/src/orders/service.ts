@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
 import { AmountBelowProviderMinimum, ProviderError } from '@chainpipe/aggregator';
+import type { DepositAddresses } from '@chainpipe/custody';
 import { canonicalAddressForChainType, networkOfReferenceChain, type NetworkInfo } from '@chainpipe/chains';
 import { TOPICS, type HttpAggIntegratorOrderCreate } from '@chainpipe/contracts';
 import { ApiKeyRepository, type Knex } from '@chainpipe/db';
@@ -24,6 +25,8 @@ export interface OrderServiceDeps {
   redis: Redis;
   producer: Pick<TopicProducer, 'publish'>;
   channels: OrderChannels;
+  /** The platform's deposit addresses (watch-only: public keys, no private key). */
+  depositAddresses: Pick<DepositAddresses, 'supports' | 'addressAt'>;
   config: ConfigOf<typeof orderConfig>;
   logger: Logger;
   registry: Registry;
@@ -162,6 +165,8 @@ export function orderService(deps: OrderServiceDeps): OrderService {
     const dst = await token(b.dst_token_id);
     if (!src.network) throw bad(MSG.chainNotFound); // deposits are seen only on monitored chains
     const srcNetwork = src.network;
+    // Solana's keys derive hardened only: no deposit address without the signing service's help
+    if (!deps.depositAddresses.supports(srcNetwork.family)) throw bad(MSG.chainNotFound);
     const dstAddress = canonicalAddressForChainType(dst.token.chain_type, b.dst_address);
     if (!dstAddress.ok) throw bad(MSG.dstAddressInvalid);
     const amountIn = BigInt(b.amount_in);
@@ -192,11 +197,15 @@ export function orderService(deps: OrderServiceDeps): OrderService {
       const deposit = await upstream('deposit', (signal) =>
         deps.channels.createDeposit(channel.id, { src: src.token, dst: dst.token, amountIn, dstAddress: dstAddress.address, signal }),
       );
-      const depositCheck = canonicalAddressForChainType(src.token.chain_type, deposit.depositAddress);
-      if (!depositCheck.ok) {
+      const forwardCheck = canonicalAddressForChainType(src.token.chain_type, deposit.depositAddress);
+      if (!forwardCheck.ok) {
         log.error({ msg: 'channel_deposit_address_invalid', channel: channel.id, address: deposit.depositAddress });
         throw new OrderError(502, 'quote service unavailable');
       }
+      // The order's own address, owned by the platform: the user pays it with a plain transfer,
+      // the deposit is attributed by this address alone, and the platform forwards to the channel.
+      const depositIndex = await orders.nextDepositIndex(trx);
+      const depositAddress = deps.depositAddresses.addressAt(srcNetwork.family, depositIndex);
       const rateBp = integrator?.feeRateBp ?? null;
       const fees = splitFees(amountIn, quote.platformFee, rateBp);
       const now = new Date(clock.now());
@@ -213,10 +222,14 @@ export function orderService(deps: OrderServiceDeps): OrderService {
         channel_id: channel.id,
         channel_kind: channel.kind,
         provider_order_id: deposit.providerOrderId,
-        deposit_address: depositCheck.address,
-        deposit_memo: deposit.memo ?? null,
-        deposit_router: deposit.router ?? null,
+        deposit_address: depositAddress,
+        deposit_index: depositIndex,
+        deposit_memo: null,
+        deposit_router: null,
         deposit_chain_type: srcNetwork.chainType,
+        forward_address: forwardCheck.address,
+        forward_memo: deposit.memo ?? null,
+        forward_router: deposit.router ?? null,
         slippage: String(b.slippage),
         estimated_out: outAfterCommission(quote.estimatedOut, amountIn, commissionOf(amountIn, rateBp)).toString(),
         min_acceptable_out: b.min_acceptable_out_amount,

@@ -534,10 +534,16 @@ export interface HttpAggIntegratorOrder {
   dst_address: string;
   refund_address: string | null;
   channel_id: number;
+  /**
+   * the platform's deposit address of this order (shared with no other order)
+   */
   deposit_address: string;
+  /**
+   * null for an order paid to its own platform deposit address
+   */
   deposit_memo: string | null;
   /**
-   * contract a token deposit must go through (THORChain's router for EVM-chain sources)
+   * null for an order paid to its own platform deposit address (the platform's forward goes through THORChain's router for EVM-chain sources)
    */
   deposit_router: string | null;
   slippage: string;
@@ -642,13 +648,16 @@ export interface HttpAggIntegratorOrderCreate {
 export interface HttpAggIntegratorOrderCreated {
   order_id: number;
   order_no: string;
+  /**
+   * the platform's deposit address of this order (its own, shared with no other order): a plain transfer of amount_in in the source token
+   */
   deposit_address: string;
   /**
-   * memo the deposit must carry, when the channel needs one (THORChain)
+   * memo the deposit must carry; null for an order paid to its own platform deposit address (the platform forwards to the channel with the channel's memo)
    */
   deposit_memo?: string | null;
   /**
-   * contract a token deposit must go through, when the channel needs one (THORChain's router for EVM-chain sources: depositWithExpiry to the deposit address with the memo)
+   * contract a token deposit must go through; null for an order paid to its own platform deposit address (the platform's forward goes through THORChain's router for EVM-chain sources)
    */
   deposit_router?: string | null;
   expire_at: string;

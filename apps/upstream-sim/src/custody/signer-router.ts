@@ -1,0 +1,58 @@
+import express, { type Router, type Response } from 'express';
+import { MnemonicSigner, isDerivableFamily, type SignRequest } from '@chainpipe/custody';
+
+/**
+ * A stand-in of the platform's signing service (the contract `HttpSigner` of `@chainpipe/custody`
+ * speaks): `GET /signer/v1/addresses/{family}/{index}`, `POST /signer/v1/sign`, both behind
+ * `Authorization: Bearer <token>` (`token` empty: any non-empty one), keys from one mnemonic.
+ * Without a mnemonic every call answers 503, as a service with no key loaded. Control:
+ * `PUT /sim/signer/forge` `{forge: true|false}` makes it sign with the key of the next index, as
+ * a confused service would.
+ */
+export function signerRouter(deps: { mnemonic: string; token: string }): Router {
+  const router = express.Router();
+  const signer = deps.mnemonic ? new MnemonicSigner(deps.mnemonic) : undefined;
+  let forge = false;
+  const fail = (res: Response, status: number, message: string) => res.status(status).json({ error: message });
+
+  router.use('/signer', (req, res, next) => {
+    const auth = req.header('authorization') ?? '';
+    const token = auth.startsWith('Bearer ') ? auth.slice(7) : '';
+    if (token === '' || (deps.token !== '' && token !== deps.token)) return fail(res, 401, 'unauthorized');
+    if (!signer) return fail(res, 503, 'no signing key loaded');
+    next();
+  });
+
+  router.get('/signer/v1/addresses/:family/:index', async (req, res) => {
+    const index = Number(req.params.index);
+    if (!isDerivableFamily(req.params.family)) return fail(res, 400, `unknown family ${req.params.family}`);
+    try {
+      res.json({ address: await signer!.addressAt(req.params.family, index) });
+    } catch (err) {
+      fail(res, 400, (err as Error).message);
+    }
+  });
+
+  router.post('/signer/v1/sign', express.json(), async (req, res) => {
+    const body = req.body as Partial<SignRequest>;
+    if (typeof body?.family !== 'string' || !isDerivableFamily(body.family) || typeof body.index !== 'number' || typeof body.address !== 'string' || !Array.isArray(body.digests)) {
+      return fail(res, 400, 'family, index, address and digests required');
+    }
+    try {
+      const request = { family: body.family, index: body.index, address: body.address, digests: body.digests };
+      // the forging mode signs with the neighbour's key, for the address the neighbour owns
+      const signatures = forge
+        ? await signer!.sign({ ...request, index: request.index + 1, address: await signer!.addressAt(request.family, request.index + 1) })
+        : await signer!.sign(request);
+      res.json({ signatures });
+    } catch (err) {
+      fail(res, 400, (err as Error).message);
+    }
+  });
+
+  router.put('/sim/signer/forge', express.json(), (req, res) => {
+    forge = (req.body as { forge?: unknown })?.forge === true;
+    res.json({ forge });
+  });
+  return router;
+}

@@ -1,0 +1,4 @@
+export * from './deposit-keys';
+export * from './config';
+export * from './mnemonic';
+export * from './signer';

@@ -1,0 +1,56 @@
+/**
+ * The execution's decisions (the forward of a paid order to its channel), without I/O: what is
+ * forwarded, and whether a fresh quote for it still honours the integrator's minimum.
+ */
+
+/**
+ * What the platform forwards to the channel: the received amount less `fee_platform` and
+ * `fee_integrator`, both of which stay at the deposit address until a sweep (source units).
+ * Never negative.
+ */
+export function netToForward(received: bigint, feePlatform: bigint, feeIntegrator: bigint): bigint {
+  const net = received - feePlatform - feeIntegrator;
+  return net > 0n ? net : 0n;
+}
+
+export interface ForwardFacts {
+  /** What the deposit paid (source units). */
+  received: bigint;
+  feePlatform: bigint;
+  feeIntegrator: bigint;
+  /** The order's `min_acceptable_out_amount` (destination units). */
+  minAcceptableOut: bigint;
+}
+
+export type ForwardDecision =
+  /** Forward `net`; the channel must deliver at least `minOut` (THORChain's memo limit, ChangeNOW's fixed rate). */
+  | { kind: 'forward'; net: bigint; minOut: bigint }
+  /** The fresh quote for `net` is below the minimum: no forward, the order is `SlippageFailed` (refundable). */
+  | { kind: 'slippage_failed'; net: bigint; quotedOut: bigint; minOut: bigint }
+  /** The fees take everything received: nothing to forward (a person decides). */
+  | { kind: 'nothing_to_forward'; net: bigint };
+
+/** Whether to forward a paid order, given a fresh quote's output for the net amount. */
+export function decideForward(facts: ForwardFacts, quotedOutForNet: bigint): ForwardDecision {
+  const net = netToForward(facts.received, facts.feePlatform, facts.feeIntegrator);
+  if (net === 0n) return { kind: 'nothing_to_forward', net };
+  if (quotedOutForNet < facts.minAcceptableOut) return { kind: 'slippage_failed', net, quotedOut: quotedOutForNet, minOut: facts.minAcceptableOut };
+  return { kind: 'forward', net, minOut: facts.minAcceptableOut };
+}
+
+/**
+ * A THORChain swap memo with its output limit, `=:ASSET:DEST:LIMIT`: LIMIT is the minimum output
+ * in THORChain's 1e8 units, converted from the destination token's smallest unit and rounded
+ * up, so that THORChain refunds rather than deliver less than the minimum.
+ */
+export function thorchainLimitMemo(toAsset: string, destination: string, minOut: bigint, dstDecimals: number): string {
+  if (minOut < 0n) throw new RangeError('a negative minimum output');
+  if (!Number.isInteger(dstDecimals) || dstDecimals < 0) throw new RangeError(`not a decimals count: ${dstDecimals}`);
+  let limit: bigint;
+  if (dstDecimals <= 8) limit = minOut * 10n ** BigInt(8 - dstDecimals);
+  else {
+    const unit = 10n ** BigInt(dstDecimals - 8);
+    limit = (minOut + unit - 1n) / unit;
+  }
+  return `=:${toAsset}:${destination}:${limit}`;
+}
