@@ -6,7 +6,7 @@
 import { TOPICS } from '@chainpipe/contracts';
 import { createDb, ensureDatabase, migrateLatest } from '@chainpipe/db';
 import { ensureTopics } from '@chainpipe/kafka';
-import { PrivateBroker, PrivatePostgres, waitFor } from '@chainpipe/testing';
+import { PrivateBroker, PrivatePostgres, endLeftoverProcesses, waitFor } from '@chainpipe/testing';
 import { Kafka, logLevel } from 'kafkajs';
 
 export interface FaultEnv {
@@ -66,6 +66,9 @@ export const mochaHooks = {
       console.log('\n  recovery times measured by the fault suite:');
       for (const r of recoveries) console.log(`    ${r.fault.padEnd(32)} ${r.what.padEnd(48)} ${(r.ms / 1000).toFixed(2)} s`);
     }
+    // An app a case left running would hold the runner open after its summary: ended, and a failure.
+    const left = await endLeftoverProcesses();
     await Promise.all([env?.broker.destroy(), env?.pg.destroy()]);
+    if (left.length) throw new Error(`processes left running by the tests (killed now): ${left.join(', ')}`);
   },
 };
