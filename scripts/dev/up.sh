@@ -27,7 +27,8 @@ add_env ALLOW_PRIVATE_WEBHOOK_TARGETS "true"
 set -a; . "$ENV_FILE"; set +a
 
 FROM_SOURCE="${UP_FROM_SOURCE:-0}"
-[ "$FROM_SOURCE" = 1 ] || npm run -s build
+# CHAINPIPE_BUILT=1: dist/ already holds the build of this tree (make test builds it once per run).
+[ "$FROM_SOURCE" = 1 ] || [ "${CHAINPIPE_BUILT:-0}" = 1 ] || npm run -s build
 # node_cmd <source entry>: the command running it, compiled or from source, into CMD.
 node_cmd() {
   if [ "$FROM_SOURCE" = 1 ]; then CMD=(node --require tsx/cjs "$1"); else CMD=(node "dist/${1%.ts}.js"); fi

@@ -47,6 +47,7 @@ export const mochaHooks = {
     } finally {
       await db.destroy();
     }
+    if (env.withoutBroker) return;
     const admin = testKafka().admin();
     await admin.connect();
     await admin.describeCluster();
