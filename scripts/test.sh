@@ -118,19 +118,39 @@ if stage faults;      then echo "== faults";      npm run -s test:fault 2>&1 | t
 # Broker failover: a three-node cluster of the suite's own, its partition leader killed under load.
 if stage failover;    then echo "== failover";    npm run -s test:failover 2>&1 | tee -a "$LOG" || status=1; fi
 
-# Demo: what a new user does first, `make up` then `make demo`, on the development ports. A stack
-# that is already up is used as it is and left running; one started here is stopped again.
+# Demo: what a new user does first, `make up` then `make demo`, on a stack of its own: every port
+# moved by CHAINPIPE_PORT_OFFSET (TEST_DEMO_PORT_OFFSET, or the first offset whose ports are all
+# free), so it runs beside a `make up` stack of this or another checkout. A stack of that offset
+# already up is used as it is and left running; one started here is stopped again.
+demo_ports_free() {
+  local offset="$1" p
+  for p in $(npx --no-install tsx scripts/dev/apps.ts | awk -v o="$offset" '{ if ($2 != "-") print $2 + o; print $3 + o }') $((9092 + offset)) $((9093 + offset)); do
+    port_open "$p" && return 1
+  done
+  return 0
+}
 if stage demo; then
   echo "== demo"
-  running_before=0
-  for pidf in .run/pids/*.pid; do [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null && running_before=1; done
-  mkdir -p .run
-  if scripts/dev/up.sh > .run/demo-up.log 2>&1; then
-    npx --no-install tsx scripts/dev/demo.ts || { echo "demo: failed"; status=1; }
-  else
-    echo "demo: make up failed:"; tail -n 40 .run/demo-up.log; status=1
+  demo_offset="${TEST_DEMO_PORT_OFFSET:-}"
+  if [ -z "$demo_offset" ]; then
+    for o in 1000 2000 3000 4000 5000; do demo_ports_free "$o" && { demo_offset="$o"; break; }; done
   fi
-  [ "$running_before" = 1 ] || scripts/dev/down.sh >/dev/null 2>&1
+  if [ -z "$demo_offset" ]; then
+    echo "demo: no free port offset for a stack of its own"; status=1
+  else
+    export CHAINPIPE_PORT_OFFSET="$demo_offset"
+    demo_run=".run/port-offset-$demo_offset"
+    running_before=0
+    for pidf in "$demo_run"/pids/*.pid; do [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null && running_before=1; done
+    mkdir -p "$demo_run"
+    if scripts/dev/up.sh > "$demo_run/demo-up.log" 2>&1; then
+      npx --no-install tsx scripts/dev/demo.ts || { echo "demo: failed"; status=1; }
+    else
+      echo "demo: make up failed:"; tail -n 40 "$demo_run/demo-up.log"; status=1
+    fi
+    [ "$running_before" = 1 ] || scripts/dev/down.sh >/dev/null 2>&1
+    unset CHAINPIPE_PORT_OFFSET
+  fi
 fi
 
 # grep finds nothing when nothing failed; that is not an error here.

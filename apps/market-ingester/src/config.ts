@@ -2,13 +2,13 @@ import { dbConfig } from '@chainpipe/db';
 import { kafkaConfig } from '@chainpipe/kafka';
 import { UPSTREAM_INTERVALS } from '@chainpipe/kline';
 import { redisConfig } from '@chainpipe/redis';
-import { int, oneOf, secret, str, url } from '@chainpipe/runtime';
+import { int, oneOf, secret, simulatorUrl, str, url } from '@chainpipe/runtime';
 
 export const marketIngesterConfig = {
   ...kafkaConfig,
   ...dbConfig,
   ...redisConfig,
-  MARKET_WS_URL: url({ default: 'ws://127.0.0.1:8090/v1', protocols: ['ws', 'wss'], doc: 'the CoinGecko WebSocket API (wss://stream.coingecko.com/v1; the simulator in development)' }),
+  MARKET_WS_URL: url({ default: simulatorUrl('/v1', 'ws'), protocols: ['ws', 'wss'], doc: 'the CoinGecko WebSocket API (wss://stream.coingecko.com/v1; the simulator in development)' }),
   MARKET_API_KEY: secret({ doc: 'CoinGecko API key, sent as x-cg-pro-api-key' }),
   MARKET_UPSTREAM_INTERVAL: oneOf(['1s', '1m', '15m', '1h', '4h', '1d'] as const satisfies readonly (typeof UPSTREAM_INTERVALS)[number][], {
     default: '1s',
