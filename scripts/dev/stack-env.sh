@@ -16,6 +16,7 @@ if [ "$STACK_OFFSET" = 0 ]; then
   STACK_OFFSET_NOTE=""
 else
   RUN="$ROOT/.run/port-offset-$STACK_OFFSET"
+  # 9092 + N: devKafkaPort of libs/runtime, the apps' KAFKA_BROKERS default.
   export KAFKA_PORT="$((9092 + STACK_OFFSET))" KAFKA_CONTROLLER_PORT="$((9093 + STACK_OFFSET))"
   export KAFKA_STATE_DIR="$ROOT/.kafka/port-offset-$STACK_OFFSET"
   STACK_DATABASE="chainpipe_port_offset_$STACK_OFFSET"

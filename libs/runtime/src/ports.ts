@@ -65,6 +65,11 @@ export function publicPort(name: PublicAppName, env: NodeJS.ProcessEnv = process
   return port;
 }
 
+/** The client port of the `make up` broker (its controller listens on the next one), moved by the port offset. */
+export function devKafkaPort(env: NodeJS.ProcessEnv = process.env): number {
+  return 9092 + portOffset(env);
+}
+
 /**
  * `path` on the upstream simulator of the development stack: the default of every upstream URL,
  * so the apps of a stack reach its own simulator.
