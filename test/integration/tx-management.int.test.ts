@@ -211,8 +211,10 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
   after(async () => {
     if (gateway) expect(await stopProcess(gateway)).to.equal(0);
     await collector?.stop();
-    origin?.server.closeAllConnections();
-    await new Promise((resolve) => origin?.server.close(resolve));
+    if (origin) {
+      origin.server.closeAllConnections();
+      await new Promise((resolve) => origin.server.close(resolve));
+    }
     await db?.destroy();
   });
 
