@@ -1,5 +1,76 @@
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+/*
+ * Layering, held by `no-restricted-imports` (run by `make test`'s lint stage):
+ * - no lib imports an app;
+ * - the pure domain libs (kline, orders, chains, tx-parsers) do no I/O: no database, Redis, Kafka,
+ *   network or file modules, and none of the project's libs that do;
+ * - bench/ and scripts/ reach an app only through its public entry point (the package,
+ *   `@chainpipe/<app>`, or `apps/<app>/src/index.ts`), never a file inside it.
+ * Imports that broke a rule when it was introduced are listed in LAYERING_EXEMPTIONS, each by
+ * file and import, until the code they name moves.
+ */
+const APPS = readdirSync(fileURLToPath(new globalThis.URL('./apps', import.meta.url)), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
+const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const APP_PACKAGE = `@chainpipe/(${APPS.map(escapeRegex).join('|')})`;
+const PURE_LIBS = ['kline', 'orders', 'chains', 'tx-parsers'];
+/** Modules that do I/O, and the project's libs built on them. */
+const IO_MODULES = [
+  ...['pg', 'knex', 'ioredis', 'kafkajs', 'ws', 'express'],
+  ...['http', 'https', 'http2', 'net', 'tls', 'dgram', 'fs', 'fs/promises', 'child_process'].flatMap((m) => [m, `node:${m}`]),
+  ...['aggregator', 'db', 'http', 'kafka', 'kline-store', 'order-store', 'price', 'redis', 'testing', 'tx-records', 'tx-store', 'upstreams', 'webhooks'].map((l) => `@chainpipe/${l}`),
+];
+const LAYERING_EXEMPTIONS = {
+  // Chain-type aliases of the candle domain still come from libs/price (domain and storage in one lib).
+  'libs/kline/src/pools.ts': ['@chainpipe/price'],
+  // OriginError, the error type of the node calls, lives in the HTTP client lib.
+  'libs/tx-parsers/src/origin.ts': ['@chainpipe/upstreams'],
+  // The benchmarks drive app internals (handlers, app factories, stores) in-process.
+  'bench/publish.ts': ['../apps/chain-parser/src/tx-contract'],
+  'bench/search.ts': ['../apps/tx-gateway/src/app', '../apps/tx-gateway/src/queries/repository', '../apps/tx-gateway/src/queries/request'],
+  'bench/kline.ts': ['../apps/kline-aggregator/src/ticks.handler', '../apps/market-gateway/src/app', '../apps/market-gateway/src/kline/module'],
+  'bench/delivery.ts': ['../apps/tx-matcher/src/address-index', '../apps/tx-matcher/src/plan', '../apps/tx-gateway/src/push/push.handler', '../apps/tx-gateway/src/push/resend-store', '../apps/tx-gateway/src/push/ws-hub'],
+  'bench/quotes.ts': ['../apps/aggregator-gateway/src/app', '../apps/aggregator-gateway/src/quotes/module'],
+  'bench/price.ts': ['../apps/market-gateway/src/app', '../apps/market-gateway/src/price/module', '../apps/price-writer/src/quotes.handler'],
+  // The demo replays the simulator's fixtures with its replay code.
+  'scripts/dev/demo.ts': ['../../apps/upstream-sim/src/replay/dev-env', '../../apps/upstream-sim/src/replay/replay'],
+};
+
+/** The rule's options for a file: what its layer forbids, less the file's exemptions. */
+function layering(file, layer) {
+  const allowed = LAYERING_EXEMPTIONS[file] ?? [];
+  const except = allowed.length ? `(?!(${allowed.map(escapeRegex).join('|')})$)` : '';
+  const patterns = [];
+  if (layer === 'lib' || layer === 'pure') {
+    patterns.push({ regex: `^(\\.\\./)+apps/|^${APP_PACKAGE}(/|$)`, message: 'a lib never imports an app' });
+  }
+  if (layer === 'pure') {
+    const io = IO_MODULES.filter((m) => !allowed.includes(m));
+    patterns.push({ regex: `^(${io.map(escapeRegex).join('|')})$`, message: `the pure domain libs (${PURE_LIBS.join(', ')}) do no I/O` });
+  }
+  if (layer === 'tool') {
+    patterns.push({
+      regex: `^${except}((\\.\\./)+apps/[^/]+/(?!src/index(\\.ts)?$).+|${APP_PACKAGE}/.+)`,
+      message: 'bench/ and scripts/ use an app through its entry point (@chainpipe/<app> or apps/<app>/src/index.ts) only',
+    });
+  }
+  return { 'no-restricted-imports': ['error', { patterns }] };
+}
+
+const layeringConfigs = [
+  { files: ['libs/**/*.ts'], rules: layering('', 'lib') },
+  { files: PURE_LIBS.map((l) => `libs/${l}/src/**/*.ts`), rules: layering('', 'pure') },
+  { files: ['bench/**/*.ts', 'scripts/**/*.ts'], rules: layering('', 'tool') },
+  ...Object.keys(LAYERING_EXEMPTIONS).map((file) => ({
+    files: [file],
+    rules: layering(file, file.startsWith('libs/') ? 'pure' : 'tool'),
+  })),
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.kafka/**', '.kafka-test/**', '.run/**', 'test/fixtures/**', 'dist/**', 'dist.new/**'] },
@@ -13,4 +84,5 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  ...layeringConfigs,
 );

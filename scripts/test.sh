@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# make test: lint, typecheck, unit tests, integration tests against a broker of their own
-# (port 19092 or the next free pair, state in .kafka-test) and the machine's Postgres and Redis, then
-# the fault suite on brokers and a Postgres of its own. Stops what it started.
+# make test: lint, typecheck, the generated types and the build side by side; unit tests and the
+# integration suites that need no broker while the test broker starts (port 19092 or the next free
+# pair, state in .kafka-test/<port>); the integration suites against that broker and the machine's
+# Postgres and Redis; then the fault suite on brokers and a Postgres of its own. Stops what it
+# started.
 #   KAFKA_VERSION=4.1.1   the brokers of the run from the other supported line (default 3.9.1)
-#   TEST_ONLY="integration faults"   only these stages (lint typecheck generated unit integration fuzz faults failover demo)
+#   TEST_ONLY="integration faults"   only these stages (lint typecheck generated unit standalone
+#                         integration fuzz faults failover demo); `standalone` is the integration
+#                         suites that talk to no broker, `integration` the ones that do
+#   TEST_JOBS=2           integration test files run at a time (mocha --parallel); 1 runs them in turn
+#   CHAINPIPE_BUILT=1     dist/ already holds the build of this tree (a run before this one made it)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 export KAFKAJS_NO_PARTITIONER_WARNING=1
+JOBS="${TEST_JOBS:-2}"
+stage() { [ -z "${TEST_ONLY:-}" ] || [[ " $TEST_ONLY " == *" $1 "* ]]; }
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # 19092 unless something else holds it (a broker of another checkout, say): then the next free pair.
 if [ -z "${TEST_KAFKA_PORT:-}" ]; then
@@ -17,23 +25,96 @@ if [ -z "${TEST_KAFKA_PORT:-}" ]; then
   [ -n "${TEST_KAFKA_PORT:-}" ] || { echo "test: no free port pair for the test broker" >&2; exit 1; }
 fi
 export TEST_KAFKA_BROKERS="127.0.0.1:$TEST_KAFKA_PORT"
-broker_env=(KAFKA_STATE_DIR="$ROOT/.kafka-test" KAFKA_PORT="$TEST_KAFKA_PORT" KAFKA_CONTROLLER_PORT="$((TEST_KAFKA_PORT + 1))")
+# A state folder per port: two runs of this checkout (both Kafka lines, say) never share one.
+broker_env=(KAFKA_STATE_DIR="$ROOT/.kafka-test/$TEST_KAFKA_PORT" KAFKA_PORT="$TEST_KAFKA_PORT" KAFKA_CONTROLLER_PORT="$((TEST_KAFKA_PORT + 1))")
 LOG="$(mktemp)"
+OUT="$(mktemp -d)"
+
+# Integration suites that talk to no broker, neither themselves nor through an app they start. They
+# run with TEST_KAFKA_BROKERS=none (every Kafka client refused), so one that starts to need a
+# broker fails rather than slip by; every other suite of test/integration and test/e2e needs one.
+STANDALONE_SUITES=(
+  test/integration/admin.int.test.ts
+  test/integration/chain-parser-store.int.test.ts
+  test/integration/integrators-admin.int.test.ts
+  test/integration/kline-retention.int.test.ts
+  test/integration/order-store.int.test.ts
+  test/integration/pool-trades.int.test.ts
+  test/integration/tx-store-merge.int.test.ts
+  test/integration/upstream-sim.int.test.ts
+  test/integration/webhooks.int.test.ts
+)
+shopt -s globstar nullglob
+BROKER_SUITES=()
+for f in test/integration/**/*.int.test.ts test/e2e/**/*.e2e.test.ts; do
+  [[ " ${STANDALONE_SUITES[*]} " == *" $f "* ]] || BROKER_SUITES+=("$f")
+done
+for f in "${STANDALONE_SUITES[@]}"; do [ -f "$f" ] || { echo "test: $f of STANDALONE_SUITES does not exist" >&2; exit 1; }; done
 
 scripts/dev/services.sh
 scripts/dev/system-deps.sh
-env "${broker_env[@]}" scripts/kafka/kafka.sh start
-trap 'env "${broker_env[@]}" scripts/kafka/kafka.sh stop; rm -f "$LOG"' EXIT
 
-stage() { [ -z "${TEST_ONLY:-}" ] || [[ " $TEST_ONLY " == *" $1 "* ]]; }
+# The broker starts in the background while the checks and the broker-free tests run.
+broker_pid=""
+broker_started=0
+stop_broker() {
+  if [ -n "$broker_pid" ]; then wait "$broker_pid" 2>/dev/null || true; fi
+  [ "$broker_started" = 0 ] || env "${broker_env[@]}" scripts/kafka/kafka.sh stop
+}
+trap 'stop_broker; rm -rf "$LOG" "$OUT"' EXIT
+if stage integration || stage fuzz; then
+  broker_started=1
+  env "${broker_env[@]}" scripts/kafka/kafka.sh start > "$OUT/broker.out" 2>&1 &
+  broker_pid=$!
+fi
+
+# run_bg NAME COMMAND...: runs the command in the background, its output kept for `finish NAME`.
+declare -A bg_pids=() bg_started=()
+run_bg() { local name="$1"; shift; bg_started[$name]=$SECONDS; "$@" > "$OUT/$name.out" 2>&1 & bg_pids[$name]=$!; }
+# finish NAME [log]: waits for the job and prints its output whole under its heading (also into
+# the test log with `log`); returns the job's exit status.
+finish() {
+  local rc=0
+  wait "${bg_pids[$1]}" || rc=$?
+  echo "== $1 (done $((SECONDS - bg_started[$1])) s after its start)"
+  cat "$OUT/$1.out"
+  [ "${2:-}" != log ] || cat "$OUT/$1.out" >> "$LOG"
+  return "$rc"
+}
+
 echo "test: Kafka ${KAFKA_VERSION:-3.9.1}${TEST_ONLY:+, stages: $TEST_ONLY}"
-if stage lint;      then echo "== lint";      npx --no-install eslint .; fi
-if stage typecheck; then echo "== typecheck"; npx --no-install tsc -p tsconfig.json --noEmit; fi
-if stage generated; then echo "== generated"; npx --no-install tsx scripts/gen-types.ts --check; fi   # types of schemas/ (npm run gen)
+# The checks side by side, and the build once for every stage that runs compiled code (the
+# compiled-build suite and the demo's `make up`). A failed check stops the run here.
+stage lint && run_bg lint npx --no-install eslint .
+stage typecheck && run_bg typecheck npx --no-install tsc -p tsconfig.json --noEmit
+stage generated && run_bg generated npx --no-install tsx scripts/gen-types.ts --check   # types of schemas/ (npm run gen)
+if [ "${CHAINPIPE_BUILT:-0}" != 1 ] && { stage integration || stage demo; }; then run_bg build npm run -s build; fi
+checks_ok=1
+for name in lint typecheck generated build; do
+  [ -n "${bg_pids[$name]:-}" ] || continue
+  finish "$name" || { echo "test: $name failed"; checks_ok=0; }
+done
+[ "$checks_ok" = 1 ] || exit 1
+[ -z "${bg_pids[build]:-}" ] || export CHAINPIPE_BUILT=1
+
 # Every test stage runs even when an earlier one failed, so one run reports every failure.
 status=0
-if stage unit;        then echo "== unit";        npm run -s test:unit 2>&1 | tee -a "$LOG" || status=1; fi
-if stage integration; then echo "== integration"; npm run -s test:int 2>&1 | tee -a "$LOG" || status=1; fi
+# Unit tests and the broker-free suites side by side, while the broker starts.
+stage unit && run_bg unit npm run -s test:unit
+stage standalone && run_bg standalone env TEST_KAFKA_BROKERS=none npx --no-install mocha --config .mocharc.int.json --parallel --jobs "$JOBS" "${STANDALONE_SUITES[@]}"
+for name in unit standalone; do
+  [ -n "${bg_pids[$name]:-}" ] || continue
+  finish "$name" log || status=1
+done
+if stage integration || stage fuzz; then
+  if ! wait "$broker_pid"; then cat "$OUT/broker.out"; echo "test: the test broker did not start"; exit 1; fi
+  broker_pid=""
+  cat "$OUT/broker.out"
+fi
+if stage integration; then
+  echo "== integration"
+  npx --no-install mocha --config .mocharc.int.json --parallel --jobs "$JOBS" "${BROKER_SUITES[@]}" 2>&1 | tee -a "$LOG" || status=1
+fi
 # Fuzz: the public apps on ports of their own, every operation of their API documents probed with hostile requests.
 if stage fuzz;        then echo "== fuzz";        npm run -s test:fuzz 2>&1 | tee -a "$LOG" || status=1; fi
 # Faults: a broker and a Postgres of the suite's own, stopped and killed.
@@ -41,19 +122,39 @@ if stage faults;      then echo "== faults";      npm run -s test:fault 2>&1 | t
 # Broker failover: a three-node cluster of the suite's own, its partition leader killed under load.
 if stage failover;    then echo "== failover";    npm run -s test:failover 2>&1 | tee -a "$LOG" || status=1; fi
 
-# Demo: what a new user does first, `make up` then `make demo`, on the development ports. A stack
-# that is already up is used as it is and left running; one started here is stopped again.
+# Demo: what a new user does first, `make up` then `make demo`, on a stack of its own: every port
+# moved by CHAINPIPE_PORT_OFFSET (TEST_DEMO_PORT_OFFSET, or the first offset whose ports are all
+# free), so it runs beside a `make up` stack of this or another checkout. A stack of that offset
+# already up is used as it is and left running; one started here is stopped again.
+demo_ports_free() {
+  local offset="$1" p
+  for p in $(npx --no-install tsx scripts/dev/apps.ts | awk -v o="$offset" '{ if ($2 != "-") print $2 + o; print $3 + o }') $((9092 + offset)) $((9093 + offset)); do
+    port_open "$p" && return 1
+  done
+  return 0
+}
 if stage demo; then
   echo "== demo"
-  running_before=0
-  for pidf in .run/pids/*.pid; do [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null && running_before=1; done
-  mkdir -p .run
-  if scripts/dev/up.sh > .run/demo-up.log 2>&1; then
-    npx --no-install tsx scripts/dev/demo.ts || { echo "demo: failed"; status=1; }
-  else
-    echo "demo: make up failed:"; tail -n 40 .run/demo-up.log; status=1
+  demo_offset="${TEST_DEMO_PORT_OFFSET:-}"
+  if [ -z "$demo_offset" ]; then
+    for o in 1000 2000 3000 4000 5000; do demo_ports_free "$o" && { demo_offset="$o"; break; }; done
   fi
-  [ "$running_before" = 1 ] || scripts/dev/down.sh >/dev/null 2>&1
+  if [ -z "$demo_offset" ]; then
+    echo "demo: no free port offset for a stack of its own"; status=1
+  else
+    export CHAINPIPE_PORT_OFFSET="$demo_offset"
+    demo_run=".run/port-offset-$demo_offset"
+    running_before=0
+    for pidf in "$demo_run"/pids/*.pid; do [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null && running_before=1; done
+    mkdir -p "$demo_run"
+    if scripts/dev/up.sh > "$demo_run/demo-up.log" 2>&1; then
+      npx --no-install tsx scripts/dev/demo.ts || { echo "demo: failed"; status=1; }
+    else
+      echo "demo: make up failed:"; tail -n 40 "$demo_run/demo-up.log"; status=1
+    fi
+    [ "$running_before" = 1 ] || scripts/dev/down.sh >/dev/null 2>&1
+    unset CHAINPIPE_PORT_OFFSET
+  fi
 fi
 
 # grep finds nothing when nothing failed; that is not an error here.
@@ -64,5 +165,6 @@ if [ "$failed" != 0 ]; then
   echo "test: the failures:"
   grep -E -A 4 '^  [0-9]+\) ' "$LOG" | grep -Ev '^ +at ' | head -n 80
 fi
+echo "test: took $SECONDS s"
 echo "test: $passed passed, $failed failed"
 exit "$status"

@@ -4,8 +4,9 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
+. scripts/dev/stack-env.sh   # the stack of CHAINPIPE_PORT_OFFSET (default 0)
 declare -A alive=()
-for pidf in .run/pids/*.pid; do
+for pidf in "$RUN"/pids/*.pid; do
   [ -f "$pidf" ] || continue
   pid="$(cat "$pidf")"; name="$(basename "$pidf" .pid)"
   if kill -0 "$pid" 2>/dev/null; then kill -TERM "$pid"; alive[$name]="$pid"; fi

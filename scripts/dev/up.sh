@@ -6,7 +6,10 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
-RUN="$ROOT/.run"; mkdir -p "$RUN/logs" "$RUN/pids"
+# CHAINPIPE_PORT_OFFSET=N (default 0): a second stack on this machine, every port of the table and
+# the broker's moved by N, with a run folder, broker state, database and Redis prefix of its own.
+. scripts/dev/stack-env.sh
+mkdir -p "$RUN/logs" "$RUN/pids"
 ENV_FILE="$RUN/dev.env"
 
 scripts/dev/services.sh
@@ -15,9 +18,10 @@ KAFKA_KEEP_DATA=1 scripts/kafka/kafka.sh start
 # Development credentials, made once and kept: a new user gets working values, nothing is shared.
 touch "$ENV_FILE"
 add_env() { grep -q "^$1=" "$ENV_FILE" || echo "$1=$2" >> "$ENV_FILE"; }
-add_env DATABASE_URL "postgres://postgres@127.0.0.1:5432/chainpipe"
-add_env KAFKA_BROKERS "127.0.0.1:${KAFKA_PORT:-9092}"
+add_env DATABASE_URL "postgres://postgres@127.0.0.1:5432/$STACK_DATABASE"
+add_env KAFKA_BROKERS "127.0.0.1:$KAFKA_PORT"
 add_env REDIS_URL "redis://127.0.0.1:6379/0"
+add_env REDIS_KEY_PREFIX "$STACK_REDIS_PREFIX"
 add_env STREAM_SECRET "$(node -e "process.stdout.write(require('crypto').randomBytes(24).toString('hex'))")"
 add_env WEBHOOK_SECRET_KEY "$(node -e "process.stdout.write(require('crypto').randomBytes(32).toString('hex'))")"
 # The CoinGecko key of the candlestick ingester and market look-ups; the simulator takes any key.
@@ -33,7 +37,8 @@ chmod 600 "$ENV_FILE"
 set -a; . "$ENV_FILE"; set +a
 
 FROM_SOURCE="${UP_FROM_SOURCE:-0}"
-[ "$FROM_SOURCE" = 1 ] || npm run -s build
+# CHAINPIPE_BUILT=1: dist/ already holds the build of this tree (make test builds it once per run).
+[ "$FROM_SOURCE" = 1 ] || [ "${CHAINPIPE_BUILT:-0}" = 1 ] || npm run -s build
 # node_cmd <source entry>: the command running it, compiled or from source, into CMD.
 node_cmd() {
   if [ "$FROM_SOURCE" = 1 ]; then CMD=(node --require tsx/cjs "$1"); else CMD=(node "dist/${1%.ts}.js"); fi
@@ -88,11 +93,11 @@ for entry in "${started[@]}"; do
   pub="-"; [ "$port" != "-" ] && pub="http://127.0.0.1:$port"
   printf '  %-16s %-28s %s\n' "$name" "$pub" "http://127.0.0.1:$ops/metrics"
 done
-printf '  %-16s %-28s\n' kafka "127.0.0.1:${KAFKA_PORT:-9092}"
+printf '  %-16s %-28s\n' kafka "127.0.0.1:$KAFKA_PORT"
 echo
-echo "Development credentials (also in .run/dev.env):"
+echo "Development credentials (also in ${ENV_FILE#"$ROOT/"}):"
 grep -E '^(STREAM_SECRET|DEMO_API_KEY|DEMO_INTEGRATOR_KEY)=' "$ENV_FILE" | sed 's/^/  /'
 echo
 echo "API documents: http://127.0.0.1:<public port>/docs (OpenAPI at /openapi.json, WebSockets at /asyncapi.json)"
 echo "Try:  npm run replay -- --all     (posts fixture blocks to chain-ingest)"
-echo "Logs: .run/logs/<app>.log    Stop: make down"
+echo "Logs: ${RUN#"$ROOT/"}/logs/<app>.log    Stop: make down${STACK_OFFSET_NOTE}"

@@ -1,5 +1,5 @@
 import { newMnemonic } from '@chainpipe/custody';
-import { DEVELOPMENT_SIMULATOR_BASE, platformKeyEnv, simulatorUpstreamEnv } from '@chainpipe/testing';
+import { developmentSimulatorBase, platformKeyEnv, simulatorUpstreamEnv } from '@chainpipe/testing';
 
 /**
  * Prints the upstream configuration of the development stack for `make up` (.run/dev.env), one
@@ -8,5 +8,5 @@ import { DEVELOPMENT_SIMULATOR_BASE, platformKeyEnv, simulatorUpstreamEnv } from
  * new mnemonic when there is none yet.
  */
 const mnemonic = process.env.DEV_SIGNER_MNEMONIC || newMnemonic();
-const env = { ...simulatorUpstreamEnv(DEVELOPMENT_SIMULATOR_BASE), ...platformKeyEnv(mnemonic) };
+const env = { ...simulatorUpstreamEnv(developmentSimulatorBase()), ...platformKeyEnv(mnemonic) };
 for (const [name, value] of Object.entries(env)) console.log(`${name}=${value}`);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ConfigError, baseConfig, loadConfig, serviceSection, type Section } from '@chainpipe/runtime';
-import { DEVELOPMENT_SIMULATOR_BASE, simulatorUpstreamEnv } from '@chainpipe/testing';
+import { developmentSimulatorBase, simulatorUpstreamEnv } from '@chainpipe/testing';
 import { aggregatorGatewayConfig } from '../../apps/aggregator-gateway/src/config';
 import { marketGatewayConfig } from '../../apps/market-gateway/src/config';
 import { marketIngesterConfig } from '../../apps/market-ingester/src/config';
@@ -41,13 +41,13 @@ describe('upstream configuration is required', () => {
     });
 
     it(`${app}: its upstream configuration is complete with the development values`, () => {
-      const problems = problemsOf(full, simulatorUpstreamEnv(DEVELOPMENT_SIMULATOR_BASE));
+      const problems = problemsOf(full, simulatorUpstreamEnv(developmentSimulatorBase()));
       for (const name of upstreams) expect(problems.filter((p) => p.startsWith(`${name} `))).to.deep.equal([]);
     });
   }
 
   it('an upstream URL that is not one is refused at boot', () => {
-    const problems = problemsOf(marketGatewayConfig, { ...simulatorUpstreamEnv(DEVELOPMENT_SIMULATOR_BASE), POOL_UPSTREAM_URL: 'api.geckoterminal.com/api/v2' });
+    const problems = problemsOf(marketGatewayConfig, { ...simulatorUpstreamEnv(developmentSimulatorBase()), POOL_UPSTREAM_URL: 'api.geckoterminal.com/api/v2' });
     expect(problems.some((p) => p.startsWith('POOL_UPSTREAM_URL must be a URL'))).to.equal(true);
   });
 });

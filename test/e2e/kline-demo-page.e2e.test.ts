@@ -119,12 +119,16 @@ describe('live chart page in a browser (sim → ingester → aggregator → gate
 
   it('after the server drops the socket, re-subscribes and fills the gap from history', async () => {
     const before = await chart();
-    // The gateway stops (closing the socket, 1001) and stays down a few seconds while candles are
-    // stored; the page's reconnect attempts fail until it is back.
+    // The gateway stops (closing the socket, 1001) and stays down until candles of seconds after
+    // it went down are stored (one of them closed, a later one begun); the page's reconnect
+    // attempts fail until it is back.
     expectErrors = true;
     await gw.stop();
     const downAt = Math.floor(Date.now() / 1000);
-    await new Promise((r) => setTimeout(r, 3000));
+    await waitFor(
+      async () => Number((await db('kline.candles').where({ pool_id: pool.id, interval: '1s' }).where('open_time', '>', downAt).count<{ n: string }[]>({ n: '*' }))[0].n) >= 2,
+      { timeoutMs: 20_000, what: 'candles stored while the gateway is down' },
+    );
     await gw.start();
     const after = await waitFor(async () => {
       const c = await chart();

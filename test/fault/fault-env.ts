@@ -5,8 +5,7 @@
  */
 import { TOPICS } from '@chainpipe/contracts';
 import { createDb, ensureDatabase, migrateLatest } from '@chainpipe/db';
-import { ensureTopics } from '@chainpipe/kafka';
-import { PrivateBroker, PrivatePostgres, waitFor } from '@chainpipe/testing';
+import { PrivateBroker, PrivatePostgres, createTopicsWithLeaders, endLeftoverProcesses } from '@chainpipe/testing';
 import { Kafka, logLevel } from 'kafkajs';
 
 export interface FaultEnv {
@@ -25,22 +24,12 @@ export function faultEnv(): FaultEnv {
 /** Recovery times the cases measured, printed at the end of the suite (README "Faults"). */
 export const recoveries: { fault: string; what: string; ms: number }[] = [];
 
-/**
- * Every registry topic on `brokers`. On a fresh cluster a broker may not know a topic the
- * controller just created yet (kafkajs then fails waiting for its leaders with "does not host
- * this topic-partition"): creating is idempotent, so it is simply tried again.
- */
+/** Every registry topic on `brokers`, with its leaders. */
 export async function createTopicsOn(brokers: string[], replicationFactor = 1): Promise<void> {
   const admin = new Kafka({ clientId: 'fault-setup', brokers, logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
-    await waitFor(
-      async () => {
-        await ensureTopics(admin, Object.values(TOPICS), { replicationFactor });
-        return true;
-      },
-      { timeoutMs: 60_000, intervalMs: 500, what: 'every registry topic with its leaders' },
-    );
+    await createTopicsWithLeaders(admin, Object.values(TOPICS), { replicationFactor });
   } finally {
     await admin.disconnect();
   }
@@ -66,6 +55,9 @@ export const mochaHooks = {
       console.log('\n  recovery times measured by the fault suite:');
       for (const r of recoveries) console.log(`    ${r.fault.padEnd(32)} ${r.what.padEnd(48)} ${(r.ms / 1000).toFixed(2)} s`);
     }
+    // An app a case left running would hold the runner open after its summary: ended, and a failure.
+    const left = await endLeftoverProcesses();
     await Promise.all([env?.broker.destroy(), env?.pg.destroy()]);
+    if (left.length) throw new Error(`processes left running by the tests (killed now): ${left.join(', ')}`);
   },
 };

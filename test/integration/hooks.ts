@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { MIGRATIONS_DIR, createDb, ensureDatabase, migrateLatest, type Knex } from '@chainpipe/db';
-import { assertTestDatabase, testEnv, testKafka } from '@chainpipe/testing';
+import { assertTestDatabase, endLeftoverProcesses, testEnv, testKafka } from '@chainpipe/testing';
 
 /** Hash of every migration file: when it changes, the test schema is rebuilt from scratch. */
 function migrationsFingerprint(): string {
@@ -47,9 +47,15 @@ export const mochaHooks = {
     } finally {
       await db.destroy();
     }
+    if (env.withoutBroker) return;
     const admin = testKafka().admin();
     await admin.connect();
     await admin.describeCluster();
     await admin.disconnect();
+  },
+  /** An app a test left running would hold the runner open after its summary: ended here, and a failure. */
+  async afterAll() {
+    const left = await endLeftoverProcesses();
+    if (left.length) throw new Error(`processes left running by the tests (killed now): ${left.join(', ')}`);
   },
 };

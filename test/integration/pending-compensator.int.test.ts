@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { networkByName } from '@chainpipe/chains';
 import { TOPICS, type ChainTxMessage } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
-import { collectTopic, createRegistryTopics, freePort, readFixtureJson, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
+import { collectTopic, createRegistryTopics, freePort, parsePrometheusText, readFixtureJson, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
 import { parseEvmPayload } from '@chainpipe/tx-parsers';
 import { storeLooseTransactions } from '@chainpipe/tx-store';
 
@@ -95,8 +95,13 @@ describe('pending-compensator: pending transactions settled from the chain origi
     expect([minedRow.tx_status, Number(minedRow.height), minedRow.block_hash]).to.deep.equal(['success', Number(BigInt(block.number)), block.hash]);
     expect(String(minedRow.id), 'the row keeps its id').to.equal(stored[0].id);
     expect(rows.find((r) => r.tx_hash === waitingHash)!.tx_status).to.equal('pending');
-    // Several more passes run meanwhile (every 200 ms): the settled one is published once, the waiting one never.
-    await new Promise((r) => setTimeout(r, 1_000));
+    // Several more passes (every 200 ms): the settled one is published once, the waiting one never.
+    const stillPending = async () =>
+      parsePrometheusText(await (await fetch(`http://127.0.0.1:${ops}/metrics`)).text())
+        .samples.filter((x) => x.name === 'chainpipe_pending_checks_total' && x.labels.outcome === 'still_pending')
+        .reduce((n, x) => n + x.value, 0);
+    const passesBefore = await stillPending();
+    await waitFor(async () => (await stillPending()) >= passesBefore + 3, { timeoutMs: 15_000, what: 'three more passes over the waiting transaction' });
     const messages = (await chainTx.settled()).map((m) => JSON.parse(m.value!.toString()) as ChainTxMessage);
     const ours = messages.filter((m) => [minedHash, waitingHash].includes(m.tx.tx_hash));
     expect(ours.map((m) => [m.id, m.tx.tx_hash, m.tx.tx_status, m.tx.block_hash])).to.deep.equal([[stored[0].id, minedHash, 'success', block.hash]]);

@@ -207,8 +207,10 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
   after(async () => {
     if (gateway) expect(await stopProcess(gateway)).to.equal(0);
     await collector?.stop();
-    origin?.server.closeAllConnections();
-    await new Promise((resolve) => origin?.server.close(resolve));
+    if (origin) {
+      origin.server.closeAllConnections();
+      await new Promise((resolve) => origin.server.close(resolve));
+    }
     await db?.destroy();
   });
 
@@ -405,7 +407,8 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
     it('PUT changes only the fields given; the secret stays; created_at stays', async () => {
       const before = await db('tx.app_configs').where({ app_id: apps.a }).first();
       const beforeView = (await call('GET', '/tx/api/v1/app/config')).body.data;
-      await new Promise((r) => setTimeout(r, 20));
+      // The database clock past the stored updated_at, so the PUT's one is later.
+      await waitFor(async () => (await db.raw('select clock_timestamp() as t')).rows[0].t.getTime() > Date.parse(beforeView.updated_at), { what: 'the database clock past updated_at' });
       expect((await call('PUT', '/tx/api/v1/app/config', { body: { enable_ws: false, is_active: false } })).body).to.deep.equal(ok('success'));
       const after = (await call('GET', '/tx/api/v1/app/config')).body.data;
       expect(after).to.deep.equal({ ...beforeView, enable_ws: false, is_active: false, updated_at: after.updated_at });

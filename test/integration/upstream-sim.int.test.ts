@@ -9,6 +9,7 @@ import {
   readFixtureJson,
   spawnTs,
   stopProcess,
+  waitFor,
   waitReady,
   type RunningProcess,
 } from '@chainpipe/testing';
@@ -288,7 +289,14 @@ describe('upstream-sim shutdown with requests held by the timeout fault', () => 
       () => 'answered',
       () => 'closed',
     );
-    await new Promise((r) => setTimeout(r, 300));
+    // The fault is counted as the request is taken into the hold.
+    await waitFor(
+      async () => {
+        const samples = parsePrometheusText(await (await fetch(`${sim.opsUrl}/metrics`)).text()).samples;
+        return samples.some((s) => s.name === 'chainpipe_upstream_sim_faults_total' && s.labels.kind === 'timeout' && s.value === 1);
+      },
+      { timeoutMs: 10_000, intervalMs: 50, what: 'the request held by the timeout fault' },
+    );
     const t0 = Date.now();
     expect(await stopProcess(sim.proc)).to.equal(0);
     expect(Date.now() - t0).to.be.lessThan(10_000);

@@ -64,7 +64,7 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
     {
       resolveKey,
       store,
-      resendIntervalSeconds: resendIntervals(new AppConfigRepository(db), systemClock),
+      resendIntervalSeconds: resendIntervals(new AppConfigRepository(db), systemClock, config.WS_RESEND_CONFIG_CACHE_MS),
       lookupTx: async (chainType, chainId, hash) => {
         const network = networkByChain(chainType, chainId);
         const row = network ? await txs.byHash(network, hash) : undefined;

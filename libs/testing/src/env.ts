@@ -7,6 +7,11 @@ import { randomBytes } from 'node:crypto';
  */
 export interface TestEnv {
   kafkaBrokers: string[];
+  /**
+   * TEST_KAFKA_BROKERS=none: a run of the suites that need no broker, with none to reach. Their
+   * clients point at a port nothing listens on, so a suite that starts to need one fails.
+   */
+  withoutBroker: boolean;
   databaseUrl: string;
   redisUrl: string;
   /** Unique per test run: every topic, group and Redis key of the run carries it. */
@@ -17,8 +22,10 @@ let cached: TestEnv | undefined;
 
 export function testEnv(): TestEnv {
   if (!cached) {
+    const brokers = process.env.TEST_KAFKA_BROKERS ?? '127.0.0.1:19092';
     cached = {
-      kafkaBrokers: (process.env.TEST_KAFKA_BROKERS ?? '127.0.0.1:19092').split(','),
+      kafkaBrokers: brokers === 'none' ? ['127.0.0.1:1'] : brokers.split(','),
+      withoutBroker: brokers === 'none',
       databaseUrl: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/chainpipe_test',
       redisUrl: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/0',
       runId: `t${Date.now().toString(36)}${randomBytes(2).toString('hex')}`,

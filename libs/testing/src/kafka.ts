@@ -1,4 +1,4 @@
-import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
+import { Kafka, logLevel, type Admin, type KafkaMessage } from 'kafkajs';
 import { TOPICS, type TopicSpec } from '@chainpipe/contracts';
 import { ensureTopics } from '@chainpipe/kafka';
 import { testEnv } from './env';
@@ -9,12 +9,28 @@ export function testKafka(clientId = 'chainpipe-test'): Kafka {
   return new Kafka({ clientId, brokers: testEnv().kafkaBrokers, logLevel: logLevel.NOTHING });
 }
 
+/**
+ * Every topic of `specs` (under `prefix`) with its leaders. On a broker or cluster just started,
+ * a broker may not know yet a topic the controller has just created (kafkajs then fails waiting
+ * for its leaders with "does not host this topic-partition"); creating is idempotent, so it is
+ * simply tried again.
+ */
+export async function createTopicsWithLeaders(admin: Admin, specs: readonly TopicSpec[], opts: { prefix?: string; replicationFactor?: number } = {}): Promise<void> {
+  await waitFor(
+    async () => {
+      await ensureTopics(admin, specs, opts);
+      return true;
+    },
+    { timeoutMs: 60_000, intervalMs: 500, what: 'the topics with their leaders' },
+  );
+}
+
 /** Creates every registry topic (and DLQ) under a prefix, as `make up` does without one. */
 export async function createRegistryTopics(prefix: string, specs: readonly TopicSpec[] = Object.values(TOPICS)): Promise<void> {
   const admin = testKafka().admin();
   await admin.connect();
   try {
-    await ensureTopics(admin, specs, { prefix });
+    await createTopicsWithLeaders(admin, specs, { prefix });
   } finally {
     await admin.disconnect();
   }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { DEVELOPMENT_SIMULATOR_BASE, TEST_KEY_MNEMONIC, platformKeyEnv, simulatorUpstreamEnv } from './upstream-env';
+import { developmentSimulatorBase, TEST_KEY_MNEMONIC, platformKeyEnv, simulatorUpstreamEnv } from './upstream-env';
 import { forbidden, waitFor } from './wait';
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
@@ -42,10 +42,17 @@ export function spawnBuilt(entry: string, env: Record<string, string>, opts: { q
   return spawnNode([builtPath(entry)], { NODE_OPTIONS: '', ...env }, opts);
 }
 
+/**
+ * Every process the kit started and that has not ended yet. A child left running (its pipes
+ * open) keeps the test runner alive after its summary, so the suites' root hooks end and name
+ * them (`endLeftoverProcesses`) instead of letting the runner hang or force-exit.
+ */
+const running = new Map<ChildProcess, string>();
+
 function spawnNode(args: string[], env: Record<string, string>, opts: { quiet?: boolean }): RunningProcess {
   const proc = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
-    env: { ...simulatorUpstreamEnv(DEVELOPMENT_SIMULATOR_BASE), ...platformKeyEnv(TEST_KEY_MNEMONIC), ...process.env, LOG_LEVEL: process.env.TEST_APP_LOG_LEVEL ?? 'info', ...env },
+    env: { ...simulatorUpstreamEnv(developmentSimulatorBase()), ...platformKeyEnv(TEST_KEY_MNEMONIC), ...process.env, LOG_LEVEL: process.env.TEST_APP_LOG_LEVEL ?? 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -56,7 +63,13 @@ function spawnNode(args: string[], env: Record<string, string>, opts: { quiet?: 
   };
   proc.stdout!.on('data', append);
   proc.stderr!.on('data', append);
-  const exited = new Promise<number | string>((resolve) => proc.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  running.set(proc, path.relative(REPO_ROOT, args[args.length - 1]));
+  const exited = new Promise<number | string>((resolve) =>
+    proc.on('exit', (code, signal) => {
+      running.delete(proc);
+      resolve(code ?? signal ?? -1);
+    }),
+  );
   return { proc, output: () => out, exited, kill: (signal = 'SIGTERM') => void proc.kill(signal) };
 }
 
@@ -86,6 +99,22 @@ export async function stopProcess(p: RunningProcess, timeoutMs = 20_000): Promis
   const code = await p.exited;
   clearTimeout(timer);
   return code;
+}
+
+/**
+ * Kills (SIGKILL) every process the kit started that is still running and waits until they are
+ * gone; returns what they were (entry and PID), empty when the tests stopped all they started.
+ */
+export async function endLeftoverProcesses(): Promise<string[]> {
+  const left = [...running.entries()];
+  await Promise.all(
+    left.map(([proc]) => {
+      const gone = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+      proc.kill('SIGKILL');
+      return gone;
+    }),
+  );
+  return left.map(([proc, entry]) => `${entry} (pid ${proc.pid})`);
 }
 
 /** A free TCP port on loopback. */

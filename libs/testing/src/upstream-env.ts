@@ -1,5 +1,5 @@
 import { DepositAddresses, accountXpubsOf, depositKeyEnvOf, mnemonicEnvValue } from '@chainpipe/custody';
-import { APP_PORTS } from '@chainpipe/runtime';
+import { publicPort } from '@chainpipe/runtime';
 
 /**
  * The upstream configuration that points every app at upstream-sim on `base` (`http://host:port`).
@@ -34,8 +34,10 @@ export function simulatorUpstreamEnv(base: string): Record<string, string> {
 /** The simulator takes any non-empty key unless it is told one (SIM_*_API_KEY). */
 export const SIMULATOR_API_KEY = 'development';
 
-/** upstream-sim where `make up` runs it: its row of the port table. */
-export const DEVELOPMENT_SIMULATOR_BASE = `http://127.0.0.1:${APP_PORTS['upstream-sim'].public}`;
+/** upstream-sim where `make up` runs it: its row of the port table, moved by CHAINPIPE_PORT_OFFSET. */
+export function developmentSimulatorBase(env: NodeJS.ProcessEnv = process.env): string {
+  return `http://127.0.0.1:${publicPort('upstream-sim', env)}`;
+}
 
 /**
  * The platform's keys of a development or test stack from one mnemonic: the deposit side's

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ApiKeyRepository, type Knex } from '@chainpipe/db';
-import { createAppWithKey, documentAssertion, freePort, jsonOrUndefined, parsePrometheusText, spawnTs, testEnv, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { createAppWithKey, documentAssertion, freePort, jsonOrUndefined, parsePrometheusText, spawnTs, stopProcess, testEnv, waitReady, type RunningProcess } from '@chainpipe/testing';
 
 /** Test support of the token price suites: keys, a spawned gateway, a fetch wrapper. Asserts nothing of its own. */
 
@@ -101,7 +101,7 @@ export async function startCandlestickPipeline<G>(opts: {
   const env = testEnv();
   const common = { DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: opts.redisPrefix, KAFKA_TOPIC_PREFIX: opts.prefix, MARKET_API_KEY: 'test-cg-key' };
   const sim = await startApp('apps/upstream-sim/src/main.ts', { SIM_OHLCV_TICK_MS: '100', SIM_OHLCV_PING_MS: '1000', ...opts.sim });
-  const [ingester, aggregator, alongside] = await Promise.all([
+  const [ingester, aggregator, alongside] = await Promise.allSettled([
     startApp('apps/market-ingester/src/main.ts', {
       ...common,
       MARKET_WS_URL: `${sim.base.replace('http', 'ws')}/v1`,
@@ -115,5 +115,11 @@ export async function startCandlestickPipeline<G>(opts: {
     startApp('apps/kline-aggregator/src/main.ts', { ...common, KLINE_AGGREGATOR_GROUP: `${opts.prefix}kline-aggregator`, ...opts.aggregator }, { publicPort: false }),
     opts.alongside(sim, common),
   ]);
-  return { sim, ingester, aggregator, alongside };
+  if (ingester.status === 'rejected' || aggregator.status === 'rejected' || alongside.status === 'rejected') {
+    // The caller gets none of them, so it cannot stop the ones that did start: stopped here.
+    const started = [sim, ...[ingester, aggregator].flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))];
+    await Promise.all(started.map((a) => stopProcess(a.proc)));
+    throw [ingester, aggregator, alongside].flatMap((r) => (r.status === 'rejected' ? [r.reason] : []))[0];
+  }
+  return { sim, ingester: ingester.value, aggregator: aggregator.value, alongside: alongside.value };
 }

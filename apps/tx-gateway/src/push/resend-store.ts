@@ -93,9 +93,10 @@ export class ResendStore {
 
 /**
  * The applications' `ws_ack_resend_interval_seconds`, read from their configuration and kept for
- * 10 s (a change takes effect within that); the default for an application without one.
+ * `ttlMs` (WS_RESEND_CONFIG_CACHE_MS: a change takes effect within it); the default for an
+ * application without one.
  */
-export function resendIntervals(configs: Pick<AppConfigRepository, 'find'>, clock: Pick<Clock, 'now'>, ttlMs = 10_000): (appId: string) => Promise<number> {
+export function resendIntervals(configs: Pick<AppConfigRepository, 'find'>, clock: Pick<Clock, 'now'>, ttlMs: number): (appId: string) => Promise<number> {
   const cache = new Map<string, { seconds: number; at: number }>();
   return async (appId) => {
     const hit = cache.get(appId);
