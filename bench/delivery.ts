@@ -239,7 +239,7 @@ async function pipelineLatency(databaseUrl: string, db: ReturnType<typeof create
     [spawnTs('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: secret, PORT: String(ingestPort), OPS_PORT: String(ingestOps) }), ingestOps],
     [spawnTs('apps/chain-parser/src/main.ts', { ...common, OPS_PORT: String(parserOps), CHAIN_PARSER_GROUP: `${prefix}parser` }), parserOps],
     [spawnTs('apps/tx-matcher/src/main.ts', { ...common, OPS_PORT: String(matcherOps), TX_MATCHER_GROUP: `${prefix}matcher` }), matcherOps],
-    [spawnTs('apps/tx-gateway/src/main.ts', { ...common, PORT: String(gwPort), OPS_PORT: String(gwOps), WEBHOOK_SECRET_KEY: secretKey, TX_GATEWAY_INSTANCE_ID: 'bench', TX_GATEWAY_PUSH_GROUP_PREFIX: `${prefix}push` }), gwOps],
+    [spawnTs('apps/tx-gateway/src/main.ts', { ...common, PORT: String(gwPort), OPS_PORT: String(gwOps), WEBHOOK_SECRET_KEY: secretKey, TX_GATEWAY_PUSH_GROUP: `${prefix}push` }), gwOps],
     [spawnTs('apps/webhook-dispatcher/src/main.ts', { ...common, OPS_PORT: String(dispatcherOps), WEBHOOK_DISPATCHER_GROUP: `${prefix}dispatcher`, WEBHOOK_SECRET_KEY: secretKey, ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }), dispatcherOps],
   ];
   try {

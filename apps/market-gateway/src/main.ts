@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { TOPICS, loadContracts } from '@chainpipe/contracts';
 import { ApiKeyRepository, addPostgres } from '@chainpipe/db';
 import { addHttpServer, createKeyResolver } from '@chainpipe/http';
-import { addKafka, ensureTopics } from '@chainpipe/kafka';
+import { addKafka, ensureTopics, processGroupId } from '@chainpipe/kafka';
 import { addRedis } from '@chainpipe/redis';
 import { runService, systemClock } from '@chainpipe/runtime';
 import { createMarketGatewayApp } from './app';
@@ -75,10 +74,12 @@ runService('market-gateway', marketGatewayConfig, async (svc) => {
     },
     stop: async () => stopWebSockets?.(),
   });
-  // Every gateway copy reads every candle (a group of its own, from the latest offset).
+  // Every gateway copy reads every candle (a group of its own, from the latest offset, deleted
+  // on a clean stop: live candles need no offsets kept across starts).
   await kafka.consume(TOPICS.klineCandles, {
-    groupId: `${config.KLINE_HUB_GROUP_PREFIX}-${randomUUID().slice(0, 8)}`,
+    groupId: processGroupId(config.KLINE_HUB_GROUP_PREFIX),
     fromBeginning: false,
+    removeGroupOnStop: true,
     handler: kline.candlesHandler,
   });
 });

@@ -14,8 +14,10 @@ export const txGatewayConfig = {
   ...chainOriginConfig,
   ALLOW_PRIVATE_WEBHOOK_TARGETS: bool({ default: false, doc: 'development and tests only: accept http and loopback/private webhook targets' }),
   WS_PUSH_ENABLED: bool({ default: true, doc: 'false serves the REST API only: no WebSocket endpoint and no tx.push.v1 consumer' }),
-  TX_GATEWAY_INSTANCE_ID: str({ default: '', doc: 'name of this copy (default: host name); its push consumer group is <TX_GATEWAY_PUSH_GROUP_PREFIX>-<id>' }),
-  TX_GATEWAY_PUSH_GROUP_PREFIX: str({ default: 'tx-gateway-push', doc: 'every copy reads all of tx.push.v1 under a group of its own' }),
+  TX_GATEWAY_PUSH_GROUP: str({
+    default: 'tx-gateway-push',
+    doc: 'consumer group of tx.push.v1, shared by every copy: its committed offsets carry the pushes matched while no copy ran into the resend store',
+  }),
   TX_GATEWAY_SESSION_TIMEOUT_MS: int({ default: 30_000, min: 6_000, max: 300_000, doc: 'Kafka session timeout of the push consumer' }),
   WS_MAX_CONNECTIONS_PER_KEY: int({ default: 50, min: 1, doc: 'open WebSocket connections per API key; more are refused with 429' }),
   WS_MAX_BUFFERED_BYTES: int({ default: 4 * 1024 * 1024, min: 1024, doc: 'unsent bytes a WebSocket client may fall behind before it is disconnected' }),

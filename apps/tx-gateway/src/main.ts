@@ -1,4 +1,3 @@
-import os from 'node:os';
 import { networkByChain, parseChainOrigins } from '@chainpipe/chains';
 import { TOPICS } from '@chainpipe/contracts';
 import { ApiKeyRepository, addPostgres } from '@chainpipe/db';
@@ -10,6 +9,7 @@ import { PoolTrades, toV2Record } from '@chainpipe/tx-records';
 import { AppConfigRepository } from '@chainpipe/tx-store';
 import { createTxGatewayApp } from './app';
 import { txGatewayConfig } from './config';
+import { FanoutReader } from './push/fanout';
 import { createPushHandler } from './push/push.handler';
 import { ResendStore, resendIntervals } from './push/resend-store';
 import { WsHub } from './push/ws-hub';
@@ -54,7 +54,8 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
   const http = addHttpServer(svc, app);
 
   if (!config.WS_PUSH_ENABLED) return;
-  // WebSocket push: this copy's connections, fed by its own tx.push.v1 group.
+  // WebSocket push: one shared tx.push.v1 group stores every push in Redis and announces it on
+  // the fan-out stream; every copy writes what the stream announces to its own connections.
   const txs = new TxQueryRepository(db);
   const store = new ResendStore(redis, { retentionSeconds: config.WS_RESEND_RETENTION_SECONDS });
   const hub = new WsHub(
@@ -82,11 +83,17 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
   );
   // Stopped before the HTTP server: clients get 1001 and reconnect to another copy.
   svc.serve({ name: 'websocket', start: async () => hub.attach(http.server()!.server), stop: () => hub.close() });
+  const fanout = new FanoutReader({
+    redis: redis.duplicate(),
+    deliver: (p) => hub.deliver(p.appId, p.frame, p.chainType, p.listenAddress, p.messageId),
+    logger,
+  });
+  svc.serve({ name: 'ws-fanout', health: () => fanout.health(), start: () => fanout.start(), stop: () => fanout.stop() });
   await kafka.consume(TOPICS.txPush, {
-    groupId: `${config.TX_GATEWAY_PUSH_GROUP_PREFIX}-${config.TX_GATEWAY_INSTANCE_ID || os.hostname()}`,
-    handler: createPushHandler({ store, hub }),
-    // A new copy starts with what is pushed from now on; older pushes reach it through the store.
-    fromBeginning: false,
+    groupId: config.TX_GATEWAY_PUSH_GROUP,
+    handler: createPushHandler({ store, retentionSeconds: config.WS_RESEND_RETENTION_SECONDS, clock: systemClock }),
+    // A new group starts at the oldest push kept: the handler skips what is past the retention.
+    fromBeginning: true,
     sessionTimeoutMs: config.TX_GATEWAY_SESSION_TIMEOUT_MS,
   });
 });

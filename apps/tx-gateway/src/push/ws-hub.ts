@@ -183,7 +183,12 @@ export class WsHub {
       conn.resent = this.deps.store
         .unackedSince(conn.appId, this.clock.now() - resendSeconds * 1000)
         .then((frames) => {
-          for (const f of frames) if (this.sendPush(conn, f, messageIdOf(f))) this.metrics.sent.inc({ reason: 'resend' });
+          for (const f of frames) {
+            const id = messageIdOf(f);
+            // Already written live: the fan-out can deliver a push while its resend is read.
+            if (id !== undefined && conn.sent.has(id)) continue;
+            if (this.sendPush(conn, f, id)) this.metrics.sent.inc({ reason: 'resend' });
+          }
         })
         .catch((err) => this.log.warn({ msg: 'ws_resend_failed', appId: conn.appId, err: errorMessage(err) }));
     }
