@@ -95,7 +95,7 @@ export async function run(): Promise<void> {
       logger: silent,
       registry: new Registry(),
     },
-    { maxConnectionsPerKey: 100_000, maxBufferedBytes: 64 * 1024 * 1024, pingIntervalMs: 600_000, defaultResendSeconds: 0, retentionSeconds: 600, maxMessageBytes: 65_536, resendScanMs: 600_000 },
+    { maxConnectionsPerKey: 100_000, maxBufferedBytes: 64 * 1024 * 1024, pingIntervalMs: 600_000, defaultResendSeconds: 0, retentionSeconds: 600, maxMessageBytes: 65_536 },
   );
   const server = http.createServer();
   server.listen(0, '127.0.0.1', 4096);

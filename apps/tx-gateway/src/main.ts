@@ -4,7 +4,7 @@ import { ApiKeyRepository, addPostgres } from '@chainpipe/db';
 import { addHttpServer, createKeyResolver } from '@chainpipe/http';
 import { addKafka } from '@chainpipe/kafka';
 import { addRedis } from '@chainpipe/redis';
-import { SecretBox, runService, systemClock } from '@chainpipe/runtime';
+import { SecretBox, periodicJob, runService, systemClock } from '@chainpipe/runtime';
 import { PoolTrades, toV2Record } from '@chainpipe/tx-records';
 import { AppConfigRepository } from '@chainpipe/tx-store';
 import { createTxGatewayApp } from './app';
@@ -78,11 +78,12 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
       defaultResendSeconds: config.WS_RESEND_DEFAULT_SECONDS,
       retentionSeconds: config.WS_RESEND_RETENTION_SECONDS,
       maxMessageBytes: config.WS_MAX_MESSAGE_BYTES,
-      resendScanMs: config.WS_RESEND_SCAN_MS,
     },
   );
   // Stopped before the HTTP server: clients get 1001 and reconnect to another copy.
   svc.serve({ name: 'websocket', start: async () => hub.attach(http.server()!.server), stop: () => hub.close() });
+  // Unacknowledged pushes due again (the applications' ws_ack_resend_interval_seconds).
+  svc.serve(periodicJob({ name: 'ws_periodic_resend', intervalMs: config.WS_RESEND_SCAN_MS, run: () => hub.resendDue(), logger }));
   const fanout = new FanoutReader({
     redis: redis.duplicate(),
     deliver: (p) => hub.deliver(p.appId, p.frame, p.chainType, p.listenAddress, p.messageId),

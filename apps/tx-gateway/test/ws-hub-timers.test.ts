@@ -38,7 +38,7 @@ describe('WebSocket hub timing', () => {
         registry: new Registry(),
         clock,
       },
-      { maxConnectionsPerKey: 10, maxBufferedBytes: 1 << 20, pingIntervalMs: 30_000, defaultResendSeconds: 0, retentionSeconds: 600, maxMessageBytes: 65_536, resendScanMs: 1_000 },
+      { maxConnectionsPerKey: 10, maxBufferedBytes: 1 << 20, pingIntervalMs: 30_000, defaultResendSeconds: 0, retentionSeconds: 600, maxMessageBytes: 65_536 },
     );
     const server = http.createServer();
     let url = '';

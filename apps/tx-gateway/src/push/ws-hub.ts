@@ -16,8 +16,6 @@ export interface WsHubOptions {
   defaultResendSeconds: number;
   retentionSeconds: number;
   maxMessageBytes: number;
-  /** How often connections are checked for pushes due again (the application's ack resend interval). */
-  resendScanMs: number;
 }
 
 export interface WsHubDeps {
@@ -29,7 +27,7 @@ export interface WsHubDeps {
   lookupTx: (chainType: string, chainId: number, hash: string) => Promise<unknown>;
   logger: Logger;
   registry: Registry;
-  /** Time of the ping and resend timers and of every timestamp the hub writes. */
+  /** Time of the ping timer, of the resend checks and of every timestamp the hub writes. */
   clock?: Pick<Clock, 'now' | 'setInterval'>;
 }
 
@@ -100,8 +98,6 @@ export class WsHub {
   private readonly log: Logger;
   private readonly clock: Pick<Clock, 'now' | 'setInterval'>;
   private readonly timer: Timer;
-  private readonly resendTimer: Timer;
-  private resending = false;
 
   constructor(
     private readonly deps: WsHubDeps,
@@ -112,15 +108,6 @@ export class WsHub {
     this.log = deps.logger.child({ component: 'ws' });
     this.clock = deps.clock ?? systemClock;
     this.timer = this.clock.setInterval(() => this.keepAlive(), opts.pingIntervalMs).unref();
-    this.resendTimer = this.clock
-      .setInterval(() => {
-        if (this.resending) return;
-        this.resending = true;
-        this.resendDue()
-          .catch((err) => this.log.warn({ msg: 'ws_periodic_resend_failed', err: errorMessage(err) }))
-          .finally(() => (this.resending = false));
-      }, opts.resendScanMs)
-      .unref();
   }
 
   attach(server: http.Server): void {
@@ -293,9 +280,9 @@ export class WsHub {
    * Sends again, to each connection that was sent it, every push its application has not
    * acknowledged once `ws_ack_resend_interval_seconds` passed since that connection's last send,
    * within the connection's resend window. What was never sent to a connection (filtered by its
-   * subscriptions) is not sent by this either.
+   * subscriptions) is not sent by this either. One pass; the service runs it as a periodic job.
    */
-  private async resendDue(): Promise<void> {
+  async resendDue(): Promise<void> {
     for (const [appId, set] of [...this.byApp]) {
       const conns = [...set].filter((c) => c.resendSeconds > 0 && c.sent.size > 0);
       if (!conns.length) continue;
@@ -340,7 +327,6 @@ export class WsHub {
   /** Closes every connection with 1001 (going away): clients reconnect to another copy. */
   async close(): Promise<void> {
     this.timer.cancel();
-    this.resendTimer.cancel();
     for (const set of this.byApp.values()) for (const conn of set) conn.ws.close(1001, 'server shutting down');
     // Waits on the sockets themselves (their close handshakes), so on the wall clock.
     const deadline = Date.now() + 2_000;
