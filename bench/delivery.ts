@@ -17,7 +17,7 @@ import { transactionFrame } from '../apps/tx-gateway/src/push/push.handler';
 import { ResendStore } from '../apps/tx-gateway/src/push/resend-store';
 import { WsHub } from '../apps/tx-gateway/src/push/ws-hub';
 import { TOPICS } from '@chainpipe/contracts';
-import { generateApiKey } from '@chainpipe/http';
+import { generateApiKey, routeUpgrades } from '@chainpipe/http';
 import { connectWs, createRegistryTopics, evmBlockItem, freePort, rebaseBlock, randomSuffix, spawnTs, stopProcess, streamerBody, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 import { Kafka, logLevel } from 'kafkajs';
 import { latencyStats, machine, printTable } from './lib-stats';
@@ -100,7 +100,7 @@ export async function run(): Promise<void> {
   const server = http.createServer();
   server.listen(0, '127.0.0.1', 4096);
   await new Promise((r) => server.once('listening', r));
-  hub.attach(server);
+  routeUpgrades(server, [hub.upgrade]);
   const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/tx/api/v1/transaction/ws`;
   const recs = records().slice(0, 20);
   const pushes: TxPushMessage[] = recs.map((r, i) => ({ message_id: `m${i}-${randomBytes(4).toString('hex')}`, app_id: appId, tx_id: r.id, network: r.network, listen_address: [r.tx.sender!], is_reorg_resend: false, orphaned: false, ws: true, webhook: false, matched_at: Date.now(), tx: r.tx }));

@@ -61,19 +61,10 @@ runService('market-gateway', marketGatewayConfig, async (svc) => {
     ],
   });
   const http = addHttpServer(svc, app);
-  // The candlestick WebSockets: upgrades taken over once the server listens; on shutdown they
-  // close before the server stops (open sockets would keep it from closing).
-  let stopWebSockets: (() => void) | undefined;
-  svc.serve({
-    name: 'kline-websockets',
-    start: async () => {
-      http.server()!.server.on('upgrade', (req, socket, head) => {
-        if (!kline.upgrade(req, socket, head)) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
-      });
-      stopWebSockets = kline.startKeepAlive();
-    },
-    stop: async () => stopWebSockets?.(),
-  });
+  // The candlestick WebSockets: upgrades routed by the server; on shutdown they close before the
+  // server stops (open sockets would keep it from closing).
+  http.upgrade(kline.upgrade);
+  svc.serve({ name: 'kline-websockets', start: async () => kline.hub.start(), stop: () => kline.hub.closeAll() });
   // Every gateway copy reads every candle (a group of its own, from the latest offset, deleted
   // on a clean stop: live candles need no offsets kept across starts).
   await kafka.consume(TOPICS.klineCandles, {

@@ -80,8 +80,9 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
       maxMessageBytes: config.WS_MAX_MESSAGE_BYTES,
     },
   );
+  http.upgrade(hub.upgrade);
   // Stopped before the HTTP server: clients get 1001 and reconnect to another copy.
-  svc.serve({ name: 'websocket', start: async () => hub.attach(http.server()!.server), stop: () => hub.close() });
+  svc.serve({ name: 'websocket', stop: () => hub.close() });
   // Unacknowledged pushes due again (the applications' ws_ack_resend_interval_seconds).
   svc.serve(periodicJob({ name: 'ws_periodic_resend', intervalMs: config.WS_RESEND_SCAN_MS, run: () => hub.resendDue(), logger }));
   const fanout = new FanoutReader({

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import WebSocket from 'ws';
 import { createRedis } from '@chainpipe/redis';
+import { routeUpgrades } from '@chainpipe/http';
 import { createLogger } from '@chainpipe/runtime';
 import { ManualClock, waitFor } from '@chainpipe/testing';
 import { ResendStore } from '../src/push/resend-store';
@@ -45,7 +46,7 @@ describe('WebSocket hub timing', () => {
 
     before(async () => {
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-      hub.attach(server);
+      routeUpgrades(server, [hub.upgrade]);
       url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/tx/api/v1/transaction/ws`;
     });
 

@@ -8,3 +8,4 @@ export * from './api-routes';
 export * from './openapi';
 export * from './api-docs';
 export * from './modules';
+export * from './websocket';

@@ -3,8 +3,8 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Principal } from '@chainpipe/http';
-import { errorMessage, systemClock, type Clock, type Logger, type Timer } from '@chainpipe/runtime';
+import { WsConnectionSet, refuseUpgrade, type Principal, type UpgradeHandler, type WsPeer } from '@chainpipe/http';
+import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { WS_PATHS, envelope, parseCommand, parseResendDuration, subscriptionKey, type Command } from './protocol';
 import type { ResendStore } from './resend-store';
 
@@ -31,14 +31,12 @@ export interface WsHubDeps {
   clock?: Pick<Clock, 'now' | 'setInterval'>;
 }
 
-interface Connection {
-  ws: WebSocket;
+interface Connection extends WsPeer {
   appId: string;
   keyId: string;
   clientId: string;
   /** subscriptionKey entries; empty means every push of the application. */
   subs: Set<string>;
-  alive: boolean;
   /** Settles once the resends after the handshake are written: commands are answered after them. */
   resent: Promise<void>;
   /** The client's resend window (X-ResendDuration), seconds. */
@@ -78,13 +76,8 @@ function hubMetrics(registry: Registry) {
   };
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 426: 'Upgrade Required', 429: 'Too Many Requests', 500: 'Internal Server Error' };
-
 /** Refuses a handshake with a plain HTTP answer in the endpoint's error envelope. */
-function refuse(socket: Duplex, status: number, msg: string): void {
-  const body = JSON.stringify({ code: status, msg, data: null });
-  socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-}
+const refuse = (socket: Duplex, status: number, msg: string) => refuseUpgrade(socket, status, { code: status, msg, data: null });
 
 /**
  * The WebSocket side of tx-gateway: handshakes (key, resend window, per-key cap), client
@@ -93,11 +86,11 @@ function refuse(socket: Duplex, status: number, msg: string): void {
 export class WsHub {
   private readonly wss: WebSocketServer;
   private readonly byApp = new Map<string, Set<Connection>>();
+  private readonly conns: WsConnectionSet<Connection>;
   private readonly perKey = new Map<string, number>();
   private readonly metrics: ReturnType<typeof hubMetrics>;
   private readonly log: Logger;
   private readonly clock: Pick<Clock, 'now' | 'setInterval'>;
-  private readonly timer: Timer;
 
   constructor(
     private readonly deps: WsHubDeps,
@@ -107,27 +100,36 @@ export class WsHub {
     this.metrics = hubMetrics(deps.registry);
     this.log = deps.logger.child({ component: 'ws' });
     this.clock = deps.clock ?? systemClock;
-    this.timer = this.clock.setInterval(() => this.keepAlive(), opts.pingIntervalMs).unref();
+    this.conns = new WsConnectionSet<Connection>({
+      pingIntervalMs: opts.pingIntervalMs,
+      maxBufferedBytes: opts.maxBufferedBytes,
+      clock: this.clock,
+      onRemove: (conn) => this.forget(conn),
+      onCut: (conn, reason, buffered) => {
+        this.metrics.dropped.inc({ reason });
+        if (reason === 'slow') this.log.warn({ msg: 'ws_slow_client_disconnected', clientId: conn.clientId, appId: conn.appId, buffered });
+      },
+    });
+    this.conns.start();
   }
 
-  attach(server: http.Server): void {
-    server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-      socket.on('error', () => socket.destroy());
-      this.handshake(req, socket, head).catch((err) => {
-        this.log.error({ msg: 'ws_handshake_failed', err: errorMessage(err) });
-        this.metrics.handshakes.inc({ status: '500' });
-        refuse(socket, 500, 'internal error');
-      });
+  /** The upgrade handler of the push endpoints (for the HTTP server's upgrade routing). */
+  readonly upgrade: UpgradeHandler = (req, socket, head) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (!(WS_PATHS as readonly string[]).includes(path)) return false;
+    this.handshake(req, socket, head).catch((err) => {
+      this.log.error({ msg: 'ws_handshake_failed', err: errorMessage(err) });
+      this.metrics.handshakes.inc({ status: '500' });
+      refuse(socket, 500, 'internal error');
     });
-  }
+    return true;
+  };
 
   private async handshake(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0];
     const done = (status: number, msg: string) => {
       this.metrics.handshakes.inc({ status: String(status) });
       refuse(socket, status, msg);
     };
-    if (!(WS_PATHS as readonly string[]).includes(path)) return done(404, `no WebSocket endpoint at ${path.slice(0, 100)}`);
     const token = req.headers['x-api-key'];
     if (typeof token !== 'string' || token === '') return done(400, 'missing X-API-Key');
     const principal = await this.deps.resolveKey(token);
@@ -151,16 +153,13 @@ export class WsHub {
   }
 
   private open(ws: WebSocket, principal: Principal, resendSeconds: number): void {
-    const conn: Connection = { ws, appId: principal.appId, keyId: principal.keyId, clientId: randomUUID(), subs: new Set(), alive: true, resent: Promise.resolve(), resendSeconds, sent: new Map() };
+    const conn: Connection = { ws, appId: principal.appId, keyId: principal.keyId, clientId: randomUUID(), subs: new Set(), resent: Promise.resolve(), resendSeconds, sent: new Map() };
     let set = this.byApp.get(conn.appId);
     if (!set) this.byApp.set(conn.appId, (set = new Set()));
     set.add(conn);
+    this.conns.add(conn);
     this.metrics.connections.inc();
-    ws.on('pong', () => (conn.alive = true));
-    ws.on('error', (err) => this.log.debug({ msg: 'ws_error', clientId: conn.clientId, err: errorMessage(err) }));
-    ws.on('close', () => this.forget(conn));
     ws.on('message', (data, isBinary) => {
-      conn.alive = true;
       const text = isBinary ? '' : Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8');
       void conn.resent.then(() => this.command(conn, text)).catch((err) => this.log.warn({ msg: 'ws_command_failed', clientId: conn.clientId, err: errorMessage(err) }));
     });
@@ -197,16 +196,7 @@ export class WsHub {
 
   /** Writes a frame unless the client is too far behind, in which case it is cut off. */
   private send(conn: Connection, frame: string): boolean {
-    if (conn.ws.readyState !== conn.ws.OPEN) return false;
-    if (conn.ws.bufferedAmount + frame.length > this.opts.maxBufferedBytes) {
-      this.metrics.dropped.inc({ reason: 'slow' });
-      this.log.warn({ msg: 'ws_slow_client_disconnected', clientId: conn.clientId, appId: conn.appId, buffered: conn.ws.bufferedAmount });
-      conn.ws.terminate();
-      this.forget(conn);
-      return false;
-    }
-    conn.ws.send(frame);
-    return true;
+    return this.conns.send(conn, frame);
   }
 
   /** Sends a push and remembers when, by its message id. */
@@ -302,35 +292,12 @@ export class WsHub {
     }
   }
 
-  /** Ping every connection; one that did not answer the previous ping is dead. */
-  private keepAlive(): void {
-    for (const set of this.byApp.values()) {
-      for (const conn of [...set]) {
-        if (!conn.alive) {
-          this.metrics.dropped.inc({ reason: 'no_pong' });
-          conn.ws.terminate();
-          this.forget(conn);
-          continue;
-        }
-        conn.alive = false;
-        conn.ws.ping();
-      }
-    }
-  }
-
   get connectionCount(): number {
-    let n = 0;
-    for (const set of this.byApp.values()) n += set.size;
-    return n;
+    return this.conns.size;
   }
 
   /** Closes every connection with 1001 (going away): clients reconnect to another copy. */
   async close(): Promise<void> {
-    this.timer.cancel();
-    for (const set of this.byApp.values()) for (const conn of set) conn.ws.close(1001, 'server shutting down');
-    // Waits on the sockets themselves (their close handshakes), so on the wall clock.
-    const deadline = Date.now() + 2_000;
-    while (this.connectionCount > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    for (const set of this.byApp.values()) for (const conn of [...set]) conn.ws.terminate();
+    await this.conns.closeAll(2_000);
   }
 }
