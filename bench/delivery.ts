@@ -7,13 +7,14 @@ import { networkByName } from '@chainpipe/chains';
 import type { ChainTxMessage, TxPushMessage } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, ensureDatabase, migrateLatest } from '@chainpipe/db';
 import { createRedis } from '@chainpipe/redis';
-import { SecretBox, createLogger } from '@chainpipe/runtime';
+import { SecretBox, createLogger, systemClock } from '@chainpipe/runtime';
 import { parseEvmPayload } from '@chainpipe/tx-parsers';
 import { toTransactionResult } from '@chainpipe/tx-records';
 import { WebhookDispatcher, postWebhook, webhookHeaders } from '@chainpipe/webhooks';
 import { AddressIndex } from '../apps/tx-matcher/src/address-index';
 import { matchRecords } from '../apps/tx-matcher/src/plan';
 import { transactionFrame } from '../apps/tx-gateway/src/push/push.handler';
+import { ConnectionCap } from '../apps/tx-gateway/src/push/connection-cap';
 import { ResendStore } from '../apps/tx-gateway/src/push/resend-store';
 import { WsHub } from '../apps/tx-gateway/src/push/ws-hub';
 import { TOPICS } from '@chainpipe/contracts';
@@ -90,6 +91,7 @@ export async function run(): Promise<void> {
       // Every handshake is the bench application's: the key check is not what is measured here.
       resolveKey: async () => ({ appId, keyId: 'bench' }),
       store: new ResendStore(redis, { retentionSeconds: 600 }),
+      cap: new ConnectionCap(redis, { maxPerKey: 100_000, leaseMs: 600_000 }, systemClock),
       resendIntervalSeconds: async () => 3600,
       lookupTx: async () => undefined,
       logger: silent,

@@ -9,6 +9,7 @@ import { PoolTrades, toV2Record } from '@chainpipe/tx-records';
 import { AppConfigRepository } from '@chainpipe/tx-store';
 import { createTxGatewayApp } from './app';
 import { txGatewayConfig } from './config';
+import { ConnectionCap } from './push/connection-cap';
 import { FanoutReader } from './push/fanout';
 import { createPushHandler } from './push/push.handler';
 import { ResendStore, resendIntervals } from './push/resend-store';
@@ -62,6 +63,7 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
     {
       resolveKey,
       store,
+      cap: new ConnectionCap(redis, { maxPerKey: config.WS_MAX_CONNECTIONS_PER_KEY, leaseMs: config.WS_CONNECTION_LEASE_MS }, systemClock),
       resendIntervalSeconds: resendIntervals(new AppConfigRepository(db), systemClock),
       lookupTx: async (chainType, chainId, hash) => {
         const network = networkByChain(chainType, chainId);
@@ -85,6 +87,8 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
   svc.serve({ name: 'websocket', stop: () => hub.close() });
   // Unacknowledged pushes due again (the applications' ws_ack_resend_interval_seconds).
   svc.serve(periodicJob({ name: 'ws_periodic_resend', intervalMs: config.WS_RESEND_SCAN_MS, run: () => hub.resendDue(), logger }));
+  // The per-key cap's leases of this copy's connections, renewed well before they run out.
+  svc.serve(periodicJob({ name: 'ws_cap_renew', intervalMs: Math.floor(config.WS_CONNECTION_LEASE_MS / 3), run: () => hub.renewLeases(), logger }));
   const fanout = new FanoutReader({
     redis: redis.duplicate(),
     deliver: (p) => hub.deliver(p.appId, p.frame, p.chainType, p.listenAddress, p.messageId),

@@ -33,6 +33,8 @@ describe('WebSocket hub timing', () => {
       {
         resolveKey: async (token) => (token === 'key' ? { appId: 'app', keyId: 'k1' } : undefined),
         store: new ResendStore(redis, { retentionSeconds: 600 }),
+        // Two connections of one key, far below any cap: not what this test times.
+        cap: { acquire: async () => true, release: async () => undefined, renew: async () => undefined },
         resendIntervalSeconds: async () => 60,
         lookupTx: async () => undefined,
         logger: createLogger({ name: 'test', level: 'silent' }),

@@ -6,6 +6,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { WsConnectionSet, refuseUpgrade, type Principal, type UpgradeHandler, type WsPeer } from '@chainpipe/http';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { WS_PATHS, envelope, parseCommand, parseResendDuration, subscriptionKey, type Command } from './protocol';
+import type { ConnectionCap } from './connection-cap';
 import type { ResendStore } from './resend-store';
 
 export interface WsHubOptions {
@@ -21,6 +22,8 @@ export interface WsHubOptions {
 export interface WsHubDeps {
   resolveKey: (token: string) => Promise<Principal | undefined>;
   store: ResendStore;
+  /** Open connections per API key across every copy (`maxConnectionsPerKey`). */
+  cap: Pick<ConnectionCap, 'acquire' | 'release' | 'renew'>;
   /** The application's `ws_ack_resend_interval_seconds`: an unacknowledged push is sent again this long after the last send. */
   resendIntervalSeconds: (appId: string) => Promise<number>;
   /** The V2 record of a stored transaction (getTxHash by chain and hash), undefined when unknown. */
@@ -87,7 +90,6 @@ export class WsHub {
   private readonly wss: WebSocketServer;
   private readonly byApp = new Map<string, Set<Connection>>();
   private readonly conns: WsConnectionSet<Connection>;
-  private readonly perKey = new Map<string, number>();
   private readonly metrics: ReturnType<typeof hubMetrics>;
   private readonly log: Logger;
   private readonly clock: Pick<Clock, 'now' | 'setInterval'>;
@@ -137,23 +139,23 @@ export class WsHub {
     const header = req.headers['x-resendduration'];
     const resend = parseResendDuration(typeof header === 'string' ? header : undefined, this.opts.defaultResendSeconds, this.opts.retentionSeconds);
     if (!resend.ok) return done(400, resend.error);
-    if ((this.perKey.get(principal.keyId) ?? 0) >= this.opts.maxConnectionsPerKey) return done(429, `at most ${this.opts.maxConnectionsPerKey} connections per API key`);
-    // Counted before the upgrade completes, so parallel handshakes cannot pass the cap together;
-    // released again if the upgrade itself fails (a malformed WebSocket request).
-    this.perKey.set(principal.keyId, (this.perKey.get(principal.keyId) ?? 0) + 1);
+    // Counted (across copies) before the upgrade completes, so parallel handshakes cannot pass
+    // the cap together; released again if the upgrade itself fails (a malformed request).
+    const clientId = randomUUID();
+    if (!(await this.deps.cap.acquire(principal.keyId, clientId))) return done(429, `at most ${this.opts.maxConnectionsPerKey} connections per API key`);
     let upgraded = false;
     socket.once('close', () => {
-      if (!upgraded) this.release(principal.keyId);
+      if (!upgraded) this.release(principal.keyId, clientId);
     });
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       upgraded = true;
       this.metrics.handshakes.inc({ status: '101' });
-      this.open(ws, principal, resend.seconds);
+      this.open(ws, principal, clientId, resend.seconds);
     });
   }
 
-  private open(ws: WebSocket, principal: Principal, resendSeconds: number): void {
-    const conn: Connection = { ws, appId: principal.appId, keyId: principal.keyId, clientId: randomUUID(), subs: new Set(), resent: Promise.resolve(), resendSeconds, sent: new Map() };
+  private open(ws: WebSocket, principal: Principal, clientId: string, resendSeconds: number): void {
+    const conn: Connection = { ws, appId: principal.appId, keyId: principal.keyId, clientId, subs: new Set(), resent: Promise.resolve(), resendSeconds, sent: new Map() };
     let set = this.byApp.get(conn.appId);
     if (!set) this.byApp.set(conn.appId, (set = new Set()));
     set.add(conn);
@@ -184,14 +186,17 @@ export class WsHub {
     const set = this.byApp.get(conn.appId);
     if (!set?.delete(conn)) return;
     if (set.size === 0) this.byApp.delete(conn.appId);
-    this.release(conn.keyId);
+    this.release(conn.keyId, conn.clientId);
     this.metrics.connections.dec();
   }
 
-  private release(keyId: string): void {
-    const n = (this.perKey.get(keyId) ?? 1) - 1;
-    if (n <= 0) this.perKey.delete(keyId);
-    else this.perKey.set(keyId, n);
+  private release(keyId: string, clientId: string): void {
+    this.deps.cap.release(keyId, clientId).catch((err) => this.log.warn({ msg: 'ws_cap_release_failed', err: errorMessage(err) }));
+  }
+
+  /** Renews the cap's leases of this copy's open connections; the service runs it as a periodic job. */
+  async renewLeases(): Promise<void> {
+    await this.deps.cap.renew([...this.conns].map((c) => ({ keyId: c.keyId, connectionId: c.clientId })));
   }
 
   /** Writes a frame unless the client is too far behind, in which case it is cut off. */
