@@ -8,14 +8,12 @@ import {
   connectWs,
   createAppWithKey,
   createRegistryTopics,
-  freePort,
   refusedUpgrade,
-  spawnTs,
+  startTxGateway,
   stopProcess,
   testEnv,
   uniquePrefix,
   waitFor,
-  waitReady,
   type RunningProcess,
   type TestWsClient,
 } from '@chainpipe/testing';
@@ -77,23 +75,9 @@ describe('WebSocket connection cap per API key across gateway copies', function 
       apiKey = (await createAppWithKey(db)).key;
       await createRegistryTopics(prefix, [TOPICS.txPush, TOPICS.addressesChanges]);
       for (let i = 0; i < 2; i++) {
-        const [port, ops] = await Promise.all([freePort(), freePort()]);
-        const proc = spawnTs('apps/tx-gateway/src/main.ts', {
-          KAFKA_BROKERS: env.kafkaBrokers.join(','),
-          KAFKA_TOPIC_PREFIX: prefix,
-          DATABASE_URL: env.databaseUrl,
-          REDIS_URL: env.redisUrl,
-          REDIS_KEY_PREFIX: `${prefix}redis:`,
-          PORT: String(port),
-          OPS_PORT: String(ops),
-          WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
-          TX_GATEWAY_PUSH_GROUP: `${prefix}push`,
-          WS_MAX_CONNECTIONS_PER_KEY: '2',
-          LOG_LEVEL: 'warn',
-        });
-        gateways.push(proc);
-        urls.push(`ws://127.0.0.1:${port}/tx/api/v1/transaction/ws`);
-        await waitReady(proc, ops, 60_000);
+        const gw = await startTxGateway(prefix, { WS_MAX_CONNECTIONS_PER_KEY: '2' });
+        gateways.push(gw.proc);
+        urls.push(gw.wsUrl);
       }
     });
 

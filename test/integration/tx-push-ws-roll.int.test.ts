@@ -8,16 +8,14 @@ import {
   createAppWithKey,
   createRegistryTopics,
   evmBlockItem,
-  freePort,
   produceJson,
-  spawnTs,
+  startTxGateway,
   stopProcess,
   testEnv,
   testKafka,
   topicMessage,
   uniquePrefix,
   waitFor,
-  waitReady,
   type RunningProcess,
   type TestWsClient,
 } from '@chainpipe/testing';
@@ -39,6 +37,7 @@ describe('WebSocket push across gateway restarts and rolls (tx-gateway processes
   const txs = parseEvmPayload([evmBlockItem()], ctx).blocks[0].transactions;
   const prefix = uniquePrefix('wsroll');
   const pushTopic = prefix + TOPICS.txPush.name;
+  /** The push group of every copy (startTxGateway's). */
   const group = `${prefix}push`;
   const app = { id: `wsroll-${randomBytes(4).toString('hex')}`, key: '' };
   let db: Knex;
@@ -74,24 +73,9 @@ describe('WebSocket push across gateway restarts and rolls (tx-gateway processes
   }
 
   async function startGateway(): Promise<{ proc: RunningProcess; url: string }> {
-    const [port, ops] = await Promise.all([freePort(), freePort()]);
-    const proc = spawnTs('apps/tx-gateway/src/main.ts', {
-      KAFKA_BROKERS: env.kafkaBrokers.join(','),
-      KAFKA_TOPIC_PREFIX: prefix,
-      DATABASE_URL: env.databaseUrl,
-      REDIS_URL: env.redisUrl,
-      REDIS_KEY_PREFIX: `${prefix}redis:`,
-      PORT: String(port),
-      OPS_PORT: String(ops),
-      WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
-      TX_GATEWAY_PUSH_GROUP: group,
-      TX_GATEWAY_SESSION_TIMEOUT_MS: '6000',
-      LOG_LEVEL: 'warn',
-    });
-    const url = `ws://127.0.0.1:${port}/tx/api/v1/transaction/ws`;
-    gateways.set(proc, url);
-    await waitReady(proc, ops, 60_000);
-    return { proc, url };
+    const { proc, wsUrl } = await startTxGateway(prefix, { TX_GATEWAY_SESSION_TIMEOUT_MS: '6000' });
+    gateways.set(proc, wsUrl);
+    return { proc, url: wsUrl };
   }
 
   async function stopGateway(proc: RunningProcess): Promise<void> {
