@@ -209,7 +209,7 @@ export async function run(): Promise<void> {
 async function pipelineLatency(databaseUrl: string, db: ReturnType<typeof createDb>): Promise<{ rows: Record<string, string | number>[]; ratios: string[] }> {
   const prefix = `bench-dl-${randomBytes(3).toString('hex')}.`;
   process.env.TEST_KAFKA_BROKERS = BROKERS.join(',');
-  await createRegistryTopics(prefix, [TOPICS.chainRaw, TOPICS.chainTx, TOPICS.addressesChanges, TOPICS.txPush]);
+  await createRegistryTopics(prefix, [TOPICS.chainRaw, TOPICS.chainFetched, TOPICS.chainTx, TOPICS.addressesChanges, TOPICS.txPush]);
   const secret = randomBytes(12).toString('hex');
   const secretKey = randomBytes(32).toString('hex');
   const appId = `bench-lat-${randomBytes(3).toString('hex')}`;

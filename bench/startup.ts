@@ -7,7 +7,7 @@ import { TOPICS } from '@chainpipe/contracts';
 import { createDb, ensureDatabase, migrateLatest } from '@chainpipe/db';
 import { ensureTopics } from '@chainpipe/kafka';
 import { APP_PORTS } from '@chainpipe/runtime';
-import { REPO_ROOT, freePort, spawnBuilt, spawnTs, stopProcess, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { REPO_ROOT, freePort, simulatorUpstreamEnv, spawnBuilt, spawnTs, stopProcess, waitReady, type RunningProcess } from '@chainpipe/testing';
 import { machine, printTable } from './lib-stats';
 
 /**
@@ -93,8 +93,8 @@ export async function run(): Promise<void> {
   const simOps = await freePort();
   const sim = spawnBuilt('apps/upstream-sim/src/main.ts', { PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn' }, { quiet: true });
   await waitReady(sim, simOps);
-  const upstream = `127.0.0.1:${simPort}`;
   const common: Record<string, string> = {
+    ...simulatorUpstreamEnv(`http://127.0.0.1:${simPort}`),
     KAFKA_BROKERS: BROKERS.join(','),
     KAFKA_TOPIC_PREFIX: prefix,
     DATABASE_URL,
@@ -103,16 +103,7 @@ export async function run(): Promise<void> {
     LOG_LEVEL: 'warn',
     STREAM_SECRET: randomBytes(16).toString('hex'),
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
-    MARKET_API_KEY: 'bench',
     ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
-    POOL_UPSTREAM_URL: `http://${upstream}/geckoterminal/api/v2`,
-    KLINE_MARKET_API_URL: `http://${upstream}/coingecko/api/v3`,
-    MARKET_WS_URL: `ws://${upstream}/v1`,
-    QUOTES_SOURCE_URL: `http://${upstream}/cmc`,
-    FIAT_RATES_SOURCE_URL: `http://${upstream}/oxr`,
-    CHANGENOW_API_URL: `http://${upstream}/changenow`,
-    THORNODE_API_URL: `http://${upstream}/thornode`,
-    CHAIN_RPC_DEFAULT_BASE: `http://${upstream}/rpc`,
   };
 
   const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');

@@ -24,6 +24,8 @@ add_env WEBHOOK_SECRET_KEY "$(node -e "process.stdout.write(require('crypto').ra
 add_env MARKET_API_KEY "dev-$(node -e "process.stdout.write(require('crypto').randomBytes(8).toString('hex'))")"
 # Development only: webhooks may go to a receiver on this machine over plain http.
 add_env ALLOW_PRIVATE_WEBHOOK_TARGETS "true"
+# Every third-party upstream (apps have no default for them): upstream-sim on its port.
+while IFS='=' read -r name value; do add_env "$name" "$value"; done < <(npx --no-install tsx scripts/dev/upstream-env.ts)
 set -a; . "$ENV_FILE"; set +a
 
 FROM_SOURCE="${UP_FROM_SOURCE:-0}"

@@ -3,7 +3,9 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { parse, parseAllDocuments } from 'yaml';
-import { APP_PORTS, baseConfig, type AppName, type Field } from '@chainpipe/runtime';
+import { chainOriginConfig } from '@chainpipe/chains';
+import { APP_PORTS, baseConfig, serviceSection, type AppName, type Field } from '@chainpipe/runtime';
+import { simulatorUpstreamEnv } from '@chainpipe/testing';
 import { aggregatorGatewayConfig } from '../../apps/aggregator-gateway/src/config';
 import { ingestConfig } from '../../apps/chain-ingest/src/config';
 import { chainParserConfig } from '../../apps/chain-parser/src/config';
@@ -50,6 +52,16 @@ const APP_CONFIG: Record<AppName, Record<string, Field<unknown>>> = {
   'aggregator-gateway': aggregatorGatewayConfig,
   'order-tracker': orderTrackerConfig,
 };
+
+/** Every variable an app validates at boot, as the service kit assembles them. */
+const fieldsOf = (app: AppName) => ({ ...baseConfig, ...serviceSection(app, APP_CONFIG[app]) }) as Record<string, Field<unknown>>;
+const isRequired = (field: Field<unknown>) => 'error' in field.parse(undefined);
+/**
+ * The apps asking chain nodes need an origin for every network, which no one variable says:
+ * CHAIN_RPC_DEFAULT_BASE, or CHAIN_RPC_URLS listing them all (chainOriginsFromConfig).
+ */
+const CHAIN_ORIGIN_VARIABLES = ['CHAIN_RPC_DEFAULT_BASE', 'CHAIN_RPC_URLS'] as const;
+const asksChainNodes = (app: AppName) => CHAIN_ORIGIN_VARIABLES.every((name) => name in APP_CONFIG[app]);
 
 function promtool(args: string[]): string {
   const r = spawnSync('promtool', args, { cwd: PROM_DIR, encoding: 'utf8' });
@@ -272,6 +284,13 @@ describe('deploy/: Prometheus, Grafana, Kubernetes and the README metric table a
           }
           if (set?.valueFrom?.secretKeyRef) expect(secretExample.stringData, `secret.example.yaml lists ${name}`).to.have.property(set.valueFrom.secretKeyRef.key);
         }
+        if (asksChainNodes(app)) {
+          const given = CHAIN_ORIGIN_VARIABLES.filter((name) => {
+            const set = env.get(name);
+            return set !== undefined && !(set.valueFrom?.secretKeyRef?.optional ?? false);
+          });
+          expect(given, `${app}: one of ${CHAIN_ORIGIN_VARIABLES.join(', ')} is always set`).to.not.deep.equal([]);
+        }
       });
 
       it(`${app}: a headless ops Service for Prometheus${'public' in APP_PORTS[app] ? ', a Service for its public port' : ''}${'public' in APP_PORTS[app] && app !== 'upstream-sim' ? ' and a PodDisruptionBudget' : ''}`, () => {
@@ -295,6 +314,7 @@ describe('deploy/: Prometheus, Grafana, Kubernetes and the README metric table a
     }
 
     it('the ConfigMap holds only variables some app validates', () => {
+      expect(Object.keys(chainOriginConfig)).to.include.members([...CHAIN_ORIGIN_VARIABLES]);
       const all = new Set([...Object.keys(baseConfig), ...Object.values(APP_CONFIG).flatMap((c) => Object.keys(c))]);
       for (const key of Object.keys(common.data)) expect(all.has(key), `no app validates ${key}`).to.equal(true);
     });
@@ -315,6 +335,36 @@ describe('deploy/: Prometheus, Grafana, Kubernetes and the README metric table a
       const manifests = files.map((f) => path.relative(K8S_DIR, f)).filter((f) => f !== 'kustomization.yaml');
       expect(k.resources).to.have.members(manifests.filter((f) => f !== 'secret.example.yaml' && f !== 'apps/upstream-sim.yaml'));
       expect(k.images).to.deep.equal([{ name: 'chainpipe', newTag: version }]);
+    });
+  });
+  describe('docker-compose.yml', () => {
+    const compose = parse(readFileSync(path.join(ROOT, 'deploy/docker-compose.yml'), 'utf8'), { merge: true }) as Json;
+    const apps = Object.entries(compose.services as Record<string, Json>).flatMap(([service, def]) => {
+      const app = /^dist\/apps\/([a-z-]+)\/src\/main\.js$/.exec(def.command?.[1] ?? '')?.[1];
+      return app ? [{ service, app: app as AppName, env: (def.environment ?? {}) as Record<string, unknown> }] : [];
+    });
+
+    it('runs compiled apps of the port table', () => {
+      expect(apps.map((a) => a.app)).to.include.members(['chain-ingest', 'tx-gateway']);
+      for (const { service, app } of apps) expect(APPS, service).to.include(app);
+    });
+
+    it('sets every variable each of its apps requires, and an origin for every chain network', () => {
+      for (const { service, app, env } of apps) {
+        const isSet = (name: string) => env[name] !== undefined && env[name] !== null && String(env[name]) !== '';
+        for (const [name, field] of Object.entries(fieldsOf(app))) {
+          if (isRequired(field)) expect(isSet(name), `${service}: required ${name} is set`).to.equal(true);
+        }
+        if (asksChainNodes(app)) expect(CHAIN_ORIGIN_VARIABLES.some(isSet), `${service}: one of ${CHAIN_ORIGIN_VARIABLES.join(', ')} is set`).to.equal(true);
+      }
+    });
+
+    it('points the upstreams at its simulator, at the paths the simulator serves', () => {
+      const expected = simulatorUpstreamEnv('http://upstream-sim:8090');
+      const env = compose['x-app'].environment as Record<string, unknown>;
+      const upstreams = Object.keys(env).filter((name) => name in expected);
+      expect(upstreams.length).to.be.greaterThan(0);
+      for (const name of upstreams) expect(env[name], name).to.equal(expected[name]);
     });
   });
 });

@@ -4,7 +4,7 @@ import express from 'express';
 import { Registry } from 'prom-client';
 import { loadContracts } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
-import { HttpError, createHttpApp, createKeyResolver, finishHttpApp, listen, messageEnvelope, msgEnvelope, requireApiKey, sendOk, validateBody, type StartedServer } from '@chainpipe/http';
+import { HttpError, createHttpApp, createKeyResolver, finishHttpApp, leaveRequestDeadline, listen, messageEnvelope, msgEnvelope, requireApiKey, sendOk, validateBody, type StartedServer } from '@chainpipe/http';
 import { createRedis, redisComponent } from '@chainpipe/redis';
 import { createLogger } from '@chainpipe/runtime';
 import { createAppWithKey,parsePrometheusText, readJson, testEnv } from '@chainpipe/testing';
@@ -27,6 +27,11 @@ describe('http library on a real server with keys in the real database', () => {
     const a = express.Router();
     a.post('/a/changes', validateBody(loadContracts(), 'kafka/addresses.changes.v1'), (req, res) => sendOk(res, { app: res.locals.principal.appId, adds: req.body.adds.length }));
     a.get('/a/slow', async () => new Promise((r) => setTimeout(r, 1000)));
+    a.get('/a/long', async (_req, res) => {
+      leaveRequestDeadline(res);
+      await new Promise((r) => setTimeout(r, 600));
+      sendOk(res, 'late but whole');
+    });
     a.get('/a/teapot', () => {
       throw new HttpError(418, 'short and stout', 41800);
     });
@@ -88,6 +93,14 @@ describe('http library on a real server with keys in the real database', () => {
     expect(none.status).to.equal(404);
     expect((await readJson(none)).msg).to.match(/no route/);
     expect(slow.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+  });
+
+  it('a response taken out of the request deadline runs past it', async () => {
+    const t0 = Date.now();
+    const long = await call('/a/long');
+    expect(long.status).to.equal(200);
+    expect(Date.now() - t0, 'past the 300 ms deadline').to.be.at.least(550);
+    expect(await readJson(long)).to.deep.equal({ code: 0, message: 'success', data: 'late but whole' });
   });
 
   it('records request metrics by route template and status', async () => {

@@ -11,19 +11,20 @@ import {
 } from '@chainpipe/testing';
 
 /**
- * Order creation through a real channel: the aggregator-gateway and order-tracker processes
- * with the ChangeNOW adapter against the upstream simulator's ChangeNOW stand-in. Prices are
+ * Order creation through the real channels: the aggregator-gateway and order-tracker processes
+ * with the ChangeNOW and THORChain adapters against the upstream simulator's stand-ins. Prices are
  * pinned in the simulator (ETH 2000 USD, BTC 50000 USD), so the test computes the estimates
  * itself: 0.1 ETH = 200 USD = 0.004 BTC, less the stand-in's 0.5 % provider fee = 398000 sat,
  * less the channel's 0.3 % = 396806 sat.
  */
 const ETH = 101;
+const USDT = 102; // on Ethereum, 6 decimals
 const BTC = 1001;
 const AMOUNT = 100_000_000_000_000_000n; // 0.1 ETH
 const PROVIDER_OUT = 398_000n;
 const NET_OUT = (PROVIDER_OUT * (AMOUNT - (AMOUNT * 3n) / 1000n)) / AMOUNT; // 396806
 
-describe('integrator orders through the ChangeNOW channel (gateway, tracker, upstream-sim processes)', function () {
+describe('integrator orders through the ChangeNOW and THORChain channels (gateway, tracker, upstream-sim processes)', function () {
   this.timeout(180_000);
   const env = testEnv();
   const procs: RunningProcess[] = [];
@@ -52,12 +53,15 @@ describe('integrator orders through the ChangeNOW channel (gateway, tracker, ups
     sim = `http://127.0.0.1:${simPort}`;
     gateway = `http://127.0.0.1:${gwPort}`;
     await start('apps/upstream-sim/src/main.ts', {}, simPort);
-    for (const [id, price] of [['1027', 2000], ['1', 50000]] as const) {
+    for (const [id, price] of [['1027', 2000], ['1', 50000], ['825', 1]] as const) {
       const res = await fetch(`${sim}/sim/cmc/quotes/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ price }) });
       expect(res.status).to.equal(200);
     }
     // the price service's latest ETH price, as price-writer keeps it (for the minimum amount)
-    await new QuoteStore(redis).writeLatest([{ kind: 'crypto', source: 'test', external_id: '1027', symbol: 'ETH', name: 'Ethereum', as_of: Date.now(), fetched_at: Date.now(), usd: { price: 2000 } } as never]);
+    await new QuoteStore(redis).writeLatest([
+      { kind: 'crypto', source: 'test', external_id: '1027', symbol: 'ETH', name: 'Ethereum', as_of: Date.now(), fetched_at: Date.now(), usd: { price: 2000 } } as never,
+      { kind: 'crypto', source: 'test', external_id: '825', symbol: 'USDT', name: 'Tether', as_of: Date.now(), fetched_at: Date.now(), usd: { price: 1 } } as never,
+    ]);
     const common = {
       KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: redisPrefix,
       CHANGENOW_API_URL: `${sim}/changenow`, THORNODE_API_URL: `${sim}/thornode`, ORDER_DEPOSIT_APP_ID: `deposits-${randomBytes(3).toString('hex')}`,
@@ -106,6 +110,8 @@ describe('integrator orders through the ChangeNOW channel (gateway, tracker, ups
     expect(d).to.include({
       fee_platform: '300000000000000', fee_partner: '0', fee_integrator: '250000000000000', fee_platform_original: '550000000000000',
       platform_fee_rate: '0.0030', partner_fee_rate: '0.0000', integrator_fee_rate: '0.0025',
+      // a ChangeNOW deposit is a plain transfer to the payin address
+      deposit_router: null,
     });
     const exchange = (await exchanges()).find((e) => e.payinAddress === d.deposit_address);
     expect(exchange, 'the deposit address is the ChangeNOW payin address').to.not.equal(undefined);
@@ -145,6 +151,94 @@ describe('integrator orders through the ChangeNOW channel (gateway, tracker, ups
     expect(other.body).to.deep.equal({ code: 400, msg: 'duplicate client_order_id', data: null });
     // the same id without a key is another integrator's space
     expect((await create(body({ client_order_id: clientOrderId, dst_address: payout }))).body.data!.order_no).to.not.equal(answers[0].body.data!.order_no);
+  });
+
+  it('client_order_id: a retry with a refreshed quote returns the same order before any re-quote, price or minimum check; other identity terms are a duplicate', async () => {
+    const clientOrderId = `r-${randomBytes(4).toString('hex')}`;
+    const headers = { 'x-integrator-api-key': key };
+    const first = await create(body({ client_order_id: clientOrderId }), headers);
+    expect(first.status, JSON.stringify(first.body)).to.equal(200);
+    const exchangeCount = (await exchanges()).length;
+    const latestEth = (price: number) =>
+      new QuoteStore(redis).writeLatest([{ kind: 'crypto', source: 'test', external_id: '1027', symbol: 'ETH', name: 'Ethereum', as_of: Date.now(), fetched_at: Date.now(), usd: { price } } as never]);
+    // the source price falls to 1 USD: 0.1 ETH is under the 10 USD minimum for any new order
+    await latestEth(1);
+    try {
+      // a refreshed quote 3 % above the first one: a re-quote would call it a mismatch
+      const refreshed = (NET_OUT * 103n) / 100n;
+      const retry = await create(
+        body({ client_order_id: clientOrderId, main_channel_estimated_out_amount: refreshed.toString(), min_acceptable_out_amount: ((refreshed * 99n) / 100n).toString(), channels: [{ channel_id: 1, estimated_out_str: refreshed.toString() }] }),
+        headers,
+      );
+      expect(retry.status, JSON.stringify(retry.body)).to.equal(200);
+      expect(retry.body.data).to.include({ order_no: first.body.data!.order_no, deposit_address: first.body.data!.deposit_address });
+      expect((await exchanges()).length, 'no new exchange at the provider').to.equal(exchangeCount);
+      // what the repeat skipped: a new order under the same figures is refused
+      expect((await create(body({ client_order_id: `${clientOrderId}-new` }), headers)).body).to.deep.equal({ code: 400, msg: 'amount_in below minimum', data: null });
+      const duplicate = { code: 400, msg: 'duplicate client_order_id', data: null };
+      expect((await create(body({ client_order_id: clientOrderId, dst_address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' }), headers)).body, 'another dst_address').to.deep.equal(duplicate);
+      expect((await create(body({ client_order_id: clientOrderId, chosen_channel_id: 2, channels: [{ channel_id: 2, estimated_out_str: NET_OUT.toString() }] }), headers)).body, 'another channel').to.deep.equal(duplicate);
+      expect((await create(body({ client_order_id: clientOrderId, dst_token_id: ETH, dst_address: '0x5f2b7a4f0c0b4a3c9c0b9a8e7d6c5b4a39281706' }), headers)).body, 'another destination token').to.deep.equal(duplicate);
+    } finally {
+      await latestEth(2000);
+    }
+  });
+
+  /** The quote stream's events (prompt providers: the stream ends by itself). */
+  const quoteEvents = async (query: string): Promise<{ event: string; data: Record<string, unknown> }[]> => {
+    const res = await fetch(`${gateway}/api/v2/quote/stream?${query}`, { headers: { accept: 'text/event-stream' } });
+    expect(res.status).to.equal(200);
+    return [...(await res.text()).matchAll(/^event: (\w+)\ndata: (.*)$/gm)].map((m) => ({ event: m[1], data: JSON.parse(m[2]) as Record<string, unknown> }));
+  };
+
+  it('provider minimums: an error event for the channel in the quote stream, amount_in below minimum at creation', async () => {
+    // The stand-ins' minimums at the pinned prices: THORChain 12.5 USD (0.00625 ETH, refused
+    // outright under a quarter of it), ChangeNOW's range 15 USD (0.0075 ETH); the platform's 10 USD.
+    const belowMinimum = (channel: number) => ({ event: 'error', data: { channel_id: channel, msg: 'amount_in below minimum' } });
+    for (const amount of [6_000_000_000_000_000n, 1_000_000_000_000_000n]) {
+      const events = await quoteEvents(`src_token_id=${ETH}&dst_token_id=${BTC}&amount_in=${amount}&slippage=0.01`);
+      expect(events.slice(0, 2), `${amount}`).to.have.deep.members([belowMinimum(1), belowMinimum(2)]);
+      expect(events.slice(2)).to.deep.equal([{ event: 'done', data: {} }]);
+    }
+    // 0.007 ETH (14 USD): above THORChain's minimum, below ChangeNOW's
+    const between = 7_000_000_000_000_000n;
+    const events = await quoteEvents(`src_token_id=${ETH}&dst_token_id=${BTC}&amount_in=${between}&slippage=0.01`);
+    expect(events.find((e) => e.data.channel_id === 1)).to.deep.equal(belowMinimum(1));
+    const thor = events.find((e) => e.event === 'channel' && e.data.channel_id === 2);
+    expect(thor, JSON.stringify(events)).to.not.equal(undefined);
+    const estimate = BigInt(String(thor!.data.estimated_out_str));
+
+    const order = (amount: bigint, channel: number, out: bigint) =>
+      body({ amount_in: amount.toString(), chosen_channel_id: channel, main_channel_estimated_out_amount: out.toString(), min_acceptable_out_amount: ((out * 99n) / 100n).toString(), channels: [{ channel_id: channel, estimated_out_str: out.toString() }] });
+    const refused = { code: 400, msg: 'amount_in below minimum', data: null };
+    const exchangeCount = (await exchanges()).length;
+    // 0.006 ETH is 12 USD, above the platform's minimum: the providers refuse it
+    expect((await create(order(6_000_000_000_000_000n, 1, 23_800n))).body, 'ChangeNOW').to.deep.equal(refused);
+    expect((await create(order(6_000_000_000_000_000n, 2, 23_800n))).body, 'THORChain').to.deep.equal(refused);
+    expect((await create(order(between, 1, estimate))).body, 'ChangeNOW at 14 USD').to.deep.equal(refused);
+    expect((await exchanges()).length, 'no exchange for a refused amount').to.equal(exchangeCount);
+    const accepted = await create(order(between, 2, estimate));
+    expect(accepted.status, JSON.stringify(accepted.body)).to.equal(200);
+  });
+
+  it('an ERC-20 source on THORChain: the order keeps the quote\'s router next to the vault address and memo', async () => {
+    const amount = 100_000_000n; // 100 USDT
+    const events = await quoteEvents(`src_token_id=${USDT}&dst_token_id=${BTC}&amount_in=${amount}&slippage=0.01&channel_id=2`);
+    const quote = events.find((e) => e.event === 'channel');
+    expect(quote, JSON.stringify(events)).to.not.equal(undefined);
+    const out = BigInt(String(quote!.data.estimated_out_str));
+    const a = await create(
+      body({ src_token_id: USDT, amount_in: amount.toString(), chosen_channel_id: 2, main_channel_estimated_out_amount: out.toString(), min_acceptable_out_amount: ((out * 99n) / 100n).toString(), channels: [{ channel_id: 2, estimated_out_str: out.toString() }] }),
+    );
+    expect(a.status, JSON.stringify(a.body)).to.equal(200);
+    // what THORNode answers for this asset: the Ethereum vault and router of this simulator run
+    const thornode = (await (await fetch(`${sim}/thornode/thorchain/quote/swap?from_asset=ETH.USDT-0XDAC17F958D2EE523A2206206994597C13D831EC7&to_asset=BTC.BTC&amount=10000000000`)).json()) as { inbound_address: string; router: string };
+    expect(thornode.router).to.match(/^0x[0-9a-f]{40}$/);
+    const order = (await new OrderRepository(db).findByNo(String(a.body.data!.order_no)))!;
+    expect(order.deposit_address.toLowerCase()).to.equal(thornode.inbound_address.toLowerCase());
+    expect(order.deposit_router).to.equal(thornode.router);
+    expect(a.body.data!.deposit_router, 'the integrator is told the router').to.equal(thornode.router);
+    expect(order.deposit_memo).to.equal(`=:BTC.BTC:${order.dst_address}`);
   });
 
   it('the tracker follows the channel: finished → Completed → Settled with the commission in the ledger at the creation price', async () => {

@@ -23,6 +23,7 @@ export function orderFixture(over: Partial<NewOrder> = {}): NewOrder {
     provider_order_id: randomBytes(6).toString('hex'),
     deposit_address: '0x' + randomBytes(20).toString('hex'),
     deposit_memo: null,
+    deposit_router: null,
     deposit_chain_type: 'ethereum',
     slippage: '0.01',
     estimated_out: '249375',

@@ -38,7 +38,8 @@ describe('price pipeline: simulator → ingester → Kafka → writer → gatewa
     db = createDb({ url: env.databaseUrl, poolMax: 2 });
     key = await createTestKey(db, 'price-pipeline');
     const prefix = uniquePrefix('price');
-    await createRegistryTopics(prefix, [TOPICS.priceQuotes]);
+    // market-gateway also reads and writes the candlestick topics (created by the topic script, never by an app).
+    await createRegistryTopics(prefix, [TOPICS.priceQuotes, TOPICS.klineCandles, TOPICS.klinePools]);
     sim = await startApp('apps/upstream-sim/src/main.ts', {});
     await simControl(sim.base, 'PUT', '/sim/cmc/quotes/825', { price: USDT_PRICE });
     await simControl(sim.base, 'PUT', '/sim/cmc/quotes/1', { price: BTC_PRICE });
@@ -60,7 +61,7 @@ describe('price pipeline: simulator → ingester → Kafka → writer → gatewa
         { publicPort: false },
       ),
       startApp('apps/price-writer/src/main.ts', { ...kafka, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: redisPrefix, PRICE_WRITER_GROUP: `${prefix}writer` }, { publicPort: false }),
-      startApp('apps/market-gateway/src/main.ts', { DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: redisPrefix, POOL_UPSTREAM_URL: `${sim.base}/geckoterminal/api/v2` }),
+      startApp('apps/market-gateway/src/main.ts', { ...kafka, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: redisPrefix, POOL_UPSTREAM_URL: `${sim.base}/geckoterminal/api/v2` }),
     ]);
   });
 

@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createDb, type Knex } from '@chainpipe/db';
 import { IMPORT_ID_START, SEED_CHAINS, SEED_FIATS, SEED_TOKENS } from '@chainpipe/price';
-import { REPO_ROOT, stopProcess, testEnv } from '@chainpipe/testing';
+import { TOPICS } from '@chainpipe/contracts';
+import { REPO_ROOT, createRegistryTopics, stopProcess, testEnv, uniquePrefix } from '@chainpipe/testing';
 import { client, createTestKey, expectOk, expectPriceError, startApp, type Started } from './price/support';
 
 /**
@@ -28,7 +29,10 @@ describe('price API: reference data (market-gateway process, Postgres)', functio
     db = createDb({ url: env.databaseUrl, poolMax: 2 });
     key = await createTestKey(db, 'price-ref');
     revokedKey = await createTestKey(db, 'price-ref-revoked', { revoked: true });
-    gw = await startApp('apps/market-gateway/src/main.ts', { DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: `${env.runId}:ref:` });
+    // The candlestick topics market-gateway reads and writes (the topic script's, never the app's).
+    const prefix = uniquePrefix('price-ref');
+    await createRegistryTopics(prefix, [TOPICS.klineCandles, TOPICS.klinePools]);
+    gw = await startApp('apps/market-gateway/src/main.ts', { KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: `${env.runId}:ref:` });
   });
 
   after(async function () {

@@ -102,7 +102,7 @@ describe('WebSocket and webhook push: /stream → parser → matcher → two gat
     ]);
 
     const prefix = uniquePrefix('ws');
-    await createRegistryTopics(prefix, [TOPICS.chainRaw, TOPICS.chainTx, TOPICS.addressesChanges, TOPICS.txPush]);
+    await createRegistryTopics(prefix, [TOPICS.chainRaw, TOPICS.chainFetched, TOPICS.chainTx, TOPICS.addressesChanges, TOPICS.txPush]);
     const common = { KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, LOG_LEVEL: 'warn' };
     const ports = await Promise.all(Array.from({ length: 9 }, () => freePort()));
     const [ingestPort, ingestOps, parserOps, matcherOps, gw1, gw1Ops, gw2, gw2Ops, dispatcherOps] = ports;

@@ -8,7 +8,7 @@ import { TOPICS } from '@chainpipe/contracts';
 import { generateApiKey } from '@chainpipe/http';
 import { parseEvmPayload } from '@chainpipe/tx-parsers';
 import { storeBlock } from '@chainpipe/tx-store';
-import { createAppWithKey,createRegistryTopics, documentAssertion, freePort, parsePrometheusText, readFixtureJson, readJson, spawnTs, stopProcess, testEnv, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { createAppWithKey,createRegistryTopics, documentAssertion, freePort, parsePrometheusText, readFixtureJson, readJson, spawnTs, stopProcess, testEnv, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 
 type Json = any;
 
@@ -216,6 +216,8 @@ class StandInNode {
 describe('tx-gateway history queries (real app, real Postgres, stand-in chain node)', function () {
   let db: Knex;
   let gateway: RunningProcess;
+  /** Stores what the gateway fetched from the origin (chain.fetched.v1). */
+  let parser: RunningProcess;
   let base: string;
   let opsBase: string;
   let apiKey: string;
@@ -282,9 +284,19 @@ describe('tx-gateway history queries (real app, real Postgres, stand-in chain no
     apiKey = (await createAppWithKey(db, { id: `txq-${RUN}`, name: 'tx queries test', label: 'test' })).key;
 
     await node.start();
-    await createRegistryTopics(`${env.runId}-txq.`, [TOPICS.addressesChanges, TOPICS.txPush]);
+    await createRegistryTopics(`${env.runId}-txq.`, [TOPICS.addressesChanges, TOPICS.txPush, TOPICS.chainFetched, TOPICS.chainTx, TOPICS.chainRaw]);
     const port = await freePort();
     const opsPort = await freePort();
+    const parserOps = await freePort();
+    parser = spawnTs('apps/chain-parser/src/main.ts', {
+      DATABASE_URL: env.databaseUrl,
+      KAFKA_BROKERS: env.kafkaBrokers.join(','),
+      KAFKA_TOPIC_PREFIX: `${env.runId}-txq.`,
+      CHAIN_PARSER_GROUP: `${env.runId}-txq-parser`,
+      CHAIN_PARSER_FETCHED_GROUP: `${env.runId}-txq-fetched`,
+      OPS_PORT: String(parserOps),
+      LOG_LEVEL: 'warn',
+    });
     gateway = spawnTs('apps/tx-gateway/src/main.ts', {
       DATABASE_URL: env.databaseUrl,
       KAFKA_BROKERS: env.kafkaBrokers.join(','),
@@ -298,13 +310,14 @@ describe('tx-gateway history queries (real app, real Postgres, stand-in chain no
       BODY_LIMIT_BYTES: String(64 * 1024),
       LOG_LEVEL: 'warn',
     });
-    await waitReady(gateway, opsPort, 90_000);
+    await Promise.all([waitReady(gateway, opsPort, 90_000), waitReady(parser, parserOps, 90_000)]);
     base = `http://127.0.0.1:${port}`;
     opsBase = `http://127.0.0.1:${opsPort}`;
   });
 
   after(async () => {
     if (gateway) expect(await stopProcess(gateway)).to.equal(0);
+    if (parser) expect(await stopProcess(parser)).to.equal(0);
     await node.stop();
     await db?.destroy();
   });
@@ -670,7 +683,7 @@ describe('tx-gateway history queries (real app, real Postgres, stand-in chain no
       expect(node.calls).to.have.length(0); // stored: no origin call
     });
 
-    it('fetches an unknown transaction from the chain origin, stores it, and serves it from storage once the node is gone', async () => {
+    it('fetches an unknown transaction from the chain origin, has chain-parser store it, and serves it from storage once the node is gone', async () => {
       const raw = C.block.transactions[0];
       const receipt = receiptOf(C, raw.hash);
       const first = await call('GET', `/tx/api/v1/transactions/${raw.hash}?chain_type=ethereum&chain_id=1`);
@@ -685,9 +698,11 @@ describe('tx-gateway history queries (real app, real Postgres, stand-in chain no
       expect(v2.tokenTransferDetails.map((t: Json) => t.amount)).to.deep.equal([BigInt(receipt.logs[0].data).toString()]);
       expect(node.calls.map((c) => c.method).sort()).to.deep.equal(['eth_getBlockByNumber', 'eth_getTransactionByHash', 'eth_getTransactionReceipt']);
 
-      // Stored with its address index: list endpoints see it now.
-      const listed = await search({ address: raw.from, chain_type: 'ethereum', chain_id: 1 });
-      expect(listed.map((r) => r.tx_hash)).to.include(raw.hash);
+      // Stored by chain-parser with its address index: list endpoints see it a moment later.
+      await waitFor(async () => (await search({ address: raw.from, chain_type: 'ethereum', chain_id: 1 })).some((r) => r.tx_hash === raw.hash), {
+        timeoutMs: 30_000,
+        what: 'the fetched transaction in the sender\'s history',
+      });
 
       await node.stop();
       const again = await call('GET', `/tx/api/v1/transactions/${raw.hash}?chain_type=ethereum&chain_id=1`);

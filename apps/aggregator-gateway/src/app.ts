@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import type { Registry } from 'prom-client';
 import { AGGREGATOR_GATEWAY_ASYNC_INFO, AGGREGATOR_GATEWAY_CHANNELS, asyncApiDocument } from '@chainpipe/contracts';
 import { createModularApp, type ApiInfo, type RouteModule } from '@chainpipe/http';
-import type { Logger } from '@chainpipe/runtime';
+import type { Clock, Logger } from '@chainpipe/runtime';
 
 export type { RouteModule };
 
@@ -10,6 +10,8 @@ export interface AggregatorGatewayOptions {
   logger: Logger;
   registry: Registry;
   timeoutMs: number;
+  /** Time of the request deadline. */
+  clock?: Pick<Clock, 'setTimeout'>;
   modules: readonly RouteModule[];
 }
 

@@ -1,9 +1,9 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { ChainTxMessage } from '@chainpipe/contracts';
+import type { ChainFetchedMessage, ChainTxMessage } from '@chainpipe/contracts';
 import type { BatchHandler, ConsumedRecord, DeadLetter, OutgoingMessage, TooLargeMessage } from '@chainpipe/kafka';
 import { RetryableError, errorMessage, type ErrorCode, type Logger } from '@chainpipe/runtime';
 import { classifyStoreError, type StoreBlockInput, type StoreBlockResult } from '@chainpipe/tx-store';
-import { blockMessages, blockOutcome, deliverySource, planRecord, type TxCheck } from './plan';
+import { blockMessages, blockOutcome, deliverySource, planFetched, planRecord, type StorePlan, type TxCheck } from './plan';
 
 export interface ChainRawHandlerDeps {
   /** Stores one block atomically (tx-store's storeBlock bound to the pool). */
@@ -26,7 +26,7 @@ const LOGGED_ISSUES = 5;
 
 function parserMetrics(registry: Registry) {
   return {
-    records: new Counter({ name: 'chainpipe_parser_records_total', help: 'chain.raw records by outcome (stored, partial = stored and dead-lettered for the unreadable rest, dead_letter, empty)', labelNames: ['network', 'outcome'], registers: [registry] }),
+    records: new Counter({ name: 'chainpipe_parser_records_total', help: 'Records by outcome, chain.raw.v1 deliveries and chain.fetched.v1 origin look-ups alike (stored, partial = stored and dead-lettered for the unreadable rest, dead_letter, empty)', labelNames: ['network', 'outcome'], registers: [registry] }),
     blocks: new Counter({ name: 'chainpipe_parser_blocks_stored_total', help: 'Blocks stored, by kind (new, known = replay, reorg = replaced another block of its height)', labelNames: ['network', 'kind'], registers: [registry] }),
     txs: new Counter({ name: 'chainpipe_parser_txs_stored_total', help: 'Transactions stored (replays included)', labelNames: ['network'], registers: [registry] }),
     changed: new Counter({ name: 'chainpipe_parser_txs_changed_total', help: 'Transactions whose stored record a delivery changed (new, merged with more information, moved): the ones published', labelNames: ['network'], registers: [registry] }),
@@ -41,94 +41,111 @@ function parserMetrics(registry: Registry) {
   };
 }
 
+export interface ParserHandlers {
+  /** chain.raw.v1: the streamers' deliveries. */
+  chainRaw: BatchHandler<Buffer>;
+  /** chain.fetched.v1: transactions tx-gateway fetched from a chain origin. */
+  chainFetched: BatchHandler<ChainFetchedMessage>;
+}
+
 /**
- * The chain.raw.v1 handler: parse each record, store each block (one DB transaction per block),
- * then publish every stored transaction (and the ones a reorg orphaned) to chain.tx.v1 and only
- * then return, so the consumer commits offsets after rows and messages are durable. A crash in
- * between replays the records: storing is idempotent and returns the same rows, so the messages
- * go out again (downstream dedupes).
+ * The chain-parser's handlers: plan each record (chain.raw.v1: parse the delivery;
+ * chain.fetched.v1: the one fetched transaction as a block-less delivery), store each block (one
+ * DB transaction per block, `changed_by` naming the record), then publish the transactions the
+ * record changed (and the ones a reorg orphaned) to chain.tx.v1 and only then return, so the
+ * consumer commits offsets after rows and messages are durable. A crash in between replays the
+ * records: storing is idempotent and `changed_by` returns the rows the record changed, so the
+ * messages go out again (downstream dedupes). Both topics go through this one path, so an
+ * origin's answer is merged, published and never hides a later change from the stream.
  *
  * Failures: a record that cannot be parsed, or a block Postgres rejects for its data, is
  * dead-lettered (the rest of the batch goes on); a record parsed only in part is stored and
  * dead-lettered too (`PARTIAL_PARSE`), keeping its bytes for a replay; anything else (database or broker down) is a
  * RetryableError and the whole call is retried with backoff.
  */
-export function createChainRawHandler(deps: ChainRawHandlerDeps): BatchHandler<Buffer> {
+export function createParserHandlers(deps: ChainRawHandlerDeps): ParserHandlers {
   const metrics = parserMetrics(deps.registry);
   const log = deps.logger.child({ component: 'chain-parser' });
-
-  return async (records) => {
-    const deadLetters: DeadLetter[] = [];
-    const outgoing: OutgoingMessage<ChainTxMessage>[] = [];
-    const stored: Array<{ network: string; receivedAt: number }> = [];
-    const dead = (record: ConsumedRecord<Buffer>, network: string, code: ErrorCode, reason: string) => {
-      deadLetters.push({ record: record as ConsumedRecord<unknown>, code, reason });
-      metrics.records.inc({ network, outcome: 'dead_letter' });
-    };
-
-    for (const record of records) {
-      const endParse = metrics.parseDuration.startTimer();
-      const plan = planRecord(record.value, record.headers, deps.checkTx);
-      endParse({ network: plan.kind === 'dead' ? plan.network : plan.network.network });
-      if (plan.kind === 'dead') {
-        dead(record, plan.network, plan.code, plan.reason);
-        continue;
-      }
-      const network = plan.network.network;
-      if (plan.issues.length) {
-        metrics.issues.inc({ network }, plan.issues.length);
-        log.warn({ msg: 'parse_issues', network, partition: record.partition, offset: record.offset, count: plan.issues.length, issues: plan.issues.slice(0, LOGGED_ISSUES) });
-      }
-      if (!plan.blocks.length) {
-        metrics.records.inc({ network, outcome: 'empty' });
-        continue;
-      }
-
-      let rejected = false;
-      for (const input of plan.blocks) {
-        const end = metrics.storeDuration.startTimer({ network });
-        let result: StoreBlockResult;
-        try {
-          result = await deps.storeBlock({ ...(deps.resolveInputs ? await deps.resolveInputs(input) : input), source: deliverySource(record) });
-        } catch (err) {
-          if (classifyStoreError(err) === 'data') {
-            const reason = `block ${input.block.height ?? '?'} ${input.block.hash ?? ''} rejected by the database: ${errorMessage(err)}`;
-            dead(record, network, 'STORE_REJECTED', reason);
-            rejected = true;
-            break;
-          }
-          throw new RetryableError(`storing block ${input.block.height ?? '?'} of ${network} failed: ${errorMessage(err)}`, 'STORE_FAILED', { cause: err });
-        }
-        end();
-        const kind = blockOutcome(result);
-        metrics.blocks.inc({ network, kind });
-        metrics.txs.inc({ network }, result.stored.length);
-        metrics.changed.inc({ network }, result.changed.length);
-        if (result.orphaned.length) metrics.orphaned.inc({ network }, result.orphaned.length);
-        if (kind === 'reorg') {
-          log.info({ msg: 'block_reorg', network, height: input.block.height, hash: input.block.hash, replaced: result.replacedBlocks, orphanedTxs: result.orphaned.length, flagged: input.reorged ?? false });
-        }
-        outgoing.push(...blockMessages(result));
-      }
-      if (rejected) continue;
-      if (plan.issues.length) {
-        // The good transactions are stored; the delivery also goes to the DLQ so that its bytes
-        // survive for a replay once the parser is fixed (storing again is idempotent).
-        const summary = plan.issues.slice(0, LOGGED_ISSUES).map((i) => `${i.tx_hash ?? `block ${i.block_index} tx ${i.tx_index ?? '?'}`}: ${i.reason}`);
-        deadLetters.push({ record: record as ConsumedRecord<unknown>, code: 'PARTIAL_PARSE', reason: `${plan.issues.length} unreadable item(s), the rest stored: ${summary.join('; ')}` });
-        metrics.records.inc({ network, outcome: 'partial' });
-      } else {
-        metrics.records.inc({ network, outcome: 'stored' });
-      }
-      const receivedAt = Number(record.headers.received_at);
-      if (Number.isFinite(receivedAt) && receivedAt > 0) stored.push({ network, receivedAt });
-    }
-
-    await publishAll(outgoing);
-    const now = Date.now();
-    for (const s of stored) metrics.ingestToPublish.observe({ network: s.network }, Math.max(0, now - s.receivedAt) / 1000);
-    return { deadLetters };
+  return {
+    chainRaw: storeAndPublish((record: ConsumedRecord<Buffer>) => planRecord(record.value, record.headers, deps.checkTx)),
+    // The consumer checked the whole message, its record included, against the topic's schema.
+    chainFetched: storeAndPublish((record: ConsumedRecord<ChainFetchedMessage>) => planFetched(record.value)),
   };
+
+  function storeAndPublish<T>(planOf: (record: ConsumedRecord<T>) => StorePlan): BatchHandler<T> {
+    return async (records) => {
+      const deadLetters: DeadLetter[] = [];
+      const outgoing: OutgoingMessage<ChainTxMessage>[] = [];
+      const stored: Array<{ network: string; receivedAt: number }> = [];
+      const dead = (record: ConsumedRecord<T>, network: string, code: ErrorCode, reason: string) => {
+        deadLetters.push({ record: record as ConsumedRecord<unknown>, code, reason });
+        metrics.records.inc({ network, outcome: 'dead_letter' });
+      };
+
+      for (const record of records) {
+        const endParse = metrics.parseDuration.startTimer();
+        const plan = planOf(record);
+        endParse({ network: plan.kind === 'dead' ? plan.network : plan.network.network });
+        if (plan.kind === 'dead') {
+          dead(record, plan.network, plan.code, plan.reason);
+          continue;
+        }
+        const network = plan.network.network;
+        if (plan.issues.length) {
+          metrics.issues.inc({ network }, plan.issues.length);
+          log.warn({ msg: 'parse_issues', network, partition: record.partition, offset: record.offset, count: plan.issues.length, issues: plan.issues.slice(0, LOGGED_ISSUES) });
+        }
+        if (!plan.blocks.length) {
+          metrics.records.inc({ network, outcome: 'empty' });
+          continue;
+        }
+
+        let rejected = false;
+        for (const input of plan.blocks) {
+          const end = metrics.storeDuration.startTimer({ network });
+          let result: StoreBlockResult;
+          try {
+            result = await deps.storeBlock({ ...(deps.resolveInputs ? await deps.resolveInputs(input) : input), source: deliverySource(record) });
+          } catch (err) {
+            if (classifyStoreError(err) === 'data') {
+              const reason = `block ${input.block.height ?? '?'} ${input.block.hash ?? ''} rejected by the database: ${errorMessage(err)}`;
+              dead(record, network, 'STORE_REJECTED', reason);
+              rejected = true;
+              break;
+            }
+            throw new RetryableError(`storing block ${input.block.height ?? '?'} of ${network} failed: ${errorMessage(err)}`, 'STORE_FAILED', { cause: err });
+          }
+          end();
+          const kind = blockOutcome(result);
+          metrics.blocks.inc({ network, kind });
+          metrics.txs.inc({ network }, result.stored.length);
+          metrics.changed.inc({ network }, result.changed.length);
+          if (result.orphaned.length) metrics.orphaned.inc({ network }, result.orphaned.length);
+          if (kind === 'reorg') {
+            log.info({ msg: 'block_reorg', network, height: input.block.height, hash: input.block.hash, replaced: result.replacedBlocks, orphanedTxs: result.orphaned.length, flagged: input.reorged ?? false });
+          }
+          outgoing.push(...blockMessages(result));
+        }
+        if (rejected) continue;
+        if (plan.issues.length) {
+          // The good transactions are stored; the delivery also goes to the DLQ so that its bytes
+          // survive for a replay once the parser is fixed (storing again is idempotent).
+          const summary = plan.issues.slice(0, LOGGED_ISSUES).map((i) => `${i.tx_hash ?? `block ${i.block_index} tx ${i.tx_index ?? '?'}`}: ${i.reason}`);
+          deadLetters.push({ record: record as ConsumedRecord<unknown>, code: 'PARTIAL_PARSE', reason: `${plan.issues.length} unreadable item(s), the rest stored: ${summary.join('; ')}` });
+          metrics.records.inc({ network, outcome: 'partial' });
+        } else {
+          metrics.records.inc({ network, outcome: 'stored' });
+        }
+        const receivedAt = Number(record.headers.received_at);
+        if (Number.isFinite(receivedAt) && receivedAt > 0) stored.push({ network, receivedAt });
+      }
+
+      await publishAll(outgoing);
+      const now = Date.now();
+      for (const s of stored) metrics.ingestToPublish.observe({ network: s.network }, Math.max(0, now - s.receivedAt) / 1000);
+      return { deadLetters };
+    };
+  }
 
   /**
    * One publish call: the producer cuts it into requests within chain.tx.v1's limit. A message

@@ -3,7 +3,7 @@ import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
 import { runService } from '@chainpipe/runtime';
 import { resolveStoredInputs, storeBlock } from '@chainpipe/tx-store';
-import { createChainRawHandler } from './chain-raw.handler';
+import { createParserHandlers } from './chain-raw.handler';
 import { chainParserConfig } from './config';
 import { normalizedTxCheck } from './tx-contract';
 
@@ -12,21 +12,29 @@ runService('chain-parser', chainParserConfig, async (svc) => {
   const db = addPostgres(svc);
   const kafka = addKafka(svc);
   const producer = await kafka.producer();
+  const handlers = createParserHandlers({
+    storeBlock: (input) => storeBlock(db, input),
+    resolveInputs: (input) => resolveStoredInputs(db, input),
+    // Every tx was checked against common/normalized-tx before its block was stored (checkTx),
+    // and what is published is the stored record (checked records merged by storeBlock, Bitcoin
+    // inputs filled from stored outputs): the producer checks the envelope only. Every consumer
+    // of chain.tx.v1 still checks the whole message and dead-letters one that breaks it.
+    publish: (messages) => producer.publishSkippingTooLarge(TOPICS.chainTx, messages, { recordChecked: true }),
+    checkTx: normalizedTxCheck(kafka.contracts),
+    logger,
+    registry,
+  });
   await kafka.consume(TOPICS.chainRaw, {
     groupId: config.CHAIN_PARSER_GROUP,
     maxRecordsPerCall: config.CHAIN_PARSER_MAX_RECORDS_PER_CALL,
     sessionTimeoutMs: config.CHAIN_PARSER_SESSION_TIMEOUT_MS,
-    handler: createChainRawHandler({
-      storeBlock: (input) => storeBlock(db, input),
-      resolveInputs: (input) => resolveStoredInputs(db, input),
-      // Every tx was checked against common/normalized-tx before its block was stored (checkTx),
-      // and what is published is the stored record (checked records merged by storeBlock, Bitcoin
-      // inputs filled from stored outputs): the producer checks the envelope only. Every consumer
-      // of chain.tx.v1 still checks the whole message and dead-letters one that breaks it.
-      publish: (messages) => producer.publishSkippingTooLarge(TOPICS.chainTx, messages, { recordChecked: true }),
-      checkTx: normalizedTxCheck(kafka.contracts),
-      logger,
-      registry,
-    }),
+    handler: handlers.chainRaw,
+  });
+  // Transactions tx-gateway fetched from chain origins: stored and published like the stream's.
+  await kafka.consume(TOPICS.chainFetched, {
+    groupId: config.CHAIN_PARSER_FETCHED_GROUP || `${config.CHAIN_PARSER_GROUP}-fetched`,
+    maxRecordsPerCall: config.CHAIN_PARSER_MAX_RECORDS_PER_CALL,
+    sessionTimeoutMs: config.CHAIN_PARSER_SESSION_TIMEOUT_MS,
+    handler: handlers.chainFetched,
   });
 });

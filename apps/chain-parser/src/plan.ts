@@ -1,8 +1,8 @@
 import { networkByName, type NetworkInfo } from '@chainpipe/chains';
-import type { ChainTxMessage } from '@chainpipe/contracts';
+import type { ChainFetchedMessage, ChainTxMessage } from '@chainpipe/contracts';
 import type { OutgoingMessage } from '@chainpipe/kafka';
 import type { ErrorCode } from '@chainpipe/runtime';
-import { parseChainPayload, type NormalizedTx, type ParseIssue, type StreamMetadata } from '@chainpipe/tx-parsers';
+import { parseChainPayload, type BlockRef, type NormalizedTx, type ParseIssue, type StreamMetadata } from '@chainpipe/tx-parsers';
 import { chainTxKey, chainTxMessage, type StoreBlockInput, type StoreBlockResult } from '@chainpipe/tx-store';
 
 export { chainTxKey, chainTxMessage };
@@ -15,9 +15,13 @@ export { chainTxKey, chainTxMessage };
 /** Returns an error text when a record breaks the normalized-tx contract, else null. */
 export type TxCheck = (tx: NormalizedTx) => string | null;
 
-export type RecordPlan =
+/** What the handler does with one consumed record: store its blocks, or dead-letter it. */
+export type StorePlan =
   | { kind: 'dead'; code: ErrorCode; reason: string; network: string }
-  | { kind: 'store'; network: NetworkInfo; metadata: StreamMetadata; blocks: StoreBlockInput[]; issues: ParseIssue[] };
+  | { kind: 'store'; network: NetworkInfo; blocks: StoreBlockInput[]; issues: ParseIssue[] };
+
+/** The StorePlan of a chain.raw.v1 record, with the streamer's metadata. */
+export type RecordPlan = Extract<StorePlan, { kind: 'dead' }> | (Extract<StorePlan, { kind: 'store' }> & { metadata: StreamMetadata });
 
 /**
  * Parses one raw record. Dead letters: an unknown network, a body that is not a delivery at all
@@ -48,12 +52,32 @@ export function planRecord(body: Buffer, headers: Record<string, string>, checkT
   return { kind: 'store', network, metadata: parsed.metadata, blocks, issues };
 }
 
+/** The block of a transaction delivered alone: none (no block row, no reorg decision). */
+const NO_BLOCK: BlockRef = { height: null, hash: null, parent_hash: null, time: null };
+
+/**
+ * One chain.fetched.v1 record (a transaction a chain origin answered tx-gateway's look-up) as a
+ * block-less delivery of that one transaction: storeBlock merges it into what is stored like any
+ * delivery without a block (it never creates a block row or replaces a block from one
+ * transaction), and its `changed` is published like a streamed block's. A message whose record
+ * is not of the network it names is dead-lettered (storing it would fail on every retry).
+ */
+export function planFetched(m: ChainFetchedMessage): StorePlan {
+  const network = networkByName(m.network);
+  if (!network) return { kind: 'dead', code: 'UNKNOWN_NETWORK', reason: `unknown network ${JSON.stringify(String(m.network).slice(0, 64))}`, network: 'unknown' };
+  const tx = m.tx as NormalizedTx;
+  if (tx.chain_type !== network.chainType || tx.chain_id !== network.chainId) {
+    return { kind: 'dead', code: 'NON_RETRYABLE', reason: `transaction of ${tx.chain_type}:${tx.chain_id} under network ${network.network}`, network: network.network };
+  }
+  return { kind: 'store', network, blocks: [{ network, block: NO_BLOCK, transactions: [tx] }], issues: [] };
+}
+
 /**
  * The transactions of the block whose stored form the delivery changed (a delivery of the same
  * block that adds nothing publishes nothing), then the ones it orphaned (orphaned: true).
  */
-export function blockMessages(result: Pick<StoreBlockResult, 'changed' | 'orphaned'>): OutgoingMessage<ChainTxMessage>[] {
-  return [...result.changed, ...result.orphaned].map(chainTxMessage);
+export function blockMessages(result: Pick<StoreBlockResult, 'changed' | 'orphaned' | 'previous'>): OutgoingMessage<ChainTxMessage>[] {
+  return [...result.changed.map((s) => chainTxMessage(s, result.previous.get(s.id))), ...result.orphaned.map((s) => chainTxMessage(s))];
 }
 
 /** Names a raw record as a delivery for storeBlock's `source`: a replay of it has the same name. */

@@ -4,7 +4,7 @@ import { TOPICS, loadContracts } from '@chainpipe/contracts';
 import { recordBytes, splitIntoParts, topicBudget } from '@chainpipe/kafka';
 import type { StoredTx } from '@chainpipe/tx-store';
 import { bitcoinBlockItem, evmBlockItem, parseFixture, solanaBlockItem, streamerBody, tronBlockItem } from '@chainpipe/testing';
-import { blockMessages, blockOutcome, chainTxKey, deliverySource, planRecord, type TxCheck } from '../src/plan';
+import { blockMessages, blockOutcome, chainTxKey, deliverySource, planFetched, planRecord, type TxCheck } from '../src/plan';
 import { normalizedTxCheck } from '../src/tx-contract';
 
 const checkTx = normalizedTxCheck(loadContracts());
@@ -87,19 +87,54 @@ describe('chain-parser plan (pure)', () => {
     });
   });
 
+  describe('planFetched', () => {
+    const [tx] = parseFixture('evm', evm, networkByName('ethereum-mainnet')!).transactions;
+
+    it('stores a fetched transaction as a delivery of that one transaction without a block', () => {
+      const plan = planFetched({ network: 'ethereum-mainnet', tx, fetched_at: 1 });
+      if (plan.kind !== 'store') throw new Error(`expected store, got ${plan.kind}`);
+      expect(plan.network.network).to.equal('ethereum-mainnet');
+      expect(plan.issues).to.deep.equal([]);
+      expect(plan.blocks).to.have.length(1);
+      // No block row and no reorg decision from one transaction; the record keeps its own block fields.
+      expect(plan.blocks[0].block).to.deep.equal({ height: null, hash: null, parent_hash: null, time: null });
+      expect(plan.blocks[0].transactions).to.deep.equal([tx]);
+      expect(plan.blocks[0].transactions[0].block_hash).to.equal(evm.block.hash);
+    });
+
+    it('dead-letters an unknown network and a record of another chain than its network', () => {
+      expect(planFetched({ network: 'dogecoin-mainnet', tx, fetched_at: 1 })).to.include({ kind: 'dead', code: 'UNKNOWN_NETWORK' });
+      expect(planFetched({ network: 'bsc-mainnet', tx, fetched_at: 1 })).to.include({ kind: 'dead', code: 'NON_RETRYABLE', network: 'bsc-mainnet' });
+    });
+  });
+
   describe('chain.tx messages', () => {
     const parsed = parseFixture('evm', evm, networkByName('ethereum-mainnet')!);
     const stored: StoredTx[] = parsed.transactions.slice(0, 3).map((tx, i) => ({ id: String(100 + i), network: 'ethereum-mainnet', is_reorg_resend: i === 1, orphaned: false, tx }));
     const orphaned: StoredTx[] = [{ id: '7', network: 'ethereum-mainnet', is_reorg_resend: false, orphaned: true, tx: parsed.transactions[5] }];
 
     it('one message per changed transaction, then the orphaned ones, keyed chain_type:chain_id:tx_hash', () => {
-      const messages = blockMessages({ changed: stored, orphaned });
+      const messages = blockMessages({ changed: stored, orphaned, previous: new Map() });
       expect(messages.map((m) => TOPICS.chainTx.key(m))).to.deep.equal([...stored, ...orphaned].map((s) => `ethereum:1:${s.tx.tx_hash}`));
       expect(messages[1].value).to.deep.equal({ id: '101', network: 'ethereum-mainnet', is_reorg_resend: true, orphaned: false, tx: stored[1].tx });
       expect(messages[3].value).to.include({ id: '7', orphaned: true });
       expect(chainTxKey(parsed.transactions[0])).to.equal(`ethereum:1:${parsed.transactions[0].tx_hash}`);
       const validate = loadContracts();
       for (const m of messages) expect(validate.validate('kafka/chain.tx.v1', m.value)).to.deep.equal({ ok: true });
+    });
+
+    it('a merge that kept status, block and flags names the parties of the record as it was; any other change does not', () => {
+      const [first] = stored;
+      const before = { ...first.tx, internal_transactions: [] };
+      const kept = blockMessages({ changed: [first], orphaned: [], previous: new Map([[first.id, { tx: before, is_reorg_resend: false, orphaned: false }]]) });
+      // The parties of the raw transaction: its sender and receiver (lowercase hex).
+      const raw = evm.block.transactions[0];
+      expect(kept[0].value.earlier_parties).to.include.members([raw.from.toLowerCase(), raw.to.toLowerCase()]);
+      expect(loadContracts().validate('kafka/chain.tx.v1', kept[0].value)).to.deep.equal({ ok: true });
+      const statusStep = blockMessages({ changed: [first], orphaned: [], previous: new Map([[first.id, { tx: { ...before, tx_status: 'pending' as const }, is_reorg_resend: false, orphaned: false }]]) });
+      expect(statusStep[0].value).to.not.have.property('earlier_parties');
+      const moved = blockMessages({ changed: [first], orphaned: [], previous: new Map([[first.id, { tx: before, is_reorg_resend: false, orphaned: true }]]) });
+      expect(moved[0].value).to.not.have.property('earlier_parties');
     });
 
     it('a delivery is named by its raw record: a replay of the record has the same name, another record another', () => {
@@ -110,7 +145,7 @@ describe('chain-parser plan (pure)', () => {
     });
 
     it('real messages of a block fit chain.tx.v1 whole: one request part, nothing too large', () => {
-      const messages = blockMessages({ changed: stored, orphaned: [] });
+      const messages = blockMessages({ changed: stored, orphaned: [], previous: new Map() });
       const sizes = messages.map((m) => recordBytes({ key: TOPICS.chainTx.key(m), value: JSON.stringify(m.value) }));
       const { parts, tooLarge } = splitIntoParts(sizes, topicBudget(TOPICS.chainTx.maxMessageBytes), 1000);
       expect(parts).to.deep.equal([[0, 1, 2]]);

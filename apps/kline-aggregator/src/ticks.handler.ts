@@ -23,9 +23,11 @@ function isDataError(err: unknown): boolean {
 
 /**
  * market.ticks.v1 → candles. One handler call stores its ticks in one transaction (every stored
- * interval), rolls the changed days up into 1w/1M/1Y, publishes every resulting candle to
- * kline.candles.v1 and keeps the latest per pool and interval in Redis; it resolves only then,
- * so the consumer commits offsets after all of it. A replay after a crash stores the same values
+ * interval), rolls the changed days up into 1w/1M/1Y, keeps the latest per pool and interval in
+ * Redis and then publishes every resulting candle to kline.candles.v1; it resolves only then, so
+ * the consumer commits offsets after all of it. Redis first: a gateway that pushed a candle from
+ * kline.candles.v1 and then reads a snapshot from Redis must find that candle or a newer one,
+ * never the one before it. A replay after a crash stores the same values
  * (order-insensitive merging) and publishes the same candles again (clients upsert by pool,
  * interval and open_time).
  */
@@ -54,8 +56,8 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
       byPool.set(key, [...(byPool.get(key) ?? []), msg]);
     }
     const messages = [...byPool.values()].flatMap((list) => list.map((value) => ({ value })));
-    await deps.publish(messages);
     await Promise.all([...byPool].map(([key, list]) => deps.latest.put(key, list)));
+    await deps.publish(messages);
     for (const m of messages) candlesOut.inc({ interval: m.value.interval });
   };
 }

@@ -1,4 +1,4 @@
-import { int, secret, str } from '@chainpipe/runtime';
+import { int, secret, str, url } from '@chainpipe/runtime';
 import { dbConfig } from '@chainpipe/db';
 import { httpServerConfig } from '@chainpipe/http';
 import { kafkaConfig } from '@chainpipe/kafka';
@@ -12,12 +12,12 @@ export const marketGatewayConfig = {
   BODY_LIMIT_BYTES: int({ default: 1024 * 1024, min: 1024 }),
   QUOTE_MAX_AGE_MS: int({ default: 600_000, min: 1_000, doc: 'quotes older than this (by their source timestamp) are not served' }),
   REFERENCE_REFRESH_MS: int({ default: 30_000, min: 100, doc: 'age of the in-memory tokens and fiats before a background reload (a lookup that misses reloads at once)' }),
-  POOL_UPSTREAM_URL: str({ default: 'http://127.0.0.1:8090/geckoterminal/api/v2', doc: 'GeckoTerminal-style API base (https://api.geckoterminal.com/api/v2, or CoinGecko on-chain https://pro-api.coingecko.com/api/v3/onchain)' }),
+  POOL_UPSTREAM_URL: url({ protocols: ['http', 'https'], doc: 'GeckoTerminal-style API base (https://api.geckoterminal.com/api/v2, or CoinGecko on-chain https://pro-api.coingecko.com/api/v3/onchain)' }),
   POOL_UPSTREAM_API_KEY: secret({ default: '', doc: 'sent as x-cg-pro-api-key when set' }),
   POOL_UPSTREAM_TIMEOUT_MS: int({ default: 5_000, min: 100 }),
   POOL_CACHE_TTL_MS: int({ default: 3_600_000, min: 1_000, doc: 'pool detail cache lifetime (spec: 1 hour)' }),
-  KLINE_MARKET_API_URL: str({ default: 'http://127.0.0.1:8090/coingecko/api/v3', doc: 'CoinGecko REST API base of the market look-ups (https://pro-api.coingecko.com/api/v3; the simulator in development)' }),
-  MARKET_API_KEY: secret({ default: '', doc: 'CoinGecko API key (x-cg-pro-api-key) of the market look-ups; without it they answer 99001' }),
+  KLINE_MARKET_API_URL: url({ protocols: ['http', 'https'], doc: 'CoinGecko REST API base of the market look-ups (https://pro-api.coingecko.com/api/v3)' }),
+  MARKET_API_KEY: secret({ doc: 'CoinGecko API key (x-cg-pro-api-key) of the market look-ups' }),
   KLINE_MARKET_TIMEOUT_MS: int({ default: 10_000, min: 100, doc: 'a market look-up not answered by then is 99001' }),
   KLINE_WS_PING_MS: int({ default: 30_000, min: 100, doc: 'WebSocket keep-alive: ping interval; a connection that missed the previous ping is closed' }),
   KLINE_WS_MAX_BUFFERED_BYTES: int({ default: 1024 * 1024, min: 1024, doc: 'a WebSocket client with more queued unsent is too slow and is closed' }),

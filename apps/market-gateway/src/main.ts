@@ -1,7 +1,7 @@
 import { TOPICS, loadContracts } from '@chainpipe/contracts';
 import { ApiKeyRepository, addPostgres } from '@chainpipe/db';
 import { addHttpServer, createKeyResolver } from '@chainpipe/http';
-import { addKafka, ensureTopics, processGroupId } from '@chainpipe/kafka';
+import { addKafka, processGroupId } from '@chainpipe/kafka';
 import { addRedis } from '@chainpipe/redis';
 import { runService, systemClock } from '@chainpipe/runtime';
 import { createMarketGatewayApp } from './app';
@@ -18,11 +18,8 @@ runService('market-gateway', marketGatewayConfig, async (svc) => {
   const contracts = loadContracts();
 
   // Candlesticks: pool notices out (kline.pools.v1), stored candles in (kline.candles.v1).
+  // The topics come from scripts/create-topics.ts (the k8s topics Job): an app creates none.
   const kafka = addKafka(svc, { contracts });
-  const admin = kafka.kafka.admin();
-  await admin.connect();
-  await ensureTopics(admin, [TOPICS.klineCandles, TOPICS.klinePools], { prefix: config.KAFKA_TOPIC_PREFIX });
-  await admin.disconnect();
   const producer = await kafka.producer();
   const kline = klineModule({
     db,

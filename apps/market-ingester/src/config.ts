@@ -8,7 +8,7 @@ export const marketIngesterConfig = {
   ...kafkaConfig,
   ...dbConfig,
   ...redisConfig,
-  MARKET_WS_URL: url({ default: 'ws://127.0.0.1:8090/v1', protocols: ['ws', 'wss'], doc: 'the CoinGecko WebSocket API (wss://stream.coingecko.com/v1; the simulator in development)' }),
+  MARKET_WS_URL: url({ protocols: ['ws', 'wss'], doc: 'the CoinGecko WebSocket API (wss://stream.coingecko.com/v1)' }),
   MARKET_API_KEY: secret({ doc: 'CoinGecko API key, sent as x-cg-pro-api-key' }),
   MARKET_UPSTREAM_INTERVAL: oneOf(['1s', '1m', '15m', '1h', '4h', '1d'] as const satisfies readonly (typeof UPSTREAM_INTERVALS)[number][], {
     default: '1s',

@@ -1,4 +1,4 @@
-import { parseChainOrigins } from '@chainpipe/chains';
+import { chainOriginsFromConfig } from '@chainpipe/chains';
 import { jsonRpcCall, OriginError } from '@chainpipe/upstreams';
 import { TOPICS } from '@chainpipe/contracts';
 import { addPostgres } from '@chainpipe/db';
@@ -11,10 +11,10 @@ import { pendingCompensatorConfig } from './config';
 
 runService('pending-compensator', pendingCompensatorConfig, async (svc) => {
   const { config, logger, registry } = svc;
+  const origins = chainOriginsFromConfig(config);
   const db = addPostgres(svc);
   const kafka = addKafka(svc);
   const producer = await kafka.producer();
-  const origins = parseChainOrigins(config.CHAIN_RPC_URLS, config.CHAIN_RPC_DEFAULT_BASE || null);
   const pass = createCompensator({
     pending: () => pendingTransactions(db, { limit: config.PENDING_BATCH_SIZE, minAgeMs: config.PENDING_MIN_AGE_MS }),
     lookup: (network, txHash) => {
@@ -26,7 +26,7 @@ runService('pending-compensator', pendingCompensatorConfig, async (svc) => {
     settle: (network, txs) =>
       db.transaction(async (trx) => {
         const changed = (await storeLooseTransactions(trx, network, txs)).filter((s) => s.tx.tx_status === 'success' || s.tx.tx_status === 'failed');
-        if (changed.length) await producer.publish(TOPICS.chainTx, changed.map(chainTxMessage));
+        if (changed.length) await producer.publish(TOPICS.chainTx, changed.map((s) => chainTxMessage(s)));
         return changed.length;
       }),
     markChecked: (ids) => markChecked(db, ids),

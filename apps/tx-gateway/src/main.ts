@@ -1,4 +1,4 @@
-import { networkByChain, parseChainOrigins } from '@chainpipe/chains';
+import { chainOriginsFromConfig, networkByChain } from '@chainpipe/chains';
 import { TOPICS } from '@chainpipe/contracts';
 import { ApiKeyRepository, addPostgres } from '@chainpipe/db';
 import { addHttpServer, createKeyResolver } from '@chainpipe/http';
@@ -19,6 +19,7 @@ import { SENDER_DEFAULTS, createWebhookDispatcher } from '@chainpipe/webhooks';
 
 runService('tx-gateway', txGatewayConfig, async (svc) => {
   const { config, logger, registry } = svc;
+  const origins = chainOriginsFromConfig(config);
   const db = addPostgres(svc, { statementTimeoutMs: config.REQUEST_TIMEOUT_MS });
   const redis = addRedis(svc);
   const kafka = addKafka(svc);
@@ -42,7 +43,7 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
     logger,
     registry,
     resolveKey,
-    origins: parseChainOrigins(config.CHAIN_RPC_URLS, config.CHAIN_RPC_DEFAULT_BASE || null),
+    origins,
     rpcTimeoutMs: config.CHAIN_RPC_TIMEOUT_MS,
     secretBox,
     retryWebhooks: (appId) => webhooks.drainApp(appId, true),

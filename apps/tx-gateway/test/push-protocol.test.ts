@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { parseCommand, parseResendDuration } from '../src/push/protocol';
+import { CHAINS } from '@chainpipe/chains';
+import { parseCommand, parseResendDuration, subscriptionKey } from '../src/push/protocol';
+import { Subscriptions } from '../src/push/subscriptions';
 
 describe('WebSocket protocol (pure)', () => {
   it('X-ResendDuration: default, capped, rejects what is not whole seconds', () => {
@@ -32,7 +34,7 @@ describe('WebSocket protocol (pure)', () => {
   });
 
   it('unsubscribe without chain_type means every chain; transactionACK and getTxHash normalize the hash', () => {
-    expect(parseCommand(JSON.stringify({ type: 'unsubscribe', data: { address: 'abc' } })).command).to.deep.equal({ kind: 'unsubscribe', address: 'abc', chainType: null });
+    expect(parseCommand(JSON.stringify({ type: 'unsubscribe', data: { address: 'abc' } })).command).to.deep.equal({ kind: 'unsubscribe', address: 'abc', chainType: null, keys: [] });
     const hash = 'AB'.repeat(32);
     expect(parseCommand(JSON.stringify({ type: 'transactionACK', data: { chain_type: 'ETHEREUM', chain_id: '1', txHash: hash } })).command).to.deep.equal({ kind: 'ack', txKey: `ethereum:1:0x${hash.toLowerCase()}` });
     expect(parseCommand(JSON.stringify({ type: 'transactionACK', data: {} })).command).to.deep.equal({ kind: 'ack', txKey: '' });
@@ -44,5 +46,54 @@ describe('WebSocket protocol (pure)', () => {
       hash: hash.toLowerCase(),
     });
     expect(parseCommand(JSON.stringify({ type: 'getTxHash', data: { chain_type: 'tron' } })).command.kind).to.equal('reply');
+  });
+
+  it('unsubscribe names the canonical address: on its chain, or on every chain whose family reads it', () => {
+    const checksummed = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+    const lower = checksummed.toLowerCase();
+    const one = parseCommand(JSON.stringify({ id: '5', type: 'unsubscribe', data: { address: checksummed, chain_type: 'BSC' } }));
+    expect(one.command).to.deep.equal({ kind: 'unsubscribe', address: lower, chainType: 'bsc', keys: [subscriptionKey('bsc', lower)] });
+    const every = parseCommand(JSON.stringify({ id: '6', type: 'unsubscribe', data: { address: checksummed } }));
+    const evmChains = Object.entries(CHAINS).filter(([, c]) => c.family === 'evm').map(([t]) => t);
+    expect(evmChains).to.include.members(['ethereum', 'bsc', 'polygon']);
+    if (every.command.kind !== 'unsubscribe') throw new Error('not an unsubscribe');
+    expect(every.command.address).to.equal(checksummed);
+    expect(every.command.chainType).to.equal(null);
+    expect(every.command.keys).to.include.members(evmChains.map((t) => subscriptionKey(t, lower)));
+    expect(every.command.keys.some((k) => k.startsWith('solana'))).to.equal(false);
+  });
+});
+
+describe('Subscriptions of a connection (pure)', () => {
+  const A = '0xaaaa000000000000000000000000000000000001';
+  const B = '0xbbbb000000000000000000000000000000000002';
+
+  it('follows every address until told otherwise; unsubscribe mutes an address on that chain only', () => {
+    const s = new Subscriptions();
+    expect(s.wants('ethereum', [A])).to.equal(true);
+    s.unsubscribe([subscriptionKey('ethereum', A)]);
+    expect(s.wants('ethereum', [A])).to.equal(false);
+    expect(s.wants('bsc', [A])).to.equal(true);
+    expect(s.wants('ethereum', [B])).to.equal(true);
+    // A push listing a muted and a followed address is still for the followed one.
+    expect(s.wants('ethereum', [A, B])).to.equal(true);
+    s.subscribe(subscriptionKey('ethereum', A));
+    expect(s.wants('ethereum', [A])).to.equal(true);
+    expect(s.wants('ethereum', [B])).to.equal(false);
+  });
+
+  it('an explicit set shrinks; removing its last key never widens it back to every address', () => {
+    const s = new Subscriptions();
+    s.subscribe(subscriptionKey('ethereum', A));
+    s.subscribe(subscriptionKey('ethereum', B));
+    expect(s.wants('ethereum', [B])).to.equal(true);
+    s.unsubscribe([subscriptionKey('ethereum', B)]);
+    expect(s.wants('ethereum', [B])).to.equal(false);
+    expect(s.wants('ethereum', [A])).to.equal(true);
+    s.unsubscribe([subscriptionKey('ethereum', A)]);
+    expect(s.wants('ethereum', [A])).to.equal(false);
+    expect(s.wants('ethereum', [B])).to.equal(false);
+    s.subscribe(subscriptionKey('ethereum', B));
+    expect(s.wants('ethereum', [B])).to.equal(true);
   });
 });

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { chainInfo } from '@chainpipe/chains';
 import type { ChainTxMessage, TxPushMessage } from '@chainpipe/contracts';
 import type { OutgoingMessage } from '@chainpipe/kafka';
-import { addressIndexEntries, type NormalizedTx } from '@chainpipe/tx-parsers';
+import { txParties, type NormalizedTx } from '@chainpipe/tx-parsers';
 import type { AddressIndex } from './address-index';
 import type { AppSwitches } from '@chainpipe/tx-store';
 
@@ -34,10 +33,8 @@ export function deliveryOf(s: AppSwitches | undefined): AppDelivery {
   return { ws: on && s.enable_ws, webhook: on && s.enable_webhook && Boolean(s.webhook_url) };
 }
 
-/** The canonical parties of a transaction. */
-export function partiesOf(tx: NormalizedTx): string[] {
-  return addressIndexEntries(tx, chainInfo(tx.chain_type).family).map((e) => e.address);
-}
+/** The canonical parties of a transaction (also what chain-parser names in `earlier_parties`). */
+export const partiesOf = txParties;
 
 /**
  * Deterministic message id: the same application, transaction, block, status and flags always
@@ -55,12 +52,21 @@ export interface Match {
   record: ChainTxMessage;
 }
 
-/** Every (application, transaction) pair of the records, in record order. */
+/**
+ * Every (application, transaction) pair of the records that is a push, in record order. The one
+ * place both channels (WebSocket and webhook) get their rule from (DECISIONS: a transaction is
+ * pushed when first seen and again when its status changes): a record whose change kept its
+ * status, block and flags (a merge that only added information, such as traces) carries
+ * `earlier_parties`, and an application matching those was pushed this transaction already
+ * under the same message id, so it is not pushed again; an application that matches only a
+ * party the change added sees the transaction for the first time and is pushed.
+ */
 export function matchRecords(index: AddressIndex, records: readonly ChainTxMessage[]): Match[] {
   const out: Match[] = [];
   for (const record of records) {
     const matched = index.match(record.tx.chain_type, partiesOf(record.tx));
-    for (const [appId, listenAddress] of matched) out.push({ appId, listenAddress, record });
+    const earlier = record.earlier_parties?.length ? index.match(record.tx.chain_type, record.earlier_parties) : undefined;
+    for (const [appId, listenAddress] of matched) if (!earlier?.has(appId)) out.push({ appId, listenAddress, record });
   }
   return out;
 }

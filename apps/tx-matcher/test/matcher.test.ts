@@ -112,6 +112,28 @@ describe('tx-matcher: matching real blocks of every family', () => {
   }
 });
 
+describe('tx-matcher: a change that kept status, block and flags (earlier_parties)', () => {
+  const network = networkByName('ethereum-mainnet')!;
+  const item = evmBlockItem();
+  // A plain ETH transfer of the fixture (value moved, no call data): sender and receiver.
+  const raw = item.block.transactions.find((t: Json) => BigInt(t.value) > 0n && t.input === '0x');
+  const tx = parseFixture('evm', item, network).transactions.find((t) => t.tx_hash === raw.hash)!;
+  const sender = raw.from.toLowerCase();
+  const receiver = raw.to.toLowerCase();
+  const added = '0x00000000000000000000000000000000000000a1';
+
+  it('is pushed only to applications that match a party the earlier record did not have', () => {
+    const index = new AddressIndex();
+    index.add('watches-sender', 'ethereum', sender);
+    index.add('watches-added', 'ethereum', added);
+    const enriched = { ...tx, internal_transactions: [...tx.internal_transactions, { from_address: receiver, to_address: added, amount: '1' } as (typeof tx.internal_transactions)[number]] };
+    const matches = matchRecords(index, [message(enriched, { earlier_parties: [sender, receiver] })]);
+    expect(matches.map((m) => [m.appId, m.listenAddress])).to.deep.equal([['watches-added', [added]]]);
+    // Without earlier_parties (new, or status/block/flags changed) everyone matching is pushed.
+    expect(matchRecords(index, [message(enriched)]).map((m) => m.appId).sort()).to.deep.equal(['watches-added', 'watches-sender']);
+  });
+});
+
 describe('tx-matcher: push messages', () => {
   const contracts = loadContracts();
   const tx = parseFixture('evm', evmBlockItem(), networkByName('ethereum-mainnet')!).transactions[0];

@@ -13,6 +13,14 @@ export interface TokenRef {
   contractAddress: string | null;
 }
 
+export interface ProviderQuoteRequest {
+  src: TokenRef;
+  dst: TokenRef;
+  amountIn: bigint;
+  signal: AbortSignal;
+  timeoutMs?: number;
+}
+
 export interface ProviderQuote {
   /** What the provider says the destination receives, smallest unit, after its own fees. */
   amountOut: bigint;
@@ -23,6 +31,12 @@ export interface ProviderQuote {
 export interface ProviderDeposit {
   depositAddress: string;
   memo?: string;
+  /**
+   * The contract a token deposit must go through (THORChain's router for ERC-20 sources:
+   * `depositWithExpiry(vault, asset, amount, memo, expiry)`); absent when a plain transfer to
+   * `depositAddress` is the deposit.
+   */
+  router?: string;
   expireAt: Date;
   providerOrderId: string;
   estimatedOut: bigint;
@@ -34,7 +48,11 @@ export interface ProviderDeposit {
  */
 export interface ChannelAdapter {
   readonly kind: string;
-  quote(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; signal: AbortSignal }): Promise<ProviderQuote>;
+  /**
+   * `timeoutMs`: the caller's deadline for this quote instead of the provider's per-call timeout
+   * (the quote stream's upstream timeout, 60 s by default in the spec).
+   */
+  quote(req: ProviderQuoteRequest): Promise<ProviderQuote>;
   createDeposit(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; dstAddress: string; refundAddress?: string; signal?: AbortSignal }): Promise<ProviderDeposit>;
   /** `ctx.depositTxHash`: the order's deposit transaction, for providers that follow swaps by it (THORChain). */
   status(providerOrderId: string, signal?: AbortSignal, ctx?: { depositTxHash?: string | null }): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }>;
@@ -55,5 +73,21 @@ export class ProviderError extends Error {
   ) {
     super(`${provider}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.kind = options.kind;
+  }
+}
+
+/**
+ * The provider refuses the amount as too small: THORNode's `amount less than min swap amount
+ * (recommended_min_amount_in: …)` or a quote below its `recommended_min_amount_in`, ChangeNOW's
+ * `deposit_too_small` below the minimum of its range. `minAmountIn` is the provider's minimum in
+ * the smallest unit of the source token (rounded up), when it said one.
+ */
+export class AmountBelowProviderMinimum extends ProviderError {
+  constructor(
+    provider: string,
+    readonly minAmountIn: bigint | undefined,
+    status?: number,
+  ) {
+    super(provider, minAmountIn === undefined ? 'amount below the provider minimum' : `amount below the provider minimum of ${minAmountIn}`, status);
   }
 }

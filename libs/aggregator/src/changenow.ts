@@ -1,6 +1,6 @@
-import type { ChannelOutcome } from '@chainpipe/orders';
+import { belowProviderMinimum, type ChannelOutcome } from '@chainpipe/orders';
 import { type Clock, systemClock } from '@chainpipe/runtime';
-import { ProviderError, type ChannelAdapter, type ProviderDeposit, type ProviderQuote, type TokenRef } from './adapter';
+import { AmountBelowProviderMinimum, ProviderError, type ChannelAdapter, type ProviderDeposit, type ProviderQuote, type ProviderQuoteRequest, type TokenRef } from './adapter';
 import { providerJson } from './provider-http';
 import { fromUnits, toUnits } from './units';
 
@@ -39,13 +39,57 @@ export class ChangeNowAdapter implements ChannelAdapter {
     return { currency: t.symbol.toLowerCase(), network };
   }
 
-  private call(method: 'GET' | 'POST', path: string, query: Record<string, string> | null, body: unknown, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  private call(method: 'GET' | 'POST', path: string, query: Record<string, string> | null, body: unknown, signal?: AbortSignal, timeoutMs = this.config.timeoutMs): Promise<Record<string, unknown>> {
     return providerJson('changenow', {
-      baseUrl: this.config.baseUrl, path, query: query ?? undefined, method, headers: { 'x-changenow-api-key': this.config.apiKey }, body, timeoutMs: this.config.timeoutMs, signal,
+      baseUrl: this.config.baseUrl, path, query: query ?? undefined, method, headers: { 'x-changenow-api-key': this.config.apiKey }, body, timeoutMs, signal,
     });
   }
 
-  async quote(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; signal: AbortSignal }): Promise<ProviderQuote> {
+  /**
+   * A refusal of the amount (ChangeNOW answers `deposit_too_small` with HTTP 400 below the
+   * minimum of the pair's range): the range says whether the amount was the reason, and the
+   * minimum. Other failures are passed on as they are.
+   */
+  private async tooSmallOr(err: unknown, req: { src: TokenRef; dst: TokenRef; amountIn: bigint; signal?: AbortSignal; timeoutMs?: number }): Promise<never> {
+    if (!(err instanceof ProviderError) || err.kind !== 'http' || err.status !== 400) throw err;
+    const from = this.currency(req.src);
+    const to = this.currency(req.dst);
+    let min: bigint | undefined;
+    try {
+      const range = await this.call(
+        'GET',
+        '/v2/exchange/range',
+        { fromCurrency: from.currency, toCurrency: to.currency, fromNetwork: from.network, toNetwork: to.network, flow: 'standard' },
+        undefined,
+        req.signal,
+        req.timeoutMs,
+      );
+      const minAmount = range.minAmount;
+      min = typeof minAmount === 'number' || typeof minAmount === 'string' ? toUnits(minAmount, req.src.decimals, 'up') : undefined;
+    } catch {
+      throw err; // the range did not help: the first failure is the answer
+    }
+    if (belowProviderMinimum(req.amountIn, min)) throw new AmountBelowProviderMinimum('changenow', min, err.status);
+    throw err;
+  }
+
+  async quote(req: ProviderQuoteRequest): Promise<ProviderQuote> {
+    try {
+      return await this.estimate(req);
+    } catch (err) {
+      return this.tooSmallOr(err, req);
+    }
+  }
+
+  async createDeposit(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; dstAddress: string; refundAddress?: string; signal?: AbortSignal }): Promise<ProviderDeposit> {
+    try {
+      return await this.exchange(req);
+    } catch (err) {
+      return this.tooSmallOr(err, req);
+    }
+  }
+
+  private async estimate(req: ProviderQuoteRequest): Promise<ProviderQuote> {
     const from = this.currency(req.src);
     const to = this.currency(req.dst);
     const answer = await this.call(
@@ -57,13 +101,14 @@ export class ChangeNowAdapter implements ChannelAdapter {
       },
       undefined,
       req.signal,
+      req.timeoutMs,
     );
     const toAmount = answer.toAmount;
     if (typeof toAmount !== 'number' && typeof toAmount !== 'string') throw new ProviderError('changenow', 'estimate without toAmount');
     return { amountOut: toUnits(toAmount, req.dst.decimals), rateId: typeof answer.rateId === 'string' ? answer.rateId : undefined };
   }
 
-  async createDeposit(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; dstAddress: string; refundAddress?: string; signal?: AbortSignal }): Promise<ProviderDeposit> {
+  private async exchange(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; dstAddress: string; refundAddress?: string; signal?: AbortSignal }): Promise<ProviderDeposit> {
     const from = this.currency(req.src);
     const to = this.currency(req.dst);
     const answer = await this.call(

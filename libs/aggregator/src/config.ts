@@ -1,14 +1,14 @@
-import { int, secret, str } from '@chainpipe/runtime';
+import { int, secret, str, url } from '@chainpipe/runtime';
 import type { ChannelAdapter } from './adapter';
 import { ChangeNowAdapter } from './changenow';
 import { ThorchainAdapter } from './thorchain';
 
 /** Provider settings shared by every app that talks to the channels (the gateway, the order tracker). */
 export const channelAdaptersConfig = {
-  CHANGENOW_API_URL: str({ default: 'http://127.0.0.1:8090/changenow', doc: 'ChangeNOW API base (https://api.changenow.io; the simulator in development)' }),
-  CHANGENOW_API_KEY: secret({ default: 'development', doc: 'sent as x-changenow-api-key' }),
+  CHANGENOW_API_URL: url({ protocols: ['http', 'https'], doc: 'ChangeNOW API base (https://api.changenow.io)' }),
+  CHANGENOW_API_KEY: secret({ doc: 'sent as x-changenow-api-key' }),
   CHANGENOW_TIMEOUT_MS: int({ default: 10_000, min: 100, doc: 'one ChangeNOW call' }),
-  THORNODE_API_URL: str({ default: 'http://127.0.0.1:8090/thornode', doc: 'THORNode API base (https://thornode.ninerealms.com; the simulator in development)' }),
+  THORNODE_API_URL: url({ protocols: ['http', 'https'], doc: 'THORNode API base (https://thornode.ninerealms.com)' }),
   THORNODE_CLIENT_ID: str({ default: '', doc: 'sent as x-client-id when set' }),
   THORNODE_TIMEOUT_MS: int({ default: 10_000, min: 100, doc: 'one THORNode call' }),
   CHANGENOW_DEPOSIT_WINDOW_MS: int({ default: 30 * 60_000, min: 60_000, doc: 'expire_at of a ChangeNOW order: how long after creation the deposit is awaited' }),

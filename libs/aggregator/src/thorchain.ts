@@ -1,6 +1,6 @@
-import type { ChannelOutcome } from '@chainpipe/orders';
+import { belowProviderMinimum, type ChannelOutcome } from '@chainpipe/orders';
 import { providerJson } from './provider-http';
-import { ProviderError, type ChannelAdapter, type ProviderDeposit, type ProviderQuote, type TokenRef } from './adapter';
+import { AmountBelowProviderMinimum, ProviderError, type ChannelAdapter, type ProviderDeposit, type ProviderQuote, type ProviderQuoteRequest, type TokenRef } from './adapter';
 
 /**
  * THORChain through a THORNode (https://dev.thorchain.org/swap-guide/quickstart-guide.html):
@@ -38,36 +38,64 @@ export function fromThorUnits(amount: bigint, decimals: number): bigint {
   return decimals >= THOR_DECIMALS ? amount * 10n ** BigInt(decimals - THOR_DECIMALS) : amount / 10n ** BigInt(THOR_DECIMALS - decimals);
 }
 
+/** A minimum in 1e8 units as the smallest unit of a token, rounded up (sending it is enough). */
+export function minFromThorUnits(amount: bigint, decimals: number): bigint {
+  if (decimals >= THOR_DECIMALS) return amount * 10n ** BigInt(decimals - THOR_DECIMALS);
+  const unit = 10n ** BigInt(THOR_DECIMALS - decimals);
+  return (amount + unit - 1n) / unit;
+}
+
+/** THORNode's refusals of a too small amount (the minimum, in 1e8 units, is in the text of the first). */
+const TOO_SMALL = /amount less than (?:min swap amount|dust threshold)/i;
+const MIN_IN_TEXT = /recommended_min_amount_in: ?([0-9]+)/i;
+
 export class ThorchainAdapter implements ChannelAdapter {
   readonly kind = 'thorchain';
 
   constructor(private readonly config: ThorchainConfig) {}
 
-  private get(path: string, query: Record<string, string>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  private get(path: string, query: Record<string, string>, signal?: AbortSignal, timeoutMs = this.config.timeoutMs): Promise<Record<string, unknown>> {
     return providerJson('thorchain', {
-      baseUrl: this.config.baseUrl, path, query, headers: this.config.clientId ? { 'x-client-id': this.config.clientId } : {}, timeoutMs: this.config.timeoutMs, signal,
+      baseUrl: this.config.baseUrl, path, query, headers: this.config.clientId ? { 'x-client-id': this.config.clientId } : {}, timeoutMs, signal,
     });
   }
 
-  private async swapQuote(src: TokenRef, dst: TokenRef, amountIn: bigint, destination: string | undefined, signal?: AbortSignal) {
+  private async swapQuote(src: TokenRef, dst: TokenRef, amountIn: bigint, destination: string | undefined, signal?: AbortSignal, timeoutMs?: number) {
     const query: Record<string, string> = { from_asset: thorAsset(src), to_asset: thorAsset(dst), amount: toThorUnits(amountIn, src.decimals).toString() };
     if (destination) query.destination = destination;
-    const q = await this.get('/thorchain/quote/swap', query, signal);
+    let q: Record<string, unknown>;
+    try {
+      q = await this.get('/thorchain/quote/swap', query, signal, timeoutMs);
+    } catch (err) {
+      if (!(err instanceof ProviderError) || err.kind !== 'http' || !TOO_SMALL.test(err.message)) throw err;
+      const min = MIN_IN_TEXT.exec(err.message)?.[1];
+      throw new AmountBelowProviderMinimum('thorchain', min === undefined ? undefined : minFromThorUnits(BigInt(min), src.decimals), err.status);
+    }
+    // a quote of an amount under the recommended minimum is one THORChain may refund for want of fees
+    const recommended = q.recommended_min_amount_in;
+    if (typeof recommended === 'string' && /^[0-9]+$/.test(recommended)) {
+      const min = minFromThorUnits(BigInt(recommended), src.decimals);
+      if (belowProviderMinimum(amountIn, min)) throw new AmountBelowProviderMinimum('thorchain', min);
+    }
     const out = q.expected_amount_out;
     if (typeof out !== 'string' || !/^[0-9]+$/.test(out)) throw new ProviderError('thorchain', 'quote without expected_amount_out');
     return { q, amountOut: fromThorUnits(BigInt(out), dst.decimals) };
   }
 
-  async quote(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; signal: AbortSignal }): Promise<ProviderQuote> {
-    return { amountOut: (await this.swapQuote(req.src, req.dst, req.amountIn, undefined, req.signal)).amountOut };
+  async quote(req: ProviderQuoteRequest): Promise<ProviderQuote> {
+    return { amountOut: (await this.swapQuote(req.src, req.dst, req.amountIn, undefined, req.signal, req.timeoutMs)).amountOut };
   }
 
   async createDeposit(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; dstAddress: string; signal?: AbortSignal }): Promise<ProviderDeposit> {
     const { q, amountOut } = await this.swapQuote(req.src, req.dst, req.amountIn, req.dstAddress, req.signal);
-    const { inbound_address: inbound, memo, expiry } = q as { inbound_address?: unknown; memo?: unknown; expiry?: unknown };
+    const { inbound_address: inbound, memo, expiry, router } = q as { inbound_address?: unknown; memo?: unknown; expiry?: unknown; router?: unknown };
     if (typeof inbound !== 'string' || typeof memo !== 'string' || typeof expiry !== 'number') throw new ProviderError('thorchain', 'quote without inbound_address, memo or expiry');
+    // EVM sources: tokens reach the vault only through the router's depositWithExpiry (THORNode's notes)
+    if (req.src.contractAddress && typeof router !== 'string') throw new ProviderError('thorchain', 'quote of a token source without router');
     // THORChain has no order: the memo is what names this swap until its deposit has a hash
-    return { depositAddress: inbound, memo, expireAt: new Date(expiry * 1000), providerOrderId: memo, estimatedOut: amountOut };
+    return {
+      depositAddress: inbound, memo, ...(typeof router === 'string' ? { router } : {}), expireAt: new Date(expiry * 1000), providerOrderId: memo, estimatedOut: amountOut,
+    };
   }
 
   async status(_providerOrderId: string, signal?: AbortSignal, ctx?: { depositTxHash?: string | null }): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }> {

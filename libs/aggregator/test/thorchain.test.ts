@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fromThorUnits, thorAsset, toThorUnits } from '../src';
+import { fromThorUnits, minFromThorUnits, thorAsset, toThorUnits, toUnits } from '../src';
 
 describe('THORChain notation', () => {
   it('assets are CHAIN.SYMBOL, tokens with their contract in upper case', () => {
@@ -16,5 +16,17 @@ describe('THORChain notation', () => {
     expect(fromThorUnits(398_600n, 8)).to.equal(398_600n);
     expect(fromThorUnits(250_000_000n, 6)).to.equal(2_500_000n);
     expect(fromThorUnits(1n, 18)).to.equal(10n ** 10n);
+  });
+
+  it('a minimum in 1e8 units is rounded up into the smallest unit: sending it is enough', () => {
+    expect(minFromThorUnits(625_000n, 18)).to.equal(6_250_000_000_000_000n); // 0.00625 ETH, exact
+    expect(minFromThorUnits(1_234_567_891n, 6)).to.equal(12_345_679n); // 12.34567891 USDT → 12.345679
+    expect(minFromThorUnits(1_234_567_800n, 6)).to.equal(12_345_678n);
+  });
+
+  it('a decimal minimum in whole tokens is rounded up, an amount received down', () => {
+    expect(toUnits('0.0075', 18, 'up')).to.equal(7_500_000_000_000_000n);
+    expect(toUnits('12.3456781', 6, 'up')).to.equal(12_345_679n);
+    expect(toUnits('12.3456781', 6)).to.equal(12_345_678n);
   });
 });

@@ -1,13 +1,17 @@
-import { int, str } from '@chainpipe/runtime';
+import { ConfigError, int, str, url } from '@chainpipe/runtime';
 import { networkByName, NETWORKS } from './networks';
 
-/** Config of the apps that ask chain nodes (tx-gateway's RPC proxy and origin fetch, pending-compensator). */
+/**
+ * Config of the apps that ask chain nodes (tx-gateway's RPC proxy and origin fetch,
+ * pending-compensator). Every known network needs an origin: listed in CHAIN_RPC_URLS, or under
+ * CHAIN_RPC_DEFAULT_BASE; `chainOriginsFromConfig` refuses the boot otherwise.
+ */
 export const chainOriginConfig = {
   CHAIN_RPC_URLS: str({
     default: '',
     doc: 'chain origins, comma-separated network=url pairs (ethereum-mainnet=https://…); networks not listed use CHAIN_RPC_DEFAULT_BASE/<network>',
   }),
-  CHAIN_RPC_DEFAULT_BASE: str({ default: 'http://127.0.0.1:8090/rpc', doc: 'base URL of origins not listed in CHAIN_RPC_URLS (the upstream simulator in development)' }),
+  CHAIN_RPC_DEFAULT_BASE: url({ default: '', protocols: ['http', 'https'], doc: 'base URL of origins not listed in CHAIN_RPC_URLS (<base>/<network>); required unless CHAIN_RPC_URLS lists every network' }),
   CHAIN_RPC_TIMEOUT_MS: int({ default: 10_000, min: 100 }),
 };
 
@@ -43,4 +47,23 @@ export function parseChainOrigins(pairs: string, defaultBase: string | null): Ch
       return explicit.get(n.network) ?? (base ? `${base}/${n.network}` : undefined);
     },
   };
+}
+
+/**
+ * The origins of a booting app: every known network must have one, or the app stops at boot
+ * with a ConfigError naming what is missing (a node URL found missing at the first call would
+ * fail requests at run time instead).
+ */
+export function chainOriginsFromConfig(config: { CHAIN_RPC_URLS: string; CHAIN_RPC_DEFAULT_BASE: string }): ChainOrigins {
+  let origins: ChainOrigins;
+  try {
+    origins = parseChainOrigins(config.CHAIN_RPC_URLS, config.CHAIN_RPC_DEFAULT_BASE || null);
+  } catch (err) {
+    throw new ConfigError([(err as Error).message]);
+  }
+  const missing = KNOWN_NETWORK_NAMES.filter((network) => origins.urlFor(network) === undefined);
+  if (missing.length) {
+    throw new ConfigError([`CHAIN_RPC_DEFAULT_BASE is required: CHAIN_RPC_URLS names no origin for ${missing.join(', ')} (list every network there, or set the base of <base>/<network>)`]);
+  }
+  return origins;
 }

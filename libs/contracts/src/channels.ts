@@ -15,7 +15,7 @@ export const TX_GATEWAY_CHANNELS: readonly AsyncChannel[] = [
     key: 'transactionWs',
     address: TX_PUSH_WS_PATH,
     description:
-      'WebSocket push of matched transactions (also at /transaction/transaction/ws). Handshake: `X-API-Key`, optional `X-ResendDuration` (seconds, default 180). The server sends `connected` at once, then a `transaction` per matched transaction, re-sent until the client answers `transactionACK` or the resend window ends.',
+      'WebSocket push of matched transactions (also at /transaction/transaction/ws). Handshake: `X-API-Key`, optional `X-ResendDuration` (seconds, default 180). The server sends `connected` at once, then a `transaction` per matched transaction, re-sent until the client answers `transactionACK` or the resend window ends. A connection follows every address of its application; `subscribe` narrows it to the subscribed addresses, `unsubscribe` stops an address (on one chain, or every chain without `chain_type`) until it is subscribed again, and removing the last subscription never widens the connection back to every address.',
     action: 'send',
     messages: [
       { name: 'transaction', summary: 'a transaction of a monitored address (the V2 record with listenAddress)', payload: 'ws/tx/transaction-push' },

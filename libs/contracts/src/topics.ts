@@ -1,5 +1,6 @@
 import type {
   KafkaAddressesChangesV1,
+  KafkaChainFetchedV1,
   KafkaChainTxV1,
   KafkaKlineCandlesV1,
   KafkaKlinePoolsV1,
@@ -65,6 +66,8 @@ export interface TopicSpec<T = unknown> {
  * these names are what producers and consumers import.
  */
 export type ChainTxMessage = KafkaChainTxV1;
+/** chain.fetched.v1: a transaction a chain origin answered, not stored yet. */
+export type ChainFetchedMessage = KafkaChainFetchedV1;
 export type AddressChangeMessage = KafkaAddressesChangesV1;
 /** tx.push.v1: one stored transaction matched to one application. */
 export type TxPushMessage = KafkaTxPushV1;
@@ -131,6 +134,18 @@ export const TOPICS = {
     // chain-parser publishes what it stores from a block; pending-compensator the status changes
     // it stores for pending transactions.
     producers: ['chain-parser', 'pending-compensator'],
+    partitions: 3,
+  }),
+  chainFetched: topic<ChainFetchedMessage>({
+    name: 'chain.fetched.v1',
+    encoding: 'json',
+    schema: 'kafka/chain.fetched.v1',
+    key: (m) => chainTxKey(m.value.tx),
+    keyDoc: 'chain_type:chain_id:tx_hash',
+    maxMessageBytes: 4_194_304,
+    // tx-gateway's single-transaction look-up hands what an origin answered to chain-parser,
+    // which stores and publishes it like a streamed delivery (gateways do not write).
+    producers: ['tx-gateway'],
     partitions: 3,
   }),
   addressesChanges: topic<AddressChangeMessage>({

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { type ErrorRequestHandler, type Express } from 'express';
+import express, { type ErrorRequestHandler, type Express, type Response } from 'express';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { isDependencyUnavailable, type Logger } from '@chainpipe/runtime';
+import { isDependencyUnavailable, systemClock, type Clock, type Logger, type Timer } from '@chainpipe/runtime';
 import { ENVELOPE_CHOICE, apiDocumentOf, assertRoutesDocumented } from './api-docs';
 import { envelopeOf, sendError, setEnvelope, type EnvelopeStyle } from './envelope';
 import { HttpError } from './errors';
@@ -20,6 +20,19 @@ export interface HttpAppOptions {
   envelopeFor?: (path: string) => EnvelopeStyle | undefined;
   /** A request running longer than this gets 504 (the spec's 15 s). */
   timeoutMs?: number;
+  /** Time of the request deadline. */
+  clock?: Pick<Clock, 'setTimeout'>;
+}
+
+const DEADLINE = 'requestDeadline';
+
+/**
+ * Takes a response out of the request deadline: a stream whose own timing the spec gives (the
+ * quote stream's per-channel timeout, its heartbeats) must not be cut by the 504 of ordinary
+ * requests. Call it once the request is checked and the long-lived part begins.
+ */
+export function leaveRequestDeadline(res: Response): void {
+  (res.locals[DEADLINE] as Timer | undefined)?.cancel();
 }
 
 function httpMetrics(registry: Registry) {
@@ -52,6 +65,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   app.set('etag', false);
   const metrics = httpMetrics(opts.registry);
   const timeoutMs = opts.timeoutMs ?? 15_000;
+  const clock = opts.clock ?? systemClock;
   const log = opts.logger.child({ component: 'http' });
   const envelopeFor = (path: string) => opts.envelopeFor?.(path) ?? opts.defaultEnvelope;
   // The API document describes each route in the envelope this chooses (serveApiDocs).
@@ -64,14 +78,15 @@ export function createHttpApp(opts: HttpAppOptions): Express {
     res.setHeader('x-request-id', id);
     setEnvelope(res, envelopeFor(req.path));
     const start = process.hrtime.bigint();
-    const timer = setTimeout(() => {
+    const timer = clock.setTimeout(() => {
       if (!res.headersSent) {
         log.warn({ msg: 'request_timeout', method: req.method, path: req.path, requestId: id, timeoutMs });
         sendError(res, 504, `request timed out after ${Math.round(timeoutMs / 1000)} seconds`);
       }
     }, timeoutMs);
+    res.locals[DEADLINE] = timer;
     res.on('close', () => {
-      clearTimeout(timer);
+      timer.cancel();
       // Route templates, not raw paths: a label per tx hash would explode the series count.
       const route = req.route?.path ? String(req.baseUrl ?? '') + String(req.route.path) : 'unmatched';
       const labels = { method: req.method, route, status: String(res.statusCode) };

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { Registry } from 'prom-client';
-import type { Logger } from '@chainpipe/runtime';
+import type { Clock, Logger } from '@chainpipe/runtime';
 import type { ApiRoutes } from './api-routes';
 import { serveApiDocs } from './api-docs';
 import { createHttpApp, finishHttpApp } from './app';
@@ -24,6 +24,8 @@ export interface ModularAppOptions {
   logger: Logger;
   registry: Registry;
   timeoutMs: number;
+  /** Time of the request deadline. */
+  clock?: Pick<Clock, 'setTimeout'>;
   modules: readonly RouteModule[];
   /** The OpenAPI document's title, version, description and tags. */
   info: ApiInfo;
@@ -44,7 +46,7 @@ export function createModularApp(opts: ModularAppOptions): Express {
     }
     return undefined;
   };
-  const app = createHttpApp({ logger: opts.logger, registry: opts.registry, defaultEnvelope: msgEnvelope, envelopeFor, timeoutMs: opts.timeoutMs });
+  const app = createHttpApp({ logger: opts.logger, registry: opts.registry, defaultEnvelope: msgEnvelope, envelopeFor, timeoutMs: opts.timeoutMs, clock: opts.clock });
   for (const m of opts.modules) app.use(m.api.router);
   serveApiDocs(
     app,

@@ -20,6 +20,8 @@ export interface OrderRow {
   provider_order_id: string;
   deposit_address: string;
   deposit_memo: string | null;
+  /** The contract a token deposit goes through (THORChain's router for EVM sources); null: a plain transfer. */
+  deposit_router: string | null;
   deposit_chain_type: string;
   slippage: string;
   estimated_out: string;

@@ -65,3 +65,13 @@ export const systemClock: Clock = {
 
 /** `systemClock.sleep`: waits `ms`, or less when `signal` aborts (it resolves then). */
 export const sleep = (ms: number, signal?: AbortSignal): Promise<void> => systemClock.sleep(ms, signal);
+
+/**
+ * `AbortSignal.timeout` on a clock: a signal that aborts with a `TimeoutError` `ms` from now.
+ * `cancel` stops the timer once the work ended, so a finished call leaves nothing pending.
+ */
+export function timeoutSignal(clock: Pick<Clock, 'setTimeout'>, ms: number): { signal: AbortSignal; cancel(): void } {
+  const controller = new AbortController();
+  const timer = clock.setTimeout(() => controller.abort(new DOMException(`timed out after ${ms} ms`, 'TimeoutError')), ms);
+  return { signal: controller.signal, cancel: () => timer.cancel() };
+}

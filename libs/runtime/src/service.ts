@@ -45,9 +45,7 @@ export async function startService<S extends Section>(
   wire: (svc: Service<S>) => Promise<void> | void,
   opts: BootOptions = {},
 ): Promise<Service<S>> {
-  const ports = appPorts(name);
-  const withOps = ports ? { OPS_PORT: int({ default: ports.ops, min: 0, max: 65535, doc: 'port of /metrics, /healthz, /readyz' }), ...section } : section;
-  const { config, logger, registry, lifecycle } = bootApp(name, withOps as S, opts);
+  const { config, logger, registry, lifecycle } = bootApp(name, serviceSection(name, section), opts);
   const entries: EntryPoint[] = [];
   const svc: Service<S> = {
     name,
@@ -72,6 +70,12 @@ export async function startService<S extends Section>(
   lifecycle.markStarted();
   logger.info({ msg: 'started', ...facts, opsPort: ops.port });
   return svc;
+}
+
+/** The section a service validates besides baseConfig: its own, with OPS_PORT defaulting to its row of the port table. */
+export function serviceSection<S extends Section>(name: string, section: S): S {
+  const ports = appPorts(name);
+  return (ports ? { OPS_PORT: int({ default: ports.ops, min: 0, max: 65535, doc: 'port of /metrics, /healthz, /readyz' }), ...section } : section) as S;
 }
 
 /** An app's whole `main.ts`: `runService('my-app', myConfig, async (svc) => { … })`. */

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { expect } from 'chai';
-import { sleep, systemClock } from '../src/clock';
+import { sleep, systemClock, timeoutSignal } from '../src/clock';
 
 describe('sleep', () => {
   it('leaves no abort listener behind on a long-lived signal once its time is up', async () => {
@@ -33,5 +33,18 @@ describe('systemClock', () => {
     expect(calls).to.not.include('cancelled');
     const now = systemClock.now();
     expect(Math.abs(now - Date.now())).to.be.lessThan(5);
+  });
+});
+
+describe('timeoutSignal', () => {
+  it('aborts with a TimeoutError when its time on the clock is up, and never once cancelled', async () => {
+    const due = timeoutSignal(systemClock, 5);
+    await sleep(30);
+    expect(due.signal.aborted).to.equal(true);
+    expect((due.signal.reason as DOMException).name).to.equal('TimeoutError');
+    const cancelled = timeoutSignal(systemClock, 5);
+    cancelled.cancel();
+    await sleep(30);
+    expect(cancelled.signal.aborted).to.equal(false);
   });
 });

@@ -18,3 +18,4 @@ export * from './webhook-receiver';
 export * from './messages';
 export * from './manual-clock';
 export * from './rejection';
+export * from './upstream-env';

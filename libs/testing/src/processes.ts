@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { DEVELOPMENT_SIMULATOR_BASE, simulatorUpstreamEnv } from './upstream-env';
 import { forbidden, waitFor } from './wait';
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
@@ -15,7 +16,8 @@ export interface RunningProcess {
 
 /**
  * Starts a TypeScript entry point as a real, separate Node process (the way `make up` runs
- * apps), with the given environment on top of this one.
+ * apps), with the given environment on top of this one, and under both the development upstream
+ * configuration (`make up`'s: upstream-sim on its development port), which apps have no default for.
  */
 export function spawnTs(entry: string, env: Record<string, string>, opts: { quiet?: boolean } = {}): RunningProcess {
   return spawnNode(['--require', 'tsx/cjs', path.resolve(REPO_ROOT, entry)], env, opts);
@@ -42,7 +44,7 @@ export function spawnBuilt(entry: string, env: Record<string, string>, opts: { q
 function spawnNode(args: string[], env: Record<string, string>, opts: { quiet?: boolean }): RunningProcess {
   const proc = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
-    env: { ...process.env, LOG_LEVEL: process.env.TEST_APP_LOG_LEVEL ?? 'info', ...env },
+    env: { ...simulatorUpstreamEnv(DEVELOPMENT_SIMULATOR_BASE), ...process.env, LOG_LEVEL: process.env.TEST_APP_LOG_LEVEL ?? 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

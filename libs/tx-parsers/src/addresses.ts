@@ -1,4 +1,4 @@
-import { normalizeAddress, type ChainFamily } from '@chainpipe/chains';
+import { chainInfo, normalizeAddress, type ChainFamily, type ChainType } from '@chainpipe/chains';
 import type { NormalizedTx } from './types';
 
 export interface AddressIndexEntry {
@@ -39,4 +39,12 @@ export function addressIndexEntries(tx: NormalizedTx, family: ChainFamily): Addr
   for (const d of tx.from_details) add(d.address);
   for (const d of tx.to_details) add(d.address);
   return [...tokens].map(([address, set]) => ({ address, tokens: [...set].sort() }));
+}
+
+/**
+ * The parties of a transaction: the addresses of `addressIndexEntries` in its chain's family, so
+ * what a search finds for an address is what monitoring matches it on.
+ */
+export function txParties(tx: NormalizedTx): string[] {
+  return addressIndexEntries(tx, chainInfo(tx.chain_type as ChainType).family).map((e) => e.address);
 }

@@ -40,6 +40,13 @@ export interface StoredTx {
   tx: NormalizedTx;
 }
 
+/** A stored row as it was before a write changed it. */
+export interface PreviousTx {
+  tx: NormalizedTx;
+  is_reorg_resend: boolean;
+  orphaned: boolean;
+}
+
 export interface StoreBlockInput {
   network: NetworkInfo;
   block: BlockRef;
@@ -72,6 +79,8 @@ export interface StoreBlockResult {
    * caller publishes. A delivery that adds nothing leaves it empty.
    */
   changed: StoredTx[];
+  /** By id: the rows of `changed` that existed before this call wrote them, as they were. */
+  previous: Map<string, PreviousTx>;
 }
 
 export interface StoreOptions {
@@ -178,6 +187,7 @@ export async function storeBlock(db: Knex, input: StoreBlockInput, opts: StoreOp
     for (const r of updated) byHash.set(r.tx_hash, r);
     const written: StoredTx[] = [];
     const changed: StoredTx[] = [];
+    const previous = new Map<string, PreviousTx>();
     const stored: StoredTx[] = plans.map((p) => {
       if (!p.write) {
         const kept = toStored(network.network, p.row);
@@ -187,6 +197,7 @@ export async function storeBlock(db: Knex, input: StoreBlockInput, opts: StoreOp
       const row = byHash.get(p.write.tx_hash);
       if (!row) throw new Error(`upsert returned no row for ${p.write.tx_hash}`);
       const s: StoredTx = { id: row.id, network: network.network, is_reorg_resend: row.is_reorg_resend, orphaned: row.orphaned, tx: storedRecord(p.write, row) };
+      if (p.row) previous.set(row.id, { tx: p.row.record, is_reorg_resend: p.row.is_reorg_resend, orphaned: p.row.orphaned });
       written.push(s);
       changed.push(s);
       return s;
@@ -205,7 +216,7 @@ export async function storeBlock(db: Knex, input: StoreBlockInput, opts: StoreOp
       const res = await trx.raw<{ rows: RecordReturning[] }>(REPLAYED_ORPHANS_SQL, [network.network, earlierOrphans, source]);
       orphaned.push(...res.rows.map((r) => toStored(network.network, r)));
     }
-    return { stored, orphaned, replacedBlocks, inserted: inserted.length + updated.length - updatedIds.size, changed };
+    return { stored, orphaned, replacedBlocks, inserted: inserted.length + updated.length - updatedIds.size, changed, previous };
   });
 }
 

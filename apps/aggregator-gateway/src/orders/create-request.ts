@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { HttpAggIntegratorOrderCreate } from '@chainpipe/contracts';
-import { minOutForSlippage, type Decimal } from '@chainpipe/orders';
+import { minOutForSlippage } from '@chainpipe/orders';
 
 /**
  * `POST /api/v1/integrator/orders` before any I/O: the spec's error rows that the body alone
@@ -55,33 +55,8 @@ export function checkRules(b: CreateBody): Check {
   return OK;
 }
 
-/**
- * What makes two creations "the same order" for client_order_id: the order's own terms. Quote
- * figures (estimates, `channels`) are left out, so a retry with a refreshed quote is a repeat,
- * while another amount, address, channel or limit is a different payload.
- */
-export function requestHash(b: CreateBody): string {
-  const terms = [
-    b.src_token_id,
-    b.dst_token_id,
-    b.amount_in,
-    b.dst_address.trim(),
-    b.chosen_channel_id,
-    String(b.slippage),
-    b.min_acceptable_out_amount,
-    b.promo_code ?? '',
-    b.is_use_wallet ?? false,
-  ];
-  return createHash('sha256').update(JSON.stringify(terms)).digest('hex');
-}
-
 /** A platform order number: time-ordered and unguessable (`AO` + UTC date-time + 10 hex digits). */
 export function newOrderNo(now: Date): string {
   const stamp = now.toISOString().replace(/[-:TZ.]/g, '').slice(0, 14);
   return `AO${stamp}${randomBytes(5).toString('hex')}`;
-}
-
-/** Whether `amountIn` (smallest unit, `decimals`) is worth at least `minUsd` at `priceUsd` per whole token. */
-export function worthAtLeast(amountIn: bigint, decimals: number, priceUsd: Decimal, minUsd: Decimal): boolean {
-  return amountIn * priceUsd.digits * 10n ** BigInt(minUsd.scale) >= minUsd.digits * 10n ** BigInt(decimals + priceUsd.scale);
 }

@@ -2,9 +2,10 @@ import express, { type RequestHandler } from 'express';
 import type { Contracts } from '@chainpipe/contracts';
 import { ApiRoutes, msgEnvelope, sendError, type EnvelopeStyle } from '@chainpipe/http';
 import { MSG } from './create-request';
-import { integratorAuthSchemes, orderRoutes, type OrderRouteDeps } from './routes';
+import { integratorAuthSchemes, orderRoutes } from './routes';
+import { orderService, type OrderServiceDeps } from './service';
 
-export interface OrdersModuleDeps extends OrderRouteDeps {
+export interface OrdersModuleDeps extends OrderServiceDeps {
   contracts: Contracts;
   bodyLimitBytes: number;
 }
@@ -28,6 +29,6 @@ const PREFIX = '/api/v1/integrator/';
  */
 export function ordersModule(deps: OrdersModuleDeps): { name: string; envelopeFor(path: string): EnvelopeStyle | undefined; api: ApiRoutes } {
   const api = new ApiRoutes({ contracts: deps.contracts, auth: integratorAuthSchemes(deps.db), jsonBody: ordersJsonBody(deps.bodyLimitBytes) });
-  orderRoutes(api, deps);
+  orderRoutes(api, orderService(deps));
   return { name: 'integrator-orders', envelopeFor: (path) => (path.startsWith(PREFIX) ? msgEnvelope : undefined), api };
 }

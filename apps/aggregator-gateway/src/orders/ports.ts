@@ -22,6 +22,8 @@ export interface ChannelRequote {
 export interface ChannelDeposit {
   depositAddress: string;
   memo?: string;
+  /** The contract a token deposit must go through (THORChain's router for EVM sources). */
+  router?: string;
   expireAt: Date;
   providerOrderId: string;
   estimatedOut: bigint;

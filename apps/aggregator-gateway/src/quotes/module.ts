@@ -1,12 +1,12 @@
 import express, { type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { netQuote, type ChannelAdapter, type TokenRef } from '@chainpipe/aggregator';
+import { AmountBelowProviderMinimum, netQuote, ProviderError, type ChannelAdapter, type TokenRef } from '@chainpipe/aggregator';
 import type { Contracts, HttpAggChannelQuote } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
-import { ApiRoutes, msgEnvelope, requestParams, sendError, type EnvelopeStyle } from '@chainpipe/http';
+import { ApiRoutes, leaveRequestDeadline, msgEnvelope, requestParams, sendError, type EnvelopeStyle } from '@chainpipe/http';
 import { QuoteStore, ReferenceRepository, type TokenRow } from '@chainpipe/price';
-import type { Clock, Logger } from '@chainpipe/runtime';
+import { systemClock, timeoutSignal, type Clock, type Logger } from '@chainpipe/runtime';
 import { HeldStream } from './held-stream';
 import { parseQuoteRequest, sseEvent, type QuoteRequest } from './request';
 
@@ -22,7 +22,7 @@ export interface QuotesModuleDeps {
   upstreamTimeoutMs: number;
   /** Comment line sent while a stream is quiet, so proxies keep it open. */
   heartbeatMs: number;
-  /** Time of the stream's start grace and heartbeats. */
+  /** Time of the stream's start grace, heartbeats and upstream timeouts. */
   clock?: Pick<Clock, 'setTimeout' | 'setInterval'>;
 }
 
@@ -51,6 +51,7 @@ function usd(units: bigint, decimals: number, price: number | undefined): string
 export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFor(path: string): EnvelopeStyle | undefined; api: ApiRoutes } {
   const reference = new ReferenceRepository(deps.db);
   const prices = new QuoteStore(deps.redis);
+  const clock = deps.clock ?? systemClock;
   const byKind = new Map(deps.adapters.map((a) => [a.kind, a]));
   const log = deps.logger.child({ component: 'quote-stream' });
   const metrics = {
@@ -95,6 +96,10 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
       const { src, dst, channels, discount } = ready;
       const [dstPrice] = dst.external_id ? await prices.readQuotes([dst.external_id]) : [undefined];
 
+      // From here the stream keeps its own time (the upstream timeout, heartbeats): the
+      // request deadline of ordinary requests would cut it with a 504 before the spec's 60 s.
+      leaveRequestDeadline(res);
+
       // The stream starts with the first channel quote, or when no channel has answered within
       // the heartbeat period (a quiet stream then gets heartbeats). Until then nothing is sent, so
       // when every channel fails first the answer is still the spec's pre-stream 502.
@@ -115,7 +120,7 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
           writable: () => !res.writableEnded && !abort.signal.aborted,
         },
         deps.heartbeatMs,
-        deps.clock,
+        clock,
       );
       const write = (name: string, data: unknown) => {
         if (res.writableEnded || abort.signal.aborted) return;
@@ -128,10 +133,12 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
         await Promise.all(
           channels.map(async (c) => {
             const adapter = byKind.get(c.adapter_kind)!;
-            const timeout = AbortSignal.timeout(deps.upstreamTimeoutMs);
+            const deadline = timeoutSignal(clock, deps.upstreamTimeoutMs);
             const t0 = process.hrtime.bigint();
             try {
-              const quote = await adapter.quote({ src: tokenRef(src), dst: tokenRef(dst), amountIn: q.amountIn, signal: AbortSignal.any([abort.signal, timeout]) });
+              const quote = await adapter.quote({
+                src: tokenRef(src), dst: tokenRef(dst), amountIn: q.amountIn, signal: AbortSignal.any([abort.signal, deadline.signal]), timeoutMs: deps.upstreamTimeoutMs,
+              });
               const net = netQuote(quote.amountOut, q.amountIn, Number(c.base_fee_pct), discount);
               const event: HttpAggChannelQuote = {
                 channel_id: c.id,
@@ -149,13 +156,23 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
               sse.begin();
               write('channel', event);
             } catch (err) {
-              const timedOut = timeout.aborted && !abort.signal.aborted;
+              if (err instanceof AmountBelowProviderMinimum) {
+                // The provider answered: the amount is under its minimum. The channel's error event
+                // carries the order creation's refusal; no upstream failure (nor a pre-stream 502).
+                metrics.upstream.observe({ kind: c.adapter_kind, outcome: 'below_minimum' }, Number(process.hrtime.bigint() - t0) / 1e9);
+                write('error', { channel_id: c.id, msg: 'amount_in below minimum' });
+                return;
+              }
+              // this deadline, or the same one on the provider call's own timer
+              const timedOut = (deadline.signal.aborted || (err instanceof ProviderError && err.kind === 'timeout')) && !abort.signal.aborted;
               metrics.upstream.observe({ kind: c.adapter_kind, outcome: timedOut ? 'timeout' : 'error' }, Number(process.hrtime.bigint() - t0) / 1e9);
               if (abort.signal.aborted) return; // the client left: nothing to tell
               failures++;
               if (timedOut) timeouts++;
               log.warn({ msg: 'channel_quote_failed', channel: c.id, timedOut, err: (err as Error)?.message });
               write('error', { channel_id: c.id, msg: timedOut ? 'quote service timed out' : 'quote service unavailable' });
+            } finally {
+              deadline.cancel();
             }
           }),
         );
@@ -176,7 +193,7 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
   const doc = {
     summary: 'Stream quotes of every channel (SSE)',
     description:
-      'Errors before the stream starts are JSON envelopes: 400 for the request, tokens and channels; 502 `quote service timed out` / `quote service unavailable` when every channel failed before the stream began (it begins with the first channel quote, or after the heartbeat period without one). Then `text/event-stream; charset=utf-8`: a `channel` event per channel as it answers (`http/agg/channel-quote`), an `error` event `{channel_id, msg}` per failed channel (others continue; a channel past the upstream timeout is `quote service timed out`), and one `done` `{}` last. Closing the connection cancels every upstream call.',
+      'Errors before the stream starts are JSON envelopes: 400 for the request, tokens and channels; 502 `quote service timed out` / `quote service unavailable` when every channel failed before the stream began (it begins with the first channel quote, or after the heartbeat period without one). Then `text/event-stream; charset=utf-8`: a `channel` event per channel as it answers (`http/agg/channel-quote`), an `error` event `{channel_id, msg}` per failed channel (others continue; a channel past the upstream timeout, 60 s by default, is `quote service timed out`), and one `done` `{}` last. Once the request is checked the stream is outside the request deadline; a quiet stream gets an SSE comment (`: heartbeat`) every heartbeat period so that proxies keep it open. Closing the connection cancels every upstream call.',
     tags: ['quotes'],
     auth: 'none',
     ok: { data: { type: 'string' }, bare: true, mediaType: 'text/event-stream', description: 'the event stream', example: 'event: done\ndata: {}\n\n' },

@@ -2,13 +2,17 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { WebSocket } from 'ws';
 import type { KlineCandleMessage } from '@chainpipe/contracts';
 import { WsConnectionSet, type WsPeer } from '@chainpipe/http';
-import { envelope, parseClientMessage, poolKey, WS_CODE, type Interval, type PoolRecord } from '@chainpipe/kline';
+import { envelope, INTERVALS, parseClientMessage, poolKey, WS_CODE, type Interval, type PoolRecord } from '@chainpipe/kline';
 import type { LatestCandles } from '@chainpipe/kline-store';
 import { errorMessage, type Clock, type Logger } from '@chainpipe/runtime';
 
 interface Connection extends WsPeer {
   /** pool key → intervals pushed to this connection. */
   subs: Map<string, Set<Interval>>;
+  /** `pool key|interval` → the newest candle pushed to this connection (a snapshot is never older). */
+  pushed: Map<string, KlineCandleMessage>;
+  /** The tail of this connection's commands: each starts when the one before has answered. */
+  commands: Promise<void>;
 }
 
 export interface KlineHubDeps {
@@ -38,6 +42,9 @@ export interface HubStatus {
  * subscribed to its pool and interval. Connections, keep-alive and the slow-client rule are the
  * WebSocket kit's (`WsConnectionSet`): a client whose backlog would pass `maxBufferedBytes` is cut
  * off instead of buffering without limit.
+ *
+ * A connection's commands run one at a time in arrival order: a `subscribe` waits on a database
+ * look-up, and an `unsubscribe` sent right after it must find the subscription in place.
  */
 export class KlineHub {
   private readonly conns: WsConnectionSet<Connection>;
@@ -73,12 +80,14 @@ export class KlineHub {
   }
 
   add(ws: WebSocket): void {
-    const conn: Connection = { ws, subs: new Map() };
+    const conn: Connection = { ws, subs: new Map(), pushed: new Map(), commands: Promise.resolve() };
     this.conns.add(conn);
     this.metrics.conns.set(this.conns.size);
     ws.on('message', (data, isBinary) => {
       // Binary frames are ignored on this endpoint (spec).
-      if (!isBinary) void this.onText(conn, data.toString()).catch((err) => this.log.warn({ msg: 'ws_message_failed', err: errorMessage(err) }));
+      if (isBinary) return;
+      const text = data.toString();
+      conn.commands = conn.commands.then(() => this.onText(conn, text).catch((err) => this.log.warn({ msg: 'ws_message_failed', err: errorMessage(err) })));
     });
   }
 
@@ -112,6 +121,7 @@ export class KlineHub {
       for (const k of removed) {
         conn.subs.delete(k);
         this.unindex(k, conn);
+        for (const i of INTERVALS) conn.pushed.delete(pushedKey(k, i));
       }
       return this.reply(conn, 'unsubscribed', { key: removed[0] ?? `${prefix}base`, removed_keys: removed }, { id: cmd.id });
     }
@@ -133,7 +143,8 @@ export class KlineHub {
     set.add(conn);
     this.reply(conn, 'subscribed', { key, token: pool.token, intervals: cmd.intervals }, { id: cmd.id });
     const latest = await this.deps.latest.get(key, cmd.intervals).catch(() => new Map<string, KlineCandleMessage>());
-    const first = cmd.intervals.map((i) => latest.get(i)).find((c) => c !== undefined);
+    // A live push may have left while Redis was read: the snapshot is the newer of the two.
+    const first = cmd.intervals.map((i) => newerCandle(latest.get(i), conn.pushed.get(pushedKey(key, i)))).find((c) => c !== undefined);
     if (first) this.reply(conn, 'ohlcv', pushData(first), { id: cmd.id, msg: 'snapshot' });
   }
 
@@ -148,6 +159,8 @@ export class KlineHub {
     for (const conn of set) {
       if (!conn.subs.get(key)?.has(candle.interval)) continue;
       frame ??= JSON.stringify(envelope('ohlcv', pushData(candle), { now: this.deps.clock.now() }));
+      const sentKey = pushedKey(key, candle.interval);
+      conn.pushed.set(sentKey, newerCandle(conn.pushed.get(sentKey), candle)!);
       this.send(conn, frame);
       this.metrics.pushes.inc();
     }
@@ -167,6 +180,15 @@ export class KlineHub {
   async closeAll(): Promise<void> {
     await this.conns.closeAll(2_000);
   }
+}
+
+const pushedKey = (key: string, interval: string) => `${key}|${interval}`;
+
+/** The later of two versions of a candle: by open time, then by when the aggregator stored it. */
+function newerCandle(a: KlineCandleMessage | undefined, b: KlineCandleMessage | undefined): KlineCandleMessage | undefined {
+  if (!a || !b) return a ?? b;
+  if (a.open_time !== b.open_time) return a.open_time > b.open_time ? a : b;
+  return a.updated_at >= b.updated_at ? a : b;
 }
 
 /** The `ohlcv` push's data (spec, "Real-time push data"). */

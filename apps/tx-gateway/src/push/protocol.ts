@@ -29,10 +29,25 @@ export function txKey(chainType: string, chainId: number, hash: string): string 
 /** A subscription entry: chain type and canonical address. */
 export const subscriptionKey = (chainType: string, address: string) => `${chainType}\u0000${address}`;
 
+/**
+ * The subscription keys of an address on every chain whose family reads it, each in that
+ * family's canonical form (a checksummed EVM address is lowercased on every EVM chain, a Solana
+ * address kept as it is): what `unsubscribe` without `chain_type` removes.
+ */
+export function everyChainKeys(address: string): string[] {
+  const keys: string[] = [];
+  for (const chainType of Object.keys(CHAINS) as ChainType[]) {
+    const canonical = canonicalAddress(CHAINS[chainType].family, address);
+    if (canonical.ok) keys.push(subscriptionKey(chainType, canonical.address));
+  }
+  return keys;
+}
+
 export type Command =
   | { kind: 'reply'; reply: { type: string; code: number; data: unknown; msg: string } }
   | { kind: 'subscribe'; chainType: string; address: string }
-  | { kind: 'unsubscribe'; address: string; chainType: string | null }
+  /** `keys`: the subscription keys the command names (the address on its chain, or in its form on every chain). */
+  | { kind: 'unsubscribe'; address: string; chainType: string | null; keys: string[] }
   | { kind: 'getTxHash'; messageId: string | null; chainType: string; chainId: number; hash: string }
   | { kind: 'ack'; txKey: string };
 
@@ -88,11 +103,13 @@ export function parseCommand(text: string): ParsedCommand {
       const address = str(data.address);
       if (!address) return { id, command: error('unsubscribe', 400, 'address required') };
       const rawChain = str(data.chain_type);
-      if (!rawChain) return { id, command: { kind: 'unsubscribe', address, chainType: null } };
+      if (!rawChain) return { id, command: { kind: 'unsubscribe', address, chainType: null, keys: everyChainKeys(address) } };
       const chainType = chainOf(rawChain);
       if (!chainType) return { id, command: error('unsubscribe', 400, `unknown chain_type ${rawChain}`) };
       const canonical = canonicalAddress(CHAINS[chainType].family, address);
-      return { id, command: { kind: 'unsubscribe', address: canonical.ok ? canonical.address : address, chainType } };
+      // An address that is not one of the chain's names nothing a push could carry.
+      const keys = canonical.ok ? [subscriptionKey(chainType, canonical.address)] : [];
+      return { id, command: { kind: 'unsubscribe', address: canonical.ok ? canonical.address : address, chainType, keys } };
     }
     case 'getTxHash':
     case 'transactionACK': {

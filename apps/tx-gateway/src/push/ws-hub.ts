@@ -8,6 +8,7 @@ import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/r
 import { WS_PATHS, envelope, parseCommand, parseResendDuration, subscriptionKey, type Command } from './protocol';
 import type { ConnectionCap } from './connection-cap';
 import type { ResendStore } from './resend-store';
+import { Subscriptions } from './subscriptions';
 
 export interface WsHubOptions {
   maxConnectionsPerKey: number;
@@ -38,8 +39,8 @@ interface Connection extends WsPeer {
   appId: string;
   keyId: string;
   clientId: string;
-  /** subscriptionKey entries; empty means every push of the application. */
-  subs: Set<string>;
+  /** The pushes it wants (every address of the application until it subscribes or unsubscribes). */
+  subs: Subscriptions;
   /** Settles once the resends after the handshake are written: commands are answered after them. */
   resent: Promise<void>;
   /** The client's resend window (X-ResendDuration), seconds. */
@@ -155,7 +156,7 @@ export class WsHub {
   }
 
   private open(ws: WebSocket, principal: Principal, clientId: string, resendSeconds: number): void {
-    const conn: Connection = { ws, appId: principal.appId, keyId: principal.keyId, clientId, subs: new Set(), resent: Promise.resolve(), resendSeconds, sent: new Map() };
+    const conn: Connection = { ws, appId: principal.appId, keyId: principal.keyId, clientId, subs: new Subscriptions(), resent: Promise.resolve(), resendSeconds, sent: new Map() };
     let set = this.byApp.get(conn.appId);
     if (!set) this.byApp.set(conn.appId, (set = new Set()));
     set.add(conn);
@@ -226,13 +227,10 @@ export class WsHub {
       case 'reply':
         return this.reply(conn, id, c.reply);
       case 'subscribe':
-        conn.subs.add(subscriptionKey(c.chainType, c.address));
+        conn.subs.subscribe(subscriptionKey(c.chainType, c.address));
         return this.reply(conn, id, { type: 'subscribe', code: 0, data: { 'API Key': conn.keyId, address: c.address, chain_type: c.chainType }, msg: 'success' });
       case 'unsubscribe':
-        for (const k of [...conn.subs]) {
-          const [chainType, address] = k.split('\u0000');
-          if (address === c.address && (c.chainType === null || chainType === c.chainType)) conn.subs.delete(k);
-        }
+        conn.subs.unsubscribe(c.keys);
         return this.reply(conn, id, { type: 'unsubscribe', code: 0, data: { address: c.address, chainType: c.chainType }, msg: 'success' });
       case 'ack':
         if (c.txKey) await this.deps.store.ack(conn.appId, c.txKey, this.clock.now());
@@ -260,7 +258,7 @@ export class WsHub {
     if (!set) return 0;
     let n = 0;
     for (const conn of [...set]) {
-      if (conn.subs.size > 0 && !listenAddress.some((a) => conn.subs.has(subscriptionKey(chainType, a)))) continue;
+      if (!conn.subs.wants(chainType, listenAddress)) continue;
       if (conn.sent.has(messageId)) {
         this.metrics.deduplicated.inc();
         continue;

@@ -4,7 +4,7 @@ import { isPlausibleTxHash, type NetworkInfo } from '@chainpipe/chains';
 import { OriginError, jsonRpcCall } from '@chainpipe/upstreams';
 import { requestParams, sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
 import { errorMessage } from '@chainpipe/runtime';
-import { storeLooseTransactions } from '@chainpipe/tx-store';
+import { TOPICS } from '@chainpipe/contracts';
 import { toListRecord, toV2Record } from '@chainpipe/tx-records';
 import { EXAMPLE_ADDRESS, EXAMPLE_LIST, EXAMPLE_V2 } from '../api-examples';
 import type { TxGatewayDeps } from '../deps';
@@ -39,9 +39,9 @@ function queryMetrics(registry: Registry) {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
       registers: [registry],
     }),
-    originStoreFailures: new Counter({
-      name: 'chainpipe_tx_origin_store_failures_total',
-      help: 'Transactions fetched from an origin that could not be stored (the response still carried them)',
+    originPublishFailures: new Counter({
+      name: 'chainpipe_tx_origin_publish_failures_total',
+      help: 'Transactions fetched from an origin that could not be handed to chain-parser on chain.fetched.v1 (the response still carried them)',
       labelNames: ['network'],
       registers: [registry],
     }),
@@ -109,7 +109,16 @@ export function queriesRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
     }
   };
 
-  /** Stored record unless `no_cache`; else the origin's, stored on the way (best effort). */
+  /**
+   * Stored record unless `no_cache`; else the origin's answer, handed to chain-parser on
+   * chain.fetched.v1 before the response. The gateway writes nothing itself: chain-parser stores
+   * the record through the stream's own path (merged into what is stored, `changed_by`, and
+   * published to chain.tx.v1 when new or changed before its offset is committed), so a fetched
+   * transaction is pushed like a streamed one and a later delivery of its block still publishes
+   * what it adds. The publish is acknowledged by the broker (acks=all) before the answer, so
+   * nothing the origin answered is lost after the response; when it fails the caller still gets
+   * the chain's answer and the next request fetches again.
+   */
   const transaction = async (q: TransactionQuery, res: Response): Promise<void> => {
     const { network, txHash } = q;
     if (!isPlausibleTxHash(network.family, txHash)) return sendOk(res, null, V2_OK);
@@ -126,20 +135,14 @@ export function queriesRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       return sendError(res, 502, `chain origin of ${network.network} failed: ${err.message}`);
     }
     if (!lookup.found) return sendOk(res, null, V2_OK);
-    let tx = lookup.tx;
-    let isReorgResend = false;
+    const tx = lookup.tx;
     try {
-      const [stored] = await storeLooseTransactions(deps.db, network, [tx]);
-      if (stored) {
-        tx = stored.tx;
-        isReorgResend = stored.is_reorg_resend;
-      }
+      await deps.producer.publish(TOPICS.chainFetched, [{ value: { network: network.network, tx, fetched_at: deps.clock.now() } }]);
     } catch (err) {
-      // The caller still gets the chain's answer; the next request simply fetches again.
-      metrics.originStoreFailures.inc({ network: network.network });
-      log.warn({ msg: 'origin_tx_store_failed', network: network.network, txHash, err: errorMessage(err) });
+      metrics.originPublishFailures.inc({ network: network.network });
+      log.warn({ msg: 'origin_tx_publish_failed', network: network.network, txHash, err: errorMessage(err) });
     }
-    sendOk(res, toV2Record(tx, isReorgResend), V2_OK);
+    sendOk(res, toV2Record(tx, false), V2_OK);
   };
 
   const single: RequestHandler = async (_req, res) => {
@@ -176,7 +179,7 @@ export function queriesRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
   } as const;
   const singleSpec = {
     summary: 'One transaction in the V2 format',
-    description: 'The stored record; when none is stored (or with `no_cache=true|1`) the chain origin is asked and what it returns is stored. `data` is null when the chain does not know the hash.',
+    description: 'The stored record; when none is stored (or with `no_cache=true|1`) the chain origin is asked and its answer is returned, then stored and pushed to monitoring applications like a streamed transaction. `data` is null when the chain does not know the hash.',
     tags,
     auth: 'apiKey',
     request: { params: 'http/tx/queries-transaction' },

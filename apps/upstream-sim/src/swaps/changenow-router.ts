@@ -7,8 +7,10 @@ import type { QuotesSource } from '../market/quotes-source';
 /**
  * A ChangeNOW API v2 stand-in (https://documenter.getpostman.com/view/8180765/SVfTPnM8):
  * `GET /changenow/v2/exchange/estimated-amount`, `POST /changenow/v2/exchange`,
- * `GET /changenow/v2/exchange/by-id`, key in `x-changenow-api-key`, errors as
- * `{error, message}`. Estimates follow the simulator's quotes (the CoinMarketCap stand-in's
+ * `GET /changenow/v2/exchange/by-id`, `GET /changenow/v2/exchange/range`, key in
+ * `x-changenow-api-key`, errors as `{error, message}`. The range of every pair starts at the
+ * amount worth 15 USD of the source currency (`minAmount`, whole units, `maxAmount` null); an
+ * estimate or exchange below it is refused as ChangeNOW does, HTTP 400 `deposit_too_small`. Estimates follow the simulator's quotes (the CoinMarketCap stand-in's
  * random walks) less a 0.5 % provider fee; every exchange gets a fresh deposit (payin) address of
  * its network and waits. Controls: `PUT /sim/changenow/exchanges/{id}` `{status, payoutHash?,
  * refundHash?, amountTo?}` moves an exchange (the provider's own progress, which no test can
@@ -17,6 +19,7 @@ import type { QuotesSource } from '../market/quotes-source';
  * `GET /sim/changenow/stats` counts estimates and those whose caller hung up before the answer.
  */
 const PROVIDER_FEE = 0.005;
+const MIN_EXCHANGE_USD = 15;
 
 /** Tickers of the seed's assets → CoinMarketCap ids of the quotes stand-in. */
 const CMC_IDS: Readonly<Record<string, string>> = {
@@ -89,6 +92,19 @@ export function changenowRouter(deps: { quotes: QuotesSource; apiKey: string; no
     return Number(((amount * pf * (1 - PROVIDER_FEE)) / pt).toFixed(8));
   };
 
+  /** The pair's minimum in whole units of `from`, rounded up to 8 decimals; undefined for an inactive pair. */
+  const minAmount = (from: string, to: string): number | undefined => {
+    const pf = price(from);
+    if (pf === undefined || price(to) === undefined) return undefined;
+    return Math.ceil((MIN_EXCHANGE_USD / pf) * 1e8) / 1e8;
+  };
+  const tooSmall = (res: express.Response, from: string, to: string, amount: number): boolean => {
+    const min = minAmount(from, to);
+    if (min === undefined || amount >= min) return false;
+    fail(res, 400, 'deposit_too_small', `Amount is less than minimal: ${min} ${from.toUpperCase()}`);
+    return true;
+  };
+
   const api = express.Router();
   api.use((req, res, next) => {
     const key = req.header('x-changenow-api-key');
@@ -116,6 +132,7 @@ export function changenowRouter(deps: { quotes: QuotesSource; apiKey: string; no
     const to = (q.toCurrency ?? '').toLowerCase();
     const amount = Number(q.fromAmount);
     if (!from || !to || !(amount > 0)) return fail(res, 400, 'not_valid_params', 'fromCurrency, toCurrency and a positive fromAmount are required');
+    if (tooSmall(res, from, to, amount)) return;
     const toAmount = estimate(from, to, amount);
     if (toAmount === undefined) return fail(res, 400, 'pair_is_inactive', `pair ${from}_${to} is inactive`);
     res.json({
@@ -132,6 +149,7 @@ export function changenowRouter(deps: { quotes: QuotesSource; apiKey: string; no
     const amount = Number(b.fromAmount);
     const address = typeof b.address === 'string' ? b.address : '';
     if (!from || !to || !(amount > 0) || !address) return fail(res, 400, 'not_valid_params', 'fromCurrency, toCurrency, a positive fromAmount and address are required');
+    if (tooSmall(res, from, to, amount)) return;
     const toAmount = estimate(from, to, amount);
     if (toAmount === undefined) return fail(res, 400, 'pair_is_inactive', `pair ${from}_${to} is inactive`);
     const now = new Date(deps.now()).toISOString();
@@ -148,6 +166,16 @@ export function changenowRouter(deps: { quotes: QuotesSource; apiKey: string; no
       fromAmount: amount, toAmount, flow: 'standard', type: 'direct', payinAddress: e.payinAddress, payoutAddress: address, payinExtraId: null, payoutExtraId: e.payoutExtraId,
       fromCurrency: from, toCurrency: to, refundAddress: e.refundAddress, refundExtraId: null, id: e.id, fromNetwork, toNetwork: e.toNetwork,
     });
+  });
+
+  api.get('/v2/exchange/range', (req, res) => {
+    const q = req.query as Record<string, string | undefined>;
+    const from = (q.fromCurrency ?? '').toLowerCase();
+    const to = (q.toCurrency ?? '').toLowerCase();
+    if (!from || !to) return fail(res, 400, 'not_valid_params', 'fromCurrency and toCurrency are required');
+    const min = minAmount(from, to);
+    if (min === undefined) return fail(res, 400, 'pair_is_inactive', `pair ${from}_${to} is inactive`);
+    res.json({ fromCurrency: from, fromNetwork: q.fromNetwork ?? from, toCurrency: to, toNetwork: q.toNetwork ?? to, flow: q.flow ?? 'standard', minAmount: min, maxAmount: null });
   });
 
   api.get('/v2/exchange/by-id', (req, res) => {

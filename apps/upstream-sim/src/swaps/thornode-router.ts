@@ -10,10 +10,18 @@ import type { QuotesSource } from '../market/quotes-source';
  * that chain, one per simulator run), `memo` (`=:<to_asset>:<destination>`), `expiry` (15
  * minutes), fees and `expected_amount_out` from the simulator's prices less a 0.35 % liquidity fee;
  * `GET /thorchain/tx/status/{hash}` following a swap by its inbound hash. Errors are
- * `{code, message, details}`. Control: `PUT /sim/thorchain/tx/{hash}` `{outcome: done|refunded,
+ * `{code, message, details}` as THORNode's (`code` 3: invalid request). Minimums as THORNode's:
+ * `recommended_min_amount_in` (1e8 units of the source asset) is the amount worth
+ * 12.5 USD (THORNode derives it from the outbound fees, about four times the fee); a
+ * quote of less than a quarter of it cannot pay the fee and is refused with
+ * `amount less than min swap amount (recommended_min_amount_in: N): invalid request`. EVM-chain
+ * sources get the chain's `router` (one per chain per simulator run), through which THORNode's
+ * notes send tokens (`depositWithExpiry`). Control: `PUT /sim/thorchain/tx/{hash}` `{outcome: done|refunded,
  * outHash}` finishes the swap of an inbound transaction (no chain is watched here).
  */
 const LIQUIDITY_FEE_BPS = 35n;
+const MIN_SWAP_USD = 12.5;
+const EVM_CHAINS: ReadonlySet<string> = new Set(['ETH', 'BSC', 'AVAX', 'ARB', 'BASE']);
 
 const CMC_IDS: Readonly<Record<string, string>> = { 'ETH.ETH': '1027', 'BTC.BTC': '1', 'BSC.BNB': '1839', 'AVAX.AVAX': '5805', 'GAIA.ATOM': '3794', 'ARB.ETH': '1027', 'BASE.ETH': '1027' };
 
@@ -33,6 +41,7 @@ function vault(chain: string): string {
 export function thornodeRouter(deps: { quotes: QuotesSource; now: () => number }): Router {
   const router = express.Router();
   const vaults = new Map<string, string>();
+  const routers = new Map<string, string>();
   const outcomes = new Map<string, { outcome: 'done' | 'refunded'; outHash: string }>();
   const fail = (res: express.Response, status: number, message: string) => res.status(status).json({ code: 3, message, details: [] });
   const price = (asset: string): number | undefined => {
@@ -49,6 +58,8 @@ export function thornodeRouter(deps: { quotes: QuotesSource; now: () => number }
     const pt = price(to);
     if (pf === undefined || pt === undefined) return fail(res, 400, `unknown asset ${pf === undefined ? from : to}`);
     const amount = BigInt(q.amount!);
+    const minIn = BigInt(Math.ceil((MIN_SWAP_USD / pf) * 1e8));
+    if (amount * 4n < minIn) return fail(res, 400, `amount less than min swap amount (recommended_min_amount_in: ${minIn}): invalid request`);
     // 1e8 units on both sides; the price ratio in millionths keeps it integer
     const ratio = BigInt(Math.round((pf / pt) * 1e12));
     const gross = (amount * ratio) / 1_000_000_000_000n;
@@ -67,12 +78,16 @@ export function thornodeRouter(deps: { quotes: QuotesSource; now: () => number }
       warning: 'Do not cache this response. Do not send funds after the expiry.',
       notes: 'Transfer the inbound_address the asset with the memo. Do not use multi-in, multi-out transactions.',
       dust_threshold: '10000',
-      recommended_min_amount_in: '10000',
+      recommended_min_amount_in: minIn.toString(),
       expected_amount_out: out.toString(),
       max_streaming_quantity: 0,
       streaming_swap_blocks: 0,
       total_swap_seconds: 12,
     };
+    if (EVM_CHAINS.has(chain)) {
+      if (!routers.has(chain)) routers.set(chain, '0x' + randomBytes(20).toString('hex'));
+      body.router = routers.get(chain);
+    }
     if (q.destination) body.memo = `=:${to}:${q.destination}`;
     res.json(body);
   });

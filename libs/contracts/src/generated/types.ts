@@ -358,7 +358,7 @@ export type WsTxClientCommand =
       data?: {
         address: string;
         /**
-         * omitted: every chain
+         * omitted: every chain, the address read in each chain family's canonical form (a checksummed EVM address matches on every EVM chain)
          */
         chain_type?: string;
       };
@@ -453,6 +453,7 @@ export interface SchemaIndex {
   HttpTxTransferList?: HttpTxTransferList;
   HttpTxWebhookRetry?: HttpTxWebhookRetry;
   KafkaAddressesChangesV1?: KafkaAddressesChangesV1;
+  KafkaChainFetchedV1?: KafkaChainFetchedV1;
   KafkaChainRawV1Headers?: KafkaChainRawV1Headers;
   KafkaChainTxV1?: KafkaChainTxV1;
   KafkaKlineCandlesV1?: KafkaKlineCandlesV1;
@@ -533,6 +534,10 @@ export interface HttpAggIntegratorOrder {
   channel_id: number;
   deposit_address: string;
   deposit_memo: string | null;
+  /**
+   * contract a token deposit must go through (THORChain's router for EVM-chain sources)
+   */
+  deposit_router: string | null;
   slippage: string;
   /**
    * expected output after every fee and the commission, smallest unit of the destination token
@@ -640,6 +645,10 @@ export interface HttpAggIntegratorOrderCreated {
    * memo the deposit must carry, when the channel needs one (THORChain)
    */
   deposit_memo?: string | null;
+  /**
+   * contract a token deposit must go through, when the channel needs one (THORChain's router for EVM-chain sources: depositWithExpiry to the deposit address with the memo)
+   */
+  deposit_router?: string | null;
   expire_at: string;
   fee_platform?: string;
   fee_partner?: '0';
@@ -1708,6 +1717,20 @@ export interface KafkaAddressesChangesV1 {
   changed_at: number;
 }
 /**
+ * chain.fetched.v1: one transaction fetched from a chain origin, for chain-parser to store and publish like a streamed delivery
+ */
+export interface KafkaChainFetchedV1 {
+  /**
+   * network name of the origin asked (ethereum-mainnet, …)
+   */
+  network: string;
+  tx: NormalizedTx;
+  /**
+   * when the origin answered, Unix milliseconds
+   */
+  fetched_at: number;
+}
+/**
  * chain.raw.v1 record headers
  *
  * The value of a chain.raw.v1 record is the request body exactly as received (after gzip is undone). What the ingest knew about it travels in these headers; streamer metadata headers (batch-*, stream-*) are carried along under their own lowercase names.
@@ -1738,6 +1761,10 @@ export interface KafkaChainTxV1 {
    * true when a reorg removed this transaction from the canonical chain
    */
   orphaned?: boolean;
+  /**
+   * present when this change kept the transaction's status, block and flags (a merge that only added information): the canonical parties of the record as it was before, which were matched and pushed then; tx-matcher pushes again only to applications matching none of them
+   */
+  earlier_parties?: string[];
   tx: NormalizedTx;
 }
 /**

@@ -1,0 +1,47 @@
+import type { Decimal } from './fees';
+
+/**
+ * Decisions of an integrator order creation that need no I/O: what makes two creations the same
+ * order, what a repeated `client_order_id` gets, and the minimum order amounts (the platform's in
+ * USD, the channel provider's in source units).
+ */
+
+/**
+ * The order's identity for `client_order_id`: what the order moves, where to, on which channel.
+ * Quote figures (estimates, `min_acceptable_out_amount`, slippage) are left out, so a retry with
+ * a refreshed quote is the same order.
+ */
+export interface OrderIdentity {
+  srcTokenId: number;
+  dstTokenId: number;
+  amountIn: bigint;
+  /** Canonical form on the destination chain (as stored). */
+  dstAddress: string;
+  channelId: number;
+}
+
+export function sameOrderIdentity(a: OrderIdentity, b: OrderIdentity): boolean {
+  return a.srcTokenId === b.srcTokenId && a.dstTokenId === b.dstTokenId && a.amountIn === b.amountIn && a.dstAddress === b.dstAddress && a.channelId === b.channelId;
+}
+
+/** A creation whose `client_order_id` the integrator already used: the same order, or the spec's duplicate error. */
+export type ClientOrderRepeat = 'existing_order' | 'duplicate_client_order_id';
+
+export function decideClientOrderRepeat(existing: OrderIdentity, requested: OrderIdentity): ClientOrderRepeat {
+  return sameOrderIdentity(existing, requested) ? 'existing_order' : 'duplicate_client_order_id';
+}
+
+/** The identity as one text (stored as the order's request hash input). */
+export function orderIdentityText(i: OrderIdentity): string {
+  return JSON.stringify([i.srcTokenId, i.dstTokenId, i.amountIn.toString(), i.dstAddress, i.channelId]);
+}
+
+/** Whether `amountIn` (smallest unit, `decimals`) is worth at least `minUsd` at `priceUsd` per whole token. */
+export function worthAtLeast(amountIn: bigint, decimals: number, priceUsd: Decimal, minUsd: Decimal): boolean {
+  return amountIn * priceUsd.digits * 10n ** BigInt(minUsd.scale) >= minUsd.digits * 10n ** BigInt(decimals + priceUsd.scale);
+}
+
+/** Whether the channel provider refuses `amountIn` as too small (`minAmountIn` in source units; none known: not below). */
+export function belowProviderMinimum(amountIn: bigint, minAmountIn: bigint | undefined): boolean {
+  return minAmountIn !== undefined && amountIn < minAmountIn;
+}
