@@ -159,7 +159,7 @@ describe('push rules on the real stack: origin fetch, unsubscribe, enrichment', 
     await groupCaughtUp(`${prefix}fetched`, `${prefix}chain.fetched.v1`, 60_000);
     await groupCaughtUp(`${prefix}matcher`, `${prefix}chain.tx.v1`, 60_000);
     await groupCaughtUp(`${prefix}dispatcher`, `${prefix}tx.push.v1`, 60_000);
-    await groupCaughtUp(`${prefix}push-one`, `${prefix}tx.push.v1`, 60_000);
+    await groupCaughtUp(`${prefix}push`, `${prefix}tx.push.v1`, 60_000);
   };
 
   before(async () => {
