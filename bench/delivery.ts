@@ -7,17 +7,18 @@ import { networkByName } from '@chainpipe/chains';
 import type { ChainTxMessage, TxPushMessage } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, ensureDatabase, migrateLatest } from '@chainpipe/db';
 import { createRedis } from '@chainpipe/redis';
-import { SecretBox, createLogger } from '@chainpipe/runtime';
+import { SecretBox, createLogger, systemClock } from '@chainpipe/runtime';
 import { parseEvmPayload } from '@chainpipe/tx-parsers';
 import { toTransactionResult } from '@chainpipe/tx-records';
 import { SENDER_DEFAULTS, batchId, createWebhookDispatcher, webhookHeaders } from '@chainpipe/webhooks';
 import { AddressIndex } from '../apps/tx-matcher/src/address-index';
 import { matchRecords } from '../apps/tx-matcher/src/plan';
 import { transactionFrame } from '../apps/tx-gateway/src/push/push.handler';
+import { ConnectionCap } from '../apps/tx-gateway/src/push/connection-cap';
 import { ResendStore } from '../apps/tx-gateway/src/push/resend-store';
 import { WsHub } from '../apps/tx-gateway/src/push/ws-hub';
 import { TOPICS } from '@chainpipe/contracts';
-import { generateApiKey } from '@chainpipe/http';
+import { generateApiKey, routeUpgrades } from '@chainpipe/http';
 import { connectWs, createRegistryTopics, evmBlockItem, freePort, rebaseBlock, randomSuffix, spawnTs, stopProcess, streamerBody, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 import { Kafka, logLevel } from 'kafkajs';
 import { latencyStats, machine, printTable } from './lib-stats';
@@ -99,17 +100,18 @@ export async function run(): Promise<void> {
       // Every handshake is the bench application's: the key check is not what is measured here.
       resolveKey: async () => ({ appId, keyId: 'bench' }),
       store: new ResendStore(redis, { retentionSeconds: 600 }),
+      cap: new ConnectionCap(redis, { maxPerKey: 100_000, leaseMs: 600_000 }, systemClock),
       resendIntervalSeconds: async () => 3600,
       lookupTx: async () => undefined,
       logger: silent,
       registry: new Registry(),
     },
-    { maxConnectionsPerKey: 100_000, maxBufferedBytes: 64 * 1024 * 1024, pingIntervalMs: 600_000, defaultResendSeconds: 0, retentionSeconds: 600, maxMessageBytes: 65_536, resendScanMs: 600_000 },
+    { maxConnectionsPerKey: 100_000, maxBufferedBytes: 64 * 1024 * 1024, pingIntervalMs: 600_000, defaultResendSeconds: 0, retentionSeconds: 600, maxMessageBytes: 65_536 },
   );
   const server = http.createServer();
   server.listen(0, '127.0.0.1', 4096);
   await new Promise((r) => server.once('listening', r));
-  hub.attach(server);
+  routeUpgrades(server, [hub.upgrade]);
   const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/tx/api/v1/transaction/ws`;
   const recs = records().slice(0, 20);
   const pushes: TxPushMessage[] = recs.map((r, i) => ({ message_id: `m${i}-${randomBytes(4).toString('hex')}`, app_id: appId, tx_id: r.id, network: r.network, listen_address: [r.tx.sender!], is_reorg_resend: false, orphaned: false, ws: true, webhook: false, matched_at: Date.now(), tx: r.tx }));
@@ -198,7 +200,7 @@ async function pipelineLatency(databaseUrl: string, db: ReturnType<typeof create
     [spawnTs('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: secret, PORT: String(ingestPort), OPS_PORT: String(ingestOps) }), ingestOps],
     [spawnTs('apps/chain-parser/src/main.ts', { ...common, OPS_PORT: String(parserOps), CHAIN_PARSER_GROUP: `${prefix}parser` }), parserOps],
     [spawnTs('apps/tx-matcher/src/main.ts', { ...common, OPS_PORT: String(matcherOps), TX_MATCHER_GROUP: `${prefix}matcher` }), matcherOps],
-    [spawnTs('apps/tx-gateway/src/main.ts', { ...common, PORT: String(gwPort), OPS_PORT: String(gwOps), WEBHOOK_SECRET_KEY: secretKey, TX_GATEWAY_INSTANCE_ID: 'bench', TX_GATEWAY_PUSH_GROUP_PREFIX: `${prefix}push` }), gwOps],
+    [spawnTs('apps/tx-gateway/src/main.ts', { ...common, PORT: String(gwPort), OPS_PORT: String(gwOps), WEBHOOK_SECRET_KEY: secretKey, TX_GATEWAY_PUSH_GROUP: `${prefix}push` }), gwOps],
     [spawnTs('apps/webhook-dispatcher/src/main.ts', { ...common, OPS_PORT: String(dispatcherOps), WEBHOOK_DISPATCHER_GROUP: `${prefix}dispatcher`, WEBHOOK_SECRET_KEY: secretKey, ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }), dispatcherOps],
   ];
   try {

@@ -7,7 +7,7 @@ import { Registry } from 'prom-client';
 import { WebSocketServer, WebSocket } from 'ws';
 import { TOPICS, loadContracts, type KlineCandleMessage, type MarketTickMessage } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, ensureDatabase, migrateLatest, type Knex } from '@chainpipe/db';
-import { createKeyResolver, generateApiKey, listen } from '@chainpipe/http';
+import { createKeyResolver, generateApiKey, listen, routeUpgrades } from '@chainpipe/http';
 import { BatchConsumer, TopicProducer, createKafka, ensureTopics, type BatchHandler } from '@chainpipe/kafka';
 import { CandleRepository, LatestCandles } from '@chainpipe/kline-store';
 import { createRedis } from '@chainpipe/redis';
@@ -178,7 +178,7 @@ export async function run(): Promise<void> {
   });
   const app = createMarketGatewayApp({ logger: silent, registry: new Registry(), timeoutMs: 15_000, modules: [kline] });
   const gw = await listen(app, 0, '127.0.0.1');
-  gw.server.on('upgrade', (req, socket, head) => void kline.upgrade(req, socket, head));
+  routeUpgrades(gw.server, [kline.upgrade]);
   const gwBase = `http://127.0.0.1:${gw.address.port}`;
 
   // 2. Tick → WebSocket latency at a steady rate, vs raw Kafka produce → consume.

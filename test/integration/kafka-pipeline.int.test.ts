@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { networkByName } from '@chainpipe/chains';
 import { TOPICS, dlqName, loadContracts, type AddressChangeMessage, type ChainTxMessage } from '@chainpipe/contracts';
-import { BatchConsumer, TopicProducer, createKafka, type ConsumedRecord } from '@chainpipe/kafka';
+import { BatchConsumer, TopicProducer, createKafka, processGroupId, type ConsumedRecord } from '@chainpipe/kafka';
 import { NonRetryableError, RetryableError, createLogger } from '@chainpipe/runtime';
 import { committedOffset, createRegistryTopics, evmBlockItem, parseFixture, parsePrometheusText, readTopic, testEnv, testKafka, topicMessage, uniquePrefix, waitFor } from '@chainpipe/testing';
 
@@ -39,6 +39,7 @@ describe('kafka pipeline: registry, typed producer, batch consumer (real broker)
     handler: (records: ConsumedRecord<AddressChangeMessage>[]) => Promise<void>,
     groupId = `${prefix}group`,
     retry = { retries: 5, initialMs: 20, maxMs: 100 },
+    extra: { removeGroupOnStop?: boolean; fromBeginning?: boolean } = {},
   ) {
     const kafka = createKafka({ brokers: testEnv().kafkaBrokers, clientId: 'kp-consumer', logger });
     const consumer = new BatchConsumer<AddressChangeMessage>({
@@ -53,6 +54,7 @@ describe('kafka pipeline: registry, typed producer, batch consumer (real broker)
       topicPrefix: prefix,
       retry,
       onFatal: (_reason, err) => fatal.push(err),
+      ...extra,
     });
     consumers.push(consumer as BatchConsumer<unknown>);
     return consumer.start().then(() => consumer);
@@ -69,6 +71,32 @@ describe('kafka pipeline: registry, typed producer, batch consumer (real broker)
     expect(got).to.deep.equal(sent);
     const topic = prefix + TOPICS.addressesChanges.name;
     await waitFor(async () => (await committedOffset(`${prefix}group`, topic)) === 5, { what: 'offset 5 committed' });
+  });
+
+  it('a per-process group (removeGroupOnStop) reads, commits, and is gone from the broker after a clean stop', async () => {
+    const groupId = processGroupId(`${prefix}copy`);
+    const got: AddressChangeMessage[] = [];
+    const consumer = await startConsumer(
+      async (records) => {
+        for (const r of records) got.push(r.value);
+      },
+      groupId,
+      undefined,
+      { removeGroupOnStop: true },
+    );
+    await producer.publish(TOPICS.addressesChanges, [{ value: change(1) }]);
+    await waitFor(() => got.length >= 1, { what: 'the record' });
+    const admin = testKafka().admin();
+    await admin.connect();
+    try {
+      const groupsNow = async () => (await admin.listGroups()).groups.map((g) => g.groupId);
+      expect(await groupsNow()).to.include(groupId);
+      consumers.splice(consumers.indexOf(consumer as BatchConsumer<unknown>), 1);
+      await consumer.stop();
+      expect(await groupsNow()).to.not.include(groupId);
+    } finally {
+      await admin.disconnect();
+    }
   });
 
   it('refuses to publish a message that breaks its schema, and sends nothing', async () => {

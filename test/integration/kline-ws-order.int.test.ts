@@ -59,6 +59,7 @@ describe('candlestick WebSocket: command order and snapshot age', () => {
       registry: new Registry(),
       clock: systemClock,
       maxBufferedBytes: 1024 * 1024,
+      pingMs: 30_000,
     };
     hub = new KlineHub(deps);
     wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
@@ -72,7 +73,7 @@ describe('candlestick WebSocket: command order and snapshot age', () => {
     await Promise.all(clients.splice(0).map((c) => c.close()));
   });
   after(async () => {
-    hub.closeAll();
+    await hub.closeAll();
     await new Promise<void>((resolve) => wss.close(() => resolve()));
     await db('kline.pools').whereRaw('lower(pool_address) = ?', [pool.pool_address]).delete();
     await db.destroy();

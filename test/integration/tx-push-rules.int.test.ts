@@ -159,7 +159,7 @@ describe('push rules on the real stack: origin fetch, unsubscribe, enrichment', 
     await groupCaughtUp(`${prefix}fetched`, `${prefix}chain.fetched.v1`, 60_000);
     await groupCaughtUp(`${prefix}matcher`, `${prefix}chain.tx.v1`, 60_000);
     await groupCaughtUp(`${prefix}dispatcher`, `${prefix}tx.push.v1`, 60_000);
-    await groupCaughtUp(`${prefix}push-one`, `${prefix}tx.push.v1`, 60_000);
+    await groupCaughtUp(`${prefix}push`, `${prefix}tx.push.v1`, 60_000);
   };
 
   before(async () => {
@@ -192,8 +192,7 @@ describe('push rules on the real stack: origin fetch, unsubscribe, enrichment', 
           OPS_PORT: String(gwOps),
           WEBHOOK_SECRET_KEY: secretKey,
           REDIS_KEY_PREFIX: `${prefix}redis:`,
-          TX_GATEWAY_INSTANCE_ID: 'one',
-          TX_GATEWAY_PUSH_GROUP_PREFIX: `${prefix}push`,
+          TX_GATEWAY_PUSH_GROUP: `${prefix}push`,
           CHAIN_RPC_URLS: `ethereum-mainnet=http://127.0.0.1:${(node.address() as AddressInfo).port}/rpc`,
         }),
         gwOps,

@@ -106,23 +106,22 @@ describe('WebSocket and webhook push: /stream → parser → matcher → two gat
     const common = { KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, LOG_LEVEL: 'warn' };
     const ports = await Promise.all(Array.from({ length: 9 }, () => freePort()));
     const [ingestPort, ingestOps, parserOps, matcherOps, gw1, gw1Ops, gw2, gw2Ops, dispatcherOps] = ports;
-    const gateway = (port: number, ops: number, instance: string) =>
+    const gateway = (port: number, ops: number) =>
       spawnTs('apps/tx-gateway/src/main.ts', {
         ...common,
         PORT: String(port),
         OPS_PORT: String(ops),
         WEBHOOK_SECRET_KEY: secretKey,
         REDIS_KEY_PREFIX: `${prefix}redis:`,
-        TX_GATEWAY_INSTANCE_ID: instance,
-        TX_GATEWAY_PUSH_GROUP_PREFIX: `${prefix}push`,
+        TX_GATEWAY_PUSH_GROUP: `${prefix}push`,
         WS_MAX_CONNECTIONS_PER_KEY: '4',
       });
     const started: Array<[RunningProcess, number]> = [
       [spawnTs('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: secret, PORT: String(ingestPort), OPS_PORT: String(ingestOps) }), ingestOps],
       [spawnTs('apps/chain-parser/src/main.ts', { ...common, OPS_PORT: String(parserOps), CHAIN_PARSER_GROUP: `${prefix}parser` }), parserOps],
       [spawnTs('apps/tx-matcher/src/main.ts', { ...common, OPS_PORT: String(matcherOps), TX_MATCHER_GROUP: `${prefix}matcher` }), matcherOps],
-      [gateway(gw1, gw1Ops, 'one'), gw1Ops],
-      [gateway(gw2, gw2Ops, 'two'), gw2Ops],
+      [gateway(gw1, gw1Ops), gw1Ops],
+      [gateway(gw2, gw2Ops), gw2Ops],
       [
         spawnTs('apps/webhook-dispatcher/src/main.ts', {
           ...common,

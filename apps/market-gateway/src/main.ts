@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { TOPICS, loadContracts } from '@chainpipe/contracts';
 import { ApiKeyRepository, addPostgres } from '@chainpipe/db';
 import { addHttpServer, createKeyResolver } from '@chainpipe/http';
-import { addKafka } from '@chainpipe/kafka';
+import { addKafka, processGroupId } from '@chainpipe/kafka';
 import { addRedis } from '@chainpipe/redis';
 import { runService, systemClock } from '@chainpipe/runtime';
 import { createMarketGatewayApp } from './app';
@@ -59,23 +58,16 @@ runService('market-gateway', marketGatewayConfig, async (svc) => {
     ],
   });
   const http = addHttpServer(svc, app);
-  // The candlestick WebSockets: upgrades taken over once the server listens; on shutdown they
-  // close before the server stops (open sockets would keep it from closing).
-  let stopWebSockets: (() => void) | undefined;
-  svc.serve({
-    name: 'kline-websockets',
-    start: async () => {
-      http.server()!.server.on('upgrade', (req, socket, head) => {
-        if (!kline.upgrade(req, socket, head)) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
-      });
-      stopWebSockets = kline.startKeepAlive();
-    },
-    stop: async () => stopWebSockets?.(),
-  });
-  // Every gateway copy reads every candle (a group of its own, from the latest offset).
+  // The candlestick WebSockets: upgrades routed by the server; on shutdown they close before the
+  // server stops (open sockets would keep it from closing).
+  http.upgrade(kline.upgrade);
+  svc.serve({ name: 'kline-websockets', start: async () => kline.hub.start(), stop: () => kline.hub.closeAll() });
+  // Every gateway copy reads every candle (a group of its own, from the latest offset, deleted
+  // on a clean stop: live candles need no offsets kept across starts).
   await kafka.consume(TOPICS.klineCandles, {
-    groupId: `${config.KLINE_HUB_GROUP_PREFIX}-${randomUUID().slice(0, 8)}`,
+    groupId: processGroupId(config.KLINE_HUB_GROUP_PREFIX),
     fromBeginning: false,
+    removeGroupOnStop: true,
     handler: kline.candlesHandler,
   });
 });

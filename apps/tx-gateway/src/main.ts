@@ -1,15 +1,16 @@
-import os from 'node:os';
 import { chainOriginsFromConfig, networkByChain } from '@chainpipe/chains';
 import { TOPICS } from '@chainpipe/contracts';
 import { ApiKeyRepository, addPostgres } from '@chainpipe/db';
 import { addHttpServer, createKeyResolver } from '@chainpipe/http';
 import { addKafka } from '@chainpipe/kafka';
 import { addRedis } from '@chainpipe/redis';
-import { SecretBox, runService, systemClock } from '@chainpipe/runtime';
+import { SecretBox, periodicJob, runService, systemClock } from '@chainpipe/runtime';
 import { PoolTrades, toV2Record } from '@chainpipe/tx-records';
 import { AppConfigRepository } from '@chainpipe/tx-store';
 import { createTxGatewayApp } from './app';
 import { txGatewayConfig } from './config';
+import { ConnectionCap } from './push/connection-cap';
+import { FanoutReader } from './push/fanout';
 import { createPushHandler } from './push/push.handler';
 import { ResendStore, resendIntervals } from './push/resend-store';
 import { WsHub } from './push/ws-hub';
@@ -57,13 +58,15 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
   const http = addHttpServer(svc, app);
 
   if (!config.WS_PUSH_ENABLED) return;
-  // WebSocket push: this copy's connections, fed by its own tx.push.v1 group.
+  // WebSocket push: one shared tx.push.v1 group stores every push in Redis and announces it on
+  // the fan-out stream; every copy writes what the stream announces to its own connections.
   const txs = new TxQueryRepository(db);
   const store = new ResendStore(redis, { retentionSeconds: config.WS_RESEND_RETENTION_SECONDS });
   const hub = new WsHub(
     {
       resolveKey,
       store,
+      cap: new ConnectionCap(redis, { maxPerKey: config.WS_MAX_CONNECTIONS_PER_KEY, leaseMs: config.WS_CONNECTION_LEASE_MS }, systemClock),
       resendIntervalSeconds: resendIntervals(new AppConfigRepository(db), systemClock, config.WS_RESEND_CONFIG_CACHE_MS),
       lookupTx: async (chainType, chainId, hash) => {
         const network = networkByChain(chainType, chainId);
@@ -80,16 +83,26 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
       defaultResendSeconds: config.WS_RESEND_DEFAULT_SECONDS,
       retentionSeconds: config.WS_RESEND_RETENTION_SECONDS,
       maxMessageBytes: config.WS_MAX_MESSAGE_BYTES,
-      resendScanMs: config.WS_RESEND_SCAN_MS,
     },
   );
+  http.upgrade(hub.upgrade);
   // Stopped before the HTTP server: clients get 1001 and reconnect to another copy.
-  svc.serve({ name: 'websocket', start: async () => hub.attach(http.server()!.server), stop: () => hub.close() });
+  svc.serve({ name: 'websocket', stop: () => hub.close() });
+  // Unacknowledged pushes due again (the applications' ws_ack_resend_interval_seconds).
+  svc.serve(periodicJob({ name: 'ws_periodic_resend', intervalMs: config.WS_RESEND_SCAN_MS, run: () => hub.resendDue(), logger }));
+  // The per-key cap's leases of this copy's connections, renewed well before they run out.
+  svc.serve(periodicJob({ name: 'ws_cap_renew', intervalMs: Math.floor(config.WS_CONNECTION_LEASE_MS / 3), run: () => hub.renewLeases(), logger }));
+  const fanout = new FanoutReader({
+    redis: redis.duplicate(),
+    deliver: (p) => hub.deliver(p.appId, p.frame, p.chainType, p.listenAddress, p.messageId),
+    logger,
+  });
+  svc.serve({ name: 'ws-fanout', health: () => fanout.health(), start: () => fanout.start(), stop: () => fanout.stop() });
   await kafka.consume(TOPICS.txPush, {
-    groupId: `${config.TX_GATEWAY_PUSH_GROUP_PREFIX}-${config.TX_GATEWAY_INSTANCE_ID || os.hostname()}`,
-    handler: createPushHandler({ store, hub }),
-    // A new copy starts with what is pushed from now on; older pushes reach it through the store.
-    fromBeginning: false,
+    groupId: config.TX_GATEWAY_PUSH_GROUP,
+    handler: createPushHandler({ store, retentionSeconds: config.WS_RESEND_RETENTION_SECONDS, clock: systemClock }),
+    // A new group starts at the oldest push kept: the handler skips what is past the retention.
+    fromBeginning: true,
     sessionTimeoutMs: config.TX_GATEWAY_SESSION_TIMEOUT_MS,
   });
 });

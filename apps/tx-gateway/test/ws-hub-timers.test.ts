@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import WebSocket from 'ws';
 import { createRedis } from '@chainpipe/redis';
+import { routeUpgrades } from '@chainpipe/http';
 import { createLogger } from '@chainpipe/runtime';
 import { ManualClock, waitFor } from '@chainpipe/testing';
 import { ResendStore } from '../src/push/resend-store';
@@ -32,20 +33,22 @@ describe('WebSocket hub timing', () => {
       {
         resolveKey: async (token) => (token === 'key' ? { appId: 'app', keyId: 'k1' } : undefined),
         store: new ResendStore(redis, { retentionSeconds: 600 }),
+        // Two connections of one key, far below any cap: not what this test times.
+        cap: { acquire: async () => true, release: async () => undefined, renew: async () => undefined },
         resendIntervalSeconds: async () => 60,
         lookupTx: async () => undefined,
         logger: createLogger({ name: 'test', level: 'silent' }),
         registry: new Registry(),
         clock,
       },
-      { maxConnectionsPerKey: 10, maxBufferedBytes: 1 << 20, pingIntervalMs: 30_000, defaultResendSeconds: 0, retentionSeconds: 600, maxMessageBytes: 65_536, resendScanMs: 1_000 },
+      { maxConnectionsPerKey: 10, maxBufferedBytes: 1 << 20, pingIntervalMs: 30_000, defaultResendSeconds: 0, retentionSeconds: 600, maxMessageBytes: 65_536 },
     );
     const server = http.createServer();
     let url = '';
 
     before(async () => {
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-      hub.attach(server);
+      routeUpgrades(server, [hub.upgrade]);
       url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/tx/api/v1/transaction/ws`;
     });
 

@@ -11,7 +11,7 @@ export const txMatcherConfig = {
   TX_MATCHER_GROUP: str({ default: 'tx-matcher', doc: 'consumer group reading chain.tx.v1 (copies share it: partitions split)' }),
   TX_MATCHER_CHANGES_GROUP_PREFIX: str({
     default: 'tx-matcher-changes',
-    doc: 'prefix of the per-process group reading addresses.changes.v1 (every copy needs every change)',
+    doc: 'prefix of the per-process group reading addresses.changes.v1 (every copy needs every change); <prefix>-<host>-<random>, deleted on a clean stop',
   }),
   TX_MATCHER_RESYNC_INTERVAL_MS: int({ default: 300_000, min: 1_000, doc: 'period of the full reload of tx.monitored_addresses (repairs missed change notices)' }),
   TX_MATCHER_SCAN_PAGE_SIZE: int({ default: 50_000, min: 100, max: 1_000_000, doc: 'rows per page of a full reload' }),

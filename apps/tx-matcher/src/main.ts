@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import os from 'node:os';
 import { Gauge } from 'prom-client';
 import { TOPICS } from '@chainpipe/contracts';
 import { addPostgres } from '@chainpipe/db';
-import { addKafka } from '@chainpipe/kafka';
+import { addKafka, processGroupId } from '@chainpipe/kafka';
 import { addRedis } from '@chainpipe/redis';
 import { PoolTrades, toTransactionResult } from '@chainpipe/tx-records';
 import { AppConfigRepository, DexPoolRepository, MonitoredAddressRepository } from '@chainpipe/tx-store';
@@ -39,10 +37,12 @@ runService('tx-matcher', txMatcherConfig, async (svc) => {
 
   // Entry points start in this order. Every copy needs every change notice: a group of its own,
   // reading from the latest offset; it joins before the first load, so a change is either in
-  // the table scan or in the stream. Transactions are matched only once the index is loaded.
+  // the table scan or in the stream. Transactions are matched only once the index is loaded. The
+  // group is deleted on a clean stop (the next start loads the table again anyway).
   const changes = await kafka.consume(TOPICS.addressesChanges, {
-    groupId: `${config.TX_MATCHER_CHANGES_GROUP_PREFIX}-${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    groupId: processGroupId(config.TX_MATCHER_CHANGES_GROUP_PREFIX),
     fromBeginning: false,
+    removeGroupOnStop: true,
     handler: async (records) => {
       for (const r of records) sync.applyChange(r.value);
       indexSize.set(sync.index.size);

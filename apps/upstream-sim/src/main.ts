@@ -6,7 +6,7 @@ import { buildChainNodes } from './chain-nodes/nodes';
 import { upstreamSimConfig } from './config';
 import { HeldRequests } from './faults';
 import { loadTopHolders } from './market/coingecko-router';
-import { OHLCV_STREAM_PATH, OhlcvStreamServer } from './market/ohlcv-stream';
+import { OhlcvStreamServer } from './market/ohlcv-stream';
 import { FiatRatesSource } from './market/fiat-rates-source';
 import { PoolsSource } from './market/pools-source';
 import { QuotesSource } from './market/quotes-source';
@@ -52,16 +52,8 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
   const http = addHttpServer(svc, app);
   // The OnchainOHLCV stream takes the upgrades of its path; it closes its sockets before the
   // server stops, since open streams would keep the server from closing.
-  svc.serve({
-    name: 'ohlcv-stream',
-    start: async () => {
-      http.server()!.server.on('upgrade', (req, socket, head) => {
-        if (new URL(req.url ?? '/', 'http://sim').pathname === OHLCV_STREAM_PATH) stream.handleUpgrade(req, socket, head);
-        else socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
-      });
-    },
-    stop: async () => stream.close(),
-  });
+  http.upgrade(stream.upgrade);
+  svc.serve({ name: 'ohlcv-stream', stop: () => stream.close() });
   // Registered after the server so it stops first: held requests would keep the server from closing.
   svc.serve({ name: 'held-requests', stop: async () => held.releaseAll() });
 });

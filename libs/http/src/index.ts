@@ -9,3 +9,4 @@ export * from './openapi';
 export * from './api-docs';
 export * from './modules';
 export * from './boundary';
+export * from './websocket';

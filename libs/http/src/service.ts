@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { int, publicPort, str, type PublicAppName, type ServiceHost } from '@chainpipe/runtime';
 import { listen, type StartedServer } from './app';
+import { routeUpgrades, type UpgradeHandler } from './websocket';
 
 /** The public HTTP server of an app: host, port (default from the port table) and request deadline. */
 export function httpServerConfig(app: PublicAppName) {
@@ -16,21 +17,33 @@ export interface HttpServerConfig {
   PORT: number;
 }
 
+/** The app's public HTTP server, once started, and the WebSocket endpoints it routes upgrades to. */
+export interface HttpServerHandle {
+  server(): StartedServer | undefined;
+  /**
+   * Adds a WebSocket endpoint: upgrade requests go to the handlers in the order they were added,
+   * the first that takes one; one that none takes is refused with 404. Add before the app starts.
+   */
+  upgrade(handler: UpgradeHandler): void;
+}
+
 /**
  * Registers the app's public HTTP server as an entry point: it listens once the app is wired and,
  * on shutdown, stops accepting and finishes in-flight requests before any connection closes.
  */
-export function addHttpServer(svc: ServiceHost<HttpServerConfig>, app: Express, name = 'http'): { server(): StartedServer | undefined } {
+export function addHttpServer(svc: ServiceHost<HttpServerConfig>, app: Express, name = 'http'): HttpServerHandle {
   let started: StartedServer | undefined;
+  const upgrades: UpgradeHandler[] = [];
   svc.serve({
     name,
     start: async () => {
       started = await listen(app, svc.config.PORT, svc.config.HOST);
+      routeUpgrades(started.server, upgrades);
       return { port: started.address.port };
     },
     stop: async () => {
       await started?.close();
     },
   });
-  return { server: () => started };
+  return { server: () => started, upgrade: (handler) => void upgrades.push(handler) };
 }

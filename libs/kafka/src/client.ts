@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import { Kafka, logLevel, type LogEntry, type Admin, type ITopicConfig } from 'kafkajs';
 import type { Logger } from '@chainpipe/runtime';
 import { dlqName, type TopicSpec } from '@chainpipe/contracts';
@@ -41,6 +43,15 @@ export function createKafka(opts: KafkaClientOptions): Kafka {
     requestTimeout: 30_000,
     retry: { initialRetryTime: 300, retries: 5, maxRetryTime: 5_000 },
   });
+}
+
+/**
+ * The group of one process that must read every record itself (a live fan-out to its own
+ * clients, an in-memory index): `<prefix>-<host>-<random>`, unique per start even with several
+ * processes on one host. Consume it with `removeGroupOnStop` so a clean stop leaves nothing behind.
+ */
+export function processGroupId(prefix: string): string {
+  return `${prefix}-${os.hostname()}-${randomBytes(3).toString('hex')}`;
 }
 
 /** Physical topic name of a spec under a prefix. */

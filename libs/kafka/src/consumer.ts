@@ -60,6 +60,11 @@ export interface BatchConsumerOptions<T> {
   /** Called when the consumer cannot go on (retries exhausted, kafkajs crash): the app stops. */
   onFatal: (reason: string, err: unknown) => void;
   fromBeginning?: boolean;
+  /**
+   * The group belongs to this process alone (every copy reads every record: a live fan-out):
+   * it is deleted once the consumer stopped, so no dead group is left behind per start.
+   */
+  removeGroupOnStop?: boolean;
   sessionTimeoutMs?: number;
   /** No heartbeat or batch for this long makes the consumer unhealthy. */
   stallMs?: number;
@@ -314,5 +319,19 @@ export class BatchConsumer<T> {
   async stop(): Promise<void> {
     this.abort.abort();
     await this.consumer.disconnect();
+    if (this.opts.removeGroupOnStop) await this.removeGroup();
+  }
+
+  /** Deletes this process's own group after it left it; a failure is logged, never fatal to the shutdown. */
+  private async removeGroup(): Promise<void> {
+    const admin = this.opts.kafka.admin();
+    try {
+      await admin.connect();
+      await admin.deleteGroups([this.opts.groupId]);
+    } catch (err) {
+      this.log.warn({ msg: 'consumer_group_not_removed', err: errorMessage(err) });
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
   }
 }

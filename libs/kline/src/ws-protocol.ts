@@ -1,4 +1,5 @@
 import { isInterval, sortIntervals, INTERVALS, type Interval } from './intervals';
+import type { WsEnvelope } from '@chainpipe/http';
 import { normalizeChainType, type TokenSide } from './pools';
 
 /**
@@ -8,14 +9,6 @@ import { normalizeChainType, type TokenSide } from './pools';
  */
 export const WS_CODE = { ok: 0, invalidMessage: 4001, unknownCommand: 4002, internal: 4500 } as const;
 
-export interface WsEnvelope {
-  id: string;
-  time: number;
-  type: string;
-  code: number;
-  data: unknown;
-  msg: string;
-}
 
 export interface PoolRef {
   chain_type: string;

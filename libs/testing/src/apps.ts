@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { ApiKeyRepository, type Knex } from '@chainpipe/db';
 import { generateApiKey } from '@chainpipe/http';
 import { IntegratorRepository } from '@chainpipe/order-store';
+import { testEnv } from './env';
+import { freePort, spawnTs, waitReady, type RunningProcess } from './processes';
 
 export interface TestApp {
   id: string;
@@ -31,4 +33,34 @@ export async function addIntegratorKey(db: Knex, integratorId: string, feeRateBp
 export async function createIntegratorWithKey(db: Knex, opts: { name: string; feeRateBp: number }): Promise<{ id: string; key: string }> {
   const id = await new IntegratorRepository(db).createIntegrator(opts.name);
   return { id, key: await addIntegratorKey(db, id, opts.feeRateBp) };
+}
+
+/** A running tx-gateway of a test and its WebSocket push URL. */
+export interface TestTxGateway {
+  proc: RunningProcess;
+  wsUrl: string;
+}
+
+/**
+ * A tx-gateway process on the test's topics (`prefix`), Postgres and Redis (keys under the
+ * prefix), its push group `<prefix>push`, ready; `env` adds or overrides settings.
+ */
+export async function startTxGateway(prefix: string, env: Record<string, string> = {}): Promise<TestTxGateway> {
+  const t = testEnv();
+  const [port, ops] = await Promise.all([freePort(), freePort()]);
+  const proc = spawnTs('apps/tx-gateway/src/main.ts', {
+    KAFKA_BROKERS: t.kafkaBrokers.join(','),
+    KAFKA_TOPIC_PREFIX: prefix,
+    DATABASE_URL: t.databaseUrl,
+    REDIS_URL: t.redisUrl,
+    REDIS_KEY_PREFIX: `${prefix}redis:`,
+    PORT: String(port),
+    OPS_PORT: String(ops),
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
+    TX_GATEWAY_PUSH_GROUP: `${prefix}push`,
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
+  await waitReady(proc, ops, 60_000);
+  return { proc, wsUrl: `ws://127.0.0.1:${port}/tx/api/v1/transaction/ws` };
 }

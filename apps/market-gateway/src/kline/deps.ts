@@ -24,6 +24,7 @@ export interface KlineDeps {
   resolveKey: (token: string) => Promise<Principal | undefined>;
   market: MarketUpstream;
   bodyLimitBytes: number;
-  clock: Pick<Clock, 'now'>;
+  /** Time of the handlers and of the WebSocket keep-alive. */
+  clock: Pick<Clock, 'now' | 'setInterval'>;
   ws: { pingMs: number; maxBufferedBytes: number };
 }

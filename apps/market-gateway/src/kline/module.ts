@@ -3,7 +3,7 @@ import type { KlineCandleMessage } from '@chainpipe/contracts';
 import { ApiRoutes, apiKeyAuth } from '@chainpipe/http';
 import type { BatchHandler } from '@chainpipe/kafka';
 import { LatestCandles, PoolRepository } from '@chainpipe/kline-store';
-import type { RouteModule } from '@chainpipe/http';
+import type { RouteModule, UpgradeHandler } from '@chainpipe/http';
 import { debugRoutes } from './debug.routes';
 import { demoRoutes } from './demo.routes';
 import type { KlineDeps } from './deps';
@@ -18,11 +18,9 @@ import { klineUpgrade } from './ws-upgrade';
 export interface KlineModule extends RouteModule {
   hub: KlineHub;
   /** Takes over the upgrade of a candlestick WebSocket path; false for other paths. */
-  upgrade: ReturnType<typeof klineUpgrade>;
+  upgrade: UpgradeHandler;
   /** Handler of kline.candles.v1 (every gateway copy reads it with a group of its own). */
   candlesHandler: BatchHandler<KlineCandleMessage>;
-  /** Starts the WebSocket keep-alive; returns its stop. */
-  startKeepAlive(): () => void;
 }
 
 /**
@@ -39,6 +37,7 @@ export function klineModule(deps: KlineDeps): KlineModule {
     registry: deps.registry,
     clock: deps.clock,
     maxBufferedBytes: deps.ws.maxBufferedBytes,
+    pingMs: deps.ws.pingMs,
   });
   const api = new ApiRoutes({
     contracts: deps.contracts,
@@ -59,14 +58,6 @@ export function klineModule(deps: KlineDeps): KlineModule {
     upgrade: klineUpgrade({ hub, resolveKey: deps.resolveKey, logger: deps.logger, clock: deps.clock }),
     candlesHandler: async (records) => {
       for (const r of records) hub.deliver(r.value);
-    },
-    startKeepAlive() {
-      const t = setInterval(() => hub.keepAlive(), deps.ws.pingMs);
-      t.unref();
-      return () => {
-        clearInterval(t);
-        hub.closeAll();
-      };
     },
   };
 }

@@ -1,19 +1,18 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { WebSocket } from 'ws';
 import type { KlineCandleMessage } from '@chainpipe/contracts';
+import { WsConnectionSet, type WsPeer } from '@chainpipe/http';
 import { envelope, INTERVALS, parseClientMessage, poolKey, WS_CODE, type Interval, type PoolRecord } from '@chainpipe/kline';
 import type { LatestCandles } from '@chainpipe/kline-store';
 import { errorMessage, type Clock, type Logger } from '@chainpipe/runtime';
 
-interface Connection {
-  ws: WebSocket;
+interface Connection extends WsPeer {
   /** pool key → intervals pushed to this connection. */
   subs: Map<string, Set<Interval>>;
   /** `pool key|interval` → the newest candle pushed to this connection (a snapshot is never older). */
   pushed: Map<string, KlineCandleMessage>;
   /** The tail of this connection's commands: each starts when the one before has answered. */
   commands: Promise<void>;
-  alive: boolean;
 }
 
 export interface KlineHubDeps {
@@ -22,9 +21,11 @@ export interface KlineHubDeps {
   latest: Pick<LatestCandles, 'get'>;
   logger: Logger;
   registry: Registry;
-  clock: Pick<Clock, 'now'>;
-  /** A connection with more than this queued unsent is too slow and is closed. */
+  clock: Pick<Clock, 'now' | 'setInterval'>;
+  /** A connection whose unsent backlog would pass this is too slow and is cut off. */
   maxBufferedBytes: number;
+  /** Keep-alive ping period; a connection that missed the previous ping is cut off. */
+  pingMs: number;
 }
 
 export interface HubStatus {
@@ -38,14 +39,15 @@ export interface HubStatus {
 /**
  * The candlestick WebSocket hub: per connection a map of subscribed pools and intervals, and an
  * index pool → connections, so a candle is serialized once and sent only to connections
- * subscribed to its pool and interval. Slow clients are bounded: past `maxBufferedBytes` queued
- * the connection is closed (1013) instead of buffering without limit.
+ * subscribed to its pool and interval. Connections, keep-alive and the slow-client rule are the
+ * WebSocket kit's (`WsConnectionSet`): a client whose backlog would pass `maxBufferedBytes` is cut
+ * off instead of buffering without limit.
  *
  * A connection's commands run one at a time in arrival order: a `subscribe` waits on a database
  * look-up, and an `unsubscribe` sent right after it must find the subscription in place.
  */
 export class KlineHub {
-  private readonly conns = new Set<Connection>();
+  private readonly conns: WsConnectionSet<Connection>;
   private readonly byPool = new Map<string, Set<Connection>>();
   private lastIngestAt: number | null = null;
   private lastIngestKey: string | null = null;
@@ -59,27 +61,38 @@ export class KlineHub {
       slow: new Counter({ name: 'chainpipe_kline_ws_slow_closed_total', help: 'Connections closed for not reading fast enough', registers: [deps.registry] }),
       conns: new Gauge({ name: 'chainpipe_kline_ws_connections', help: 'Open candlestick WebSocket connections', registers: [deps.registry] }),
     };
+    this.conns = new WsConnectionSet<Connection>({
+      pingIntervalMs: deps.pingMs,
+      maxBufferedBytes: deps.maxBufferedBytes,
+      clock: deps.clock,
+      onRemove: (conn) => this.forget(conn),
+      onCut: (_conn, reason, buffered) => {
+        if (reason !== 'slow') return;
+        this.metrics.slow.inc();
+        this.log.warn({ msg: 'ws_slow_client_closed', buffered });
+      },
+    });
+  }
+
+  /** Starts the keep-alive pings. */
+  start(): void {
+    this.conns.start();
   }
 
   add(ws: WebSocket): void {
-    const conn: Connection = { ws, subs: new Map(), pushed: new Map(), commands: Promise.resolve(), alive: true };
+    const conn: Connection = { ws, subs: new Map(), pushed: new Map(), commands: Promise.resolve() };
     this.conns.add(conn);
     this.metrics.conns.set(this.conns.size);
-    ws.on('pong', () => (conn.alive = true));
     ws.on('message', (data, isBinary) => {
-      conn.alive = true;
       // Binary frames are ignored on this endpoint (spec).
       if (isBinary) return;
       const text = data.toString();
       conn.commands = conn.commands.then(() => this.onText(conn, text).catch((err) => this.log.warn({ msg: 'ws_message_failed', err: errorMessage(err) })));
     });
-    const drop = () => this.remove(conn);
-    ws.on('close', drop);
-    ws.on('error', drop);
   }
 
-  private remove(conn: Connection): void {
-    if (!this.conns.delete(conn)) return;
+  /** A connection left the set (closed by either side, or cut off): out of the pool index too. */
+  private forget(conn: Connection): void {
     for (const key of conn.subs.keys()) this.unindex(key, conn);
     this.metrics.conns.set(this.conns.size);
   }
@@ -91,16 +104,7 @@ export class KlineHub {
   }
 
   private send(conn: Connection, frame: string): void {
-    const ws = conn.ws;
-    if (ws.readyState !== ws.OPEN) return;
-    if (ws.bufferedAmount > this.deps.maxBufferedBytes) {
-      this.metrics.slow.inc();
-      this.log.warn({ msg: 'ws_slow_client_closed', buffered: ws.bufferedAmount });
-      ws.close(1013, 'too slow');
-      this.remove(conn);
-      return;
-    }
-    ws.send(frame);
+    this.conns.send(conn, frame);
   }
 
   private reply(conn: Connection, type: string, data: unknown, opts: { id: string; code?: number; msg?: string }): void {
@@ -162,19 +166,6 @@ export class KlineHub {
     }
   }
 
-  /** Pings every connection; one that did not answer the previous ping is closed. */
-  keepAlive(): void {
-    for (const conn of this.conns) {
-      if (!conn.alive) {
-        conn.ws.terminate();
-        this.remove(conn);
-        continue;
-      }
-      conn.alive = false;
-      conn.ws.ping();
-    }
-  }
-
   status(): HubStatus {
     return {
       wsCount: this.conns.size,
@@ -185,11 +176,9 @@ export class KlineHub {
     };
   }
 
-  closeAll(): void {
-    for (const conn of [...this.conns]) {
-      conn.ws.close(1001, 'server shutting down');
-      this.remove(conn);
-    }
+  /** Closes every connection with 1001 (going away) and waits for them, up to 2 s. */
+  async closeAll(): Promise<void> {
+    await this.conns.closeAll(2_000);
   }
 }
 

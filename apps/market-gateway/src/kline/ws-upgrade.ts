@@ -1,8 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { KLINE_WS_PATH } from '@chainpipe/contracts';
-import type { Principal } from '@chainpipe/http';
+import { refuseUpgrade, type Principal, type UpgradeHandler } from '@chainpipe/http';
 import { envelope, WS_CODE } from '@chainpipe/kline';
 import { errorMessage, type Clock, type Logger } from '@chainpipe/runtime';
 import { KLINE_PREFIX, klineEnvelope } from './envelope';
@@ -37,11 +36,6 @@ export function selectSubprotocol(offered: Set<string>): string | false {
   return [...offered].find((p) => !p.startsWith(KEY_SUBPROTOCOL_PREFIX)) ?? false;
 }
 
-function reject(socket: Duplex, status: number, text: string, body: unknown): void {
-  const json = JSON.stringify(body);
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`);
-}
-
 /**
  * Upgrades of the candlestick WebSockets: `/kline/api/v1/kline/ws` (the hub) and
  * `/kline/api/v1/ws/{topic}` (application ping only). Both need `X-API-Key` (or, from a browser,
@@ -69,25 +63,26 @@ export function klineUpgrade(deps: { hub: KlineHub; resolveKey: (token: string) 
     });
   };
 
-  return (req: IncomingMessage, socket: Duplex, head: Buffer): boolean => {
+  const upgrade: UpgradeHandler = (req, socket, head) => {
     const path = new URL(req.url ?? '/', 'http://gateway').pathname;
     const isHub = path === KLINE_WS_PATH;
     if (!isHub && !TOPIC_WS_PATTERN.test(path)) return false;
     const key = handshakeKey(req);
     if (!key) {
-      reject(socket, 401, 'Unauthorized', unauthorized(401));
+      refuseUpgrade(socket, 401, unauthorized(401));
       return true;
     }
     deps
       .resolveKey(key)
       .then((principal) => {
-        if (!principal) return reject(socket, 403, 'Forbidden', unauthorized(403));
+        if (!principal) return refuseUpgrade(socket, 403, unauthorized(403));
         wss.handleUpgrade(req, socket, head, (ws) => (isHub ? deps.hub.add(ws) : topicSocket(ws)));
       })
       .catch((err) => {
         deps.logger.warn({ msg: 'ws_auth_failed', err: errorMessage(err) });
-        reject(socket, 500, 'Internal Server Error', klineEnvelope.error(500, 500, 'Internal server error'));
+        refuseUpgrade(socket, 500, klineEnvelope.error(500, 500, 'Internal server error'));
       });
     return true;
   };
+  return upgrade;
 }

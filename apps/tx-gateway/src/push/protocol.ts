@@ -1,5 +1,6 @@
 import { CHAINS, canonicalAddress, networkByChain, normalizeTxHash, type ChainType } from '@chainpipe/chains';
 import { TX_PUSH_WS_PATH } from '@chainpipe/contracts';
+import type { WsEnvelope } from '@chainpipe/http';
 
 /**
  * The WebSocket protocol of the address monitoring service (spec, "WebSocket endpoint"). Pure:
@@ -8,15 +9,6 @@ import { TX_PUSH_WS_PATH } from '@chainpipe/contracts';
 
 export const WS_PATHS = [TX_PUSH_WS_PATH, '/transaction/transaction/ws'] as const;
 
-/** `{ id, time, type, code, data, msg }` */
-export interface WsEnvelope {
-  id: string;
-  time: number;
-  type: string;
-  code: number;
-  data: unknown;
-  msg: string;
-}
 
 export function envelope(type: string, id: string, code: number, data: unknown, msg: string, now: number): WsEnvelope {
   return { id, time: now, type, code, data, msg };

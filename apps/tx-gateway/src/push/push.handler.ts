@@ -1,9 +1,9 @@
 import type { TxPushMessage } from '@chainpipe/contracts';
 import type { BatchHandler } from '@chainpipe/kafka';
+import type { Clock } from '@chainpipe/runtime';
 import { toV2Record } from '@chainpipe/tx-records';
 import { envelope, txKey } from './protocol';
 import type { ResendStore } from './resend-store';
-import type { WsHub } from './ws-hub';
 
 /**
  * The WebSocket `transaction` frame of a push: the V2 record with `listenAddress` and
@@ -16,18 +16,27 @@ export function transactionFrame(p: TxPushMessage): string {
 }
 
 /**
- * tx.push.v1 → the resend store (shared by every copy) → this copy's connections. Each copy
- * consumes with a group of its own. A push already acknowledged is not sent again (a replay
- * after a crash); one stored by another copy is still delivered here, to this copy's clients.
+ * tx.push.v1 → the resend store, under one group shared by every copy: its committed offsets
+ * carry the pushes across restarts and rolls, so what is matched while no copy runs is stored
+ * once one does. Storing a new push announces it on the fan-out stream, from which every copy
+ * writes it to its own connections. A push already stored or acknowledged (a replay after a
+ * crash) is not announced again; one older than the retention could never be re-sent and is
+ * skipped.
  */
-export function createPushHandler(deps: { store: ResendStore; hub: WsHub }): BatchHandler<TxPushMessage> {
+export function createPushHandler(deps: { store: ResendStore; retentionSeconds: number; clock: Pick<Clock, 'now'> }): BatchHandler<TxPushMessage> {
   return async (records) => {
+    const oldest = deps.clock.now() - deps.retentionSeconds * 1000;
     for (const { value: p } of records) {
-      if (!p.ws) continue;
-      const frame = transactionFrame(p);
-      const outcome = await deps.store.record(p.app_id, p.message_id, txKey(p.tx.chain_type, p.tx.chain_id, p.tx.tx_hash), frame, p.matched_at);
-      if (outcome === 'acked') continue;
-      deps.hub.deliver(p.app_id, frame, p.tx.chain_type, p.listen_address, p.message_id);
+      if (!p.ws || p.matched_at < oldest) continue;
+      await deps.store.record({
+        appId: p.app_id,
+        messageId: p.message_id,
+        txKey: txKey(p.tx.chain_type, p.tx.chain_id, p.tx.tx_hash),
+        chainType: p.tx.chain_type,
+        listenAddress: p.listen_address,
+        frame: transactionFrame(p),
+        atMs: p.matched_at,
+      });
     }
   };
 }

@@ -13,6 +13,11 @@ import type { AppConfigRepository } from '@chainpipe/tx-store';
  * message is never stored again) and `tx:<chain_type:chain_id:hash>` (message ids of one
  * transaction: ACKs name the transaction, not the message). Everything older than the retention
  * is pruned on write; every key expires after the retention when the application goes quiet.
+ *
+ * A push stored for the first time is also appended, in the same script, to the fan-out stream
+ * (`ws:fanout`, one for every application, capped): every gateway copy reads it and writes the
+ * push to its own connections. Storing and announcing are one step, so a push is either in
+ * neither (the consumer replays it) or in both.
  */
 
 const RECORD = `
@@ -28,6 +33,7 @@ if added == 1 then
   redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
   redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
   redis.call('SADD', KEYS[5], ARGV[1])
+  redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[6], '*', 'app', ARGV[7], 'id', ARGV[1], 'chain', ARGV[8], 'addrs', ARGV[9], 'frame', ARGV[3])
 end
 for i = 1, 5 do redis.call('EXPIRE', KEYS[i], ARGV[5]) end
 return added
@@ -47,7 +53,24 @@ return #ids
 export interface ResendStoreOptions {
   /** How long pushes are kept (seconds): the largest resend window a client can ask for. */
   retentionSeconds: number;
+  /** Entries kept in the fan-out stream (about): how far a copy may fall behind its live feed. */
+  fanoutMaxEntries?: number;
 }
+
+/** The fan-out stream every copy reads: one entry per push stored for the first time. */
+export const FANOUT_STREAM = 'ws:fanout';
+
+/** A push as announced on the fan-out stream. */
+export interface FanoutPush {
+  appId: string;
+  messageId: string;
+  chainType: string;
+  listenAddress: string[];
+  frame: string;
+}
+
+/** Who a push is for and its frame, as `record` announces it. */
+export type PushToRecord = Omit<FanoutPush, 'frame'> & { txKey: string; frame: string; atMs: number };
 
 /** Outcome of `record`: stored now, already stored (another copy, or a replay), or acknowledged already. */
 export type RecordOutcome = 'stored' | 'known' | 'acked';
@@ -63,10 +86,29 @@ export class ResendStore {
     return { all: `${base}all`, unacked: `${base}unacked`, frames: `${base}frames`, acked: `${base}acked`, tx: (k: string) => `${base}tx:${k}` };
   }
 
-  async record(appId: string, messageId: string, txKey: string, frame: string, atMs: number): Promise<RecordOutcome> {
-    const k = this.keys(appId);
-    const cutoff = atMs - this.opts.retentionSeconds * 1000;
-    const res = (await this.redis.eval(RECORD, 5, k.all, k.unacked, k.frames, k.acked, k.tx(txKey), messageId, atMs, frame, cutoff, this.opts.retentionSeconds)) as number;
+  /** Stores a push and, when it is new, announces it on the fan-out stream (one script). */
+  async record(p: PushToRecord): Promise<RecordOutcome> {
+    const k = this.keys(p.appId);
+    const cutoff = p.atMs - this.opts.retentionSeconds * 1000;
+    const res = (await this.redis.eval(
+      RECORD,
+      6,
+      k.all,
+      k.unacked,
+      k.frames,
+      k.acked,
+      k.tx(p.txKey),
+      FANOUT_STREAM,
+      p.messageId,
+      p.atMs,
+      p.frame,
+      cutoff,
+      this.opts.retentionSeconds,
+      this.opts.fanoutMaxEntries ?? 10_000,
+      p.appId,
+      p.chainType,
+      JSON.stringify(p.listenAddress),
+    )) as number;
     return res === 1 ? 'stored' : res === 0 ? 'known' : 'acked';
   }
 

@@ -3,9 +3,10 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Principal } from '@chainpipe/http';
-import { errorMessage, systemClock, type Clock, type Logger, type Timer } from '@chainpipe/runtime';
+import { WsConnectionSet, refuseUpgrade, type Principal, type UpgradeHandler, type WsPeer } from '@chainpipe/http';
+import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { WS_PATHS, envelope, parseCommand, parseResendDuration, subscriptionKey, type Command } from './protocol';
+import type { ConnectionCap } from './connection-cap';
 import type { ResendStore } from './resend-store';
 import { Subscriptions } from './subscriptions';
 
@@ -17,31 +18,29 @@ export interface WsHubOptions {
   defaultResendSeconds: number;
   retentionSeconds: number;
   maxMessageBytes: number;
-  /** How often connections are checked for pushes due again (the application's ack resend interval). */
-  resendScanMs: number;
 }
 
 export interface WsHubDeps {
   resolveKey: (token: string) => Promise<Principal | undefined>;
   store: ResendStore;
+  /** Open connections per API key across every copy (`maxConnectionsPerKey`). */
+  cap: Pick<ConnectionCap, 'acquire' | 'release' | 'renew'>;
   /** The application's `ws_ack_resend_interval_seconds`: an unacknowledged push is sent again this long after the last send. */
   resendIntervalSeconds: (appId: string) => Promise<number>;
   /** The V2 record of a stored transaction (getTxHash by chain and hash), undefined when unknown. */
   lookupTx: (chainType: string, chainId: number, hash: string) => Promise<unknown>;
   logger: Logger;
   registry: Registry;
-  /** Time of the ping and resend timers and of every timestamp the hub writes. */
+  /** Time of the ping timer, of the resend checks and of every timestamp the hub writes. */
   clock?: Pick<Clock, 'now' | 'setInterval'>;
 }
 
-interface Connection {
-  ws: WebSocket;
+interface Connection extends WsPeer {
   appId: string;
   keyId: string;
   clientId: string;
   /** The pushes it wants (every address of the application until it subscribes or unsubscribes). */
   subs: Subscriptions;
-  alive: boolean;
   /** Settles once the resends after the handshake are written: commands are answered after them. */
   resent: Promise<void>;
   /** The client's resend window (X-ResendDuration), seconds. */
@@ -81,13 +80,8 @@ function hubMetrics(registry: Registry) {
   };
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 426: 'Upgrade Required', 429: 'Too Many Requests', 500: 'Internal Server Error' };
-
 /** Refuses a handshake with a plain HTTP answer in the endpoint's error envelope. */
-function refuse(socket: Duplex, status: number, msg: string): void {
-  const body = JSON.stringify({ code: status, msg, data: null });
-  socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-}
+const refuse = (socket: Duplex, status: number, msg: string) => refuseUpgrade(socket, status, { code: status, msg, data: null });
 
 /**
  * The WebSocket side of tx-gateway: handshakes (key, resend window, per-key cap), client
@@ -96,13 +90,10 @@ function refuse(socket: Duplex, status: number, msg: string): void {
 export class WsHub {
   private readonly wss: WebSocketServer;
   private readonly byApp = new Map<string, Set<Connection>>();
-  private readonly perKey = new Map<string, number>();
+  private readonly conns: WsConnectionSet<Connection>;
   private readonly metrics: ReturnType<typeof hubMetrics>;
   private readonly log: Logger;
   private readonly clock: Pick<Clock, 'now' | 'setInterval'>;
-  private readonly timer: Timer;
-  private readonly resendTimer: Timer;
-  private resending = false;
 
   constructor(
     private readonly deps: WsHubDeps,
@@ -112,36 +103,36 @@ export class WsHub {
     this.metrics = hubMetrics(deps.registry);
     this.log = deps.logger.child({ component: 'ws' });
     this.clock = deps.clock ?? systemClock;
-    this.timer = this.clock.setInterval(() => this.keepAlive(), opts.pingIntervalMs).unref();
-    this.resendTimer = this.clock
-      .setInterval(() => {
-        if (this.resending) return;
-        this.resending = true;
-        this.resendDue()
-          .catch((err) => this.log.warn({ msg: 'ws_periodic_resend_failed', err: errorMessage(err) }))
-          .finally(() => (this.resending = false));
-      }, opts.resendScanMs)
-      .unref();
+    this.conns = new WsConnectionSet<Connection>({
+      pingIntervalMs: opts.pingIntervalMs,
+      maxBufferedBytes: opts.maxBufferedBytes,
+      clock: this.clock,
+      onRemove: (conn) => this.forget(conn),
+      onCut: (conn, reason, buffered) => {
+        this.metrics.dropped.inc({ reason });
+        if (reason === 'slow') this.log.warn({ msg: 'ws_slow_client_disconnected', clientId: conn.clientId, appId: conn.appId, buffered });
+      },
+    });
+    this.conns.start();
   }
 
-  attach(server: http.Server): void {
-    server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-      socket.on('error', () => socket.destroy());
-      this.handshake(req, socket, head).catch((err) => {
-        this.log.error({ msg: 'ws_handshake_failed', err: errorMessage(err) });
-        this.metrics.handshakes.inc({ status: '500' });
-        refuse(socket, 500, 'internal error');
-      });
+  /** The upgrade handler of the push endpoints (for the HTTP server's upgrade routing). */
+  readonly upgrade: UpgradeHandler = (req, socket, head) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (!(WS_PATHS as readonly string[]).includes(path)) return false;
+    this.handshake(req, socket, head).catch((err) => {
+      this.log.error({ msg: 'ws_handshake_failed', err: errorMessage(err) });
+      this.metrics.handshakes.inc({ status: '500' });
+      refuse(socket, 500, 'internal error');
     });
-  }
+    return true;
+  };
 
   private async handshake(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0];
     const done = (status: number, msg: string) => {
       this.metrics.handshakes.inc({ status: String(status) });
       refuse(socket, status, msg);
     };
-    if (!(WS_PATHS as readonly string[]).includes(path)) return done(404, `no WebSocket endpoint at ${path.slice(0, 100)}`);
     const token = req.headers['x-api-key'];
     if (typeof token !== 'string' || token === '') return done(400, 'missing X-API-Key');
     const principal = await this.deps.resolveKey(token);
@@ -149,32 +140,29 @@ export class WsHub {
     const header = req.headers['x-resendduration'];
     const resend = parseResendDuration(typeof header === 'string' ? header : undefined, this.opts.defaultResendSeconds, this.opts.retentionSeconds);
     if (!resend.ok) return done(400, resend.error);
-    if ((this.perKey.get(principal.keyId) ?? 0) >= this.opts.maxConnectionsPerKey) return done(429, `at most ${this.opts.maxConnectionsPerKey} connections per API key`);
-    // Counted before the upgrade completes, so parallel handshakes cannot pass the cap together;
-    // released again if the upgrade itself fails (a malformed WebSocket request).
-    this.perKey.set(principal.keyId, (this.perKey.get(principal.keyId) ?? 0) + 1);
+    // Counted (across copies) before the upgrade completes, so parallel handshakes cannot pass
+    // the cap together; released again if the upgrade itself fails (a malformed request).
+    const clientId = randomUUID();
+    if (!(await this.deps.cap.acquire(principal.keyId, clientId))) return done(429, `at most ${this.opts.maxConnectionsPerKey} connections per API key`);
     let upgraded = false;
     socket.once('close', () => {
-      if (!upgraded) this.release(principal.keyId);
+      if (!upgraded) this.release(principal.keyId, clientId);
     });
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       upgraded = true;
       this.metrics.handshakes.inc({ status: '101' });
-      this.open(ws, principal, resend.seconds);
+      this.open(ws, principal, clientId, resend.seconds);
     });
   }
 
-  private open(ws: WebSocket, principal: Principal, resendSeconds: number): void {
-    const conn: Connection = { ws, appId: principal.appId, keyId: principal.keyId, clientId: randomUUID(), subs: new Subscriptions(), alive: true, resent: Promise.resolve(), resendSeconds, sent: new Map() };
+  private open(ws: WebSocket, principal: Principal, clientId: string, resendSeconds: number): void {
+    const conn: Connection = { ws, appId: principal.appId, keyId: principal.keyId, clientId, subs: new Subscriptions(), resent: Promise.resolve(), resendSeconds, sent: new Map() };
     let set = this.byApp.get(conn.appId);
     if (!set) this.byApp.set(conn.appId, (set = new Set()));
     set.add(conn);
+    this.conns.add(conn);
     this.metrics.connections.inc();
-    ws.on('pong', () => (conn.alive = true));
-    ws.on('error', (err) => this.log.debug({ msg: 'ws_error', clientId: conn.clientId, err: errorMessage(err) }));
-    ws.on('close', () => this.forget(conn));
     ws.on('message', (data, isBinary) => {
-      conn.alive = true;
       const text = isBinary ? '' : Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8');
       void conn.resent.then(() => this.command(conn, text)).catch((err) => this.log.warn({ msg: 'ws_command_failed', clientId: conn.clientId, err: errorMessage(err) }));
     });
@@ -184,7 +172,12 @@ export class WsHub {
       conn.resent = this.deps.store
         .unackedSince(conn.appId, this.clock.now() - resendSeconds * 1000)
         .then((frames) => {
-          for (const f of frames) if (this.sendPush(conn, f, messageIdOf(f))) this.metrics.sent.inc({ reason: 'resend' });
+          for (const f of frames) {
+            const id = messageIdOf(f);
+            // Already written live: the fan-out can deliver a push while its resend is read.
+            if (id !== undefined && conn.sent.has(id)) continue;
+            if (this.sendPush(conn, f, id)) this.metrics.sent.inc({ reason: 'resend' });
+          }
         })
         .catch((err) => this.log.warn({ msg: 'ws_resend_failed', appId: conn.appId, err: errorMessage(err) }));
     }
@@ -194,28 +187,22 @@ export class WsHub {
     const set = this.byApp.get(conn.appId);
     if (!set?.delete(conn)) return;
     if (set.size === 0) this.byApp.delete(conn.appId);
-    this.release(conn.keyId);
+    this.release(conn.keyId, conn.clientId);
     this.metrics.connections.dec();
   }
 
-  private release(keyId: string): void {
-    const n = (this.perKey.get(keyId) ?? 1) - 1;
-    if (n <= 0) this.perKey.delete(keyId);
-    else this.perKey.set(keyId, n);
+  private release(keyId: string, clientId: string): void {
+    this.deps.cap.release(keyId, clientId).catch((err) => this.log.warn({ msg: 'ws_cap_release_failed', err: errorMessage(err) }));
+  }
+
+  /** Renews the cap's leases of this copy's open connections; the service runs it as a periodic job. */
+  async renewLeases(): Promise<void> {
+    await this.deps.cap.renew([...this.conns].map((c) => ({ keyId: c.keyId, connectionId: c.clientId })));
   }
 
   /** Writes a frame unless the client is too far behind, in which case it is cut off. */
   private send(conn: Connection, frame: string): boolean {
-    if (conn.ws.readyState !== conn.ws.OPEN) return false;
-    if (conn.ws.bufferedAmount + frame.length > this.opts.maxBufferedBytes) {
-      this.metrics.dropped.inc({ reason: 'slow' });
-      this.log.warn({ msg: 'ws_slow_client_disconnected', clientId: conn.clientId, appId: conn.appId, buffered: conn.ws.bufferedAmount });
-      conn.ws.terminate();
-      this.forget(conn);
-      return false;
-    }
-    conn.ws.send(frame);
-    return true;
+    return this.conns.send(conn, frame);
   }
 
   /** Sends a push and remembers when, by its message id. */
@@ -286,9 +273,9 @@ export class WsHub {
    * Sends again, to each connection that was sent it, every push its application has not
    * acknowledged once `ws_ack_resend_interval_seconds` passed since that connection's last send,
    * within the connection's resend window. What was never sent to a connection (filtered by its
-   * subscriptions) is not sent by this either.
+   * subscriptions) is not sent by this either. One pass; the service runs it as a periodic job.
    */
-  private async resendDue(): Promise<void> {
+  async resendDue(): Promise<void> {
     for (const [appId, set] of [...this.byApp]) {
       const conns = [...set].filter((c) => c.resendSeconds > 0 && c.sent.size > 0);
       if (!conns.length) continue;
@@ -308,36 +295,12 @@ export class WsHub {
     }
   }
 
-  /** Ping every connection; one that did not answer the previous ping is dead. */
-  private keepAlive(): void {
-    for (const set of this.byApp.values()) {
-      for (const conn of [...set]) {
-        if (!conn.alive) {
-          this.metrics.dropped.inc({ reason: 'no_pong' });
-          conn.ws.terminate();
-          this.forget(conn);
-          continue;
-        }
-        conn.alive = false;
-        conn.ws.ping();
-      }
-    }
-  }
-
   get connectionCount(): number {
-    let n = 0;
-    for (const set of this.byApp.values()) n += set.size;
-    return n;
+    return this.conns.size;
   }
 
   /** Closes every connection with 1001 (going away): clients reconnect to another copy. */
   async close(): Promise<void> {
-    this.timer.cancel();
-    this.resendTimer.cancel();
-    for (const set of this.byApp.values()) for (const conn of set) conn.ws.close(1001, 'server shutting down');
-    // Waits on the sockets themselves (their close handshakes), so on the wall clock.
-    const deadline = Date.now() + 2_000;
-    while (this.connectionCount > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    for (const set of this.byApp.values()) for (const conn of [...set]) conn.ws.terminate();
+    await this.conns.closeAll(2_000);
   }
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { WsConnectionSet, refuseUpgrade, type UpgradeHandler, type WsPeer } from '@chainpipe/http';
 import {
   API_KEY_HEADER,
   API_KEY_QUERY,
@@ -28,8 +27,10 @@ export interface OhlcvStreamOptions {
   apiKey: string;
   tickMs: number;
   maxSubscriptionsPerSocket: number;
-  /** WebSocket ping interval; a socket that misses two pongs is closed. */
+  /** WebSocket ping interval; a socket that missed the previous ping is cut off. */
   pingMs: number;
+  /** A socket whose unsent backlog would pass this is cut off (16 MiB by default). */
+  maxBufferedBytes?: number;
   now?: () => number;
   random?: () => number;
 }
@@ -43,12 +44,10 @@ interface Candle {
   v: number;
 }
 
-interface Client {
-  ws: WebSocket;
+interface Client extends WsPeer {
   channel: boolean;
   /** `interval|token|network:address` */
   subs: Set<string>;
-  alive: boolean;
 }
 
 /**
@@ -58,7 +57,7 @@ interface Client {
  */
 export class OhlcvStreamServer {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
-  private readonly clients = new Set<Client>();
+  private readonly clients: WsConnectionSet<Client>;
   private readonly prices = new Map<string, number>();
   private readonly candles = new Map<string, Candle>();
   private readonly timers: NodeJS.Timeout[] = [];
@@ -70,35 +69,32 @@ export class OhlcvStreamServer {
     this.now = opts.now ?? Date.now;
     this.random = opts.random ?? Math.random;
     this.log = opts.logger.child({ component: 'ohlcv-stream' });
+    this.clients = new WsConnectionSet<Client>({ pingIntervalMs: opts.pingMs, maxBufferedBytes: opts.maxBufferedBytes ?? 16 * 1024 * 1024 });
+    this.clients.start();
     this.timers.push(setInterval(() => this.tick(), opts.tickMs));
-    this.timers.push(setInterval(() => this.heartbeat(), opts.pingMs));
     for (const t of this.timers) t.unref();
   }
 
   /** Takes over an HTTP upgrade on the stream path; answers 401 without a key. */
-  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  readonly upgrade: UpgradeHandler = (req, socket, head) => {
     const url = new URL(req.url ?? '/', 'http://sim');
+    if (url.pathname !== OHLCV_STREAM_PATH) return false;
     const key = url.searchParams.get(API_KEY_QUERY) ?? req.headers[API_KEY_HEADER];
     const ok = typeof key === 'string' && key !== '' && (this.opts.apiKey === '' || key === this.opts.apiKey);
-    if (!ok) {
-      socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"error":"invalid or missing API key"}');
-      return;
-    }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
-  }
+    if (!ok) refuseUpgrade(socket, 401, { error: 'invalid or missing API key' });
+    else this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+    return true;
+  };
 
   private accept(ws: WebSocket): void {
-    const client: Client = { ws, channel: false, subs: new Set(), alive: true };
+    const client: Client = { ws, channel: false, subs: new Set() };
     this.clients.add(client);
     const sid = randomUUID();
     this.send(client, { code: UPSTREAM_CODE.connected, message: 'Connection established', uuid: sid });
     this.send(client, { type: 'welcome', sid });
-    ws.on('pong', () => (client.alive = true));
     ws.on('message', (raw, isBinary) => {
       if (!isBinary) this.onCommand(client, raw.toString());
     });
-    ws.on('close', () => this.clients.delete(client));
-    ws.on('error', () => this.clients.delete(client));
   }
 
   private onCommand(client: Client, text: string): void {
@@ -194,19 +190,8 @@ export class OhlcvStreamServer {
     return { ch: OHLCV_CHANNEL_CODE, n: pool.slice(0, sep), pa: pool.slice(sep + 1), to: token, i: interval, o: candle.o, h: candle.h, l: candle.l, c: candle.c, v: candle.v, t };
   }
 
-  private heartbeat(): void {
-    for (const client of this.clients) {
-      if (!client.alive) {
-        client.ws.terminate();
-        continue;
-      }
-      client.alive = false;
-      client.ws.ping();
-    }
-  }
-
   private send(client: Client, body: unknown): void {
-    if (client.ws.readyState === client.ws.OPEN) client.ws.send(JSON.stringify(body));
+    this.clients.send(client, JSON.stringify(body));
   }
 
   /** Cuts every connection without a close handshake, as a network failure would. */
@@ -221,9 +206,10 @@ export class OhlcvStreamServer {
     return { sockets: [...this.clients].map((c) => ({ subscriptions: c.subs.size, channel: c.channel })) };
   }
 
-  close(): void {
+  /** Stops the ticks and closes every socket (1001), cutting those that do not close within a second. */
+  async close(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
-    for (const c of [...this.clients]) c.ws.terminate();
+    await this.clients.closeAll(1_000);
     this.wss.close();
   }
 }
