@@ -9,15 +9,7 @@ import { systemClock, type Clock, type Timer } from '@chainpipe/runtime';
  * keep-alive, the slow-client rule and the close of every connection on shutdown.
  */
 
-/** `{ id, time, type, code, data, msg }`: every frame of the gateways' WebSockets, both ways. */
-export interface WsEnvelope {
-  id: string;
-  time: number;
-  type: string;
-  code: number;
-  data: unknown;
-  msg: string;
-}
+export type { WsEnvelope } from '@chainpipe/contracts';
 
 /**
  * Refuses an upgrade with a plain HTTP answer and closes the socket: the status line, and the

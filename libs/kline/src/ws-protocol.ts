@@ -1,5 +1,5 @@
 import { isInterval, sortIntervals, INTERVALS, type Interval } from './intervals';
-import type { WsEnvelope } from '@chainpipe/http';
+import type { WsEnvelope } from '@chainpipe/contracts';
 import { normalizeChainType, type TokenSide } from './pools';
 
 /**
