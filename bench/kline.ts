@@ -12,7 +12,6 @@ import { BatchConsumer, TopicProducer, createKafka, ensureTopics, type BatchHand
 import { CandleRepository, LatestCandles } from '@chainpipe/kline-store';
 import { createRedis } from '@chainpipe/redis';
 import { createLogger, systemClock } from '@chainpipe/runtime';
-import { klineAggregatorProducer } from '../apps/kline-aggregator/src/config';
 import { createTicksHandler } from '../apps/kline-aggregator/src/ticks.handler';
 import { createMarketGatewayApp } from '../apps/market-gateway/src/app';
 import { klineModule } from '../apps/market-gateway/src/kline/module';
@@ -201,7 +200,7 @@ export async function run(): Promise<void> {
   const kafka = createKafka({ brokers, clientId: 'bench-kline', logger: silent });
   await createTopics(kafka, prefix);
   const contracts = loadContracts();
-  const producer = new TopicProducer({ kafka, contracts, logger: silent, registry: new Registry(), topicPrefix: prefix, ...klineAggregatorProducer });
+  const producer = new TopicProducer({ kafka, contracts, logger: silent, registry: new Registry(), topicPrefix: prefix });
   await producer.connect();
   const candles = new CandleRepository(db);
   const aggregate = createTicksHandler({

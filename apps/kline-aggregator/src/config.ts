@@ -13,10 +13,3 @@ export const klineAggregatorConfig = {
   KLINE_RETENTION_INTERVAL_MS: int({ default: 60_000, min: 1000, doc: 'how often expired 1s candles are deleted' }),
 };
 
-/**
- * The aggregator's producer: a handler call publishes every interval of every pool it touched
- * (about nine candles a tick), and the parts of one publish go one after the other, each waiting
- * for its acknowledgement; requests of up to 5,000 messages (still within the topic's bytes)
- * keep that to one or two round trips a call instead of one per 1,000 candles.
- */
-export const klineAggregatorProducer = { maxBatchMessages: 5000 };

@@ -4,7 +4,7 @@ import { addKafka } from '@chainpipe/kafka';
 import { CandleRepository, LatestCandles } from '@chainpipe/kline-store';
 import { addRedis } from '@chainpipe/redis';
 import { runService, systemClock } from '@chainpipe/runtime';
-import { klineAggregatorConfig, klineAggregatorProducer } from './config';
+import { klineAggregatorConfig } from './config';
 import { secondsRetention } from './retention';
 import { createTicksHandler } from './ticks.handler';
 
@@ -12,7 +12,7 @@ runService('kline-aggregator', klineAggregatorConfig, async (svc) => {
   const { config, logger, registry } = svc;
   const db = addPostgres(svc);
   const redis = addRedis(svc);
-  const kafka = addKafka(svc, { producer: klineAggregatorProducer });
+  const kafka = addKafka(svc);
   const producer = await kafka.producer();
   const candles = new CandleRepository(db);
   await kafka.consume(TOPICS.marketTicks, {
