@@ -39,6 +39,7 @@ const TICKS = Number(process.env.BENCH_KLINE_TICKS ?? 40_000);
 const POOLS = (process.env.BENCH_KLINE_POOLS ?? '100,1000,10000').split(',').map(Number);
 const SUSTAIN_POOLS = Number(process.env.BENCH_KLINE_SUSTAIN_POOLS ?? 10_000);
 const SUSTAIN_SECONDS = Number(process.env.BENCH_KLINE_SUSTAIN_SECONDS ?? 20);
+const SUSTAIN_DRAIN_MS = Number(process.env.BENCH_KLINE_SUSTAIN_DRAIN_MS ?? 60_000);
 /** Which parts run: throughput, sustained, gateway (tick → ws latency, fan-out, ohlcv history). */
 const PARTS = (process.env.BENCH_KLINE_PARTS ?? 'throughput,sustained,gateway').split(',');
 const FANOUT = (process.env.BENCH_KLINE_FANOUT ?? '1000,10000').split(',').map(Number);
@@ -87,6 +88,8 @@ async function produceAll(kafka: Kafka, topic: string, ticks: MarketTickMessage[
   }
   await p.disconnect();
 }
+
+const cpuMicros = (u: NodeJS.CpuUsage) => u.user + u.system;
 
 async function createTopics(kafka: Kafka, prefix: string): Promise<void> {
   const admin = kafka.admin();
@@ -180,11 +183,12 @@ async function sustainedFeed(setup: ConsumeSetup, handler: BatchHandler<MarketTi
     samples.push({ second: s + 1, produced, handled, lag: produced - handled });
   }
   const stopAt = Date.now();
-  while (handled < produced) await new Promise((r) => setTimeout(r, 20));
+  while (handled < produced && Date.now() - stopAt < SUSTAIN_DRAIN_MS) await new Promise((r) => setTimeout(r, 20));
   const drainMs = Date.now() - stopAt;
+  const leftAfterDrain = produced - handled;
   await p.disconnect();
   await consumer.stop();
-  return { samples, maxLag: Math.max(...samples.map((x) => x.lag)), drainMs };
+  return { samples, maxLag: Math.max(...samples.map((x) => x.lag)), drainMs, leftAfterDrain };
 }
 
 export async function run(): Promise<void> {
@@ -223,9 +227,21 @@ export async function run(): Promise<void> {
     const setPrefix = `${prefix}p${pools}.`;
     await createTopics(kafka, setPrefix);
     await produceAll(kafka, setPrefix + TOPICS.marketTicks.name, ticks);
+    const rawCpu = process.cpuUsage();
     const rawMs = await consumeAll({ ...consumeOpts, prefix: setPrefix }, async () => undefined, TICKS);
+    const rawUs = cpuMicros(process.cpuUsage(rawCpu)) / TICKS;
+    const aggCpu = process.cpuUsage();
     const aggMs = await consumeAll({ ...consumeOpts, prefix: setPrefix }, aggregate, TICKS);
-    throughput.push({ pools, ticks: TICKS, 'aggregator ticks/s': Math.round((TICKS / aggMs) * 1000), 'do-nothing ticks/s': Math.round((TICKS / rawMs) * 1000) });
+    const aggUs = cpuMicros(process.cpuUsage(aggCpu)) / TICKS;
+    // CPU of this process per tick: less disturbed by other load on the machine than the rates.
+    throughput.push({
+      pools,
+      ticks: TICKS,
+      'aggregator ticks/s': Math.round((TICKS / aggMs) * 1000),
+      'do-nothing ticks/s': Math.round((TICKS / rawMs) * 1000),
+      'aggregator CPU µs/tick': Math.round(aggUs),
+      'do-nothing CPU µs/tick': Math.round(rawUs),
+    });
     ratios.push(`aggregator with ${pools} pools: ${(rawMs / aggMs).toFixed(3)}x the do-nothing consume`);
   }
   if (throughput.length) printTable(throughput);
@@ -239,7 +255,8 @@ export async function run(): Promise<void> {
     await createTopics(kafka, setPrefix);
     const feed = await sustainedFeed({ ...consumeOpts, prefix: setPrefix }, aggregate, ids, SUSTAIN_SECONDS);
     printTable(feed.samples);
-    ratios.push(`sustained ${pools} pools (${pools} ticks/s for ${SUSTAIN_SECONDS} s): max lag ${feed.maxLag} ticks (${(feed.maxLag / pools).toFixed(1)} s of feed), ${feed.drainMs} ms to drain after the feed stopped`);
+    const drained = feed.leftAfterDrain === 0 ? `drained ${feed.drainMs} ms after the feed stopped` : `${feed.leftAfterDrain} ticks still behind ${feed.drainMs} ms after the feed stopped`;
+    ratios.push(`sustained ${pools} pools (${pools} ticks/s for ${SUSTAIN_SECONDS} s): lag at the end of the feed ${feed.maxLag} ticks (${(feed.maxLag / pools).toFixed(1)} s of feed), ${drained}`);
   }
   if (!PARTS.includes('gateway')) {
     console.log(ratios.map((r) => `  ${r}`).join('\n'));
