@@ -12,4 +12,3 @@ export const klineAggregatorConfig = {
   KLINE_1S_RETENTION_HOURS: int({ default: 24, min: 1, doc: 'how long 1s candles are kept (longer intervals are kept for ever)' }),
   KLINE_RETENTION_INTERVAL_MS: int({ default: 60_000, min: 1000, doc: 'how often expired 1s candles are deleted' }),
 };
-
