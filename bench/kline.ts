@@ -20,8 +20,10 @@ import { WsFleet } from './lib-ws-fleet';
 
 /**
  * The candlestick hot paths, each next to a raw baseline doing the same work in the same run:
- * 1. aggregator throughput (ticks → Postgres upserts of 6 intervals → kline.candles.v1 → Redis)
- *    vs a do-nothing consume of the same ticks by the same consumer, for 100 and 10,000 pools;
+ * 1. aggregator throughput (ticks → Postgres upserts of 6 intervals → Redis → kline.candles.v1)
+ *    vs a do-nothing consume of the same ticks by the same consumer, for 100, 1,000 and 10,000
+ *    pools (BENCH_KLINE_POOLS), each on a ticks topic of its own; then the consumer lag while
+ *    10,000 pools send one tick a second each for BENCH_KLINE_SUSTAIN_SECONDS;
  * 2. tick → WebSocket client latency at a steady rate (aggregator + gateway hub in this process,
  *    a real `ws` client) vs raw kafkajs produce → consume latency;
  * 3. fan-out of one pool's candles to 1,000 and 10,000 connections through the hub vs a raw
@@ -29,13 +31,22 @@ import { WsFleet } from './lib-ws-fleet';
  * 4. `GET /kline/api/v1/kline/ohlcv` of 5,000 candles through the gateway app vs a raw
  *    `node:http` + pg handler running the same SQL; page 1000 (limit 100) next to page 1.
  * Uses a database of its own (BENCH_KLINE_DATABASE_URL, default chainpipe_bench_kline), its own
- * topics (random prefix) and Redis keys. About 2–3 minutes on 2 cores.
+ * topics (random prefix) and Redis keys. BENCH_KLINE_PARTS picks the parts (throughput,
+ * sustained,gateway: the last is 2–4). About 3–5 minutes on 2 cores.
  */
 
-const TICKS = Number(process.env.BENCH_KLINE_TICKS ?? 20_000);
+const TICKS = Number(process.env.BENCH_KLINE_TICKS ?? 40_000);
+const POOLS = (process.env.BENCH_KLINE_POOLS ?? '100,1000,10000').split(',').map(Number);
+const SUSTAIN_POOLS = Number(process.env.BENCH_KLINE_SUSTAIN_POOLS ?? 10_000);
+const SUSTAIN_SECONDS = Number(process.env.BENCH_KLINE_SUSTAIN_SECONDS ?? 20);
+const SUSTAIN_DRAIN_MS = Number(process.env.BENCH_KLINE_SUSTAIN_DRAIN_MS ?? 60_000);
+/** Which parts run: throughput, sustained, gateway (tick → ws latency, fan-out, ohlcv history). */
+const PARTS = (process.env.BENCH_KLINE_PARTS ?? 'throughput,sustained,gateway').split(',');
 const FANOUT = (process.env.BENCH_KLINE_FANOUT ?? '1000,10000').split(',').map(Number);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3_000);
 const HISTORY_ROWS = 300_000;
+/** The aggregator's default KLINE_AGGREGATOR_MAX_RECORDS_PER_CALL. */
+const MAX_RECORDS = Number(process.env.BENCH_KLINE_MAX_RECORDS ?? 500);
 
 const silent = createLogger({ name: 'bench-kline', level: 'warn' });
 
@@ -78,38 +89,106 @@ async function produceAll(kafka: Kafka, topic: string, ticks: MarketTickMessage[
   await p.disconnect();
 }
 
-/** Time for a consumer with `handler` to work through `count` records of `prefix`'s ticks topic. */
-async function consumeAll(kafka: Kafka, prefix: string, producer: TopicProducer, handler: BatchHandler<MarketTickMessage>, count: number): Promise<number> {
-  let seen = 0;
-  let done!: () => void;
-  const finished = new Promise<void>((r) => (done = r));
-  const t0 = { v: 0 };
-  const consumer = new BatchConsumer<MarketTickMessage>({
-    kafka,
+const cpuMicros = (u: NodeJS.CpuUsage) => u.user + u.system;
+
+async function createTopics(kafka: Kafka, prefix: string): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  await ensureTopics(admin, [TOPICS.marketTicks, TOPICS.klineCandles], { prefix });
+  await admin.disconnect();
+}
+
+interface ConsumeSetup {
+  kafka: Kafka;
+  prefix: string;
+  producer: TopicProducer;
+}
+
+function benchConsumer(setup: ConsumeSetup, handler: BatchHandler<MarketTickMessage>, fromBeginning: boolean): BatchConsumer<MarketTickMessage> {
+  return new BatchConsumer<MarketTickMessage>({
+    kafka: setup.kafka,
     groupId: `bench-${randomBytes(4).toString('hex')}`,
     spec: TOPICS.marketTicks,
     contracts: loadContracts(),
-    producer,
+    producer: setup.producer,
     logger: silent,
     registry: new Registry(),
-    topicPrefix: prefix,
-    maxRecordsPerCall: 500,
+    topicPrefix: setup.prefix,
+    fromBeginning,
+    maxRecordsPerCall: MAX_RECORDS,
     onFatal: (reason, err) => {
       console.error(reason, err);
       process.exit(1);
     },
-    handler: async (records, ctx) => {
+    handler,
+  });
+}
+
+/** Time for a consumer with `handler` to work through `count` records of `prefix`'s ticks topic. */
+async function consumeAll(setup: ConsumeSetup, handler: BatchHandler<MarketTickMessage>, count: number): Promise<number> {
+  let seen = 0;
+  let done!: () => void;
+  const finished = new Promise<void>((r) => (done = r));
+  const t0 = { v: 0 };
+  const consumer = benchConsumer(
+    setup,
+    async (records, ctx) => {
       if (!t0.v) t0.v = Date.now();
       await handler(records, ctx);
       seen += records.length;
       if (seen >= count) done();
     },
-  });
+    true,
+  );
   await consumer.start();
   await finished;
   const ms = Date.now() - t0.v;
   await consumer.stop();
   return ms;
+}
+
+/**
+ * Feeds one tick per pool a second for `seconds` while the aggregator consumes, and samples the
+ * lag (ticks acknowledged by Kafka but not yet through the handler) every second.
+ */
+async function sustainedFeed(setup: ConsumeSetup, handler: BatchHandler<MarketTickMessage>, ids: number[], seconds: number) {
+  let handled = 0;
+  let produced = 0;
+  const consumer = benchConsumer(
+    setup,
+    async (records, ctx) => {
+      await handler(records, ctx);
+      handled += records.length;
+    },
+    true,
+  );
+  await consumer.start();
+  const p = setup.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  await p.connect();
+  const topic = setup.prefix + TOPICS.marketTicks.name;
+  const samples: Record<string, number>[] = [];
+  const t0 = Math.floor(Date.now() / 1000);
+  const start = Date.now();
+  for (let s = 0; s < seconds; s++) {
+    // One second of feed, sent in slices spread over the second as the ingester would.
+    const slices = 10;
+    for (let k = 0; k < slices; k++) {
+      const part = ids.slice(Math.floor((k * ids.length) / slices), Math.floor(((k + 1) * ids.length) / slices));
+      const ticks = part.map((id) => ({ ...tickFor(id, s * 4, t0), open_time: t0 + s }));
+      await p.send({ topic, acks: -1, messages: ticks.map((t) => ({ key: TOPICS.marketTicks.key({ value: t }), value: JSON.stringify(t) })) });
+      produced += ticks.length;
+      const due = start + s * 1000 + ((k + 1) * 1000) / slices;
+      if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+    }
+    samples.push({ second: s + 1, produced, handled, lag: produced - handled });
+  }
+  const stopAt = Date.now();
+  while (handled < produced && Date.now() - stopAt < SUSTAIN_DRAIN_MS) await new Promise((r) => setTimeout(r, 20));
+  const drainMs = Date.now() - stopAt;
+  const leftAfterDrain = produced - handled;
+  await p.disconnect();
+  await consumer.stop();
+  return { samples, maxLag: Math.max(...samples.map((x) => x.lag)), drainMs, leftAfterDrain };
 }
 
 export async function run(): Promise<void> {
@@ -123,10 +202,7 @@ export async function run(): Promise<void> {
   const redis = createRedis({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0', keyPrefix: `bench-kline-${randomBytes(3).toString('hex')}:` });
   const prefix = `bench-kline-${randomBytes(3).toString('hex')}.`;
   const kafka = createKafka({ brokers, clientId: 'bench-kline', logger: silent });
-  const admin = kafka.admin();
-  await admin.connect();
-  await ensureTopics(admin, [TOPICS.marketTicks, TOPICS.klineCandles], { prefix });
-  await admin.disconnect();
+  await createTopics(kafka, prefix);
   const contracts = loadContracts();
   const producer = new TopicProducer({ kafka, contracts, logger: silent, registry: new Registry(), topicPrefix: prefix });
   await producer.connect();
@@ -140,22 +216,55 @@ export async function run(): Promise<void> {
   });
   console.log(`machine: ${machine()}; ${TICKS.toLocaleString('en')} ticks per throughput run`);
 
-  // 1. Aggregator throughput, 100 and 10,000 pools.
+  // 1. Aggregator throughput, each pool count on a ticks topic of its own.
   const throughput: Record<string, string | number>[] = [];
   const ratios: string[] = [];
-  for (const pools of [100, 10_000]) {
-    const ids = await seedPools(db, pools, pools === 100 ? 'aa' : 'bb');
+  const consumeOpts = { kafka, producer };
+  for (const [n, pools] of (PARTS.includes('throughput') ? POOLS : []).entries()) {
+    const ids = await seedPools(db, pools, `a${n}`);
     const t0 = Math.floor(Date.now() / 1000) - 3600;
     const ticks = Array.from({ length: TICKS }, (_, i) => tickFor(ids[i % ids.length], Math.floor(i / ids.length), t0));
-    await produceAll(kafka, prefix + TOPICS.marketTicks.name, ticks);
-    const total = pools === 100 ? TICKS : TICKS * 2;
-    const rawMs = await consumeAll(kafka, prefix, producer, async () => undefined, total);
-    const aggMs = await consumeAll(kafka, prefix, producer, aggregate, total);
-    // Each run reads the topic from the beginning: the second pool set's run also re-reads the first's ticks (idempotent replays).
-    throughput.push({ pools, ticks: total, 'aggregator ticks/s': Math.round((total / aggMs) * 1000), 'do-nothing ticks/s': Math.round((total / rawMs) * 1000) });
-    ratios.push(`aggregator with ${pools} pools: ${((total / aggMs) / (total / rawMs)).toFixed(3)}x the do-nothing consume`);
+    const setPrefix = `${prefix}p${pools}.`;
+    await createTopics(kafka, setPrefix);
+    await produceAll(kafka, setPrefix + TOPICS.marketTicks.name, ticks);
+    const rawCpu = process.cpuUsage();
+    const rawMs = await consumeAll({ ...consumeOpts, prefix: setPrefix }, async () => undefined, TICKS);
+    const rawUs = cpuMicros(process.cpuUsage(rawCpu)) / TICKS;
+    const aggCpu = process.cpuUsage();
+    const aggMs = await consumeAll({ ...consumeOpts, prefix: setPrefix }, aggregate, TICKS);
+    const aggUs = cpuMicros(process.cpuUsage(aggCpu)) / TICKS;
+    // CPU of this process per tick: less disturbed by other load on the machine than the rates.
+    throughput.push({
+      pools,
+      ticks: TICKS,
+      'aggregator ticks/s': Math.round((TICKS / aggMs) * 1000),
+      'do-nothing ticks/s': Math.round((TICKS / rawMs) * 1000),
+      'aggregator CPU µs/tick': Math.round(aggUs),
+      'do-nothing CPU µs/tick': Math.round(rawUs),
+    });
+    ratios.push(`aggregator with ${pools} pools: ${(rawMs / aggMs).toFixed(3)}x the do-nothing consume`);
   }
-  printTable(throughput);
+  if (throughput.length) printTable(throughput);
+
+  // 1b. Consumer lag under a sustained feed: every pool sends one tick a second (what the
+  // ingester's one-second subscriptions deliver), for SUSTAIN_SECONDS.
+  if (PARTS.includes('sustained')) {
+    const pools = SUSTAIN_POOLS;
+    const ids = await seedPools(db, pools, 'sus');
+    const setPrefix = `${prefix}sus.`;
+    await createTopics(kafka, setPrefix);
+    const feed = await sustainedFeed({ ...consumeOpts, prefix: setPrefix }, aggregate, ids, SUSTAIN_SECONDS);
+    printTable(feed.samples);
+    const drained = feed.leftAfterDrain === 0 ? `drained ${feed.drainMs} ms after the feed stopped` : `${feed.leftAfterDrain} ticks still behind ${feed.drainMs} ms after the feed stopped`;
+    ratios.push(`sustained ${pools} pools (${pools} ticks/s for ${SUSTAIN_SECONDS} s): lag at the end of the feed ${feed.maxLag} ticks (${(feed.maxLag / pools).toFixed(1)} s of feed), ${drained}`);
+  }
+  if (!PARTS.includes('gateway')) {
+    console.log(ratios.map((r) => `  ${r}`).join('\n'));
+    await producer.disconnect();
+    redis.disconnect();
+    await db.destroy();
+    return;
+  }
 
   // The gateway app with the kline module, its hub fed by kline.candles.v1.
   const keys = new ApiKeyRepository(db);

@@ -7,7 +7,7 @@ import { NonRetryableError, type Clock } from '@chainpipe/runtime';
 
 export interface TicksHandlerDeps {
   candles: Pick<CandleRepository, 'applyUpdates' | 'rollupsOf'>;
-  latest: Pick<LatestCandles, 'put'>;
+  latest: Pick<LatestCandles, 'putMany'>;
   publish: (messages: OutgoingMessage<KlineCandleMessage>[]) => Promise<void>;
   registry: Registry;
   clock: Pick<Clock, 'now'>;
@@ -24,7 +24,7 @@ function isDataError(err: unknown): boolean {
 /**
  * market.ticks.v1 → candles. One handler call stores its ticks in one transaction (every stored
  * interval), rolls the changed days up into 1w/1M/1Y, keeps the latest per pool and interval in
- * Redis and then publishes every resulting candle to kline.candles.v1; it resolves only then, so
+ * Redis (one pipeline for the whole call) and then publishes every resulting candle to kline.candles.v1; it resolves only then, so
  * the consumer commits offsets after all of it. Redis first: a gateway that pushed a candle from
  * kline.candles.v1 and then reads a snapshot from Redis must find that candle or a newer one,
  * never the one before it. A replay after a crash stores the same values
@@ -53,11 +53,15 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
       const m = meta.get(c.pool_id)!;
       const key = poolKey(m);
       const msg: KlineCandleMessage = { pool_id: c.pool_id, ...m, interval: c.interval, open_time: c.open_time, open: c.open, high: c.high, low: c.low, close: c.close, volume: c.volume, updated_at: updatedAt };
-      byPool.set(key, [...(byPool.get(key) ?? []), msg]);
+      const list = byPool.get(key);
+      if (list) list.push(msg);
+      else byPool.set(key, [msg]);
     }
     const messages = [...byPool.values()].flatMap((list) => list.map((value) => ({ value })));
-    await Promise.all([...byPool].map(([key, list]) => deps.latest.put(key, list)));
+    await deps.latest.putMany(byPool);
     await deps.publish(messages);
-    for (const m of messages) candlesOut.inc({ interval: m.value.interval });
+    const perInterval = new Map<string, number>();
+    for (const m of messages) perInterval.set(m.value.interval, (perInterval.get(m.value.interval) ?? 0) + 1);
+    for (const [interval, n] of perInterval) candlesOut.inc({ interval }, n);
   };
 }

@@ -7,19 +7,23 @@ import type { Redis } from '@chainpipe/redis';
  * late or replayed candles never move the snapshot back.
  */
 const SET_IF_NOT_OLDER = `
-local cur = redis.call('HGET', KEYS[1], ARGV[1])
-if cur then
-  local t = tonumber(string.match(cur, '"open_time":(%d+)'))
-  if t and t > tonumber(ARGV[2]) then return 0 end
+local set = 0
+for i = 2, #ARGV, 3 do
+  local cur = redis.call('HGET', KEYS[1], ARGV[i])
+  local t = cur and tonumber(string.match(cur, '"open_time":(%d+)'))
+  if not (t and t > tonumber(ARGV[i + 1])) then
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
+    set = set + 1
+  end
 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-return 1`;
+if set > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return set`;
 
 const latestKey = (poolKey: string) => `kline:latest:${poolKey}`;
 const STATUS_KEY = 'kline:ingester:status';
 
-type WithLatest = Redis & { klineSetLatest(key: string, interval: string, openTime: number, json: string, ttlMs: number): Promise<number> };
+/** The script's call: a pool's hash, the TTL, then (interval, open_time, candle JSON) per candle, applied in order. */
+type WithLatest = Redis & { klineSetLatest(key: string, ttlMs: number, ...triples: (string | number)[]): Promise<number> };
 
 export class LatestCandles {
   private readonly redis: WithLatest;
@@ -30,9 +34,22 @@ export class LatestCandles {
   }
 
   async put(poolKey: string, candles: readonly KlineCandleMessage[]): Promise<void> {
-    if (!candles.length) return;
-    const pipe = this.redis.pipeline();
-    for (const c of candles) (pipe as unknown as WithLatest).klineSetLatest(latestKey(poolKey), c.interval, c.open_time, JSON.stringify(c), this.ttlMs);
+    await this.putMany([[poolKey, candles]]);
+  }
+
+  /**
+   * The candles of many pools in one pipeline, one script call per pool (a handler's batch
+   * costs one round trip, not one per pool); a pool's candles are applied in the given order.
+   */
+  async putMany(byPool: Iterable<readonly [poolKey: string, candles: readonly KlineCandleMessage[]]>): Promise<void> {
+    const pipe = this.redis.pipeline() as unknown as WithLatest & { exec: () => Promise<[Error | null, unknown][] | null>; length: number };
+    for (const [poolKey, candles] of byPool) {
+      if (!candles.length) continue;
+      const args: (string | number)[] = [];
+      for (const c of candles) args.push(c.interval, c.open_time, JSON.stringify(c));
+      void pipe.klineSetLatest(latestKey(poolKey), this.ttlMs, ...args);
+    }
+    if (!pipe.length) return;
     const results = await pipe.exec();
     const failed = results?.find(([err]) => err);
     if (failed) throw failed[0];
