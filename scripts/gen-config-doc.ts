@@ -65,6 +65,20 @@ Defaults are those of the development ports: \`CHAINPIPE_PORT_OFFSET\` moves eve
 `;
 
 const TAIL = `
+## Beyond the tables
+
+- tx-gateway's \`REQUEST_TIMEOUT_MS\` is also the Postgres \`statement_timeout\` of its queries.
+- \`REDIS_KEY_PREFIX\` is shared: price-writer writes the latest quotes market-gateway reads, and
+  tx-matcher appends the pool FIFOs tx-gateway reads, so each pair needs the same prefix.
+- \`WEBHOOK_SECRET_KEY\` is the same key in tx-gateway (which encrypts the stored webhook secrets)
+  and webhook-dispatcher (which opens them); \`ORDER_DEPOSIT_APP_ID\` is the same in
+  aggregator-gateway and order-tracker.
+- price-ingester quotes the \`external_id\` of every active token and rates every fiat of the
+  reference tables.
+- Swap channels are not configured here: they are rows of \`agg.channels\` (id, name, icon,
+  adapter kind, base fee in percent, enabled), and promo codes rows of \`agg.promos\` (code →
+  discount percent of the channel fee).
+
 ## The replayer
 
 \`npm run replay -- [--all] [--file PATH]... [--network N] [--target URL]

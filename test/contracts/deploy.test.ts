@@ -26,13 +26,16 @@ import { defaultMetricNames, metricNamesIn, scanRegisteredMetrics, seriesNames, 
 /**
  * The operator's files of deploy/ against the code they describe: Prometheus configuration and
  * alert rules (checked and unit-tested by promtool), the Grafana dashboard, the Kubernetes
- * manifests, and the README metric table. Metric names come from the code's registrations
+ * manifests, and the metric table and alert runbooks of docs/operations.md. Metric names come from the code's registrations
  * (metrics-scan.ts) and prom-client's defaults from a real registry.
  */
 const ROOT = path.resolve(__dirname, '../..');
 const PROM_DIR = path.join(ROOT, 'deploy/prometheus');
 const K8S_DIR = path.join(ROOT, 'deploy/k8s');
 const APPS = Object.keys(APP_PORTS) as AppName[];
+const OPERATIONS_DOC = path.join(ROOT, 'docs/operations.md');
+/** The README and every document of docs/: where a chainpipe_* name must be a real metric. */
+const PROSE = [path.join(ROOT, 'README.md'), ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => path.join(ROOT, 'docs', f))];
 type Json = any;
 
 /** Every config section an app validates at boot (its own; baseConfig is added by the service kit). */
@@ -72,7 +75,7 @@ function promtool(args: string[]): string {
   return out;
 }
 
-describe('deploy/: Prometheus, Grafana, Kubernetes and the README metric table against the code', function () {
+describe('deploy/: Prometheus, Grafana, Kubernetes and the metric table of docs/operations.md against the code', function () {
   this.timeout(60_000);
   let registered: RegisteredMetric[];
   /** Every series name a query may use: registered metrics, prom-client defaults, Prometheus' `up`. */
@@ -93,11 +96,11 @@ describe('deploy/: Prometheus, Grafana, Kubernetes and the README metric table a
       expect(names.every((n) => n.startsWith('chainpipe_'))).to.equal(true);
     });
 
-    it('the README metric table lists every metric the code registers, with its type and labels, and nothing else', async () => {
-      const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-      const start = readme.indexOf('### Metrics\n');
-      expect(start, 'README section "### Metrics"').to.be.greaterThan(-1);
-      const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
+    it('the metric table of docs/operations.md lists every metric the code registers, with its type and labels, and nothing else', async () => {
+      const operations = readFileSync(OPERATIONS_DOC, 'utf8');
+      const start = operations.indexOf('### Metrics\n');
+      expect(start, 'docs/operations.md section "### Metrics"').to.be.greaterThan(-1);
+      const section = operations.slice(start, operations.indexOf('\n### ', start + 1));
       const rows = section.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| Metric') && !l.startsWith('|---'));
       const table = new Map<string, { type: string; labels: string[] }>();
       const listed = new Set<string>();
@@ -113,16 +116,18 @@ describe('deploy/: Prometheus, Grafana, Kubernetes and the README metric table a
         }
       }
       for (const m of registered) {
-        expect(table.has(m.name), `${m.name} (${m.file}) is missing from the README metric table`).to.equal(true);
+        expect(table.has(m.name), `${m.name} (${m.file}) is missing from the metric table`).to.equal(true);
         expect(table.get(m.name)!.type, `type of ${m.name}`).to.equal(m.type);
         expect(table.get(m.name)!.labels, `labels of ${m.name}`).to.have.members(m.labels);
       }
       const defaults = await defaultMetricNames();
-      for (const [name] of defaults) expect(listed.has(name), `prom-client default ${name} is missing from the README metric table`).to.equal(true);
-      for (const name of listed) expect(registered.some((m) => m.name === name) || defaults.has(name), `README lists ${name}, which no code registers`).to.equal(true);
-      // Elsewhere in the README too, a chainpipe_* name is a metric (or a database name).
-      const mentioned = new Set(readme.match(/chainpipe_[a-z0-9_]+/g) ?? []);
-      for (const name of mentioned) if (!/^chainpipe_(test|fault_test)$/.test(name)) expect(isKnown(name), `README mentions ${name}, which no code registers`).to.equal(true);
+      for (const [name] of defaults) expect(listed.has(name), `prom-client default ${name} is missing from the metric table`).to.equal(true);
+      for (const name of listed) expect(registered.some((m) => m.name === name) || defaults.has(name), `the metric table lists ${name}, which no code registers`).to.equal(true);
+      // Elsewhere in the README and the docs too, a chainpipe_* name is a metric (or a database name).
+      for (const file of PROSE) {
+        const mentioned = new Set(readFileSync(file, 'utf8').match(/chainpipe_[a-z0-9_]+/g) ?? []);
+        for (const name of mentioned) if (!/^chainpipe_(test|fault_test|port_offset_\d+)$/.test(name)) expect(isKnown(name), `${path.relative(ROOT, file)} mentions ${name}, which no code registers`).to.equal(true);
+      }
     });
   });
 
@@ -158,6 +163,12 @@ describe('deploy/: Prometheus, Grafana, Kubernetes and the README metric table a
         expect(own.some((t: Json) => t.exp_alerts?.length > 0), `${r.alert}: a unit test where it fires`).to.equal(true);
         expect(own.some((t: Json) => (t.exp_alerts ?? []).length === 0), `${r.alert}: a unit test where it stays silent`).to.equal(true);
       }
+      // Every alert has its runbook, and every runbook an alert.
+      const operations = readFileSync(OPERATIONS_DOC, 'utf8');
+      const runbooks = operations.slice(operations.indexOf('## Alert runbooks\n'));
+      expect(runbooks.length, 'docs/operations.md section "## Alert runbooks"').to.be.lessThan(operations.length);
+      const documented = [...runbooks.matchAll(/^### (Chainpipe[A-Za-z]+)$/gm)].map((m) => m[1]);
+      expect(documented, 'runbooks in docs/operations.md').to.have.members(rules.map((r: Json) => r.alert));
       // The issue's list: consumer lag, DLQ growth, webhook queue age, upstream feeds, stale quotes, HTTP errors and p99, apps down or not ready.
       const exprs = rules.map((r: Json) => r.expr).join('\n');
       for (const m of ['chainpipe_consumer_lag', 'chainpipe_consumer_dlq_total', 'chainpipe_webhook_queue_oldest_age_seconds', 'chainpipe_market_upstream_sockets', 'chainpipe_price_source_stale', 'chainpipe_price_newest_quote_age_seconds', 'chainpipe_http_requests_total', 'chainpipe_http_request_duration_seconds_bucket', 'chainpipe_ready', 'up{']) {
