@@ -7,7 +7,7 @@
  */
 import './config-doc/development-ports';
 import path from 'node:path';
-import { baseConfig, serviceSection, type Field, type Section } from '@chainpipe/runtime';
+import { APP_PORTS, baseConfig, serviceSection, type Field, type Section } from '@chainpipe/runtime';
 import { aggregatorGatewayConfig } from '../apps/aggregator-gateway/src/config';
 import { ingestConfig } from '../apps/chain-ingest/src/config';
 import { chainParserConfig } from '../apps/chain-parser/src/config';
@@ -125,6 +125,10 @@ function appSection(name: string, section: Section): Section {
 }
 
 export function generateConfigDoc(): string {
+  // A new app of the port table must bring its section here, or its variables would go undocumented.
+  const listed = APP_SECTIONS.map(([name]) => name);
+  const missing = Object.keys(APP_PORTS).filter((name) => !listed.includes(name));
+  if (missing.length) throw new Error(`scripts/gen-config-doc.ts lists no config section for ${missing.join(', ')}`);
   const common: Section = Object.fromEntries(Object.entries(baseConfig).filter(([key]) => key !== 'OPS_PORT'));
   const parts = [INTRO, '## Common to all apps\n', table(common), ''];
   for (const [name, section] of APP_SECTIONS) parts.push(`## ${name}\n`, table(appSection(name, section)), '');
