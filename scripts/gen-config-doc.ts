@@ -7,42 +7,12 @@
  */
 import './config-doc/development-ports';
 import path from 'node:path';
-import { APP_PORTS, baseConfig, serviceSection, type Field, type Section } from '@chainpipe/runtime';
-import { aggregatorGatewayConfig } from '../apps/aggregator-gateway/src/config';
-import { ingestConfig } from '../apps/chain-ingest/src/config';
-import { chainParserConfig } from '../apps/chain-parser/src/config';
-import { klineAggregatorConfig } from '../apps/kline-aggregator/src/config';
-import { marketGatewayConfig } from '../apps/market-gateway/src/config';
-import { marketIngesterConfig } from '../apps/market-ingester/src/config';
-import { orderTrackerConfig } from '../apps/order-tracker/src/config';
-import { pendingCompensatorConfig } from '../apps/pending-compensator/src/config';
-import { priceIngesterConfig } from '../apps/price-ingester/src/config';
-import { priceWriterConfig } from '../apps/price-writer/src/config';
-import { txGatewayConfig } from '../apps/tx-gateway/src/config';
-import { txMatcherConfig } from '../apps/tx-matcher/src/config';
-import { replayConfig, upstreamSimConfig } from '../apps/upstream-sim/src/config';
-import { webhookDispatcherConfig } from '../apps/webhook-dispatcher/src/config';
+import { APP_PORTS, baseConfig, serviceSection, type AppName, type Field, type Section } from '@chainpipe/runtime';
+import { replayConfig } from '../apps/upstream-sim/src/config';
+import { APP_CONFIG_SECTIONS } from './config-doc/app-sections';
 
 const ROOT = path.resolve(__dirname, '..');
 export const CONFIG_DOC_OUT = path.join(ROOT, 'docs/configuration.md');
-
-/** Every app's section, in the order of the port table (the order `make up` starts them). */
-const APP_SECTIONS: [string, Section][] = [
-  ['upstream-sim', upstreamSimConfig],
-  ['chain-ingest', ingestConfig],
-  ['chain-parser', chainParserConfig],
-  ['tx-gateway', txGatewayConfig],
-  ['tx-matcher', txMatcherConfig],
-  ['webhook-dispatcher', webhookDispatcherConfig],
-  ['pending-compensator', pendingCompensatorConfig],
-  ['market-ingester', marketIngesterConfig],
-  ['kline-aggregator', klineAggregatorConfig],
-  ['price-ingester', priceIngesterConfig],
-  ['price-writer', priceWriterConfig],
-  ['market-gateway', marketGatewayConfig],
-  ['aggregator-gateway', aggregatorGatewayConfig],
-  ['order-tracker', orderTrackerConfig],
-];
 
 const INTRO = `# Configuration
 
@@ -125,13 +95,9 @@ function appSection(name: string, section: Section): Section {
 }
 
 export function generateConfigDoc(): string {
-  // A new app of the port table must bring its section here, or its variables would go undocumented.
-  const listed = APP_SECTIONS.map(([name]) => name);
-  const missing = Object.keys(APP_PORTS).filter((name) => !listed.includes(name));
-  if (missing.length) throw new Error(`scripts/gen-config-doc.ts lists no config section for ${missing.join(', ')}`);
   const common: Section = Object.fromEntries(Object.entries(baseConfig).filter(([key]) => key !== 'OPS_PORT'));
   const parts = [INTRO, '## Common to all apps\n', table(common), ''];
-  for (const [name, section] of APP_SECTIONS) parts.push(`## ${name}\n`, table(appSection(name, section)), '');
+  for (const name of Object.keys(APP_PORTS) as AppName[]) parts.push(`## ${name}\n`, table(appSection(name, APP_CONFIG_SECTIONS[name])), '');
   parts.push(TAIL + table(replayConfig), '');
   return parts.join('\n');
 }

@@ -6,20 +6,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { chainOriginConfig } from '@chainpipe/chains';
 import { APP_PORTS, baseConfig, serviceSection, type AppName, type Field } from '@chainpipe/runtime';
 import { simulatorUpstreamEnv } from '@chainpipe/testing';
-import { aggregatorGatewayConfig } from '../../apps/aggregator-gateway/src/config';
-import { ingestConfig } from '../../apps/chain-ingest/src/config';
-import { chainParserConfig } from '../../apps/chain-parser/src/config';
-import { klineAggregatorConfig } from '../../apps/kline-aggregator/src/config';
-import { marketGatewayConfig } from '../../apps/market-gateway/src/config';
-import { marketIngesterConfig } from '../../apps/market-ingester/src/config';
-import { orderTrackerConfig } from '../../apps/order-tracker/src/config';
-import { pendingCompensatorConfig } from '../../apps/pending-compensator/src/config';
-import { priceIngesterConfig } from '../../apps/price-ingester/src/config';
-import { priceWriterConfig } from '../../apps/price-writer/src/config';
-import { txGatewayConfig } from '../../apps/tx-gateway/src/config';
-import { txMatcherConfig } from '../../apps/tx-matcher/src/config';
-import { upstreamSimConfig } from '../../apps/upstream-sim/src/config';
-import { webhookDispatcherConfig } from '../../apps/webhook-dispatcher/src/config';
+import { APP_CONFIG_SECTIONS as APP_CONFIG } from '../../scripts/config-doc/app-sections';
 import { renderTopicsManifest, K8S_TOPICS_FILE } from '../../scripts/k8s-topics';
 import { defaultMetricNames, metricNamesIn, scanRegisteredMetrics, seriesNames, type RegisteredMetric } from './metrics-scan';
 
@@ -37,24 +24,6 @@ const OPERATIONS_DOC = path.join(ROOT, 'docs/operations.md');
 /** The README and every document of docs/: where a chainpipe_* name must be a real metric. */
 const PROSE = [path.join(ROOT, 'README.md'), ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => path.join(ROOT, 'docs', f))];
 type Json = any;
-
-/** Every config section an app validates at boot (its own; baseConfig is added by the service kit). */
-const APP_CONFIG: Record<AppName, Record<string, Field<unknown>>> = {
-  'upstream-sim': upstreamSimConfig,
-  'chain-ingest': ingestConfig,
-  'chain-parser': chainParserConfig,
-  'tx-gateway': txGatewayConfig,
-  'tx-matcher': txMatcherConfig,
-  'webhook-dispatcher': webhookDispatcherConfig,
-  'pending-compensator': pendingCompensatorConfig,
-  'market-ingester': marketIngesterConfig,
-  'kline-aggregator': klineAggregatorConfig,
-  'price-ingester': priceIngesterConfig,
-  'price-writer': priceWriterConfig,
-  'market-gateway': marketGatewayConfig,
-  'aggregator-gateway': aggregatorGatewayConfig,
-  'order-tracker': orderTrackerConfig,
-};
 
 /** Every variable an app validates at boot, as the service kit assembles them. */
 const fieldsOf = (app: AppName) => ({ ...baseConfig, ...serviceSection(app, APP_CONFIG[app]) }) as Record<string, Field<unknown>>;
