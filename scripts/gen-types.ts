@@ -1,10 +1,13 @@
 /**
  * `npm run gen`: TypeScript types of every schema of `schemas/` into
  * libs/contracts/src/generated/types.ts (json-schema-to-typescript), and the AsyncAPI document of
- * every channel (Kafka topics, WebSockets, the webhook callback) into docs/asyncapi.json.
+ * every channel (Kafka topics, WebSockets, the webhook callback) into docs/asyncapi.json, and the
+ * configuration reference of every app into docs/configuration.md (scripts/gen-config-doc.ts).
  * `--check` (make test) fails when a file is not what the schemas generate, so a schema change
  * cannot land without its types and documents.
  */
+// First: it fixes the port defaults the app config sections are built with.
+import { CONFIG_DOC_OUT, generateConfigDoc } from './gen-config-doc';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
@@ -68,6 +71,7 @@ async function main(): Promise<void> {
   const outputs: [string, string][] = [
     [OUT, await generateTypes()],
     [ASYNCAPI_OUT, generateAsyncApi()],
+    [CONFIG_DOC_OUT, generateConfigDoc()],
   ];
   if (process.argv.includes('--check')) {
     let stale = false;

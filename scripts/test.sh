@@ -87,7 +87,7 @@ echo "test: Kafka ${KAFKA_VERSION:-3.9.1}${TEST_ONLY:+, stages: $TEST_ONLY}"
 # compiled-build suite and the demo's `make up`). A failed check stops the run here.
 stage lint && run_bg lint npx --no-install eslint .
 stage typecheck && run_bg typecheck npx --no-install tsc -p tsconfig.json --noEmit
-stage generated && run_bg generated npx --no-install tsx scripts/gen-types.ts --check   # types of schemas/ (npm run gen)
+stage generated && run_bg generated npx --no-install tsx scripts/gen-types.ts --check   # types of schemas/, docs/asyncapi.json, docs/configuration.md (npm run gen)
 if [ "${CHAINPIPE_BUILT:-0}" != 1 ] && { stage integration || stage demo; }; then run_bg build npm run -s build; fi
 checks_ok=1
 for name in lint typecheck generated build; do

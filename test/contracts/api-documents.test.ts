@@ -105,7 +105,7 @@ const PAST_INT4 = '9999999999';
 
 /**
  * Where a request value of an operation can be an integer without its column's bound (the
- * boundary's rule, README "The boundary's rule"): a JSON integer without `maximum`, a path or
+ * boundary's rule, docs/development.md, "The boundary's rule"): a JSON integer without `maximum`, a path or
  * query parameter of digits without `decimalMaximum`.
  */
 function unboundedIntegers(document: OpenApiDocument): string[] {

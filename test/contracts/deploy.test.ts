@@ -6,52 +6,24 @@ import { parse, parseAllDocuments } from 'yaml';
 import { chainOriginConfig } from '@chainpipe/chains';
 import { APP_PORTS, baseConfig, serviceSection, type AppName, type Field } from '@chainpipe/runtime';
 import { simulatorUpstreamEnv } from '@chainpipe/testing';
-import { aggregatorGatewayConfig } from '../../apps/aggregator-gateway/src/config';
-import { ingestConfig } from '../../apps/chain-ingest/src/config';
-import { chainParserConfig } from '../../apps/chain-parser/src/config';
-import { klineAggregatorConfig } from '../../apps/kline-aggregator/src/config';
-import { marketGatewayConfig } from '../../apps/market-gateway/src/config';
-import { marketIngesterConfig } from '../../apps/market-ingester/src/config';
-import { orderTrackerConfig } from '../../apps/order-tracker/src/config';
-import { pendingCompensatorConfig } from '../../apps/pending-compensator/src/config';
-import { priceIngesterConfig } from '../../apps/price-ingester/src/config';
-import { priceWriterConfig } from '../../apps/price-writer/src/config';
-import { txGatewayConfig } from '../../apps/tx-gateway/src/config';
-import { txMatcherConfig } from '../../apps/tx-matcher/src/config';
-import { upstreamSimConfig } from '../../apps/upstream-sim/src/config';
-import { webhookDispatcherConfig } from '../../apps/webhook-dispatcher/src/config';
+import { APP_CONFIG_SECTIONS as APP_CONFIG } from '../../scripts/config-doc/app-sections';
 import { renderTopicsManifest, K8S_TOPICS_FILE } from '../../scripts/k8s-topics';
 import { defaultMetricNames, metricNamesIn, scanRegisteredMetrics, seriesNames, type RegisteredMetric } from './metrics-scan';
 
 /**
  * The operator's files of deploy/ against the code they describe: Prometheus configuration and
  * alert rules (checked and unit-tested by promtool), the Grafana dashboard, the Kubernetes
- * manifests, and the README metric table. Metric names come from the code's registrations
+ * manifests, and the metric table and alert runbooks of docs/operations.md. Metric names come from the code's registrations
  * (metrics-scan.ts) and prom-client's defaults from a real registry.
  */
 const ROOT = path.resolve(__dirname, '../..');
 const PROM_DIR = path.join(ROOT, 'deploy/prometheus');
 const K8S_DIR = path.join(ROOT, 'deploy/k8s');
 const APPS = Object.keys(APP_PORTS) as AppName[];
+const OPERATIONS_DOC = path.join(ROOT, 'docs/operations.md');
+/** The README and every document of docs/: where a chainpipe_* name must be a real metric. */
+const PROSE = [path.join(ROOT, 'README.md'), ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => path.join(ROOT, 'docs', f))];
 type Json = any;
-
-/** Every config section an app validates at boot (its own; baseConfig is added by the service kit). */
-const APP_CONFIG: Record<AppName, Record<string, Field<unknown>>> = {
-  'upstream-sim': upstreamSimConfig,
-  'chain-ingest': ingestConfig,
-  'chain-parser': chainParserConfig,
-  'tx-gateway': txGatewayConfig,
-  'tx-matcher': txMatcherConfig,
-  'webhook-dispatcher': webhookDispatcherConfig,
-  'pending-compensator': pendingCompensatorConfig,
-  'market-ingester': marketIngesterConfig,
-  'kline-aggregator': klineAggregatorConfig,
-  'price-ingester': priceIngesterConfig,
-  'price-writer': priceWriterConfig,
-  'market-gateway': marketGatewayConfig,
-  'aggregator-gateway': aggregatorGatewayConfig,
-  'order-tracker': orderTrackerConfig,
-};
 
 /** Every variable an app validates at boot, as the service kit assembles them. */
 const fieldsOf = (app: AppName) => ({ ...baseConfig, ...serviceSection(app, APP_CONFIG[app]) }) as Record<string, Field<unknown>>;
@@ -72,7 +44,7 @@ function promtool(args: string[]): string {
   return out;
 }
 
-describe('deploy/: Prometheus, Grafana, Kubernetes and the README metric table against the code', function () {
+describe('deploy/: Prometheus, Grafana, Kubernetes and the metric table of docs/operations.md against the code', function () {
   this.timeout(60_000);
   let registered: RegisteredMetric[];
   /** Every series name a query may use: registered metrics, prom-client defaults, Prometheus' `up`. */
@@ -93,11 +65,11 @@ describe('deploy/: Prometheus, Grafana, Kubernetes and the README metric table a
       expect(names.every((n) => n.startsWith('chainpipe_'))).to.equal(true);
     });
 
-    it('the README metric table lists every metric the code registers, with its type and labels, and nothing else', async () => {
-      const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-      const start = readme.indexOf('### Metrics\n');
-      expect(start, 'README section "### Metrics"').to.be.greaterThan(-1);
-      const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
+    it('the metric table of docs/operations.md lists every metric the code registers, with its type and labels, and nothing else', async () => {
+      const operations = readFileSync(OPERATIONS_DOC, 'utf8');
+      const start = operations.indexOf('### Metrics\n');
+      expect(start, 'docs/operations.md section "### Metrics"').to.be.greaterThan(-1);
+      const section = operations.slice(start, operations.indexOf('\n### ', start + 1));
       const rows = section.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| Metric') && !l.startsWith('|---'));
       const table = new Map<string, { type: string; labels: string[] }>();
       const listed = new Set<string>();
@@ -113,16 +85,18 @@ describe('deploy/: Prometheus, Grafana, Kubernetes and the README metric table a
         }
       }
       for (const m of registered) {
-        expect(table.has(m.name), `${m.name} (${m.file}) is missing from the README metric table`).to.equal(true);
+        expect(table.has(m.name), `${m.name} (${m.file}) is missing from the metric table`).to.equal(true);
         expect(table.get(m.name)!.type, `type of ${m.name}`).to.equal(m.type);
         expect(table.get(m.name)!.labels, `labels of ${m.name}`).to.have.members(m.labels);
       }
       const defaults = await defaultMetricNames();
-      for (const [name] of defaults) expect(listed.has(name), `prom-client default ${name} is missing from the README metric table`).to.equal(true);
-      for (const name of listed) expect(registered.some((m) => m.name === name) || defaults.has(name), `README lists ${name}, which no code registers`).to.equal(true);
-      // Elsewhere in the README too, a chainpipe_* name is a metric (or a database name).
-      const mentioned = new Set(readme.match(/chainpipe_[a-z0-9_]+/g) ?? []);
-      for (const name of mentioned) if (!/^chainpipe_(test|fault_test|port_offset_[0-9]+)$/.test(name)) expect(isKnown(name), `README mentions ${name}, which no code registers`).to.equal(true);
+      for (const [name] of defaults) expect(listed.has(name), `prom-client default ${name} is missing from the metric table`).to.equal(true);
+      for (const name of listed) expect(registered.some((m) => m.name === name) || defaults.has(name), `the metric table lists ${name}, which no code registers`).to.equal(true);
+      // Elsewhere in the README and the docs too, a chainpipe_* name is a metric (or a database name).
+      for (const file of PROSE) {
+        const mentioned = new Set(readFileSync(file, 'utf8').match(/chainpipe_[a-z0-9_]+/g) ?? []);
+        for (const name of mentioned) if (!/^chainpipe_(test|fault_test|port_offset_\d+)$/.test(name)) expect(isKnown(name), `${path.relative(ROOT, file)} mentions ${name}, which no code registers`).to.equal(true);
+      }
     });
   });
 
@@ -158,6 +132,12 @@ describe('deploy/: Prometheus, Grafana, Kubernetes and the README metric table a
         expect(own.some((t: Json) => t.exp_alerts?.length > 0), `${r.alert}: a unit test where it fires`).to.equal(true);
         expect(own.some((t: Json) => (t.exp_alerts ?? []).length === 0), `${r.alert}: a unit test where it stays silent`).to.equal(true);
       }
+      // Every alert has its runbook, and every runbook an alert.
+      const operations = readFileSync(OPERATIONS_DOC, 'utf8');
+      const runbooks = operations.slice(operations.indexOf('## Alert runbooks\n'));
+      expect(runbooks.length, 'docs/operations.md section "## Alert runbooks"').to.be.lessThan(operations.length);
+      const documented = [...runbooks.matchAll(/^### (Chainpipe[A-Za-z]+)$/gm)].map((m) => m[1]);
+      expect(documented, 'runbooks in docs/operations.md').to.have.members(rules.map((r: Json) => r.alert));
       // The issue's list: consumer lag, DLQ growth, webhook queue age, upstream feeds, stale quotes, HTTP errors and p99, apps down or not ready.
       const exprs = rules.map((r: Json) => r.expr).join('\n');
       for (const m of ['chainpipe_consumer_lag', 'chainpipe_consumer_dlq_total', 'chainpipe_webhook_queue_oldest_age_seconds', 'chainpipe_market_upstream_sockets', 'chainpipe_price_source_stale', 'chainpipe_price_newest_quote_age_seconds', 'chainpipe_http_requests_total', 'chainpipe_http_request_duration_seconds_bucket', 'chainpipe_ready', 'up{']) {

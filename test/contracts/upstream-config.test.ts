@@ -9,8 +9,7 @@ import { priceIngesterConfig } from '../../apps/price-ingester/src/config';
 
 /**
  * No app has a default for a third-party upstream: started without one, it stops at boot with a
- * message naming each missing variable. The lists are the upstreams each app talks to (README,
- * Configuration); chain origins, a rule across two variables, are tested in libs/chains.
+ * message naming each missing variable. The lists are the upstreams each app talks to (docs/configuration.md); chain origins, a rule across two variables, are tested in libs/chains.
  */
 describe('upstream configuration is required', () => {
   const cases: { app: string; section: Section; upstreams: string[] }[] = [

@@ -203,7 +203,7 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
     expect(Number(line.amount_usd)).to.equal(1);
   });
 
-  it("the metrics every app here exposes are the ones the source scan finds (deploy.test.ts' README table), with their types", async () => {
+  it("the metrics every app here exposes are the ones the source scan finds (deploy.test.ts' metric table), with their types", async () => {
     const scanned = await scannedMetricTypes();
     expect(opsPorts.size).to.equal(6);
     for (const [entry, port] of opsPorts) {

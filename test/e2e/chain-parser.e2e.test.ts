@@ -364,7 +364,7 @@ describe('chain-parser end to end: chain-ingest → chain.raw → chain-parser �
     expect(value('chainpipe_parser_ingest_to_publish_seconds_sum', {})).to.be.greaterThan(0);
   });
 
-  it("the metrics the two processes expose are the ones the source scan finds (deploy.test.ts' README table), with their types", async () => {
+  it("the metrics the two processes expose are the ones the source scan finds (deploy.test.ts' metric table), with their types", async () => {
     const scanned = await scannedMetricTypes();
     for (const port of [ingestOps, parserOps]) {
       const { types } = parsePrometheusText(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());

@@ -21,7 +21,7 @@ export function faultEnv(): FaultEnv {
   return env;
 }
 
-/** Recovery times the cases measured, printed at the end of the suite (README "Faults"). */
+/** Recovery times the cases measured, printed at the end of the suite (docs/operations.md, "Faults"). */
 export const recoveries: { fault: string; what: string; ms: number }[] = [];
 
 /** Every registry topic on `brokers`, with its leaders. */

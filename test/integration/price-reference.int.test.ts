@@ -41,7 +41,7 @@ describe('price API: reference data (market-gateway process, Postgres)', functio
     await db?.destroy();
   });
 
-  describe('auth (DECISIONS.md)', () => {
+  describe('auth (docs/decisions.md#d5)', () => {
     it('answers 401 unauthorized without a key and 403 forbidden with an unknown or revoked one', async () => {
       expectPriceError(await call('GET', '/price/api/v1/chains', { key: null }), 401, 401, 'unauthorized');
       expectPriceError(await call('GET', '/price/api/v1/chains', { key: 'cpk_0000000000000000_' + 'A'.repeat(43) }), 403, 403, 'forbidden');

@@ -12,7 +12,7 @@ export const aggregatorGatewayConfig = {
   ...redisConfig,
   ...kafkaConfig,
   ...httpServerConfig('aggregator-gateway'),
-  BODY_LIMIT_BYTES: int({ default: 1024 * 1024, min: 1024 }),
+  BODY_LIMIT_BYTES: int({ default: 1024 * 1024, min: 1024, doc: 'largest accepted request body (413 above it)' }),
   ...channelAdaptersConfig,
   QUOTE_UPSTREAM_TIMEOUT_MS: int({ default: 60_000, min: 100, doc: 'per-channel upstream timeout of the quote stream, also the provider call deadline of its quotes (an error event, then the others continue)' }),
   QUOTE_HEARTBEAT_MS: int({ default: 15_000, min: 100, doc: 'comment line on a quiet quote stream so that proxies keep it open' }),

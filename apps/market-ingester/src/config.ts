@@ -16,7 +16,7 @@ export const marketIngesterConfig = {
   }),
   MARKET_SUBSCRIPTIONS_PER_SOCKET: int({ default: 100, min: 1, doc: "the upstream's subscription limit per socket (CoinGecko: 100 per channel); more pools open more sockets" }),
   MARKET_RECONNECT_INITIAL_MS: int({ default: 500, min: 10, doc: 'first reconnect delay; doubles per failed attempt (with jitter)' }),
-  MARKET_RECONNECT_MAX_MS: int({ default: 30_000, min: 10 }),
+  MARKET_RECONNECT_MAX_MS: int({ default: 30_000, min: 10, doc: 'longest wait between reconnects of the upstream socket (the backoff doubles up to it)' }),
   MARKET_PING_MS: int({ default: 10_000, min: 100, doc: 'keep-alive ping; a socket silent for two intervals is dropped and reconnected' }),
   MARKET_POOLS_RESYNC_MS: int({ default: 30_000, min: 100, doc: 'how often the active pools are re-read from Postgres (kline.pools.v1 notices are best-effort)' }),
   MARKET_STATUS_INTERVAL_MS: int({ default: 1000, min: 100, doc: 'how often the status for the debug endpoint is written to Redis' }),

@@ -10,7 +10,7 @@ export const txGatewayConfig = {
   ...dbConfig,
   ...redisConfig,
   ...httpServerConfig('tx-gateway'),
-  BODY_LIMIT_BYTES: int({ default: 1024 * 1024, min: 1024 }),
+  BODY_LIMIT_BYTES: int({ default: 1024 * 1024, min: 1024, doc: 'largest accepted request body (413 above it)' }),
   ...chainOriginConfig,
   ALLOW_PRIVATE_WEBHOOK_TARGETS: bool({ default: false, doc: 'development and tests only: accept http and loopback/private webhook targets' }),
   WS_PUSH_ENABLED: bool({ default: true, doc: 'false serves the REST API only: no WebSocket endpoint and no tx.push.v1 consumer' }),

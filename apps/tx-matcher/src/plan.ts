@@ -39,7 +39,7 @@ export const partiesOf = txParties;
 /**
  * Deterministic message id: the same application, transaction, block, status and flags always
  * give the same id, so a replay after a crash is recognisable downstream. The status is part of
- * it because a status change is a new push (DECISIONS.md: receivers deduplicate on it too).
+ * it because a status change is a new push (docs/decisions.md#d13: receivers deduplicate on it too).
  */
 export function messageId(appId: string, tx: NormalizedTx, isReorgResend: boolean, orphaned: boolean): string {
   const parts = [appId, tx.chain_type, String(tx.chain_id), tx.tx_hash, tx.block_hash ?? '', tx.tx_status ?? '', isReorgResend ? 'r' : '', orphaned ? 'o' : ''];
@@ -54,7 +54,7 @@ export interface Match {
 
 /**
  * Every (application, transaction) pair of the records that is a push, in record order. The one
- * place both channels (WebSocket and webhook) get their rule from (DECISIONS: a transaction is
+ * place both channels (WebSocket and webhook) get their rule from (docs/decisions.md#d13: a transaction is
  * pushed when first seen and again when its status changes): a record whose change kept its
  * status, block and flags (a merge that only added information, such as traces) carries
  * `earlier_parties`, and an application matching those was pushed this transaction already

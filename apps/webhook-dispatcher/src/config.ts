@@ -11,7 +11,7 @@ export const webhookDispatcherConfig = {
   WEBHOOK_SCHEDULER_INTERVAL_MS: int({ default: 500, min: 50, doc: 'how often the retry queue is checked for due batches' }),
   WEBHOOK_CONCURRENCY: int({ default: 16, min: 1, max: 256, doc: 'applications POSTed to at the same time (live path, and each scheduler pass)' }),
   WEBHOOK_ATTEMPTS_RETENTION_HOURS: int({ default: 72, min: 1, doc: 'how long GET /app/webhook/attempts can show an attempt' }),
-  WEBHOOK_CONNECT_TIMEOUT_MS: int({ default: SENDER_DEFAULTS.connectTimeoutMs, min: 100 }),
+  WEBHOOK_CONNECT_TIMEOUT_MS: int({ default: SENDER_DEFAULTS.connectTimeoutMs, min: 100, doc: 'deadline to connect to a webhook target' }),
   WEBHOOK_RESPONSE_TIMEOUT_MS: int({ default: SENDER_DEFAULTS.responseTimeoutMs, min: 100, doc: 'from sending a POST to its response headers' }),
   WEBHOOK_MAX_RESPONSE_BYTES: int({ default: SENDER_DEFAULTS.maxResponseBytes, min: 0, doc: 'response bytes read at most (bodies are ignored)' }),
   ALLOW_PRIVATE_WEBHOOK_TARGETS: bool({ default: false, doc: 'development and tests only: POST over http and to loopback/private addresses' }),

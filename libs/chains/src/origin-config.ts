@@ -12,7 +12,7 @@ export const chainOriginConfig = {
     doc: 'chain origins, comma-separated network=url pairs (ethereum-mainnet=https://…); networks not listed use CHAIN_RPC_DEFAULT_BASE/<network>',
   }),
   CHAIN_RPC_DEFAULT_BASE: url({ default: '', protocols: ['http', 'https'], doc: 'base URL of origins not listed in CHAIN_RPC_URLS (<base>/<network>); required unless CHAIN_RPC_URLS lists every network' }),
-  CHAIN_RPC_TIMEOUT_MS: int({ default: 10_000, min: 100 }),
+  CHAIN_RPC_TIMEOUT_MS: int({ default: 10_000, min: 100, doc: 'deadline of one call to a chain origin' }),
 };
 
 export const KNOWN_NETWORK_NAMES = NETWORKS.map((n) => n.network);

@@ -7,7 +7,7 @@ import { routeUpgrades, type UpgradeHandler } from './websocket';
 export function httpServerConfig(app: PublicAppName) {
   return {
     HOST: str({ default: '127.0.0.1', doc: 'interface of the public port' }),
-    PORT: int({ default: publicPort(app), min: 0, max: 65535 }),
+    PORT: int({ default: publicPort(app), min: 0, max: 65535, doc: 'public port (default: the app\'s row of the port table)' }),
     REQUEST_TIMEOUT_MS: int({ default: 15_000, min: 100, doc: 'a request running longer gets 504' }),
   };
 }

@@ -2,7 +2,7 @@
  * Integrator commission math, integers only. Key rates are held in basis points (1 bp = 0.01 %),
  * the key `fee_rate` range of the spec being 0.01 %–10.00 % = 1–1000 bp.
  *
- * The reading of the spec used here (README, Decisions: aggregator): the user pays the channel's
+ * The reading of the spec used here (docs/decisions.md#d23): the user pays the channel's
  * base fee **plus** the key's commission rate. So the total fee of an order before the
  * commission is deducted (`fee_platform_original`) is the base fee plus the commission, and the
  * platform's part after deducting the commission (`fee_platform`) is the base fee:

@@ -48,7 +48,7 @@ const FINAL: ReadonlySet<OrderState> = new Set(['Settled', 'Refunded', 'FailedNo
 
 /**
  * States that settlement closes, and whether the integrator earns its commission there. A failed
- * swap is not settled: it ends in `Refunded` or `FailedNoRefund` (DECISIONS.md); an unpaid
+ * swap is not settled: it ends in `Refunded` or `FailedNoRefund` (docs/decisions.md#d21); an unpaid
  * cancelled order is settled (without commission) once its refund window has passed.
  */
 const SETTLEABLE: ReadonlyMap<OrderState, boolean> = new Map<OrderState, boolean>([

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { decideForward, netToForward, thorchainLimitMemo } from '../src';
 
 describe('execution decisions without I/O', () => {
-  // 0.1 ETH paid; 0.3 % platform fee and a 0.25 % commission on top (the README's fee reading)
+  // 0.1 ETH paid; 0.3 % platform fee and a 0.25 % commission on top (the fee reading of docs/decisions.md#d23)
   const paid = { received: 100_000_000_000_000_000n, feePlatform: 300_000_000_000_000n, feeIntegrator: 250_000_000_000_000n, minAcceptableOut: 392_838n };
 
   it('forwards exactly amount_in − fee_platform − fee_integrator', () => {

@@ -1,4 +1,4 @@
-/** Query parameter rules of `GET /tokens` (DECISIONS.md): integers from 1, `limit` clamped to 1000. */
+/** Query parameter rules of `GET /tokens` (docs/decisions.md#d8): integers from 1, `limit` clamped to 1000. */
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 

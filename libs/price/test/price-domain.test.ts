@@ -69,7 +69,7 @@ describe('price domain', () => {
   });
 
   describe('request parameters', () => {
-    it('reads ids and page/limit as the spec and DECISIONS.md say', () => {
+    it('reads ids and page/limit as the spec and docs/decisions.md (D8) say', () => {
       expect(parseTokenIds('3, 1,3,,2', 10)).to.deep.equal({ ok: true, ids: [3, 1, 2] });
       expect(parseTokenIds(undefined, 10)).to.deep.equal({ ok: false, error: 'ids is required' });
       expect(parseTokenIds(' , ', 10)).to.deep.equal({ ok: false, error: 'ids is required' });

@@ -2,7 +2,7 @@
  * Every error code of the pipeline, in one list: the `code` a RetryableError or
  * NonRetryableError carries, and the `dlq-error-code` header of a dead letter, which is what an
  * operator reads when a `<topic>.dlq` grows. A new code is added here first (the type refuses
- * any other); the README's dead-letter table is checked against this list.
+ * any other); the error code table of docs/architecture.md is checked against this list.
  */
 export const ERROR_CODES = {
   RETRYABLE: 'a failure that may pass on a retry, without a more specific code',

@@ -4,11 +4,11 @@ import { expect } from 'chai';
 import { ERROR_CODES } from '../src/error-codes';
 
 describe('error codes', () => {
-  it('the README table lists every code of ERROR_CODES with its meaning, and nothing else', () => {
-    const readme = readFileSync(path.join(__dirname, '../../../README.md'), 'utf8');
-    const start = readme.indexOf('| Code | Meaning |');
-    expect(start, 'README error code table').to.be.greaterThan(-1);
-    const lines = readme.slice(start).split('\n').slice(2);
+  it('the table of docs/architecture.md lists every code of ERROR_CODES with its meaning, and nothing else', () => {
+    const doc = readFileSync(path.join(__dirname, '../../../docs/architecture.md'), 'utf8');
+    const start = doc.indexOf('| Code | Meaning |');
+    expect(start, 'error code table of docs/architecture.md').to.be.greaterThan(-1);
+    const lines = doc.slice(start).split('\n').slice(2);
     const rows = lines.slice(0, lines.findIndex((l) => !l.startsWith('|')));
     const listed = Object.fromEntries(rows.map((l) => /^\| `([A-Z0-9_]+)` \| (.*) \|$/.exec(l)?.slice(1, 3) ?? [l, 'not a code row']));
     expect(listed).to.deep.equal({ ...ERROR_CODES });

@@ -414,7 +414,7 @@ export class WebhookDispatcher {
     for (let b = 0; b < this.maxBatches; b++) {
       const rows = (await db('tx.webhook_queue').where({ app_id: appId }).orderBy('id').limit(this.batchSize).select('id', 'tx_id', 'message_id', 'payload', 'attempts')) as QueueRow[];
       if (rows.length === 0) {
-        // Delivered everything: back to active (DECISIONS.md).
+        // Delivered everything: back to active (docs/decisions.md#d15).
         await db.transaction(async (trx) => {
           const left = await trx('tx.webhook_queue').where({ app_id: appId }).first('id');
           const update: Record<string, unknown> = { webhook_next_attempt_at: left ? this.clock.now() : null };

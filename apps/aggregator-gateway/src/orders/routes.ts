@@ -162,7 +162,7 @@ export function orderRoutes(api: ApiRoutes, service: OrderService): void {
       method: 'get',
       path: '/api/v1/integrator/orders/:orderNo',
       summary: 'One order of the integrator',
-      description: 'State, amounts, fee snapshots, deposit and payout transaction hashes and timestamps (DECISIONS.md). Same key rules as the refund.',
+      description: 'State, amounts, fee snapshots, deposit and payout transaction hashes and timestamps (docs/decisions.md#d22). Same key rules as the refund.',
       tags,
       auth: 'integratorKey',
       request: { params: 'http/agg/integrator-order-params', lookup: orderLookup },

@@ -23,7 +23,7 @@ export const PriceCode = {
   poolFetchFailed: 30001,
 } as const;
 
-/** 20001 and 20003 are HTTP 400 (DECISIONS.md); 20002 is HTTP 200 (spec). */
+/** 20001 and 20003 are HTTP 400 (docs/decisions.md#d6); 20002 is HTTP 200 (spec). */
 export function sendPriceError(res: Response, status: number, code: number, msg: string): void {
   sendError(res, status, msg, { code });
 }

@@ -23,7 +23,7 @@ function priceJsonBody(limitBytes: number): RequestHandler {
 
 /**
  * The token price service under `/price/api/v1`. Every route needs `X-API-Key`: missing → 401
- * `unauthorized`, unknown or disabled → 403 `forbidden` (DECISIONS.md).
+ * `unauthorized`, unknown or disabled → 403 `forbidden` (docs/decisions.md#d5).
  */
 export function priceModule(deps: PriceDeps): RouteModule {
   const repo = new ReferenceRepository(deps.db);

@@ -1,7 +1,7 @@
 import { CHAINS, canonicalAddress, networkByChain, type ChainType } from '@chainpipe/chains';
 
 /**
- * Requests of the pool trades endpoints (DECISIONS.md: registration with `chainType`, `chainId`,
+ * Requests of the pool trades endpoints (docs/decisions.md#d17: registration with `chainType`, `chainId`,
  * `poolAddress`; the trades query takes `chainType`/`chain_type`, `chainId`/`chain_id`, `limit`
  * 1–100, default 100). Pure.
  */

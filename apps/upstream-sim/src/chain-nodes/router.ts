@@ -16,7 +16,7 @@ export interface ChainNodesRouterDeps {
   maxBatch: number;
 }
 
-/** The header saying in which address format a Tron `/wallet/*` answer is (see the README). */
+/** The header saying in which address format a Tron `/wallet/*` answer is (docs/development.md, "The upstream simulator"). */
 export const ADDRESS_FORMAT_HEADER = 'x-sim-address-format';
 
 function chainMetrics(registry: Registry) {

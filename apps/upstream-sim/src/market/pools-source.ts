@@ -88,7 +88,7 @@ export class PoolsSource {
     return this.pools.size;
   }
 
-  /** Network and address of every pool served (for tests and the README). */
+  /** Network and address of every pool served (for tests and docs/development.md). */
   list(): { network: string; address: string }[] {
     return [...this.pools.keys()].map((k) => {
       const [network, address] = k.split(':');

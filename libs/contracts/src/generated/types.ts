@@ -507,7 +507,7 @@ export interface HttpAggChannelQuote {
   discount_pct: number | null;
 }
 /**
- * data of GET /api/v1/integrator/orders/{orderNo}: the order with its state, amounts, fee snapshots, deposit and payout transaction hashes and timestamps (DECISIONS.md)
+ * data of GET /api/v1/integrator/orders/{orderNo}: the order with its state, amounts, fee snapshots, deposit and payout transaction hashes and timestamps (docs/decisions.md#d22)
  */
 export interface HttpAggIntegratorOrder {
   order_id: number;
@@ -1357,7 +1357,7 @@ export interface HttpTxDexPoolParams {
   limit?: string;
 }
 /**
- * Body of POST /tx/api/v1/dex-pools (DECISIONS.md); chain and address are checked by the route
+ * Body of POST /tx/api/v1/dex-pools (docs/decisions.md#d17); chain and address are checked by the route
  */
 export interface HttpTxDexPoolRegister {
   chainType: string;

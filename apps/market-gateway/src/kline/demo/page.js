@@ -206,7 +206,7 @@
     status('loading pools…');
     try {
       const n = await loadPools();
-      if (!n) return status('no active pool: register and activate one (README, Candlestick service)', true);
+      if (!n) return status('no active pool: register and activate one (docs/decisions.md, Candlestick service)', true);
     } catch (err) {
       return status('pools: ' + err.message, true);
     }
