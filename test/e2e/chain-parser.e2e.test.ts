@@ -238,7 +238,21 @@ describe('chain-parser end to end: chain-ingest → chain.raw → chain-parser �
     );
     expect(merged.map((r) => [r.id, r.tx_hash])).to.deep.equal(first.map((r) => [r.id, r.tx_hash]));
     const latest = new Map(messages.slice(-125).map((m) => [m.value.tx.tx_hash, m.value]));
-    for (const row of merged) expect(latest.get(row.tx_hash), row.tx_hash).to.deep.equal({ id: row.id, network: row.network, is_reorg_resend: false, orphaned: false, tx: row.record });
+    const posted = new Map((block.item.block.transactions as { hash: string; from: string; to: string | null }[]).map((t) => [t.hash, t]));
+    for (const row of merged) {
+      const { earlier_parties: earlier, ...message } = latest.get(row.tx_hash)!;
+      expect(message, row.tx_hash).to.deep.equal({ id: row.id, network: row.network, is_reorg_resend: false, orphaned: false, tx: row.record });
+      // An enrichment that kept the status names the parties the block alone showed (sender and
+      // receiver of the posted transaction), so applications already pushed are not pushed again;
+      // a status change is pushed to everyone and names none.
+      const before = first.find((r) => r.tx_hash === row.tx_hash)!;
+      const raw = posted.get(row.tx_hash)!;
+      if (before.record.tx_status === row.record.tx_status) {
+        expect(earlier, row.tx_hash).to.include.members([raw.from, raw.to].filter((a): a is string => a !== null).map((a) => a.toLowerCase()));
+      } else {
+        expect(earlier, row.tx_hash).to.equal(undefined);
+      }
+    }
 
     // The same full post again adds nothing: stored, and no message (chainTxMessages checks none came).
     const storedRecords = async () => (await parserMetrics())('chainpipe_parser_records_total', { network: 'ethereum-mainnet', outcome: 'stored' });

@@ -9,7 +9,7 @@ import { createDb, type Knex } from '@chainpipe/db';
 import { listen, type StartedServer } from '@chainpipe/http';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { createLogger, loadConfig } from '@chainpipe/runtime';
-import { ManualClock, testEnv, waitFor } from '@chainpipe/testing';
+import { ManualClock, TEST_KEY_MNEMONIC, platformKeyEnv, simulatorUpstreamEnv, testEnv, waitFor } from '@chainpipe/testing';
 import { createAggregatorGatewayApp } from '../../apps/aggregator-gateway/src/app';
 import { aggregatorGatewayConfig } from '../../apps/aggregator-gateway/src/config';
 import { quotesModule } from '../../apps/aggregator-gateway/src/quotes/module';
@@ -40,7 +40,9 @@ describe('quote stream with default settings: a silent channel gets the error ev
     });
     await new Promise<void>((resolve) => silent!.listen(0, '127.0.0.1', () => resolve()));
     const upstream = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
-    const config = loadConfig(aggregatorGatewayConfig, { CHANGENOW_API_URL: `${upstream}/changenow`, THORNODE_API_URL: `${upstream}/thornode` });
+    // Every required setting (provider URLs and keys, deposit xpubs) as a deployment gives them, the
+    // providers being the silent server; nothing else set, so the rest are the defaults.
+    const config = loadConfig(aggregatorGatewayConfig, { ...simulatorUpstreamEnv(upstream), ...platformKeyEnv(TEST_KEY_MNEMONIC) });
     // the premise: these are the defaults of a gateway started without settings
     expect({ deadline: config.REQUEST_TIMEOUT_MS, heartbeat: config.QUOTE_HEARTBEAT_MS, upstream: config.QUOTE_UPSTREAM_TIMEOUT_MS }).to.deep.equal({ deadline: 15_000, heartbeat: 15_000, upstream: 60_000 });
     db = createDb({ url: env.databaseUrl, poolMax: 4 });

@@ -1,6 +1,6 @@
 import { Kafka, logLevel, type Admin, type KafkaMessage } from 'kafkajs';
 import { TOPICS, type TopicSpec } from '@chainpipe/contracts';
-import { ensureTopics } from '@chainpipe/kafka';
+import { ensureTopics, topicDefinitions } from '@chainpipe/kafka';
 import { testEnv } from './env';
 import { waitFor } from './wait';
 
@@ -19,6 +19,9 @@ export async function createTopicsWithLeaders(admin: Admin, specs: readonly Topi
   await waitFor(
     async () => {
       await ensureTopics(admin, specs, opts);
+      // A loaded broker can still answer "unknown topic" to the next client's metadata request
+      // after the creation returned: wait until the metadata of every topic is served.
+      await admin.fetchTopicMetadata({ topics: topicDefinitions(specs, opts.prefix ?? '').map((d) => d.topic) });
       return true;
     },
     { timeoutMs: 60_000, intervalMs: 500, what: 'the topics with their leaders' },
