@@ -49,7 +49,16 @@ export async function generateTypes(): Promise<string> {
     .replace(/\n \*\n \* This interface was referenced by `[^`]+`'s JSON-Schema\n \* via the `definition` "[^"]+"\./g, '')
     .replace(/\/\*\*\n \* This interface was referenced by `[^`]+`'s JSON-Schema\n \* via the `definition` "[^"]+"\.\n \*\/\n/g, '')
     .replace(/ +\/\*\*\n +\* This interface was referenced by `[^`]+`'s JSON-Schema\n +\* via the `definition` "[^"]+"\.\n +\*\/\n/g, '');
-  return HEADER + cleaned;
+  return HEADER + cleaned + schemaTypeMap(contracts.ids);
+}
+
+/**
+ * Every schema's type by its id: `ApiRoutes.route` types a handler's body and parameters from
+ * the ids its declaration names, so a schema change that breaks a handler fails the typecheck.
+ */
+function schemaTypeMap(ids: readonly string[]): string {
+  const entries = [...ids].sort().map((id) => `  '${id}': ${typeNameOf(id)};`);
+  return `/**\n * Every schema's type by its id (what \`ApiRoutes.route\` types request bodies and parameters with).\n */\nexport interface SchemaTypes {\n${entries.join('\n')}\n}\n/** The id of a schema of \`schemas/\`. */\nexport type SchemaId = keyof SchemaTypes;\n`;
 }
 
 /** The whole asynchronous API: the pipeline's topics and the channels clients use. */

@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import { Counter } from 'prom-client';
+import type { SchemaId } from '@chainpipe/contracts';
 import type { ApiRoutes, RouteSpec } from '@chainpipe/http';
 import { API_KEY_HEADER } from '@chainpipe/kline';
 import { isUpstreamStatus, upstreamFailure, upstreamJson, upstreamUrl } from '@chainpipe/upstreams';
@@ -35,7 +36,7 @@ export function marketRoutes(api: ApiRoutes, deps: KlineDeps): void {
 
   const pick = (q: Record<string, unknown>, names: string[]) => Object.fromEntries(names.filter((n) => typeof q[n] === 'string').map((n) => [n, q[n] as string]));
   const enc = encodeURIComponent;
-  const lookup = (path: string, summary: string, upstream: string, query?: string): RouteSpec => ({
+  const lookup = (path: string, summary: string, upstream: string, query?: SchemaId): RouteSpec => ({
     method: 'get',
     path: `${KLINE_PREFIX}${path}`,
     summary,

@@ -1,4 +1,5 @@
 import { CHAINS, networkByChain, normalizeAddress, normalizeTxHash, parseChainType, type ChainFamily, type ChainType, type NetworkInfo } from '@chainpipe/chains';
+import type { HttpTxQueriesTransaction } from '@chainpipe/contracts';
 import type { TransferType } from '@chainpipe/tx-parsers';
 import { parseCursor } from './cursor';
 
@@ -211,7 +212,7 @@ export function normalizeBatchGet(body: Record<string, unknown>): Normalized<Bat
 }
 
 /** `GET /transactions/{tx_hash}` path + query → query. */
-export function normalizeTransactionQuery(params: Record<string, unknown>): Normalized<TransactionQuery> {
+export function normalizeTransactionQuery(params: HttpTxQueriesTransaction): Normalized<TransactionQuery> {
   if (typeof params.tx_hash !== 'string' || params.tx_hash.trim() === '') return fail('tx_hash is required');
   const chainType = parseChain(params.chain_type, true);
   if (!chainType.ok) return chainType;
