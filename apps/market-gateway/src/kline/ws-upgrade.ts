@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { KLINE_WS_PATH } from '@chainpipe/contracts';
+import { KLINE_WS_PATH, type WsKlineServerMessage } from '@chainpipe/contracts';
 import type { Principal } from '@chainpipe/http';
 import { envelope, WS_CODE } from '@chainpipe/kline';
 import { errorMessage, type Clock, type Logger } from '@chainpipe/runtime';
@@ -54,7 +54,7 @@ export function klineUpgrade(deps: { hub: KlineHub; resolveKey: (token: string) 
 
   const topicSocket = (ws: WebSocket) => {
     ws.on('message', (data, isBinary) => {
-      const send = (type: string, body: unknown, opts: { id?: string; code?: number; msg?: string }) => ws.send(JSON.stringify(envelope(type, body, { ...opts, now: deps.clock.now() })));
+      const send = (type: WsKlineServerMessage['type'], body: unknown, opts: { id?: string; code?: number; msg?: string }) => ws.send(JSON.stringify(envelope(type, body, { ...opts, now: deps.clock.now() })));
       if (isBinary) return send('error', null, { code: WS_CODE.invalidMessage, msg: 'Binary messages are not supported' });
       let m: any;
       try {

@@ -1520,15 +1520,11 @@ export interface HttpTxRpcProxy {
   /**
    * accepted and ignored: the proxy speaks JSON-RPC 2.0 to the origin
    */
-  jsonrpc?: {
-    [k: string]: unknown;
-  };
+  jsonrpc?: unknown;
   /**
    * accepted and ignored: the proxy numbers its own calls
    */
-  id?: {
-    [k: string]: unknown;
-  };
+  id?: unknown;
 }
 /**
  * Headers of POST /api/v1/rpcproxy and /tx/api/v1/rpcproxy
@@ -2041,9 +2037,7 @@ export interface WsKlineServerMessage {
   /**
    * subscribed: {key, token, intervals}; unsubscribed: {key, removed_keys}; ohlcv: a candle (see ws/kline/ohlcv-push); pong: {} on the topic socket
    */
-  data: {
-    [k: string]: unknown;
-  };
+  data: unknown;
   /**
    * ok for live pushes, snapshot for the snapshot after subscribed
    */
@@ -2069,9 +2063,7 @@ export interface WsTxServerReply {
   /**
    * connected: {clientId, appId}; subscribe: {"API Key", address, chain_type}; unsubscribe: {address, chainType}; null on errors
    */
-  data: {
-    [k: string]: unknown;
-  };
+  data: unknown;
   msg: string;
 }
 /**
