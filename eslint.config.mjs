@@ -26,8 +26,6 @@ const IO_MODULES = [
   ...['aggregator', 'db', 'http', 'kafka', 'kline-store', 'order-store', 'price', 'redis', 'testing', 'tx-records', 'tx-store', 'upstreams', 'webhooks'].map((l) => `@chainpipe/${l}`),
 ];
 const LAYERING_EXEMPTIONS = {
-  // Chain-type aliases of the candle domain still come from libs/price (domain and storage in one lib).
-  'libs/kline/src/pools.ts': ['@chainpipe/price'],
   // OriginError, the error type of the node calls, lives in the HTTP client lib.
   'libs/tx-parsers/src/origin.ts': ['@chainpipe/upstreams'],
   // The benchmarks drive app internals (handlers, app factories, stores) in-process.

@@ -1,5 +1,4 @@
 export * from './seed';
-export * from './chain-types';
 export * from './decimal';
 export * from './pagination';
 export * from './reference';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { addressKey } from './chain-types';
+import { addressKey } from '@chainpipe/chains';
 import type { ChainRow, FiatRow, TokenRow } from './reference';
 import type { ImportChain, ImportToken } from './reference-import';
 

@@ -1,5 +1,5 @@
 import { sendOk, type ApiRoutes } from '@chainpipe/http';
-import { normalizeChainType } from '@chainpipe/price';
+import { normalizeChainType } from '@chainpipe/chains';
 import type { Logger } from '@chainpipe/runtime';
 import { EXAMPLE_POOL_DETAIL } from './api-examples';
 import { PRICE_AUTH, PRICE_PREFIX, PriceCode, sendPriceError } from './envelope';

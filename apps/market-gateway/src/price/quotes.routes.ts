@@ -1,4 +1,5 @@
 import type { RequestHandler, Response } from 'express';
+import { normalizeChainType } from '@chainpipe/chains';
 import { formatErrors, type Contracts } from '@chainpipe/contracts';
 import { sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
 import type { Clock } from '@chainpipe/runtime';
@@ -6,7 +7,6 @@ import {
   addressQuoteItem,
   fiatRateItems,
   latestQuoteItem,
-  normalizeChainType,
   parseTokenIds,
   usdFactor,
   type CryptoQuoteMessage,

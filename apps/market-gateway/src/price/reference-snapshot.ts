@@ -1,4 +1,5 @@
-import { addressKey, type FiatRow, type ReferenceRepository, type TokenRow } from '@chainpipe/price';
+import { addressKey } from '@chainpipe/chains';
+import type { FiatRow, ReferenceRepository, TokenRow } from '@chainpipe/price';
 import type { Clock } from '@chainpipe/runtime';
 
 /** Placeholders wallets use for a chain's native coin in contract-address fields. */
