@@ -2,6 +2,7 @@ import { CHAINS, networkByChain, normalizeAddress, normalizeTxHash, parseChainTy
 import type { HttpTxQueriesTransaction } from '@chainpipe/contracts';
 import type { TransferType } from '@chainpipe/tx-parsers';
 import { parseCursor } from './cursor';
+import type { Normalized } from './normalized';
 
 /**
  * Request normalisation of the history queries: bodies that passed their JSON Schema
@@ -13,7 +14,7 @@ import { parseCursor } from './cursor';
  * an optional field that is null (or an empty string) counts as absent; `id` 0 means "first page".
  */
 
-export type Normalized<T> = { ok: true; value: T } | { ok: false; error: string };
+export type { Normalized } from './normalized';
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
