@@ -5,7 +5,8 @@ import { AmountBelowProviderMinimum, netQuote, ProviderError, type ChannelAdapte
 import type { Contracts, HttpAggChannelQuote, HttpAggQuoteStreamBody, HttpAggQuoteStreamQuery } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import { ApiRoutes, leaveRequestDeadline, msgEnvelope, requestParams, sendError, type EnvelopeStyle, type HandlerFor, type RequestIds } from '@chainpipe/http';
-import { QuoteStore, ReferenceRepository, type TokenRow } from '@chainpipe/price';
+import { type TokenRow } from '@chainpipe/price';
+import { QuoteStore, ReferenceRepository } from '@chainpipe/price-store';
 import { systemClock, timeoutSignal, type Clock, type Logger } from '@chainpipe/runtime';
 import { HeldStream } from './held-stream';
 import { parseQuoteRequest, sseEvent, type QuoteRequest } from './request';

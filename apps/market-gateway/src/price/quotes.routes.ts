@@ -3,16 +3,8 @@ import { normalizeChainType } from '@chainpipe/chains';
 import { formatErrors, type Contracts } from '@chainpipe/contracts';
 import { sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
 import type { Clock } from '@chainpipe/runtime';
-import {
-  addressQuoteItem,
-  fiatRateItems,
-  latestQuoteItem,
-  parseTokenIds,
-  usdFactor,
-  type CryptoQuoteMessage,
-  type FiatRow,
-  type QuoteStore,
-} from '@chainpipe/price';
+import { addressQuoteItem, fiatRateItems, latestQuoteItem, parseTokenIds, usdFactor, type CryptoQuoteMessage, type FiatRow } from '@chainpipe/price';
+import { type QuoteStore } from '@chainpipe/price-store';
 import { EXAMPLE_ADDRESS_QUOTE, EXAMPLE_LATEST_QUOTE } from './api-examples';
 import { PRICE_AUTH, PRICE_PREFIX, PriceCode, sendPriceError } from './envelope';
 import type { ReferenceSnapshot } from './reference-snapshot';

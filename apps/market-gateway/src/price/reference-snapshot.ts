@@ -1,5 +1,6 @@
 import { addressKey } from '@chainpipe/chains';
-import type { FiatRow, ReferenceRepository, TokenRow } from '@chainpipe/price';
+import type { FiatRow, TokenRow } from '@chainpipe/price';
+import type { ReferenceRepository } from '@chainpipe/price-store';
 import type { Clock } from '@chainpipe/runtime';
 
 /** Placeholders wallets use for a chain's native coin in contract-address fields. */
