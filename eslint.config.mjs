@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 /*
  * Layering, held by `no-restricted-imports` (run by `make test`'s lint stage):
  * - no lib imports an app;
- * - the pure domain libs (kline, orders, chains, tx-parsers) do no I/O: no database, Redis, Kafka,
+ * - the pure domain libs (kline, orders, chains, price, tx-parsers) do no I/O: no database, Redis, Kafka,
  *   network or file modules, and none of the project's libs that do;
  * - bench/ and scripts/ reach an app only through its public entry point (the package,
  *   `@chainpipe/<app>`, or `apps/<app>/src/index.ts`), never a file inside it.
@@ -18,16 +18,14 @@ const APPS = readdirSync(fileURLToPath(new globalThis.URL('./apps', import.meta.
   .map((d) => d.name);
 const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const APP_PACKAGE = `@chainpipe/(${APPS.map(escapeRegex).join('|')})`;
-const PURE_LIBS = ['kline', 'orders', 'chains', 'tx-parsers'];
+const PURE_LIBS = ['kline', 'orders', 'chains', 'price', 'tx-parsers'];
 /** Modules that do I/O, and the project's libs built on them. */
 const IO_MODULES = [
   ...['pg', 'knex', 'ioredis', 'kafkajs', 'ws', 'express'],
   ...['http', 'https', 'http2', 'net', 'tls', 'dgram', 'fs', 'fs/promises', 'child_process'].flatMap((m) => [m, `node:${m}`]),
-  ...['aggregator', 'db', 'http', 'kafka', 'kline-store', 'order-store', 'price', 'redis', 'testing', 'tx-records', 'tx-store', 'upstreams', 'webhooks'].map((l) => `@chainpipe/${l}`),
+  ...['aggregator', 'db', 'http', 'kafka', 'kline-store', 'order-store', 'price-store', 'redis', 'testing', 'tx-records', 'tx-store', 'upstreams', 'webhooks'].map((l) => `@chainpipe/${l}`),
 ];
 const LAYERING_EXEMPTIONS = {
-  // Chain-type aliases of the candle domain still come from libs/price (domain and storage in one lib).
-  'libs/kline/src/pools.ts': ['@chainpipe/price'],
   // OriginError, the error type of the node calls, lives in the HTTP client lib.
   'libs/tx-parsers/src/origin.ts': ['@chainpipe/upstreams'],
   // The benchmarks drive app internals (handlers, app factories, stores) in-process.

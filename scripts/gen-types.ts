@@ -30,7 +30,7 @@ export async function generateTypes(): Promise<string> {
     // The generator names a type after its title; the name is the id's, the title becomes its doc comment.
     const { title, description, ...rest } = schema;
     const doc = [title, description].filter((s): s is string => typeof s === 'string').join('\n\n');
-    definitions[name] = { ...rest, ...(doc ? { description: doc } : {}) } as JSONSchema;
+    definitions[name] = anyValueIsUnknown({ ...rest, ...(doc ? { description: doc } : {}) } as JSONSchema);
   }
   const names = Object.keys(definitions).sort();
   const root: JSONSchema = {
@@ -52,7 +52,36 @@ export async function generateTypes(): Promise<string> {
     .replace(/\n \*\n \* This interface was referenced by `[^`]+`'s JSON-Schema\n \* via the `definition` "[^"]+"\./g, '')
     .replace(/\/\*\*\n \* This interface was referenced by `[^`]+`'s JSON-Schema\n \* via the `definition` "[^"]+"\.\n \*\/\n/g, '')
     .replace(/ +\/\*\*\n +\* This interface was referenced by `[^`]+`'s JSON-Schema\n +\* via the `definition` "[^"]+"\.\n +\*\/\n/g, '');
-  return HEADER + cleaned;
+  return HEADER + cleaned + schemaTypeMap(contracts.ids);
+}
+
+/**
+ * Every schema's type by its id: `ApiRoutes.route` types a handler's body and parameters from
+ * the ids its declaration names, so a schema change that breaks a handler fails the typecheck.
+ */
+function schemaTypeMap(ids: readonly string[]): string {
+  const entries = [...ids].sort().map((id) => `  '${id}': ${typeNameOf(id)};`);
+  return `/**\n * Every schema's type by its id (what \`ApiRoutes.route\` types request bodies and parameters with).\n */\nexport interface SchemaTypes {\n${entries.join('\n')}\n}\n/** The id of a schema of \`schemas/\`. */\nexport type SchemaId = keyof SchemaTypes;\n`;
+}
+
+const SHAPE_KEYWORDS = ['type', '$ref', 'enum', 'const', 'anyOf', 'oneOf', 'allOf', 'not', 'properties', 'items', 'tsType'];
+
+/**
+ * A schema that says nothing of its value's shape (`{ "description": … }`) accepts any value:
+ * typed `unknown`, where the generator would otherwise type it as an object.
+ */
+function anyValueIsUnknown(schema: JSONSchema): JSONSchema {
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(walk);
+    if (!value || typeof value !== 'object') return value;
+    return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, key === 'properties' && v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([p, s]) => [p, walkSchema(s)])) : walk(v)]));
+  };
+  const walkSchema = (s: unknown): unknown => {
+    const walked = walk(s);
+    if (!walked || typeof walked !== 'object' || Array.isArray(walked)) return walked;
+    return SHAPE_KEYWORDS.some((k) => k in walked) ? walked : { ...walked, tsType: 'unknown' };
+  };
+  return walk(schema) as JSONSchema;
 }
 
 /** The whole asynchronous API: the pipeline's topics and the channels clients use. */

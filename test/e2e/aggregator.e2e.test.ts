@@ -4,7 +4,7 @@ import { loadContracts } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
 
 import { OrderRepository } from '@chainpipe/order-store';
-import { QuoteStore } from '@chainpipe/price';
+import { QuoteStore } from '@chainpipe/price-store';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { createIntegratorWithKey,createRegistryTopics, freePort, parsePrometheusText, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 import { payUntil } from '../integration/deposit-block';

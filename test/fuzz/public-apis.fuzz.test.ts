@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createDb, type Knex } from '@chainpipe/db';
-import { QuoteStore } from '@chainpipe/price';
+import { QuoteStore } from '@chainpipe/price-store';
 import { createRedis } from '@chainpipe/redis';
 import {
   apiFuzzRequests,

@@ -5,7 +5,7 @@ import { ACCOUNT_PATHS, addressOfPublicKey, rootOfMnemonic } from '@chainpipe/cu
 import { createDb, type Knex } from '@chainpipe/db';
 
 import { OrderRepository } from '@chainpipe/order-store';
-import { QuoteStore } from '@chainpipe/price';
+import { QuoteStore } from '@chainpipe/price-store';
 import { nativeDepositPush } from './order-fixtures';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import {

@@ -5,7 +5,7 @@ import { loadContracts } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
 import { createHttpApp, finishHttpApp, listen, msgEnvelope, serveApiDocs, type StartedServer } from '@chainpipe/http';
 import { IntegratorRepository, OrderRepository, type NewOrder, type OrderRow } from '@chainpipe/order-store';
-import { QuoteStore } from '@chainpipe/price';
+import { QuoteStore } from '@chainpipe/price-store';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { createLogger, loadConfig } from '@chainpipe/runtime';
 import { addIntegratorKey, freePort, responseCheck, spawnTs, stopProcess, testDepositAddresses, testEnv, uniquePrefix, waitReady, type ResponseCheck, type RunningProcess } from '@chainpipe/testing';

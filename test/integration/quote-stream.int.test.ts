@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { QuoteStore } from '@chainpipe/price';
+import { QuoteStore } from '@chainpipe/price-store';
 import { createRedis } from '@chainpipe/redis';
 import { createRegistryTopics, freePort, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Knex } from '@chainpipe/db';
-import { importReference, parseReferenceImport } from '@chainpipe/price';
+import { parseReferenceImport } from '@chainpipe/price';
+import { importReference } from '@chainpipe/price-store';
 import { UsageError, type Output } from './commands';
 
 export const REFERENCE_USAGE = `  reference:import --file PATH [--format json|csv] [--kind chains|tokens] [--dry-run]

@@ -1,6 +1,6 @@
 import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
-import { ReferenceRepository } from '@chainpipe/price';
+import { ReferenceRepository } from '@chainpipe/price-store';
 import { runService, systemClock } from '@chainpipe/runtime';
 import { priceIngesterConfig } from './config';
 import { SourcePoller, registerStalenessMetrics } from './poller';

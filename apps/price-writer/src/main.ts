@@ -1,7 +1,7 @@
 import { TOPICS } from '@chainpipe/contracts';
 import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
-import { QuoteStore } from '@chainpipe/price';
+import { QuoteStore } from '@chainpipe/price-store';
 import { addRedis } from '@chainpipe/redis';
 import { runService, systemClock } from '@chainpipe/runtime';
 import { priceWriterConfig } from './config';

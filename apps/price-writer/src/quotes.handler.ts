@@ -1,7 +1,8 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Knex } from '@chainpipe/db';
 import type { BatchHandler } from '@chainpipe/kafka';
-import type { CryptoQuoteMessage, FiatRatesMessage, PriceQuoteMessage, QuoteStore } from '@chainpipe/price';
+import type { CryptoQuoteMessage, FiatRatesMessage, PriceQuoteMessage } from '@chainpipe/price';
+import type { QuoteStore } from '@chainpipe/price-store';
 import type { Clock } from '@chainpipe/runtime';
 
 /**

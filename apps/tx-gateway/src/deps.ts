@@ -5,7 +5,7 @@ import type { Principal } from '@chainpipe/http';
 import type { TopicProducer } from '@chainpipe/kafka';
 import type { Clock, Logger, SecretBox } from '@chainpipe/runtime';
 import type { Registry } from 'prom-client';
-import type { PoolTrades } from '@chainpipe/tx-records';
+import type { PoolTrades } from '@chainpipe/tx-store';
 import type { RetryReport } from '@chainpipe/webhooks';
 
 /** What the tx-gateway's routes may use; each route module takes the part it needs. */

@@ -1,4 +1,5 @@
 export * from './networks';
+export * from './chain-types';
 export * from './address';
 export * from './address-format';
 export * from './origin-config';

@@ -4,4 +4,3 @@ export * from './bundle';
 export * from './generated/types';
 export * from './asyncapi';
 export * from './channels';
-export * from './ws-envelope';

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import type { SchemaId, SchemaTypes } from './generated/types';
 
 /** The repository's `schemas/` folder: the single source of message and request contracts. */
 export const SCHEMAS_DIR = path.resolve(__dirname, '../../../schemas');
@@ -16,7 +17,8 @@ export interface Contracts {
   readonly ids: readonly string[];
   has(id: string): boolean;
   validate(id: string, value: unknown): Validation;
-  /** A compiled validator, for hot paths that call it per message. */
+  /** A compiled validator, for hot paths that call it per message; a guard of the schema's generated type. */
+  validator<Id extends SchemaId>(id: Id): ValidateFunction<SchemaTypes[Id]>;
   validator(id: string): ValidateFunction;
   /**
    * A validator of schema `id` with its property `property` reduced to "an object": the envelope
@@ -183,7 +185,8 @@ export function loadContracts(dir: string = SCHEMAS_DIR): Contracts {
   return {
     ids,
     has: (id) => sources.has(id),
-    validator,
+    // The generated types are the schemas' own (npm run gen), so a schema's validator guards its type.
+    validator: validator as Contracts['validator'],
     envelopeValidator,
     schema(id) {
       const schema = sources.get(id);

@@ -1,6 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
-import { formatErrors, type Contracts, type JsonSchema } from '@chainpipe/contracts';
+import { formatErrors, type Contracts, type JsonSchema, type SchemaId, type SchemaTypes } from '@chainpipe/contracts';
 import { nulErrors, onlyUnmatchableLookups, type LookupParams } from './boundary';
 import { sendError } from './envelope';
 
@@ -52,7 +52,96 @@ export type RouteError = string | { description: string; mediaType: string; exam
  * validation of parameters and body against `schemas/`) and the OpenAPI document is generated
  * from the same declaration, so a route cannot exist undocumented.
  */
-export interface RouteSpec {
+/**
+ * What a route takes: the schemas of its parameters and body, by id. The type parameters are
+ * the ids a declaration names (`ApiRoutes.route` infers them), which type its handlers.
+ */
+export interface RouteRequest<P extends SchemaId = SchemaId, Pa extends SchemaId = SchemaId, Q extends SchemaId = SchemaId, B extends SchemaId = SchemaId, C extends boolean = boolean> {
+  /**
+   * Schema of the path and query parameters merged into one object (strings, as they arrive;
+   * path parameters win). A property named in the path template is a path parameter, the
+   * others are query parameters, so one schema serves two layouts that carry a value in the
+   * path or in the query. Validated; the result (defaults applied) is `requestParams(res)`.
+   */
+  params?: P;
+  /** Schema of the path parameters alone (when path and query have schemas of their own). */
+  path?: Pa;
+  /** Schema of the query parameters alone. */
+  query?: Q;
+  /** Schema of the JSON body; parsed after authentication, then validated. */
+  body?: B;
+  /** An example body for the documents; checked against `body` by the contract tests. */
+  bodyExample?: unknown;
+  /** False when a request may come without a body: it is then validated as `{}`. */
+  bodyRequired?: boolean;
+  /**
+   * A body that is not JSON (its media type and what it is): documented only; the route's own
+   * handlers read it (e.g. `express.raw` after checks that must come before the upload).
+   */
+  rawBody?: { mediaType: string; description: string };
+  /**
+   * Schema of request headers: documented, not validated here. Handlers check headers
+   * themselves because the spec gives header failures their own statuses (401 for a stream
+   * secret, 500 for a missing `x-chain-net`).
+   */
+  headers?: SchemaId;
+  /**
+   * The parameters and body are documented from their schemas but checked by the route's own
+   * handlers, because the spec gives their failures codes and texts of its own that a schema
+   * error cannot carry (the token price service's 20001 `ids is required`, 20003 for a body).
+   */
+  checkedByHandler?: C;
+  /**
+   * Parameters that only look a stored row up, with the route's "not found" answer: a value of
+   * theirs that no row can hold (a NUL, an integer past its column) gets that answer instead
+   * of the 400 (see `boundary.ts`).
+   */
+  lookup?: LookupParams;
+}
+
+/** The type of the schema a route names (`unknown` when it names none, or no single one). */
+type SchemaTypeOf<Id extends SchemaId> = [Id] extends [never] ? unknown : SchemaId extends Id ? unknown : SchemaTypes[Id];
+
+/** The validated path and query parameters of a route (`requestParams(res)`); none when its handlers check them. */
+export type RouteParams<R> =
+  R extends RouteRequest<infer P, infer Pa, infer Q, SchemaId, infer C> ? ([C] extends [true] ? undefined : SchemaTypeOf<P> & SchemaTypeOf<Pa> & SchemaTypeOf<Q>) : unknown;
+
+/** The validated JSON body of a route (`req.body`); `unknown` when its handlers check it. */
+export type RouteBody<R> = R extends RouteRequest<SchemaId, SchemaId, SchemaId, infer B, infer C> ? ([C] extends [true] ? unknown : SchemaTypeOf<B>) : unknown;
+
+/** Where the validated parameters are kept for the handlers. */
+const PARAMS = 'requestParams';
+
+/** `res.locals` of a route's handlers: the validated parameters beside whatever middleware adds. */
+export type RouteLocals<P> = Record<string, unknown> & { [PARAMS]: P };
+
+/**
+ * A handler of a route: `req.body` and `requestParams(res)` are typed from the schemas the
+ * route's declaration names, so a schema change that breaks a handler fails the typecheck.
+ */
+export type RouteHandler<R extends RouteRequest = RouteRequest> = (
+  req: Request<Record<string, string>, unknown, RouteBody<R>>,
+  res: Response<unknown, RouteLocals<RouteParams<R>>>,
+  next: NextFunction,
+) => unknown;
+
+/** The schema ids of a route's parameters and body, for a handler declared apart from its route (`HandlerFor`). */
+export interface RequestIds {
+  params?: SchemaId;
+  path?: SchemaId;
+  query?: SchemaId;
+  body?: SchemaId;
+}
+
+type IdOf<Ids extends RequestIds, K extends keyof RequestIds> = Ids extends { [P in K]: infer Id extends SchemaId } ? Id : never;
+
+/**
+ * A handler declared apart from its route, typed by the ids the route names:
+ * `HandlerFor<{ params: 'http/agg/integrator-order-params' }>`.
+ */
+export type HandlerFor<Ids extends RequestIds> = RouteHandler<RouteRequest<IdOf<Ids, 'params'>, IdOf<Ids, 'path'>, IdOf<Ids, 'query'>, IdOf<Ids, 'body'>, false>>;
+
+export interface RouteSpec<R extends RouteRequest = RouteRequest> {
   method: HttpMethod;
   /** Express path (`/tx/api/v1/transactions/:tx_hash`); documented as `{tx_hash}`. */
   path: string;
@@ -62,48 +151,7 @@ export interface RouteSpec {
   tags?: readonly string[];
   /** A key of `ApiRoutesOptions.auth`, or `none` (the spec says which routes need no key). */
   auth: string;
-  request?: {
-    /**
-     * Schema of the path and query parameters merged into one object (strings, as they arrive;
-     * path parameters win). A property named in the path template is a path parameter, the
-     * others are query parameters, so one schema serves two layouts that carry a value in the
-     * path or in the query. Validated; the result (defaults applied) is `requestParams(res)`.
-     */
-    params?: string;
-    /** Schema of the path parameters alone (when path and query have schemas of their own). */
-    path?: string;
-    /** Schema of the query parameters alone. */
-    query?: string;
-    /** Schema of the JSON body; parsed after authentication, then validated. */
-    body?: string;
-    /** An example body for the documents; checked against `body` by the contract tests. */
-    bodyExample?: unknown;
-    /** False when a request may come without a body: it is then validated as `{}`. */
-    bodyRequired?: boolean;
-    /**
-     * A body that is not JSON (its media type and what it is): documented only; the route's own
-     * handlers read it (e.g. `express.raw` after checks that must come before the upload).
-     */
-    rawBody?: { mediaType: string; description: string };
-    /**
-     * Schema of request headers: documented, not validated here. Handlers check headers
-     * themselves because the spec gives header failures their own statuses (401 for a stream
-     * secret, 500 for a missing `x-chain-net`).
-     */
-    headers?: string;
-    /**
-     * The parameters and body are documented from their schemas but checked by the route's own
-     * handlers, because the spec gives their failures codes and texts of its own that a schema
-     * error cannot carry (the token price service's 20001 `ids is required`, 20003 for a body).
-     */
-    checkedByHandler?: boolean;
-    /**
-     * Parameters that only look a stored row up, with the route's "not found" answer: a value of
-     * theirs that no row can hold (a NUL, an integer past its column) gets that answer instead
-     * of the 400 (see `boundary.ts`).
-     */
-    lookup?: LookupParams;
-  };
+  request?: R;
   /** Checks that must answer before the schema's generic 400 (run after auth and body parsing). */
   preValidation?: readonly RequestHandler[];
   ok: RouteSuccess;
@@ -134,11 +182,12 @@ export type RequestPart = 'params' | 'path' | 'query' | 'body';
 type InvalidResponder = NonNullable<ApiRoutesOptions['invalid']>;
 const defaultInvalid: InvalidResponder = (res, errors) => sendError(res, 400, formatErrors([...errors]));
 
-const PARAMS = 'requestParams';
-
-/** The validated path and query parameters (`request.params`, or `request.path` and `request.query`), defaults applied. */
-export function requestParams<T = Record<string, unknown>>(res: Response): T {
-  return res.locals[PARAMS] as T;
+/**
+ * The validated path and query parameters (`request.params`, or `request.path` and
+ * `request.query`), defaults applied; typed by the route the handler serves (`RouteHandler`).
+ */
+export function requestParams<P>(res: Response<unknown, RouteLocals<P>>): P {
+  return res.locals[PARAMS];
 }
 
 /** Names of the path parameters of an express path (`:name`). */
@@ -203,7 +252,10 @@ export class ApiRoutes {
     return this.declared;
   }
 
-  route(spec: RouteSpec, ...handlers: RequestHandler[]): void {
+  route<P extends SchemaId = never, Pa extends SchemaId = never, Q extends SchemaId = never, B extends SchemaId = never, C extends boolean = false>(
+    spec: RouteSpec<RouteRequest<P, Pa, Q, B, C>>,
+    ...handlers: RouteHandler<RouteRequest<P, Pa, Q, B, C>>[]
+  ): void {
     const { contracts } = this.options;
     const where = `${spec.method.toUpperCase()} ${spec.path}`;
     if (this.declared.some((r) => r.method === spec.method && r.path.toLowerCase() === spec.path.toLowerCase())) throw new Error(`${where} is declared twice`);
@@ -213,7 +265,7 @@ export class ApiRoutes {
       if (!auth) throw new Error(`${where}: unknown auth ${JSON.stringify(spec.auth)}`);
       chain.push(auth.handler);
     }
-    const request = spec.request ?? {};
+    const request: RouteRequest = spec.request ?? {};
     if (request.body) {
       if (!this.options.jsonBody) throw new Error(`${where} has a JSON body but the API has no jsonBody parser`);
       chain.push(this.options.jsonBody);
@@ -246,7 +298,8 @@ export class ApiRoutes {
     }
     if (request.headers) contracts.schema(request.headers);
     if (typeof spec.ok.data === 'string') contracts.schema(spec.ok.data);
-    this.router[spec.method](spec.path, ...chain, ...handlers);
+    // Validation above makes the typed handlers' view true: express itself types them loosely.
+    this.router[spec.method](spec.path, ...chain, ...(handlers as RequestHandler[]));
     this.declared.push(spec);
   }
 }

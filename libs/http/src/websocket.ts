@@ -4,12 +4,10 @@ import type { WebSocket } from 'ws';
 import { systemClock, type Clock, type Timer } from '@chainpipe/runtime';
 
 /**
- * The WebSocket connection kit of the gateways and the simulator: the frame envelope, refusals of
+ * The WebSocket connection kit of the gateways and the simulator: refusals of
  * an upgrade as plain HTTP, upgrade routing on a server, and a connection set that owns
  * keep-alive, the slow-client rule and the close of every connection on shutdown.
  */
-
-export type { WsEnvelope } from '@chainpipe/contracts';
 
 /**
  * Refuses an upgrade with a plain HTTP answer and closes the socket: the status line, and the

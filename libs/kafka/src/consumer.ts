@@ -1,47 +1,12 @@
 import type { Consumer, Kafka, KafkaMessage, Message } from 'kafkajs';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { NonRetryableError, errorMessage, systemClock, type Clock, type ErrorCode, type HealthReport, type Logger } from '@chainpipe/runtime';
+import { NonRetryableError, errorMessage, systemClock, type Clock, type HealthReport, type Logger } from '@chainpipe/runtime';
 import { dlqName, type Contracts, type TopicSpec } from '@chainpipe/contracts';
 import { topicName } from './client';
+import type { BatchHandler, ConsumedRecord, DeadLetter } from './handler';
 import { HandlerRetry, RetryBudgetExhausted, type RetryPolicy } from './handler-retry';
 import type { TopicProducer } from './producer';
 import { chunk, decodeHeaders, nextOffset } from './offsets';
-
-export interface ConsumedRecord<T> {
-  topic: string;
-  partition: number;
-  offset: string;
-  key: string | null;
-  value: T;
-  headers: Record<string, string>;
-  /** Broker timestamp, Unix milliseconds as a string (kafkajs' form). */
-  timestamp: string;
-}
-
-export interface DeadLetter {
-  record: ConsumedRecord<unknown>;
-  reason: string;
-  code?: ErrorCode;
-}
-
-export interface HandlerResult {
-  /** Records the handler judged unprocessable; they go to the DLQ and the batch still commits. */
-  deadLetters?: DeadLetter[];
-}
-
-export interface HandlerContext {
-  heartbeat(): Promise<void>;
-  /** Aborted when the consumer stops: long waits inside a handler should honour it. */
-  signal: AbortSignal;
-}
-
-/**
- * Processes records in order. Resolve only when the work and every produce it made are durable:
- * offsets are committed right after. Throw a NonRetryableError for input that can never succeed
- * (the records are then retried one by one and the failing ones dead-lettered); anything else is
- * retried with backoff, and past the retry budget the consumer stops the app.
- */
-export type BatchHandler<T> = (records: ConsumedRecord<T>[], ctx: HandlerContext) => Promise<HandlerResult | void>;
 
 export interface BatchConsumerOptions<T> {
   kafka: Kafka;

@@ -1,5 +1,5 @@
 import { backoffMs, errorMessage, isDependencyUnavailable, isNonRetryable, systemClock, type Clock, type Logger, type NonRetryableError } from '@chainpipe/runtime';
-import type { ConsumedRecord, DeadLetter, HandlerContext, HandlerResult } from './consumer';
+import type { ConsumedRecord, DeadLetter, HandlerContext, HandlerResult } from './handler';
 
 export interface RetryPolicy {
   /** Retries of a failure other than an unreachable dependency before giving up. */

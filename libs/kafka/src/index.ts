@@ -2,6 +2,7 @@ export * from './config';
 export * from './client';
 export * from './producer';
 export * from './batch-plan';
+export * from './handler';
 export * from './consumer';
 export * from './offsets';
 export * from './service';

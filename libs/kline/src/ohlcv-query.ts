@@ -1,3 +1,4 @@
+import type { HttpKlineOhlcvQuery } from '@chainpipe/contracts';
 import { isInterval, type Interval } from './intervals';
 import { normalizeChainType } from './pools';
 
@@ -26,7 +27,7 @@ export function toUnixSeconds(value: number): number {
  * milliseconds turned into seconds, chain type normalized. `token` is accepted and ignored: the
  * pool is found by its address.
  */
-export function normalizeOhlcvQuery(q: Record<string, string>): OhlcvQuery {
+export function normalizeOhlcvQuery(q: HttpKlineOhlcvQuery): OhlcvQuery {
   if (!isInterval(q.interval)) throw new Error('interval must be validated first');
   return {
     interval: q.interval,

@@ -1,5 +1,5 @@
 import type { HttpKlinePool } from '@chainpipe/contracts';
-import { normalizeChainType as standardChainType } from '@chainpipe/price';
+import { normalizeChainType as standardChainType } from '@chainpipe/chains';
 
 export type TokenSide = 'base' | 'quote';
 

@@ -1,5 +1,5 @@
+import type { WsKlineServerMessage } from '@chainpipe/contracts';
 import { isInterval, sortIntervals, INTERVALS, type Interval } from './intervals';
-import type { WsEnvelope } from '@chainpipe/contracts';
 import { normalizeChainType, type TokenSide } from './pools';
 
 /**
@@ -9,6 +9,8 @@ import { normalizeChainType, type TokenSide } from './pools';
  */
 export const WS_CODE = { ok: 0, invalidMessage: 4001, unknownCommand: 4002, internal: 4500 } as const;
 
+/** `{ id, time, type, code, data, msg }` (`ws/kline/server-message`). */
+export type WsEnvelope = WsKlineServerMessage;
 
 export interface PoolRef {
   chain_type: string;
@@ -25,7 +27,7 @@ export interface ProtocolError {
   error: { id: string; code: number; msg: string };
 }
 
-export function envelope(type: string, data: unknown, opts: { id?: string; code?: number; msg?: string; now: number }): WsEnvelope {
+export function envelope(type: WsKlineServerMessage['type'], data: unknown, opts: { id?: string; code?: number; msg?: string; now: number }): WsEnvelope {
   return { id: opts.id ?? '', time: opts.now, type, code: opts.code ?? WS_CODE.ok, data, msg: opts.msg ?? 'ok' };
 }
 

@@ -1,5 +1,4 @@
-import { CHAIN_TYPES } from './chain-types';
-import type { ChainType } from './seed';
+import { CHAIN_TYPES, type StandardChainType } from '@chainpipe/chains';
 
 /**
  * Operator imports of chains and tokens (`npm run admin -- reference:import`): JSON
@@ -11,7 +10,7 @@ export interface ImportChain {
   name: string;
   short_name: string;
   chain_id: number | null;
-  chain_type: ChainType;
+  chain_type: StandardChainType;
   icon_url: string | null;
   explorer_url: string | null;
   gecko_network: string | null;
@@ -86,7 +85,7 @@ function checkChain(r: Row, where: string, errors: string[]): ImportChain | unde
   if (chainType === 'evm' && chainId === null) bad('chain_id is required for evm chains');
   for (const f of ['icon_url', 'explorer_url'] as const) if (text(r[f]) && !/^https?:\/\//.test(text(r[f])!)) bad(`${f} must be an http(s) URL`);
   if (!name || !chainType || !(CHAIN_TYPES as readonly string[]).includes(chainType) || chainId === 'bad' || (chainType === 'evm' && chainId === null)) return undefined;
-  return { name, short_name: text(r.short_name) ?? name, chain_id: chainId, chain_type: chainType as ChainType, icon_url: text(r.icon_url), explorer_url: text(r.explorer_url), gecko_network: text(r.gecko_network) };
+  return { name, short_name: text(r.short_name) ?? name, chain_id: chainId, chain_type: chainType as StandardChainType, icon_url: text(r.icon_url), explorer_url: text(r.explorer_url), gecko_network: text(r.gecko_network) };
 }
 
 function checkToken(r: Row, where: string, errors: string[]): ImportToken | undefined {

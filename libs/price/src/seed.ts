@@ -1,3 +1,5 @@
+import type { StandardChainType } from '@chainpipe/chains';
+
 /**
  * The reference data every service shares: chains, tokens and fiat currencies, with fixed ids.
  * The aggregator's token ids and the candlestick pools point at these ids, so an id, once
@@ -13,7 +15,6 @@
  * units from ISO 4217.
  */
 
-export type ChainType = 'evm' | 'svm' | 'tvm' | 'utxo' | 'cosmos' | 'move';
 
 export interface SeedChain {
   id: number;
@@ -21,7 +22,7 @@ export interface SeedChain {
   short_name: string;
   /** Protocol chain id; null where the chain has no integer one (Cosmos Hub's is `cosmoshub-4`, Sui's a digest). */
   chain_id: number | null;
-  chain_type: ChainType;
+  chain_type: StandardChainType;
   /** CoinMarketCap id of the native coin: the icon follows it. */
   native_cmc_id: number;
   explorer_url: string;

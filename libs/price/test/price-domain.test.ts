@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { base58Decode, isTronBase58 } from '@chainpipe/chains';
+import { base58Decode, isTronBase58, normalizeChainType } from '@chainpipe/chains';
 import { readFixtureJson } from '@chainpipe/testing';
 import {
   SEED_CHAINS,
@@ -9,7 +9,6 @@ import {
   fiatRateItems,
   latestQuoteItem,
   mapPoolDetail,
-  normalizeChainType,
   parseCmcQuotes,
   parseFiatRates,
   parseTokenIds,

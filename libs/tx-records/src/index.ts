@@ -1,2 +1,1 @@
 export * from './records';
-export * from './pool-trades';

@@ -25,3 +25,4 @@ export { AppConfigRepository, type AppConfigRow, type AppSwitches, type ConfigCo
 export { DexPoolRepository, type DexPoolRef } from './dex-pools';
 export { chainTxKey, chainTxMessage } from './messages';
 export { markChecked, pendingTransactions, type PendingTx } from './pending';
+export { PoolTrades, POOL_TRADES_CAPACITY } from './pool-trades';

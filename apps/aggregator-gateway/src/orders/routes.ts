@@ -1,7 +1,6 @@
 import type { RequestHandler, Response } from 'express';
-import type { HttpAggIntegratorOrderCreate, HttpAggIntegratorOrderParams, HttpAggIntegratorRefund } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
-import { requestParams, sendError, sendOk, type ApiAuth, type ApiRoutes } from '@chainpipe/http';
+import { requestParams, sendError, sendOk, type ApiAuth, type ApiRoutes, type HandlerFor } from '@chainpipe/http';
 import { IntegratorRepository } from '@chainpipe/order-store';
 import { precheck } from './create-request';
 import { creationKey, refundKey, resolveIntegratorKey, type IntegratorIdentity } from './integrator-auth';
@@ -71,22 +70,22 @@ async function answering(res: Response, work: () => Promise<void>): Promise<void
 
 /** POST /api/v1/integrator/orders, GET /api/v1/integrator/orders/{orderNo}, POST …/{orderNo}/request_refund. */
 export function orderRoutes(api: ApiRoutes, service: OrderService): void {
-  const create: RequestHandler = (req, res) =>
+  const create: HandlerFor<{ body: 'http/agg/integrator-order-create' }> = (req, res) =>
     answering(res, async () => {
-      const { order } = await service.create(req.body as HttpAggIntegratorOrderCreate, identityOf(res));
+      const { order } = await service.create(req.body, identityOf(res));
       sendOk(res, createdView(order), { message: 'ok' });
     });
 
-  const get: RequestHandler = (_req, res) =>
+  const get: HandlerFor<{ params: 'http/agg/integrator-order-params' }> = (_req, res) =>
     answering(res, async () => {
-      const order = await service.ownOrder(requestParams<HttpAggIntegratorOrderParams>(res).orderNo, identityOf(res));
+      const order = await service.ownOrder(requestParams(res).orderNo, identityOf(res));
       sendOk(res, orderView(order), { message: 'ok' });
     });
 
-  const refund: RequestHandler = (req, res) =>
+  const refund: HandlerFor<{ params: 'http/agg/integrator-order-params'; body: 'http/agg/integrator-refund' }> = (req, res) =>
     answering(res, async () => {
-      const order = await service.ownOrder(requestParams<HttpAggIntegratorOrderParams>(res).orderNo, identityOf(res));
-      await service.requestRefund(order, (req.body as HttpAggIntegratorRefund).refund_address);
+      const order = await service.ownOrder(requestParams(res).orderNo, identityOf(res));
+      await service.requestRefund(order, req.body.refund_address);
       sendOk(res, 'ok', { message: 'ok' });
     });
 

@@ -12,7 +12,8 @@ import {
   commissionOf, decideClientOrderRepeat, decideRefund, deviatesBeyond, orderIdentityText, outAfterCommission, parseDecimal, percentToRateSnapshot, rateSnapshot, splitFees,
   worthAtLeast, type OrderIdentity,
 } from '@chainpipe/orders';
-import { QuoteStore, ReferenceRepository, type TokenRow } from '@chainpipe/price';
+import { type TokenRow } from '@chainpipe/price';
+import { QuoteStore, ReferenceRepository } from '@chainpipe/price-store';
 import { systemClock, type Clock, type ConfigOf, type Logger } from '@chainpipe/runtime';
 import { MonitoredAddressRepository, changeMessages } from '@chainpipe/tx-store';
 import type { orderConfig } from './config';

@@ -1,11 +1,12 @@
-import express, { type RequestHandler } from 'express';
+import express from 'express';
 import type { Redis } from 'ioredis';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { AmountBelowProviderMinimum, netQuote, ProviderError, type ChannelAdapter, type TokenRef } from '@chainpipe/aggregator';
-import type { Contracts, HttpAggChannelQuote } from '@chainpipe/contracts';
+import type { Contracts, HttpAggChannelQuote, HttpAggQuoteStreamBody, HttpAggQuoteStreamQuery } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
-import { ApiRoutes, leaveRequestDeadline, msgEnvelope, requestParams, sendError, type EnvelopeStyle } from '@chainpipe/http';
-import { QuoteStore, ReferenceRepository, type TokenRow } from '@chainpipe/price';
+import { ApiRoutes, leaveRequestDeadline, msgEnvelope, requestParams, sendError, type EnvelopeStyle, type HandlerFor, type RequestIds } from '@chainpipe/http';
+import { type TokenRow } from '@chainpipe/price';
+import { QuoteStore, ReferenceRepository } from '@chainpipe/price-store';
 import { systemClock, timeoutSignal, type Clock, type Logger } from '@chainpipe/runtime';
 import { HeldStream } from './held-stream';
 import { parseQuoteRequest, sseEvent, type QuoteRequest } from './request';
@@ -86,9 +87,10 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
   }
 
   const stream =
-    (read: (req: express.Request, res: express.Response) => Record<string, unknown>): RequestHandler =>
-    async (req, res) => {
-      const parsed = parseQuoteRequest(read(req, res));
+    <Ids extends RequestIds>(read: (...args: Parameters<HandlerFor<Ids>>) => HttpAggQuoteStreamQuery | HttpAggQuoteStreamBody): HandlerFor<Ids> =>
+    async (req, res, next) => {
+      // The schemas leave the required fields to the parser, which gives them the spec's messages.
+      const parsed = parseQuoteRequest({ ...read(req, res, next) });
       if (!parsed.ok) return sendError(res, 400, parsed.msg);
       const q = parsed.value;
       const ready = await prepare(q);
@@ -201,11 +203,11 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
   } as const;
   api.route(
     { ...doc, method: 'get', path: '/api/v2/quote/stream', request: { query: 'http/agg/quote-stream-query' } },
-    stream((_req, res) => requestParams(res)),
+    stream<{ query: 'http/agg/quote-stream-query' }>((_req, res) => requestParams(res)),
   );
   api.route(
     { ...doc, method: 'post', path: '/api/v2/quote/stream', request: { body: 'http/agg/quote-stream-body', bodyExample: { src_token_id: 101, dst_token_id: 1001, amount_in: '100000000000000000', slippage: 0.01 } } },
-    stream((req) => req.body as Record<string, unknown>),
+    stream<{ body: 'http/agg/quote-stream-body' }>((req) => req.body),
   );
   return { name: 'quotes', envelopeFor: (path) => (path.startsWith('/api/v2/quote/') ? msgEnvelope : undefined), api };
 }

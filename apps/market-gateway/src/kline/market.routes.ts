@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import { Counter } from 'prom-client';
-import type { ApiRoutes, RouteSpec } from '@chainpipe/http';
+import type { SchemaId } from '@chainpipe/contracts';
+import type { ApiRoutes, RouteRequest, RouteSpec } from '@chainpipe/http';
 import { API_KEY_HEADER } from '@chainpipe/kline';
 import { isUpstreamStatus, upstreamFailure, upstreamJson, upstreamUrl } from '@chainpipe/upstreams';
 import type { KlineDeps } from './deps';
@@ -35,7 +36,8 @@ export function marketRoutes(api: ApiRoutes, deps: KlineDeps): void {
 
   const pick = (q: Record<string, unknown>, names: string[]) => Object.fromEntries(names.filter((n) => typeof q[n] === 'string').map((n) => [n, q[n] as string]));
   const enc = encodeURIComponent;
-  const lookup = (path: string, summary: string, upstream: string, query?: string): RouteSpec => ({
+  /** A look-up relayed to the provider: `network` and `address` in the path, and the query schema of the provider's options. */
+  const lookup = <Q extends SchemaId = never>(path: string, summary: string, upstream: string, query?: Q): RouteSpec<RouteRequest<never, 'http/kline/market-path', Q, never, false>> => ({
     method: 'get',
     path: `${KLINE_PREFIX}${path}`,
     summary,
@@ -48,20 +50,20 @@ export function marketRoutes(api: ApiRoutes, deps: KlineDeps): void {
   });
 
   api.route(lookup('/market/pools/:network/:address', 'Pool detail from the market data provider', 'GET /onchain/networks/{network}/pools/{address}', 'http/kline/market-pool-query'), async (req, res) => {
-    const { network, address } = req.params as { network: string; address: string };
+    const { network, address } = req.params;
     await relay(res, 'pool', `/onchain/networks/${enc(network)}/pools/${enc(address)}`, pick(req.query, ['include', 'include_volume_breakdown', 'include_composition']));
   });
 
   api.route(
     lookup('/market/tokens/:network/:address/top-holders', 'Top holders of a token from the market data provider', 'GET /onchain/networks/{network}/tokens/{address}/top_holders', 'http/kline/market-top-holders-query'),
     async (req, res) => {
-      const { network, address } = req.params as { network: string; address: string };
+      const { network, address } = req.params;
       await relay(res, 'top_holders', `/onchain/networks/${enc(network)}/tokens/${enc(address)}/top_holders`, pick(req.query, ['holders', 'include_pnl_details']));
     },
   );
 
   api.route(lookup('/market/coins/:network/:address', 'Coin metadata by contract address from the market data provider', 'GET /coins/{network}/contract/{address}'), async (req, res) => {
-    const { network, address } = req.params as { network: string; address: string };
+    const { network, address } = req.params;
     await relay(res, 'coin', `/coins/${enc(network)}/contract/${enc(address)}`, {});
   });
 }

@@ -1,4 +1,4 @@
-import type { ApiRoutes } from '@chainpipe/http';
+import { requestParams, type ApiRoutes } from '@chainpipe/http';
 import { normalizeOhlcvQuery } from '@chainpipe/kline';
 import { CandleRepository, PoolRepository } from '@chainpipe/kline-store';
 import { EXAMPLE_CANDLES } from './api-examples';
@@ -26,7 +26,7 @@ export function ohlcvRoutes(api: ApiRoutes, deps: KlineDeps): void {
       ok: { data: 'http/kline/ohlcv-list', message: 'ok', description: 'the candles (not wrapped in `items`)', example: EXAMPLE_CANDLES },
     },
     async (req, res) => {
-      const q = normalizeOhlcvQuery(req.query as Record<string, string>);
+      const q = normalizeOhlcvQuery(requestParams(res));
       const pool = await pools.findForHistory(q.chain_type, q.chain_id, q.pool_address);
       sendKlineOk(res, pool ? await candles.history(pool.id, q.interval, q.from, q.to, q.limit) : []);
     },

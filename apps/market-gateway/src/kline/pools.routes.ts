@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { Counter } from 'prom-client';
 import type { ApiRoutes } from '@chainpipe/http';
-import { normalizeChainType, pagination, type TokenSide } from '@chainpipe/kline';
+import { normalizeChainType, pagination } from '@chainpipe/kline';
 import { PoolRepository } from '@chainpipe/kline-store';
 import { errorMessage } from '@chainpipe/runtime';
 import { EXAMPLE_POOL } from './api-examples';
@@ -40,7 +40,7 @@ export function poolsRoutes(api: ApiRoutes, deps: KlineDeps): void {
       errors: { 409: 'code 10004 `Pool already exists`' },
     },
     async (req, res) => {
-      const b = req.body as { chain_type: string; chain_id: number; network_id: string; pool_address: string; token?: TokenSide; dex_id?: string; label?: string };
+      const b = req.body;
       const created = await repo.create({
         chain_type: normalizeChainType(b.chain_type)!,
         chain_id: b.chain_id,

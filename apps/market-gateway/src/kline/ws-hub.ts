@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { WebSocket } from 'ws';
-import type { KlineCandleMessage } from '@chainpipe/contracts';
+import type { KlineCandleMessage, WsKlineServerMessage } from '@chainpipe/contracts';
 import { WsConnectionSet, type WsPeer } from '@chainpipe/http';
 import { envelope, INTERVALS, parseClientMessage, poolKey, WS_CODE, type Interval, type PoolRecord } from '@chainpipe/kline';
 import type { LatestCandles } from '@chainpipe/kline-store';
@@ -107,7 +107,7 @@ export class KlineHub {
     this.conns.send(conn, frame);
   }
 
-  private reply(conn: Connection, type: string, data: unknown, opts: { id: string; code?: number; msg?: string }): void {
+  private reply(conn: Connection, type: WsKlineServerMessage['type'], data: unknown, opts: { id: string; code?: number; msg?: string }): void {
     this.send(conn, JSON.stringify(envelope(type, data, { ...opts, now: this.deps.clock.now() })));
   }
 

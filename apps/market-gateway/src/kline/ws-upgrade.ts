@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { KLINE_WS_PATH } from '@chainpipe/contracts';
+import { KLINE_WS_PATH, type WsKlineServerMessage } from '@chainpipe/contracts';
 import { refuseUpgrade, type Principal, type UpgradeHandler } from '@chainpipe/http';
 import { envelope, WS_CODE } from '@chainpipe/kline';
 import { errorMessage, type Clock, type Logger } from '@chainpipe/runtime';
@@ -48,7 +48,7 @@ export function klineUpgrade(deps: { hub: KlineHub; resolveKey: (token: string) 
 
   const topicSocket = (ws: WebSocket) => {
     ws.on('message', (data, isBinary) => {
-      const send = (type: string, body: unknown, opts: { id?: string; code?: number; msg?: string }) => ws.send(JSON.stringify(envelope(type, body, { ...opts, now: deps.clock.now() })));
+      const send = (type: WsKlineServerMessage['type'], body: unknown, opts: { id?: string; code?: number; msg?: string }) => ws.send(JSON.stringify(envelope(type, body, { ...opts, now: deps.clock.now() })));
       if (isBinary) return send('error', null, { code: WS_CODE.invalidMessage, msg: 'Binary messages are not supported' });
       let m: any;
       try {

@@ -1,7 +1,7 @@
 import express, { type RequestHandler } from 'express';
 import { formatErrors } from '@chainpipe/contracts';
 import { ApiRoutes, apiKeyAuth } from '@chainpipe/http';
-import { QuoteStore, ReferenceRepository } from '@chainpipe/price';
+import { QuoteStore, ReferenceRepository } from '@chainpipe/price-store';
 import type { RouteModule } from '@chainpipe/http';
 import type { PriceDeps } from './deps';
 import { PRICE_AUTH, PriceCode, priceEnvelopeFor, sendPriceError } from './envelope';

@@ -1,5 +1,7 @@
 import { Counter, type Registry } from 'prom-client';
-import { addressKey, mapPoolDetail, type PoolDetail, type ReferenceRepository } from '@chainpipe/price';
+import { addressKey } from '@chainpipe/chains';
+import { mapPoolDetail, type PoolDetail } from '@chainpipe/price';
+import { type ReferenceRepository } from '@chainpipe/price-store';
 import type { Redis } from '@chainpipe/redis';
 import type { Clock, Logger } from '@chainpipe/runtime';
 import { isUpstreamStatus, upstreamFailure, upstreamJson, upstreamUrl } from '@chainpipe/upstreams';

@@ -1,5 +1,5 @@
 import { sendOk, type ApiRoutes } from '@chainpipe/http';
-import { normalizeChainType } from '@chainpipe/price';
+import { normalizeChainType } from '@chainpipe/chains';
 import type { Logger } from '@chainpipe/runtime';
 import { EXAMPLE_POOL_DETAIL } from './api-examples';
 import { PRICE_AUTH, PRICE_PREFIX, PriceCode, sendPriceError } from './envelope';
@@ -30,12 +30,13 @@ export function poolsRoutes(api: ApiRoutes, deps: { pools: Pick<PoolDetailServic
     const chainTypeRaw = one(req.query.chain_type);
     const chainIdRaw = one(req.query.chain_id);
     const addressRaw = one(req.query.pool_address);
-    for (const [name, v] of [['chain_type', chainTypeRaw], ['chain_id', chainIdRaw], ['pool_address', addressRaw]] as const) {
-      if (!present(v)) return sendPriceError(res, 400, PriceCode.missingParameter, `${name} is required`);
-    }
-    const chainIdText = (chainIdRaw as string).trim();
+    // Checked one by one, in the spec's order, so that each narrows to a string.
+    if (!present(chainTypeRaw)) return sendPriceError(res, 400, PriceCode.missingParameter, 'chain_type is required');
+    if (!present(chainIdRaw)) return sendPriceError(res, 400, PriceCode.missingParameter, 'chain_id is required');
+    if (!present(addressRaw)) return sendPriceError(res, 400, PriceCode.missingParameter, 'pool_address is required');
+    const chainIdText = chainIdRaw.trim();
     if (!/^\d{1,18}$/.test(chainIdText)) return sendPriceError(res, 400, PriceCode.missingParameter, 'chain_id must be an integer');
-    const address = (addressRaw as string).trim();
+    const address = addressRaw.trim();
     if (address.length > 200) return sendPriceError(res, 400, PriceCode.missingParameter, 'pool_address must be at most 200 characters');
     const chainType = normalizeChainType(chainTypeRaw);
     if (!chainType) return sendOk(res, null);

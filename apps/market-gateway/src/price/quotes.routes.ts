@@ -1,18 +1,10 @@
 import type { RequestHandler, Response } from 'express';
+import { normalizeChainType } from '@chainpipe/chains';
 import { formatErrors, type Contracts } from '@chainpipe/contracts';
 import { sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
 import type { Clock } from '@chainpipe/runtime';
-import {
-  addressQuoteItem,
-  fiatRateItems,
-  latestQuoteItem,
-  normalizeChainType,
-  parseTokenIds,
-  usdFactor,
-  type CryptoQuoteMessage,
-  type FiatRow,
-  type QuoteStore,
-} from '@chainpipe/price';
+import { addressQuoteItem, fiatRateItems, latestQuoteItem, parseTokenIds, usdFactor, type CryptoQuoteMessage, type FiatRow } from '@chainpipe/price';
+import { type QuoteStore } from '@chainpipe/price-store';
 import { EXAMPLE_ADDRESS_QUOTE, EXAMPLE_LATEST_QUOTE } from './api-examples';
 import { PRICE_AUTH, PRICE_PREFIX, PriceCode, sendPriceError } from './envelope';
 import type { ReferenceSnapshot } from './reference-snapshot';
@@ -85,12 +77,9 @@ export function quotesRoutes(api: ApiRoutes, deps: QuotesRouteDeps): void {
     sendOk(res, { items });
   });
 
-  interface BatchBody {
-    token_addrs: { chain_type: string; chain_id?: number | string | null; token_address: string }[];
-    fiat?: string | null;
-  }
   const batch: RequestHandler = async (req, res) => {
-    const body = req.body as BatchBody;
+    // Checked here rather than by the route: the spec gives a bad list its own code (20003).
+    const body: unknown = req.body;
     if (!validateBatch(body)) {
       const errors = validateBatch.errors ?? [];
       const aboutList = errors.some((e) => (e.instancePath === '' && (e.keyword === 'type' || e.params?.missingProperty === 'token_addrs')) || (e.instancePath === '/token_addrs' && e.keyword !== 'maxItems'));

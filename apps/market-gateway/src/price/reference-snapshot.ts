@@ -1,4 +1,6 @@
-import { addressKey, type FiatRow, type ReferenceRepository, type TokenRow } from '@chainpipe/price';
+import { addressKey } from '@chainpipe/chains';
+import type { FiatRow, TokenRow } from '@chainpipe/price';
+import type { ReferenceRepository } from '@chainpipe/price-store';
 import type { Clock } from '@chainpipe/runtime';
 
 /** Placeholders wallets use for a chain's native coin in contract-address fields. */

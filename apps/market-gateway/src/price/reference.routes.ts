@@ -1,5 +1,6 @@
 import { sendOk, type ApiRoutes } from '@chainpipe/http';
-import { DEFAULT_LIMIT, MAX_LIMIT, ReferenceRepository, chainItem, fiatItem, positiveIntParam, tokenItem, type TokenRow } from '@chainpipe/price';
+import { DEFAULT_LIMIT, MAX_LIMIT, chainItem, fiatItem, positiveIntParam, tokenItem, type TokenRow } from '@chainpipe/price';
+import { ReferenceRepository } from '@chainpipe/price-store';
 import { EXAMPLE_CHAIN, EXAMPLE_FIAT, EXAMPLE_TOKEN } from './api-examples';
 import type { PriceDeps } from './deps';
 import { PRICE_AUTH, PRICE_PREFIX, PriceCode, sendPriceError } from './envelope';

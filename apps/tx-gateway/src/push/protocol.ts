@@ -1,6 +1,5 @@
 import { CHAINS, canonicalAddress, networkByChain, normalizeTxHash, type ChainType } from '@chainpipe/chains';
-import { TX_PUSH_WS_PATH } from '@chainpipe/contracts';
-import type { WsEnvelope } from '@chainpipe/http';
+import { TX_PUSH_WS_PATH, type WsTxServerReply, type WsTxTransactionPush } from '@chainpipe/contracts';
 
 /**
  * The WebSocket protocol of the address monitoring service (spec, "WebSocket endpoint"). Pure:
@@ -9,9 +8,13 @@ import type { WsEnvelope } from '@chainpipe/http';
 
 export const WS_PATHS = [TX_PUSH_WS_PATH, '/transaction/transaction/ws'] as const;
 
+/** `{ id, time, type, code, data, msg }`: a reply (`ws/tx/server-reply`) or a transaction push (`ws/tx/transaction-push`). */
+export type WsEnvelope = WsTxServerReply | WsTxTransactionPush;
 
-export function envelope(type: string, id: string, code: number, data: unknown, msg: string, now: number): WsEnvelope {
-  return { id, time: now, type, code, data, msg };
+export function envelope(type: 'transaction', id: string, code: 0, data: WsTxTransactionPush['data'], msg: 'success', now: number): WsTxTransactionPush;
+export function envelope(type: WsTxServerReply['type'], id: string, code: number, data: unknown, msg: string, now: number): WsTxServerReply;
+export function envelope(type: WsEnvelope['type'], id: string, code: number, data: unknown, msg: string, now: number): WsEnvelope {
+  return { id, time: now, type, code, data, msg } as WsEnvelope;
 }
 
 /** `X-ResendDuration`: seconds, default 180, capped by what the gateway keeps. */
@@ -44,7 +47,7 @@ export function everyChainKeys(address: string): string[] {
 }
 
 export type Command =
-  | { kind: 'reply'; reply: { type: string; code: number; data: unknown; msg: string } }
+  | { kind: 'reply'; reply: Pick<WsTxServerReply, 'type' | 'code' | 'data' | 'msg'> }
   | { kind: 'subscribe'; chainType: string; address: string }
   /** `keys`: the subscription keys the command names (the address on its chain, or in its form on every chain). */
   | { kind: 'unsubscribe'; address: string; chainType: string | null; keys: string[] }
@@ -58,7 +61,7 @@ export interface ParsedCommand {
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
-const error = (type: string, code: number, msg: string): Command => ({ kind: 'reply', reply: { type, code, data: null, msg } });
+const error = (type: WsTxServerReply['type'], code: number, msg: string): Command => ({ kind: 'reply', reply: { type, code, data: null, msg } });
 
 function chainOf(raw: string | undefined): ChainType | undefined {
   const c = raw?.toLowerCase();
@@ -128,6 +131,6 @@ export function parseCommand(text: string): ParsedCommand {
       return { id, command: { kind: 'ack', txKey: txKey(network.chainType, network.chainId, normalizeTxHash(network.family, rawHash)) } };
     }
     default:
-      return { id, command: error(type || 'error', 400, `unknown command type ${JSON.stringify(type).slice(0, 60)}`) };
+      return { id, command: error('error', 400, `unknown command type ${JSON.stringify(type).slice(0, 60)}`) };
   }
 }

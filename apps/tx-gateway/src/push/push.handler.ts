@@ -11,7 +11,8 @@ import type { ResendStore } from './resend-store';
  * `orphaned: true`. `id` is the push's message id, `time` when it was matched.
  */
 export function transactionFrame(p: TxPushMessage): string {
-  const data = { ...toV2Record(p.tx, p.is_reorg_resend, p.listen_address), ...(p.orphaned ? { orphaned: true } : {}) };
+  // A push always names the addresses it matched: `listenAddress` is never the query's null here.
+  const data = { ...toV2Record(p.tx, p.is_reorg_resend, p.listen_address), listenAddress: p.listen_address, ...(p.orphaned ? { orphaned: true } : {}) };
   return JSON.stringify(envelope('transaction', p.message_id, 0, data, 'success', p.matched_at));
 }
 

@@ -3,6 +3,7 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { WsTxServerReply } from '@chainpipe/contracts';
 import { WsConnectionSet, refuseUpgrade, type Principal, type UpgradeHandler, type WsPeer } from '@chainpipe/http';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { WS_PATHS, envelope, parseCommand, parseResendDuration, subscriptionKey, type Command } from './protocol';
@@ -216,7 +217,7 @@ export class WsHub {
     return true;
   }
 
-  private reply(conn: Connection, id: string, r: { type: string; code: number; data: unknown; msg: string }): void {
+  private reply(conn: Connection, id: string, r: Pick<WsTxServerReply, 'type' | 'code' | 'data' | 'msg'>): void {
     this.send(conn, JSON.stringify(envelope(r.type, id, r.code, r.data, r.msg, this.clock.now())));
   }
 

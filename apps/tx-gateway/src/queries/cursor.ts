@@ -1,4 +1,4 @@
-import type { Normalized } from './request';
+import type { Normalized } from './normalized';
 
 /**
  * Keyset cursor of the history queries. The cursor is the internal transaction id (a bigint,

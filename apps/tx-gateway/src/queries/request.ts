@@ -1,6 +1,8 @@
 import { CHAINS, networkByChain, normalizeAddress, normalizeTxHash, parseChainType, type ChainFamily, type ChainType, type NetworkInfo } from '@chainpipe/chains';
+import type { HttpTxQueriesTransaction } from '@chainpipe/contracts';
 import type { TransferType } from '@chainpipe/tx-parsers';
 import { parseCursor } from './cursor';
+import type { Normalized } from './normalized';
 
 /**
  * Request normalisation of the history queries: bodies that passed their JSON Schema
@@ -12,7 +14,7 @@ import { parseCursor } from './cursor';
  * an optional field that is null (or an empty string) counts as absent; `id` 0 means "first page".
  */
 
-export type Normalized<T> = { ok: true; value: T } | { ok: false; error: string };
+export type { Normalized } from './normalized';
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
@@ -211,7 +213,7 @@ export function normalizeBatchGet(body: Record<string, unknown>): Normalized<Bat
 }
 
 /** `GET /transactions/{tx_hash}` path + query → query. */
-export function normalizeTransactionQuery(params: Record<string, unknown>): Normalized<TransactionQuery> {
+export function normalizeTransactionQuery(params: HttpTxQueriesTransaction): Normalized<TransactionQuery> {
   if (typeof params.tx_hash !== 'string' || params.tx_hash.trim() === '') return fail('tx_hash is required');
   const chainType = parseChain(params.chain_type, true);
   if (!chainType.ok) return chainType;

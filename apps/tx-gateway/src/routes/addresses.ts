@@ -1,4 +1,4 @@
-import type { RequestHandler, Response } from 'express';
+import type { Response } from 'express';
 import { Counter } from 'prom-client';
 import { TOPICS } from '@chainpipe/contracts';
 import { PRINCIPAL, sendError, sendOk, type ApiRoutes, type Principal } from '@chainpipe/http';
@@ -83,9 +83,10 @@ export function addressesRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
   }
 
   /** After the schema (shape, sizes): the chain-specific checks of the pure parser. */
-  const handle = <B, T>(parse: (body: B) => Parsed<T>, run: (res: Response, value: T) => Promise<void>): RequestHandler =>
-    async (req, res) => {
-      const parsed = parse(req.body as B);
+  const handle =
+    <B, T>(parse: (body: B) => Parsed<T>, run: (res: Response, value: T) => Promise<void>) =>
+    async (req: { body: B }, res: Response): Promise<void> => {
+      const parsed = parse(req.body);
       if (!parsed.ok) return sendError(res, 400, parsed.error);
       await run(res, parsed.value);
     };

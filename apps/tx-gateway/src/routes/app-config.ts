@@ -80,7 +80,7 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       errors: badTarget,
     },
     async (req, res) => {
-      const input = req.body as AppConfigInput;
+      const input = req.body;
       const plan = planReplace(input, targetOptions);
       if (!plan.ok) return sendError(res, 400, plan.error);
       const appId = appOf(res);
@@ -108,7 +108,7 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       errors: badTarget,
     },
     async (req, res) => {
-      const input = req.body as AppConfigInput;
+      const input = req.body;
       const plan = planUpdate(input, targetOptions);
       if (!plan.ok) return sendError(res, 400, plan.error);
       const appId = appOf(res);
@@ -208,7 +208,7 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       errors: { 400: 'limit is not an integer from 1 to 100, or cursor is not an attempt id' },
     },
     async (_req, res) => {
-      const query = requestParams<{ limit?: string; cursor?: string }>(res);
+      const query = requestParams(res);
       const limit = query.limit === undefined ? ATTEMPTS_PAGE.default : Number(query.limit);
       if (!(limit >= 1 && limit <= ATTEMPTS_PAGE.max)) return sendError(res, 400, `limit must be an integer from 1 to ${ATTEMPTS_PAGE.max}`);
       const rows = await repo.webhookAttempts(appOf(res), query.cursor ?? null, limit);

@@ -14,7 +14,6 @@ export function dexPoolsRoutes(api: ApiRoutes, deps: Pick<TxGatewayDeps, 'db' | 
   const pools = new DexPoolRepository(deps.db);
   const tags = ['pool trades'];
   const done = { data: { const: 'success' }, description: 'done', example: 'success' };
-  type Params = { poolAddress: string; chainType?: string; chain_type?: string; chainId?: string; chain_id?: string; limit?: string };
 
   api.route(
     {
@@ -27,8 +26,7 @@ export function dexPoolsRoutes(api: ApiRoutes, deps: Pick<TxGatewayDeps, 'db' | 
       ok: done,
     },
     async (req, res) => {
-      const b = req.body as { chainType: string; chainId: number | string; poolAddress: string };
-      const ref = parsePoolRef(b, b.poolAddress);
+      const ref = parsePoolRef(req.body, req.body.poolAddress);
       if (!ref.ok) return sendError(res, 400, ref.error);
       await pools.register(ref.value);
       log.info({ msg: 'pool_registered', ...ref.value });
@@ -47,7 +45,7 @@ export function dexPoolsRoutes(api: ApiRoutes, deps: Pick<TxGatewayDeps, 'db' | 
       ok: done,
     },
     async (_req, res) => {
-      const p = requestParams<Params>(res);
+      const p = requestParams(res);
       const ref = parsePoolRef(p, p.poolAddress);
       if (!ref.ok) return sendError(res, 400, ref.error);
       await pools.remove(ref.value);
@@ -68,7 +66,7 @@ export function dexPoolsRoutes(api: ApiRoutes, deps: Pick<TxGatewayDeps, 'db' | 
       ok: { data: 'http/tx/dex-pool-trades', description: 'newest first', example: { items: [] } },
     },
     async (_req, res) => {
-      const p = requestParams<Params>(res);
+      const p = requestParams(res);
       const ref = parsePoolRef(p, p.poolAddress);
       if (!ref.ok) return sendError(res, 400, ref.error);
       const limit = parseTradesLimit(p.limit);

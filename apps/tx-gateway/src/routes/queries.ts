@@ -2,7 +2,7 @@ import type { RequestHandler, Response } from 'express';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { isPlausibleTxHash, type NetworkInfo } from '@chainpipe/chains';
 import { OriginError, jsonRpcCall } from '@chainpipe/upstreams';
-import { requestParams, sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
+import { requestParams, sendError, sendOk, type ApiRoutes, type HandlerFor } from '@chainpipe/http';
 import { errorMessage } from '@chainpipe/runtime';
 import { TOPICS } from '@chainpipe/contracts';
 import { toListRecord, toV2Record } from '@chainpipe/tx-records';
@@ -145,7 +145,7 @@ export function queriesRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
     sendOk(res, toV2Record(tx, false), V2_OK);
   };
 
-  const single: RequestHandler = async (_req, res) => {
+  const single: HandlerFor<{ params: 'http/tx/queries-transaction' }> = async (_req, res) => {
     const q = normalizeTransactionQuery(requestParams(res));
     if (rejected(res, q)) return;
     await transaction(q.value, res);

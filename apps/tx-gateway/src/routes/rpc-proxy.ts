@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { Counter, Histogram } from 'prom-client';
 import type { NetworkInfo } from '@chainpipe/chains';
 import { jsonRpcCall } from '@chainpipe/upstreams';
-import { sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
+import { sendError, sendOk, type ApiRoutes, type HandlerFor } from '@chainpipe/http';
 import type { TxGatewayDeps } from '../deps';
 import { RPC_PROXY_PATHS } from '../management/envelopes';
 import { DEFAULT_RPC_METHOD, proxyFailure, resolveChainNet } from '../management/rpc-proxy';
@@ -48,9 +48,9 @@ export function rpcProxyRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
     next();
   };
 
-  const forward: RequestHandler = async (req, res) => {
+  const forward: HandlerFor<{ body: 'http/tx/rpc-proxy' }> = async (req, res) => {
     const net = res.locals.network as NetworkInfo;
-    const { method = DEFAULT_RPC_METHOD, params = [] } = req.body as { method?: string; params?: unknown[] };
+    const { method = DEFAULT_RPC_METHOD, params = [] } = req.body;
     const url = deps.origins.urlFor(net.network);
     if (!url) {
       metrics.calls.inc({ network: net.network, outcome: 'no_origin' });

@@ -1,10 +1,7 @@
 import type { FixtureDoc } from './catalog';
 import { type EvmDoc, type Skipped } from './evm-node';
 import { baseName, isObject, kindInFileName, numberInFileName, unwrapRpcResult, type JsonObject } from './json';
-import { toTronAddressFormat, wantedFormat } from './tron-visible';
-
-/** How a stored fixture writes addresses: `visible: false` (hex, 41…) or `visible: true` (base58, T…). */
-export type TronAddressFormat = 'hex' | 'base58';
+import { toTronAddressFormat, wantedFormat, type TronAddressFormat } from './tron-visible';
 
 export interface Stored<T> {
   value: T;

@@ -1,6 +1,8 @@
 import { tronBase58ToHex, tronHexToBase58 } from '@chainpipe/chains';
 import { isObject, type JsonObject } from './json';
-import type { TronAddressFormat } from './tron-node';
+
+/** How a stored fixture writes addresses: `visible: false` (hex, 41…) or `visible: true` (base58, T…). */
+export type TronAddressFormat = 'hex' | 'base58';
 
 /**
  * java-tron's `visible` switch, applied to a stored answer so every fixture can be served in

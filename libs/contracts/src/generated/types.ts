@@ -1520,15 +1520,11 @@ export interface HttpTxRpcProxy {
   /**
    * accepted and ignored: the proxy speaks JSON-RPC 2.0 to the origin
    */
-  jsonrpc?: {
-    [k: string]: unknown;
-  };
+  jsonrpc?: unknown;
   /**
    * accepted and ignored: the proxy numbers its own calls
    */
-  id?: {
-    [k: string]: unknown;
-  };
+  id?: unknown;
 }
 /**
  * Headers of POST /api/v1/rpcproxy and /tx/api/v1/rpcproxy
@@ -2041,9 +2037,7 @@ export interface WsKlineServerMessage {
   /**
    * subscribed: {key, token, intervals}; unsubscribed: {key, removed_keys}; ohlcv: a candle (see ws/kline/ohlcv-push); pong: {} on the topic socket
    */
-  data: {
-    [k: string]: unknown;
-  };
+  data: unknown;
   /**
    * ok for live pushes, snapshot for the snapshot after subscribed
    */
@@ -2069,9 +2063,7 @@ export interface WsTxServerReply {
   /**
    * connected: {clientId, appId}; subscribe: {"API Key", address, chain_type}; unsubscribe: {address, chainType}; null on errors
    */
-  data: {
-    [k: string]: unknown;
-  };
+  data: unknown;
   msg: string;
 }
 /**
@@ -2096,3 +2088,95 @@ export interface WsTxTransactionPush {
     listenAddress?: unknown[];
   };
 }
+/**
+ * Every schema's type by its id (what `ApiRoutes.route` types request bodies and parameters with).
+ */
+export interface SchemaTypes {
+  'common/network': Network;
+  'common/normalized-tx': NormalizedTx;
+  'common/ohlcv-values': OhlcvValues;
+  'common/transaction-result': TransactionResult;
+  'common/tx-v2-record': TxV2Record;
+  'http/agg/channel-quote': HttpAggChannelQuote;
+  'http/agg/integrator-order': HttpAggIntegratorOrder;
+  'http/agg/integrator-order-create': HttpAggIntegratorOrderCreate;
+  'http/agg/integrator-order-created': HttpAggIntegratorOrderCreated;
+  'http/agg/integrator-order-params': HttpAggIntegratorOrderParams;
+  'http/agg/integrator-refund': HttpAggIntegratorRefund;
+  'http/agg/quote-stream-body': HttpAggQuoteStreamBody;
+  'http/agg/quote-stream-query': HttpAggQuoteStreamQuery;
+  'http/ingest/stream-headers': HttpIngestStreamHeaders;
+  'http/kline/health': HttpKlineHealth;
+  'http/kline/hub-status': HttpKlineHubStatus;
+  'http/kline/ingester-status': HttpKlineIngesterStatus;
+  'http/kline/market-path': HttpKlineMarketPath;
+  'http/kline/market-pool-query': HttpKlineMarketPoolQuery;
+  'http/kline/market-top-holders-query': HttpKlineMarketTopHoldersQuery;
+  'http/kline/ohlcv-list': HttpKlineOhlcvList;
+  'http/kline/ohlcv-query': HttpKlineOhlcvQuery;
+  'http/kline/pool': HttpKlinePool;
+  'http/kline/pool-create': HttpKlinePoolCreate;
+  'http/kline/pool-id-path': HttpKlinePoolIdPath;
+  'http/kline/pool-page': HttpKlinePoolPage;
+  'http/kline/pools-list-query': HttpKlinePoolsListQuery;
+  'http/kline/topic-path': HttpKlineTopicPath;
+  'http/price/address-quotes': HttpPriceAddressQuotes;
+  'http/price/chain-item': HttpPriceChainItem;
+  'http/price/chain-list': HttpPriceChainList;
+  'http/price/chain-path': HttpPriceChainPath;
+  'http/price/fiat-base-path': HttpPriceFiatBasePath;
+  'http/price/fiat-list': HttpPriceFiatList;
+  'http/price/fiat-rates': HttpPriceFiatRates;
+  'http/price/latest-quotes': HttpPriceLatestQuotes;
+  'http/price/platform-path': HttpPricePlatformPath;
+  'http/price/pool-detail': HttpPricePoolDetail;
+  'http/price/pools-query': HttpPricePoolsQuery;
+  'http/price/quotes-batch': HttpPriceQuotesBatch;
+  'http/price/quotes-latest-query': HttpPriceQuotesLatestQuery;
+  'http/price/token-item': HttpPriceTokenItem;
+  'http/price/token-list': HttpPriceTokenList;
+  'http/price/token-page': HttpPriceTokenPage;
+  'http/price/tokens-query': HttpPriceTokensQuery;
+  'http/tx/addresses-contains': HttpTxAddressesContains;
+  'http/tx/addresses-contains-result': HttpTxAddressesContainsResult;
+  'http/tx/addresses-patch': HttpTxAddressesPatch;
+  'http/tx/addresses-wallets': HttpTxAddressesWallets;
+  'http/tx/app-config': HttpTxAppConfig;
+  'http/tx/app-config-post': HttpTxAppConfigPost;
+  'http/tx/app-config-put': HttpTxAppConfigPut;
+  'http/tx/batch-get': HttpTxBatchGet;
+  'http/tx/dex-pool-params': HttpTxDexPoolParams;
+  'http/tx/dex-pool-register': HttpTxDexPoolRegister;
+  'http/tx/dex-pool-trades': HttpTxDexPoolTrades;
+  'http/tx/multi-chain': HttpTxMultiChain;
+  'http/tx/queries-transaction': HttpTxQueriesTransaction;
+  'http/tx/retry-status': HttpTxRetryStatus;
+  'http/tx/rpc-proxy': HttpTxRpcProxy;
+  'http/tx/rpc-proxy-headers': HttpTxRpcProxyHeaders;
+  'http/tx/search': HttpTxSearch;
+  'http/tx/transfer-list': HttpTxTransferList;
+  'http/tx/webhook-attempts': HttpTxWebhookAttempts;
+  'http/tx/webhook-attempts-query': HttpTxWebhookAttemptsQuery;
+  'http/tx/webhook-retry': HttpTxWebhookRetry;
+  'kafka/addresses.changes.v1': KafkaAddressesChangesV1;
+  'kafka/chain.fetched.v1': KafkaChainFetchedV1;
+  'kafka/chain.raw.v1.headers': KafkaChainRawV1Headers;
+  'kafka/chain.tx.v1': KafkaChainTxV1;
+  'kafka/kline.candles.v1': KafkaKlineCandlesV1;
+  'kafka/kline.pools.v1': KafkaKlinePoolsV1;
+  'kafka/market.ticks.v1': KafkaMarketTicksV1;
+  'kafka/orders.events.v1': KafkaOrdersEventsV1;
+  'kafka/price.quotes.v1': KafkaPriceQuotesV1;
+  'kafka/tx.push.v1': KafkaTxPushV1;
+  'sse/agg/quote-done': SseAggQuoteDone;
+  'sse/agg/quote-error': SseAggQuoteError;
+  'webhook/tx/transaction-batch': WebhookTxTransactionBatch;
+  'ws/kline/client-command': WsKlineClientCommand;
+  'ws/kline/ohlcv-push': WsKlineOhlcvPush;
+  'ws/kline/server-message': WsKlineServerMessage;
+  'ws/tx/client-command': WsTxClientCommand;
+  'ws/tx/server-reply': WsTxServerReply;
+  'ws/tx/transaction-push': WsTxTransactionPush;
+}
+/** The id of a schema of `schemas/`. */
+export type SchemaId = keyof SchemaTypes;

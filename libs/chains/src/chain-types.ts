@@ -1,12 +1,19 @@
-import type { ChainType } from './seed';
+import type { ChainFamily } from './networks';
 
-export const CHAIN_TYPES: readonly ChainType[] = ['evm', 'svm', 'tvm', 'utxo', 'cosmos', 'move'];
+/**
+ * The standard chain type of the price and candle services (spec, "Enumerations and
+ * normalization"): a parser family, or a family no parser reads yet. Not a `ChainType`, which
+ * names one network of the pipeline (`ethereum`, `solana`).
+ */
+export type StandardChainType = ChainFamily | 'cosmos' | 'move';
+
+export const CHAIN_TYPES: readonly StandardChainType[] = ['evm', 'svm', 'tvm', 'utxo', 'cosmos', 'move'];
 
 /**
  * Names clients use for a chain type (spec, "Enumerations and normalization"), plus the EVM
  * chains' own names, which callers send as readily as `ethereum`.
  */
-const ALIASES: Readonly<Record<string, ChainType>> = {
+const ALIASES: Readonly<Record<string, StandardChainType>> = {
   eth: 'evm',
   ethereum: 'evm',
   bsc: 'evm',
@@ -38,10 +45,10 @@ const ALIASES: Readonly<Record<string, ChainType>> = {
 };
 
 /** A standard chain type or an alias, any case, trimmed; undefined when it names none. */
-export function normalizeChainType(value: unknown): ChainType | undefined {
+export function normalizeChainType(value: unknown): StandardChainType | undefined {
   if (typeof value !== 'string') return undefined;
   const v = value.trim().toLowerCase();
-  if ((CHAIN_TYPES as readonly string[]).includes(v)) return v as ChainType;
+  if ((CHAIN_TYPES as readonly string[]).includes(v)) return v as StandardChainType;
   // Own keys only: `constructor` or `__proto__` is no alias.
   return Object.hasOwn(ALIASES, v) ? ALIASES[v] : undefined;
 }

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
-import { addressKey } from './chain-types';
-import type { ChainRow, FiatRow, TokenRow } from './reference';
-import type { ImportChain, ImportToken } from './reference-import';
+import { addressKey } from '@chainpipe/chains';
+import type { ChainRow, FiatRow, ImportChain, ImportToken, TokenRow } from '@chainpipe/price';
 
 const TOKEN_COLUMNS = [
   't.id',

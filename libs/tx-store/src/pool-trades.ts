@@ -1,5 +1,5 @@
 import type { Redis } from '@chainpipe/redis';
-import type { TransactionResult } from './records';
+import type { TransactionResult } from '@chainpipe/contracts';
 
 /**
  * The per-pool FIFO of recent trades (Redis): the latest `capacity` transactions touching a

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { CryptoQuoteMessage, FiatRatesMessage, PriceQuoteMessage } from './quotes';
+import type { CryptoQuoteMessage, FiatRatesMessage, PriceQuoteMessage } from '@chainpipe/price';
 
 /**
  * The latest quotes in Redis, shared by the price-writer (writes) and the gateway (reads):

@@ -1,0 +1,2 @@
+export * from './quote-store';
+export * from './reference.repository';
