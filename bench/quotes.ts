@@ -73,9 +73,11 @@ async function stream(url: string): Promise<{ first: number; last: number }> {
   return { first, last: performance.now() - t0 };
 }
 
-async function measure(url: string): Promise<{ first: number[]; last: number[]; streams: number }> {
+/** Streams of one round; `cpuMs`: this process's CPU time over the round (client, upstream and the path under test). */
+async function measure(url: string): Promise<{ first: number[]; last: number[]; streams: number; cpuMs: number }> {
   const first: number[] = [];
   const last: number[] = [];
+  const cpu0 = process.cpuUsage();
   const until = performance.now() + DURATION_MS;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -86,7 +88,8 @@ async function measure(url: string): Promise<{ first: number[]; last: number[]; 
       }
     }),
   );
-  return { first, last, streams: first.length };
+  const cpu = process.cpuUsage(cpu0);
+  return { first, last, streams: first.length, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 export async function run(): Promise<void> {
@@ -117,26 +120,29 @@ export async function run(): Promise<void> {
   try {
     await stream(gwUrl);
     await stream(raw.url);
-    const all = { gw: { first: [] as number[], last: [] as number[] }, raw: { first: [] as number[], last: [] as number[] } };
+    const all = { gw: { first: [] as number[], last: [] as number[], cpuMs: 0 }, raw: { first: [] as number[], last: [] as number[], cpuMs: 0 } };
     for (let r = 0; r < ROUNDS; r++) {
       for (const [name, target] of [['gw', gwUrl], ['raw', raw.url]] as const) {
         const m = await measure(target);
         all[name].first.push(...m.first);
         all[name].last.push(...m.last);
+        all[name].cpuMs += m.cpuMs;
       }
     }
     const row = (name: 'gw' | 'raw') => {
       const f = latencyStats(all[name].first);
       const l = latencyStats(all[name].last);
-      return { streams: f.count, firstP50: f.p50, firstP99: f.p99, doneP50: l.p50, doneP99: l.p99 };
+      return { streams: f.count, firstP50: f.p50, firstP99: f.p99, doneP50: l.p50, doneP99: l.p99, cpuPerStream: all[name].cpuMs / f.count };
     };
     const g = row('gw');
     const b = row('raw');
     const fmt = (n: number) => n.toFixed(1);
-    console.log(`gateway : ${g.streams} streams, first event p50 ${fmt(g.firstP50)} / p99 ${fmt(g.firstP99)} ms, done p50 ${fmt(g.doneP50)} / p99 ${fmt(g.doneP99)} ms`);
-    console.log(`raw     : ${b.streams} streams, first event p50 ${fmt(b.firstP50)} / p99 ${fmt(b.firstP99)} ms, done p50 ${fmt(b.doneP50)} / p99 ${fmt(b.doneP99)} ms`);
+    // CPU per stream says what a stream costs whatever else the machine runs; latencies at a
+    // shared machine's load mostly say how long the process waited for a core.
+    console.log(`gateway : ${g.streams} streams, first event p50 ${fmt(g.firstP50)} / p99 ${fmt(g.firstP99)} ms, done p50 ${fmt(g.doneP50)} / p99 ${fmt(g.doneP99)} ms, CPU ${fmt(g.cpuPerStream)} ms per stream`);
+    console.log(`raw     : ${b.streams} streams, first event p50 ${fmt(b.firstP50)} / p99 ${fmt(b.firstP99)} ms, done p50 ${fmt(b.doneP50)} / p99 ${fmt(b.doneP99)} ms, CPU ${fmt(b.cpuPerStream)} ms per stream`);
     console.log(
-      `ratio   : streams ${(g.streams / b.streams).toFixed(2)}x, first p50 ${(g.firstP50 / b.firstP50).toFixed(2)}x, p99 ${(g.firstP99 / b.firstP99).toFixed(2)}x; done p50 ${(g.doneP50 / b.doneP50).toFixed(2)}x, p99 ${(g.doneP99 / b.doneP99).toFixed(2)}x`,
+      `ratio   : streams ${(g.streams / b.streams).toFixed(2)}x, CPU per stream ${(g.cpuPerStream / b.cpuPerStream).toFixed(2)}x, first p50 ${(g.firstP50 / b.firstP50).toFixed(2)}x, p99 ${(g.firstP99 / b.firstP99).toFixed(2)}x; done p50 ${(g.doneP50 / b.doneP50).toFixed(2)}x, p99 ${(g.doneP99 / b.doneP99).toFixed(2)}x`,
     );
   } finally {
     await gw.close();

@@ -31,8 +31,11 @@ interface CandleRow {
 
 const COLUMN_LIST = ['pool_id', 'interval', 'open_time', 'open', 'high', 'low', 'close', 'volume', 'open_src', 'close_src_time', 'close_src_rank'];
 const COLUMNS = COLUMN_LIST.join(', ');
+/** What a read for clients needs (`toRecord`): the fold's source columns stay in the database. */
+const RECORD_COLUMNS = ['pool_id', 'interval', 'open_time', 'open', 'high', 'low', 'close', 'volume'] as const;
+type RecordRow = Pick<CandleRow, (typeof RECORD_COLUMNS)[number]>;
 
-const toRecord = (r: CandleRow): OhlcvRecord => ({
+const toRecord = (r: RecordRow): OhlcvRecord => ({
   pool_id: r.pool_id,
   interval: r.interval as Interval,
   open_time: Number(r.open_time),
@@ -159,7 +162,7 @@ export class CandleRepository {
     if (from > to) return [];
     if (!isRollupInterval(interval)) {
       const rows = await this.db('kline.candles')
-        .select<CandleRow[]>(COLUMN_LIST)
+        .select<RecordRow[]>(RECORD_COLUMNS)
         .where({ pool_id: poolId, interval })
         .whereBetween('open_time', [from, to])
         .orderBy('open_time')
@@ -170,7 +173,7 @@ export class CandleRepository {
     const start = alignOpenTime(interval, from) < from ? nextOpenTime(interval, alignOpenTime(interval, from)) : from;
     const end = nextOpenTime(interval, alignOpenTime(interval, to));
     const days = await this.db('kline.candles')
-      .select<CandleRow[]>(COLUMN_LIST)
+      .select<RecordRow[]>(RECORD_COLUMNS)
       .where({ pool_id: poolId, interval: '1d' })
       .where('open_time', '>=', start)
       .where('open_time', '<', end)

@@ -69,9 +69,26 @@ export const sleep = (ms: number, signal?: AbortSignal): Promise<void> => system
 /**
  * `AbortSignal.timeout` on a clock: a signal that aborts with a `TimeoutError` `ms` from now.
  * `cancel` stops the timer once the work ended, so a finished call leaves nothing pending.
+ * With `follow`, the signal also aborts when that one does (with its reason): one signal for
+ * "the caller gave up or the deadline passed" without `AbortSignal.any`, whose dependent-signal
+ * bookkeeping is a measurable part of a short call. `timedOut` tells the two apart.
  */
-export function timeoutSignal(clock: Pick<Clock, 'setTimeout'>, ms: number): { signal: AbortSignal; cancel(): void } {
+export function timeoutSignal(clock: Pick<Clock, 'setTimeout'>, ms: number, follow?: AbortSignal): { signal: AbortSignal; timedOut(): boolean; cancel(): void } {
   const controller = new AbortController();
-  const timer = clock.setTimeout(() => controller.abort(new DOMException(`timed out after ${ms} ms`, 'TimeoutError')), ms);
-  return { signal: controller.signal, cancel: () => timer.cancel() };
+  let timedOut = false;
+  const timer = clock.setTimeout(() => {
+    timedOut = !controller.signal.aborted;
+    controller.abort(new DOMException(`timed out after ${ms} ms`, 'TimeoutError'));
+  }, ms);
+  const onFollowed = () => controller.abort(follow?.reason);
+  if (follow?.aborted) onFollowed();
+  else follow?.addEventListener('abort', onFollowed, { once: true });
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    cancel: () => {
+      timer.cancel();
+      follow?.removeEventListener('abort', onFollowed);
+    },
+  };
 }

@@ -47,4 +47,33 @@ describe('timeoutSignal', () => {
     await sleep(30);
     expect(cancelled.signal.aborted).to.equal(false);
   });
+
+  it('follows another signal: aborts with its reason when it aborts first, and says which of the two fired', async () => {
+    const caller = new AbortController();
+    const followed = timeoutSignal(systemClock, 1_000, caller.signal);
+    caller.abort(new Error('client left'));
+    expect(followed.signal.aborted).to.equal(true);
+    expect((followed.signal.reason as Error).message).to.equal('client left');
+    expect(followed.timedOut()).to.equal(false);
+    followed.cancel();
+
+    const already = new AbortController();
+    already.abort();
+    expect(timeoutSignal(systemClock, 1_000, already.signal).signal.aborted, 'a followed signal aborted before').to.equal(true);
+
+    const quiet = new AbortController();
+    const due = timeoutSignal(systemClock, 5, quiet.signal);
+    await sleep(30);
+    expect(due.timedOut()).to.equal(true);
+    expect((due.signal.reason as DOMException).name).to.equal('TimeoutError');
+    quiet.abort();
+    expect((due.signal.reason as DOMException).name, 'the first reason stays').to.equal('TimeoutError');
+
+    const done = new AbortController();
+    const cancelled = timeoutSignal(systemClock, 5, done.signal);
+    cancelled.cancel();
+    done.abort();
+    await sleep(30);
+    expect(cancelled.signal.aborted, 'cancelled: neither the clock nor the followed signal reaches it').to.equal(false);
+  });
 });

@@ -86,6 +86,7 @@ export async function upstreamCall(req: UpstreamRequest): Promise<UpstreamAnswer
 
   const controller = new AbortController();
   let timedOut = false;
+  let answered = false;
   const timer = setTimeout(() => {
     if (controller.signal.aborted) return;
     timedOut = true;
@@ -109,6 +110,7 @@ export async function upstreamCall(req: UpstreamRequest): Promise<UpstreamAnswer
       ended,
     ]);
     const text = await readBounded(res, maxBytes, ended);
+    answered = true;
     return { status: res.status, ok: res.ok, text };
   } catch (err) {
     if (err instanceof UpstreamError) throw err;
@@ -118,8 +120,9 @@ export async function upstreamCall(req: UpstreamRequest): Promise<UpstreamAnswer
   } finally {
     clearTimeout(timer);
     req.signal?.removeEventListener('abort', onCallerAbort);
-    // A body left unread (an error on the way) would hold the connection until the deadline.
-    if (!controller.signal.aborted) controller.abort();
+    // A body left unread (an error on the way) would hold the connection until the deadline. A
+    // whole answer holds nothing: no abort then (each one builds an AbortError with its stack).
+    if (!answered && !controller.signal.aborted) controller.abort();
   }
 }
 

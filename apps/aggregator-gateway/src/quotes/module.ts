@@ -69,21 +69,32 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
       }),
   });
 
+  interface ChannelListRow extends ChannelRow {
+    enabled: boolean;
+  }
+
+  /**
+   * The stream's reference rows in one round of parallel reads (tokens, the channel list, the
+   * promo): the first channel event waits for this round and the slowest upstream, nothing more.
+   * The refusals keep their order: tokens, then the channel, then no channel left.
+   */
   async function prepare(q: QuoteRequest): Promise<{ src: TokenRow; dst: TokenRow; channels: ChannelRow[]; discount: number | null } | string> {
-    const [srcRows, dstRows] = await Promise.all([reference.tokensByIds([q.srcTokenId]), reference.tokensByIds([q.dstTokenId])]);
-    for (const [rows, tokenId] of [[srcRows, q.srcTokenId], [dstRows, q.dstTokenId]] as const) {
-      if (rows.length === 0) return (await deps.db('price.tokens').where({ id: tokenId }).first('id')) ? 'chain not found' : 'token not found';
+    const [tokens, listed, promo] = await Promise.all([
+      reference.tokensByIds(q.srcTokenId === q.dstTokenId ? [q.srcTokenId] : [q.srcTokenId, q.dstTokenId]),
+      deps.db('agg.channels').orderBy('id').select<ChannelListRow[]>('id', 'name', 'icon_url', 'adapter_kind', 'base_fee_pct', 'enabled'),
+      q.promoCode ? deps.db('agg.promos').where({ code: q.promoCode, enabled: true }).first<{ discount_pct: string } | undefined>('discount_pct') : undefined,
+    ]);
+    const src = tokens.find((t) => t.id === q.srcTokenId);
+    const dst = tokens.find((t) => t.id === q.dstTokenId);
+    for (const [row, tokenId] of [[src, q.srcTokenId], [dst, q.dstTokenId]] as const) {
+      if (!row) return (await deps.db('price.tokens').where({ id: tokenId }).first('id')) ? 'chain not found' : 'token not found';
     }
-    const query = deps.db('agg.channels').where({ enabled: true }).orderBy('id').select<ChannelRow[]>('id', 'name', 'icon_url', 'adapter_kind', 'base_fee_pct');
-    if (q.channelId !== null) {
-      const known = await deps.db('agg.channels').where({ id: q.channelId }).first('id');
-      if (!known) return 'channel not found';
-      query.where({ id: q.channelId });
-    }
-    const channels = (await query).filter((c) => byKind.has(c.adapter_kind));
+    if (q.channelId !== null && !listed.some((c) => c.id === q.channelId)) return 'channel not found';
+    const channels: ChannelRow[] = listed
+      .filter((c) => c.enabled && (q.channelId === null || c.id === q.channelId) && byKind.has(c.adapter_kind))
+      .map(({ id, name, icon_url, adapter_kind, base_fee_pct }) => ({ id, name, icon_url, adapter_kind, base_fee_pct }));
     if (channels.length === 0) return 'no available channels';
-    const promo = q.promoCode ? await deps.db('agg.promos').where({ code: q.promoCode, enabled: true }).first('discount_pct') : undefined;
-    return { src: srcRows[0], dst: dstRows[0], channels, discount: promo ? Number(promo.discount_pct) : null };
+    return { src: src!, dst: dst!, channels, discount: promo ? Number(promo.discount_pct) : null };
   }
 
   const stream =
@@ -96,7 +107,17 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
       const ready = await prepare(q);
       if (typeof ready === 'string') return sendError(res, 400, ready);
       const { src, dst, channels, discount } = ready;
-      const [dstPrice] = dst.external_id ? await prices.readQuotes([dst.external_id]) : [undefined];
+      // The USD display price is read while the channels are asked, not before them. It is a
+      // display figure only: without Redis the events carry an empty `estimated_out_usd`.
+      const dstPriceRead = dst.external_id
+        ? prices.readQuotes([dst.external_id]).then(
+            ([p]) => p,
+            (err: unknown) => {
+              log.warn({ msg: 'usd_price_unavailable', err: (err as Error)?.message });
+              return undefined;
+            },
+          )
+        : Promise.resolve(undefined);
 
       // From here the stream keeps its own time (the upstream timeout, heartbeats): the
       // request deadline of ordinary requests would cut it with a 504 before the spec's 60 s.
@@ -106,7 +127,10 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
       // the heartbeat period (a quiet stream then gets heartbeats). Until then nothing is sent, so
       // when every channel fails first the answer is still the spec's pre-stream 502.
       const abort = new AbortController();
-      res.on('close', () => abort.abort());
+      let finished = false;
+      res.on('close', () => {
+        if (!finished) abort.abort();
+      });
       const sse = new HeldStream(
         {
           open: () => {
@@ -135,12 +159,13 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
         await Promise.all(
           channels.map(async (c) => {
             const adapter = byKind.get(c.adapter_kind)!;
-            const deadline = timeoutSignal(clock, deps.upstreamTimeoutMs);
+            const deadline = timeoutSignal(clock, deps.upstreamTimeoutMs, abort.signal);
             const t0 = process.hrtime.bigint();
             try {
               const quote = await adapter.quote({
-                src: tokenRef(src), dst: tokenRef(dst), amountIn: q.amountIn, signal: AbortSignal.any([abort.signal, deadline.signal]), timeoutMs: deps.upstreamTimeoutMs,
+                src: tokenRef(src), dst: tokenRef(dst), amountIn: q.amountIn, signal: deadline.signal, timeoutMs: deps.upstreamTimeoutMs,
               });
+              const dstPrice = await dstPriceRead;
               const net = netQuote(quote.amountOut, q.amountIn, Number(c.base_fee_pct), discount);
               const event: HttpAggChannelQuote = {
                 channel_id: c.id,
@@ -166,7 +191,7 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
                 return;
               }
               // this deadline, or the same one on the provider call's own timer
-              const timedOut = (deadline.signal.aborted || (err instanceof ProviderError && err.kind === 'timeout')) && !abort.signal.aborted;
+              const timedOut = (deadline.timedOut() || (err instanceof ProviderError && err.kind === 'timeout')) && !abort.signal.aborted;
               metrics.upstream.observe({ kind: c.adapter_kind, outcome: timedOut ? 'timeout' : 'error' }, Number(process.hrtime.bigint() - t0) / 1e9);
               if (abort.signal.aborted) return; // the client left: nothing to tell
               failures++;
@@ -187,6 +212,7 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
         sse.begin();
         write('done', {});
       } finally {
+        finished = true;
         sse.close();
         if (!res.writableEnded && sse.started) res.end();
       }
