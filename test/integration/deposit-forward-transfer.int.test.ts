@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { hexToString, parseEther, parseGwei, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { EvmSender, MnemonicSigner, memoCalldata } from '@chainpipe/custody';
+import { ThorchainAdapter } from '@chainpipe/aggregator';
 import { netToForward, thorchainLimitMemo } from '@chainpipe/orders';
 import { TEST_KEY_MNEMONIC, freePort, spawnTs, stopProcess, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 
@@ -25,6 +26,7 @@ describe('a deposit address forwards its net amount on the simulated chain, sign
     if (body.error) throw new Error(`${method}: ${body.error.message}`);
     return body.result;
   };
+  const thorchain = () => new ThorchainAdapter({ baseUrl: `${base}/thornode`, clientId: '', timeoutMs: 5000 });
   const mined = (hash: string) => waitFor(async () => (await rpc('eth_getTransactionReceipt', [hash]))?.status === '0x1', { timeoutMs: 20_000, what: `${hash} mined` });
 
   before(async () => {
@@ -47,9 +49,7 @@ describe('a deposit address forwards its net amount on the simulated chain, sign
     const pay = await payer.signTransaction({ chainId: 1, type: 'eip1559', to: deposit.address as Hex, value: amountIn, nonce, gas: 21_000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: parseGwei('1') });
     await mined(await rpc('eth_sendRawTransaction', [pay]));
 
-    const vaults = (await (await fetch(`${base}/thornode/thorchain/inbound_addresses`)).json()) as { chain: string; address: string; halted: boolean }[];
-    const eth = vaults.find((v) => v.chain === 'ETH')!;
-    expect(eth.halted).to.equal(false);
+    const eth = await thorchain().inboundAddress(1);
     const memo = thorchainLimitMemo('BTC.BTC', 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', 1_234_567n, 8);
 
     const sender = new EvmSender({ url: `${base}/rpc/ethereum-mainnet`, chainId: 1, timeoutMs: 5000 }, signer);
@@ -68,5 +68,25 @@ describe('a deposit address forwards its net amount on the simulated chain, sign
     const receipt = await rpc('eth_getTransactionReceipt', [hash]);
     const networkFee = BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice);
     expect(await sender.balanceOf(deposit.address), 'the fees and the rest of the deposit stay').to.equal(before - net - networkFee);
+  });
+
+  it("the vault is read fresh each time, and a halted chain gives none (no forward to it)", async () => {
+    const halt = (halted: boolean) => fetch(`${base}/sim/thorchain/halt/ETH`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ halted }) });
+    const vault = await thorchain().inboundAddress(1);
+    expect(vault.address).to.match(/^0x[0-9a-f]{40}$/);
+    expect(vault.router).to.match(/^0x[0-9a-f]{40}$/);
+    expect((await thorchain().inboundAddress(10)).address).to.match(/^bc1/);
+    await halt(true);
+    try {
+      let refused: Error | undefined;
+      await thorchain().inboundAddress(1).catch((err: Error) => (refused = err));
+      expect(refused?.message).to.equal('thorchain: ETH is halted or its trading paused');
+    } finally {
+      await halt(false);
+    }
+    expect(await thorchain().inboundAddress(1)).to.deep.equal(vault);
+    let unknown: Error | undefined;
+    await thorchain().inboundAddress(8).catch((err: Error) => (unknown = err));
+    expect(unknown?.message).to.match(/no THORChain chain for chain 8/);
   });
 });
