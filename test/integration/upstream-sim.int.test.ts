@@ -176,7 +176,7 @@ describe('upstream-sim chain nodes (real process, plain HTTP JSON-RPC)', functio
       { jsonrpc: '2.0', id: 'a', method: 'eth_getBlockByHash', params: [block.hash, false] },
       { jsonrpc: '2.0', method: 'eth_blockNumber' },
       { jsonrpc: '2.0', id: 'b', method: 'eth_getTransactionByHash', params: [block.transactions[0].hash] },
-      { jsonrpc: '2.0', id: 'c', method: 'eth_sendRawTransaction', params: ['0x00'] },
+      { jsonrpc: '2.0', id: 'c', method: 'eth_sign', params: ['0x00'] },
       'garbage',
     ]);
     expect(res.status).to.equal(200);
@@ -185,7 +185,7 @@ describe('upstream-sim chain nodes (real process, plain HTTP JSON-RPC)', functio
     expect(body[0].id).to.equal('a');
     expect(body[0].result.transactions).to.deep.equal(block.transactions.map((t: any) => t.hash));
     expect(body[1]).to.deep.equal({ jsonrpc: '2.0', id: 'b', result: block.transactions[0] });
-    expect(body[2]).to.deep.equal({ jsonrpc: '2.0', id: 'c', error: { code: -32601, message: 'the method eth_sendRawTransaction does not exist/is not available' } });
+    expect(body[2]).to.deep.equal({ jsonrpc: '2.0', id: 'c', error: { code: -32601, message: 'the method eth_sign does not exist/is not available' } });
     expect(body[3]).to.deep.equal({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } });
     const onlyNotifications = await post(`${sim.url}/rpc/ethereum-mainnet`, [{ jsonrpc: '2.0', method: 'eth_blockNumber' }]);
     expect(onlyNotifications.status).to.equal(204);

@@ -19,6 +19,11 @@ export const upstreamSimConfig = {
   SIM_CHANGENOW_API_KEY: secret({ default: '', doc: 'key the ChangeNOW stand-in requires in x-changenow-api-key (empty: any non-empty key)' }),
   SIM_SIGNER_MNEMONIC: secret({ default: '', doc: 'BIP39 mnemonic of the signing-service stand-in (empty: it has no key and answers 503)' }),
   SIM_SIGNER_TOKEN: secret({ default: '', doc: 'bearer token the signing-service stand-in requires (empty: any non-empty token)' }),
+  SIM_BLOCK_MS: int({ default: 2000, min: 100, max: 600_000, doc: 'block time of the EVM chains that received a signed transaction' }),
+  SIM_BASE_FEE_GWEI: int({ default: 1, min: 1, max: 10_000, doc: 'base fee of produced EVM blocks, in gwei' }),
+  SIM_STREAM_URL: str({ default: '', doc: "chain-ingest's POST /stream URL the produced blocks are delivered to (empty: served only, not posted)" }),
+  STREAM_SECRET: secret({ default: '', doc: 'Content-Secret-X of those deliveries' }),
+  SIM_FUNDED_ACCOUNTS: str({ default: '', doc: 'comma-separated EVM addresses that start with 1000 ether on every EVM chain (development accounts)' }),
   SIM_FAULT_HOLD_MS: int({ default: 60_000, min: 100, max: 600_000, doc: 'how long `x-sim-fault: timeout` holds a request before closing the connection unanswered' }),
 };
 

@@ -1,7 +1,9 @@
 import { addHttpServer } from '@chainpipe/http';
-import { runService, systemClock } from '@chainpipe/runtime';
+import { periodicJob, runService, systemClock } from '@chainpipe/runtime';
 import { createUpstreamSimApp } from './app';
 import { loadFixtureDocs } from './chain-nodes/load-fixtures';
+import { BlockProducer } from './chain-nodes/block-producer';
+import { fundedAccounts, GWEI } from './chain-nodes/evm-ledger';
 import { buildChainNodes } from './chain-nodes/nodes';
 import { upstreamSimConfig } from './config';
 import { HeldRequests } from './faults';
@@ -14,7 +16,10 @@ import { StickyFaults } from './market/router';
 
 runService('upstream-sim', upstreamSimConfig, (svc) => {
   const { config, logger, registry } = svc;
-  const chainNodes = buildChainNodes(loadFixtureDocs(config.FIXTURES_DIR), { clientVersion: 'chainpipe-upstream-sim/0.1.0' });
+  const chainNodes = buildChainNodes(loadFixtureDocs(config.FIXTURES_DIR), {
+    clientVersion: 'chainpipe-upstream-sim/0.1.0',
+    ledger: { baseFeeWei: BigInt(config.SIM_BASE_FEE_GWEI) * GWEI, funded: fundedAccounts(config.SIM_FUNDED_ACCOUNTS) },
+  });
   for (const [network, node] of chainNodes.nodes) logger.info({ msg: 'chain_node_ready', network, ...node.summary });
   for (const s of chainNodes.skipped) logger[s.expected ? 'debug' : 'warn']({ msg: 'fixture_skipped', file: s.source, reason: s.reason });
 
@@ -54,6 +59,13 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
   // server stops, since open streams would keep the server from closing.
   http.upgrade(stream.upgrade);
   svc.serve({ name: 'ohlcv-stream', stop: () => stream.close() });
+  const producer = new BlockProducer({
+    ledgers: [...chainNodes.nodes.values()].flatMap((n) => (n.ledger ? [n.ledger] : [])),
+    logger,
+    target: config.SIM_STREAM_URL ? { url: config.SIM_STREAM_URL, secret: config.STREAM_SECRET } : undefined,
+    nowSec: () => Math.floor(systemClock.now() / 1000),
+  });
+  svc.serve(periodicJob({ name: 'block-producer', intervalMs: config.SIM_BLOCK_MS, run: () => producer.tick(), logger }));
   // Registered after the server so it stops first: held requests would keep the server from closing.
   svc.serve({ name: 'held-requests', stop: async () => held.releaseAll() });
 });

@@ -8,10 +8,22 @@ import { ProviderError } from './adapter';
  * the provider's deadline from an unreachable provider or a bad answer. An answer that is JSON
  * but not an object is a ProviderError as well.
  */
-export async function providerJson(
-  provider: string,
-  req: { baseUrl: string; path: string; query?: Record<string, string>; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: unknown; timeoutMs: number; signal?: AbortSignal },
-): Promise<Record<string, unknown>> {
+type ProviderRequest = { baseUrl: string; path: string; query?: Record<string, string>; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: unknown; timeoutMs: number; signal?: AbortSignal };
+
+export async function providerJson(provider: string, req: ProviderRequest): Promise<Record<string, unknown>> {
+  const json = await providerAnswer(provider, req);
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ProviderError(provider, 'answered JSON that is not an object', 200, { kind: 'invalid' });
+  return json as Record<string, unknown>;
+}
+
+/** The same for endpoints that answer a JSON array (THORNode's inbound_addresses). */
+export async function providerJsonArray(provider: string, req: ProviderRequest): Promise<unknown[]> {
+  const json = await providerAnswer(provider, req);
+  if (!Array.isArray(json)) throw new ProviderError(provider, 'answered JSON that is not an array', 200, { kind: 'invalid' });
+  return json;
+}
+
+async function providerAnswer(provider: string, req: ProviderRequest): Promise<unknown> {
   let json: unknown;
   try {
     json = await upstreamJson({
@@ -21,6 +33,5 @@ export async function providerJson(
     if (!(err instanceof UpstreamError)) throw err;
     throw new ProviderError(provider, err.message, err.status, { kind: err.kind, cause: err });
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ProviderError(provider, 'answered JSON that is not an object', 200, { kind: 'invalid' });
-  return json as Record<string, unknown>;
+  return json;
 }

@@ -1,5 +1,5 @@
 import { belowProviderMinimum, type ChannelOutcome } from '@chainpipe/orders';
-import { providerJson } from './provider-http';
+import { providerJson, providerJsonArray } from './provider-http';
 import { AmountBelowProviderMinimum, ProviderError, type ChannelAdapter, type ProviderDeposit, type ProviderQuote, type ProviderQuoteRequest, type TokenRef } from './adapter';
 
 /**
@@ -54,10 +54,13 @@ export class ThorchainAdapter implements ChannelAdapter {
 
   constructor(private readonly config: ThorchainConfig) {}
 
+  private request(path: string, query: Record<string, string>, signal: AbortSignal | undefined, timeoutMs: number) {
+    const headers: Record<string, string> = this.config.clientId ? { 'x-client-id': this.config.clientId } : {};
+    return { baseUrl: this.config.baseUrl, path, query, headers, timeoutMs, signal };
+  }
+
   private get(path: string, query: Record<string, string>, signal?: AbortSignal, timeoutMs = this.config.timeoutMs): Promise<Record<string, unknown>> {
-    return providerJson('thorchain', {
-      baseUrl: this.config.baseUrl, path, query, headers: this.config.clientId ? { 'x-client-id': this.config.clientId } : {}, timeoutMs, signal,
-    });
+    return providerJson('thorchain', this.request(path, query, signal, timeoutMs));
   }
 
   private async swapQuote(src: TokenRef, dst: TokenRef, amountIn: bigint, destination: string | undefined, signal?: AbortSignal, timeoutMs?: number) {
@@ -96,6 +99,22 @@ export class ThorchainAdapter implements ChannelAdapter {
     return {
       depositAddress: inbound, memo, ...(typeof router === 'string' ? { router } : {}), expireAt: new Date(expiry * 1000), providerOrderId: memo, estimatedOut: amountOut,
     };
+  }
+
+  /**
+   * Where a deposit to THORChain on `chainId` goes now: the chain's vault (and its router for EVM
+   * chains) from `/thorchain/inbound_addresses`. Read fresh for every forward, never cached:
+   * vaults rotate, and a deposit to a retired one is lost. A halted chain, paused trading or a
+   * chain THORNode does not list is refused (ProviderError), so nothing is sent to it.
+   */
+  async inboundAddress(chainId: number, signal?: AbortSignal): Promise<{ address: string; router?: string }> {
+    const chain = CHAINS[chainId];
+    if (!chain) throw new ProviderError('thorchain', `no THORChain chain for chain ${chainId}`);
+    const list = await providerJsonArray('thorchain', this.request('/thorchain/inbound_addresses', {}, signal, this.config.timeoutMs));
+    const entry = (list as (Record<string, unknown> | null)[]).find((e) => e?.chain === chain);
+    if (!entry || typeof entry.address !== 'string' || entry.address === '') throw new ProviderError('thorchain', `inbound_addresses lists no vault of ${chain}`);
+    if (entry.halted === true || entry.global_trading_paused === true || entry.chain_trading_paused === true) throw new ProviderError('thorchain', `${chain} is halted or its trading paused`);
+    return { address: entry.address, ...(typeof entry.router === 'string' ? { router: entry.router } : {}) };
   }
 
   async status(_providerOrderId: string, signal?: AbortSignal, ctx?: { depositTxHash?: string | null }): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }> {

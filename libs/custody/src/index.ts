@@ -2,3 +2,4 @@ export * from './deposit-keys';
 export * from './config';
 export * from './mnemonic';
 export * from './signer';
+export * from './evm-transaction';

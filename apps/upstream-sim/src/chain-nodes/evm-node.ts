@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { RpcError, invalidParams, type RpcHandler, type RpcNode, type RpcParams } from '../json-rpc';
 import type { FixtureDoc } from './catalog';
+import { intrinsicGas, type EvmLedger } from './evm-ledger';
 import {
   parseAddress,
   parseBlockNumber,
@@ -185,6 +186,8 @@ export interface EvmNodeOptions {
   /** Tron's eth view has no debug_/trace_ namespace. */
   traces: boolean;
   clientVersion: string;
+  /** Balances, nonces and new blocks: the node then takes signed transactions. */
+  ledger?: EvmLedger;
 }
 
 /** A block as eth_getBlockBy* returns it: full transaction objects, or only their hashes. */
@@ -270,10 +273,31 @@ export function evmNode(chain: EvmChain, opts: EvmNodeOptions): RpcNode {
         const sel = parseBlockSelector(requiredArg(args, 1), 1, head());
         if ('number' in sel && sel.number > head()) throw new RpcError(-32000, 'header not found');
         if ('hash' in sel && !chain.blockNumbers.has(sel.hash)) throw new RpcError(-32000, `header for hash not found`);
-        return simulatedBalance(opts.network, address);
+        return opts.ledger ? toQuantity(opts.ledger.balanceOf(address)) : simulatedBalance(opts.network, address);
       },
     ],
   ]);
+  const ledger = opts.ledger;
+  if (ledger) {
+    methods.set('eth_sendRawTransaction', (params: RpcParams) => {
+      const raw = requiredArg(positional(params), 0);
+      if (typeof raw !== 'string') throw invalidParams('invalid argument 0: json: cannot unmarshal non-string into Go value of type hexutil.Bytes');
+      return ledger.submitRaw(raw);
+    });
+    methods.set('eth_getTransactionCount', (params: RpcParams) => {
+      const args = positional(params);
+      const address = parseAddress(requiredArg(args, 0), 0);
+      const tag = args[1] ?? 'latest';
+      return toQuantity(ledger.nonceOf(address, tag === 'pending'));
+    });
+    methods.set('eth_gasPrice', () => toQuantity(ledger.gasPrice()));
+    methods.set('eth_maxPriorityFeePerGas', () => toQuantity(ledger.priorityFee()));
+    methods.set('eth_estimateGas', (params: RpcParams) => {
+      const call = requiredArg(positional(params), 0);
+      const data = isObject(call) ? (call.data ?? call.input) : undefined;
+      return toQuantity(intrinsicGas(typeof data === 'string' && /^0x([0-9a-fA-F]{2})*$/.test(data) ? (data as `0x${string}`) : undefined));
+    });
+  }
   if (opts.traces) {
     methods.set('debug_traceBlockByNumber', (params: RpcParams) => {
       const args = positional(params);

@@ -2,6 +2,7 @@ import { NETWORKS, type NetworkInfo } from '@chainpipe/chains';
 import type { RpcNode } from '../json-rpc';
 import { bitcoinNode, buildBitcoinChain, classifyBitcoinFixture, type BitcoinDoc } from './bitcoin-node';
 import { groupByNetwork, type FixtureDoc } from './catalog';
+import { EvmLedger, type EvmLedgerOptions } from './evm-ledger';
 import { buildEvmChain, classifyEvmFixture, evmNode, type EvmDoc, type Skipped } from './evm-node';
 import { buildSolanaChain, classifySolanaFixture, solanaNode, type SolanaDoc } from './solana-node';
 import { buildTronWallet, classifyTronFixture, tronWalletMethods, type TronWalletDoc, type WalletMethod } from './tron-node';
@@ -17,6 +18,8 @@ export interface ChainNode {
   rpc: RpcNode;
   /** Tron only: the java-tron HTTP API under /wallet/*. */
   wallet?: ReadonlyMap<string, WalletMethod>;
+  /** EVM networks: balances, nonces and the blocks produced from sent transactions. */
+  ledger?: EvmLedger;
   /** What the node holds, for the boot log. */
   summary: Record<string, number | null>;
 }
@@ -35,19 +38,26 @@ function isSkipped(v: object): v is Skipped {
  * One node per network of NETWORKS, answering from the fixtures that back it (an empty chain
  * when none do). Pure: the fixture documents come in already parsed.
  */
-export function buildChainNodes(docs: readonly FixtureDoc[], opts: { clientVersion: string }): ChainNodes {
+export interface ChainNodesOptions {
+  clientVersion: string;
+  /** EVM chains that take signed transactions: the base fee of their blocks and the funded accounts. */
+  ledger?: Pick<EvmLedgerOptions, 'baseFeeWei' | 'funded'>;
+}
+
+export function buildChainNodes(docs: readonly FixtureDoc[], opts: ChainNodesOptions): ChainNodes {
   const byNetwork = groupByNetwork(docs);
   const skipped: Skipped[] = [];
   const nodes = new Map<string, ChainNode>();
   for (const network of NETWORKS) {
     const files = byNetwork.get(network.network) ?? [];
-    const node = buildNode(network, files, skipped, opts.clientVersion);
+    const node = buildNode(network, files, skipped, opts);
     nodes.set(network.network, node);
   }
   return { nodes, skipped };
 }
 
-function buildNode(network: NetworkInfo, files: FixtureDoc[], skipped: Skipped[], clientVersion: string): ChainNode {
+function buildNode(network: NetworkInfo, files: FixtureDoc[], skipped: Skipped[], opts: ChainNodesOptions): ChainNode {
+  const { clientVersion } = opts;
   switch (network.family) {
     case 'evm': {
       const docs: EvmDoc[] = [];
@@ -59,9 +69,11 @@ function buildNode(network: NetworkInfo, files: FixtureDoc[], skipped: Skipped[]
       const built = buildEvmChain(docs);
       skipped.push(...built.skipped);
       const c = built.chain;
+      const ledger = opts.ledger ? new EvmLedger(c, { network: network.network, chainId: network.chainId, ...opts.ledger }) : undefined;
       return {
         network,
-        rpc: evmNode(c, { network: network.network, chainId: network.chainId, traces: true, clientVersion }),
+        ledger,
+        rpc: evmNode(c, { network: network.network, chainId: network.chainId, traces: true, clientVersion, ledger }),
         summary: { head: c.head, blocks: c.blocks.size, txs: c.txs.size, receipts: c.receipts.size },
       };
     }

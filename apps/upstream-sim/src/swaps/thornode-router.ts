@@ -9,7 +9,9 @@ import type { QuotesSource } from '../market/quotes-source';
  * destination) answering a vault `inbound_address` of the source chain (shared by every swap of
  * that chain, one per simulator run), `memo` (`=:<to_asset>:<destination>`), `expiry` (15
  * minutes), fees and `expected_amount_out` from the simulator's prices less a 0.35 % liquidity fee;
- * `GET /thorchain/tx/status/{hash}` following a swap by its inbound hash. Errors are
+ * `GET /thorchain/tx/status/{hash}` following a swap by its inbound hash; `GET
+ * /thorchain/inbound_addresses` listing each chain's vault (the quote's `inbound_address`), its
+ * `router` and halt flags, which callers must read fresh before every deposit. Errors are
  * `{code, message, details}` as THORNode's (`code` 3: invalid request). Minimums as THORNode's:
  * `recommended_min_amount_in` (1e8 units of the source asset) is the amount worth
  * 12.5 USD (THORNode derives it from the outbound fees, about four times the fee); a
@@ -17,8 +19,11 @@ import type { QuotesSource } from '../market/quotes-source';
  * `amount less than min swap amount (recommended_min_amount_in: N): invalid request`. EVM-chain
  * sources get the chain's `router` (one per chain per simulator run), through which THORNode's
  * notes send tokens (`depositWithExpiry`). Control: `PUT /sim/thorchain/tx/{hash}` `{outcome: done|refunded,
- * outHash}` finishes the swap of an inbound transaction (no chain is watched here).
+ * outHash}` finishes the swap of an inbound transaction (no chain is watched here);
+ * `PUT /sim/thorchain/halt/{chain}` `{halted: boolean}` halts a chain's trading (its quotes are
+ * refused, inbound_addresses says `halted`).
  */
+const INBOUND_CHAINS = ['BTC', 'ETH', 'BSC', 'AVAX', 'GAIA', 'ARB', 'BASE'] as const;
 const LIQUIDITY_FEE_BPS = 35n;
 const MIN_SWAP_USD = 12.5;
 const EVM_CHAINS: ReadonlySet<string> = new Set(['ETH', 'BSC', 'AVAX', 'ARB', 'BASE']);
@@ -43,6 +48,16 @@ export function thornodeRouter(deps: { quotes: QuotesSource; now: () => number }
   const vaults = new Map<string, string>();
   const routers = new Map<string, string>();
   const outcomes = new Map<string, { outcome: 'done' | 'refunded'; outHash: string }>();
+  const halted = new Set<string>();
+  const vaultOf = (chain: string): string => {
+    if (!vaults.has(chain)) vaults.set(chain, vault(chain));
+    return vaults.get(chain)!;
+  };
+  const routerOf = (chain: string): string | undefined => {
+    if (!EVM_CHAINS.has(chain)) return undefined;
+    if (!routers.has(chain)) routers.set(chain, '0x' + randomBytes(20).toString('hex'));
+    return routers.get(chain);
+  };
   const fail = (res: express.Response, status: number, message: string) => res.status(status).json({ code: 3, message, details: [] });
   const price = (asset: string): number | undefined => {
     const id = cmcId(asset);
@@ -66,9 +81,9 @@ export function thornodeRouter(deps: { quotes: QuotesSource; now: () => number }
     const liquidity = (gross * LIQUIDITY_FEE_BPS) / 10_000n;
     const out = gross - liquidity;
     const chain = from.split('.')[0];
-    if (!vaults.has(chain)) vaults.set(chain, vault(chain));
+    if (halted.has(chain) || halted.has(to.split('.')[0])) return fail(res, 400, "trading is halted, can't process swap");
     const body: Record<string, unknown> = {
-      inbound_address: vaults.get(chain),
+      inbound_address: vaultOf(chain),
       inbound_confirmation_blocks: 1,
       inbound_confirmation_seconds: 12,
       outbound_delay_blocks: 0,
@@ -84,12 +99,43 @@ export function thornodeRouter(deps: { quotes: QuotesSource; now: () => number }
       streaming_swap_blocks: 0,
       total_swap_seconds: 12,
     };
-    if (EVM_CHAINS.has(chain)) {
-      if (!routers.has(chain)) routers.set(chain, '0x' + randomBytes(20).toString('hex'));
-      body.router = routers.get(chain);
-    }
+    const evmRouter = routerOf(chain);
+    if (evmRouter) body.router = evmRouter;
     if (q.destination) body.memo = `=:${to}:${q.destination}`;
     res.json(body);
+  });
+
+  router.get('/thornode/thorchain/inbound_addresses', (_req, res) => {
+    res.json(
+      INBOUND_CHAINS.map((chain) => {
+        const evmRouter = routerOf(chain);
+        const stopped = halted.has(chain);
+        return {
+          chain,
+          pub_key: `thorpub1addwnpepq${randomBytes(4).toString('hex')}`,
+          address: vaultOf(chain),
+          ...(evmRouter ? { router: evmRouter } : {}),
+          halted: stopped,
+          global_trading_paused: false,
+          chain_trading_paused: stopped,
+          chain_lp_actions_paused: stopped,
+          gas_rate: EVM_CHAINS.has(chain) ? '3' : '10',
+          gas_rate_units: EVM_CHAINS.has(chain) ? 'gwei' : 'satsperbyte',
+          outbound_tx_size: EVM_CHAINS.has(chain) ? '100000' : '1000',
+          outbound_fee: EVM_CHAINS.has(chain) ? '240000' : '15000',
+          dust_threshold: chain === 'BTC' ? '10000' : '0',
+        };
+      }),
+    );
+  });
+
+  router.put('/sim/thorchain/halt/:chain', express.json(), (req, res) => {
+    const chain = String(req.params.chain).toUpperCase();
+    const b = (req.body ?? {}) as { halted?: unknown };
+    if (!(INBOUND_CHAINS as readonly string[]).includes(chain) || typeof b.halted !== 'boolean') return fail(res, 400, `a known chain (${INBOUND_CHAINS.join(', ')}) and halted (boolean) are required`);
+    if (b.halted) halted.add(chain);
+    else halted.delete(chain);
+    res.json({ chain, halted: b.halted });
   });
 
   router.get('/thornode/thorchain/tx/status/:hash', (req, res) => {

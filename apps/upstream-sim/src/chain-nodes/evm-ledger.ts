@@ -1,0 +1,245 @@
+import { secp256k1 } from '@noble/curves/secp256k1';
+import { publicKeyToAddress } from 'viem/accounts';
+import { keccak256, parseTransaction, serializeTransaction, toHex, type Hex, type TransactionSerializable } from 'viem';
+import { RpcError } from '../json-rpc';
+import type { EvmChain } from './evm-node';
+import { simulatedBalance } from './evm-node';
+import { toQuantity, type JsonObject } from './json';
+
+/** Gas of a plain transfer; calldata adds 16 per non-zero and 4 per zero byte (EIP-2028). */
+const TRANSFER_GAS = 21_000n;
+const ZERO_HASH = `0x${'00'.repeat(32)}`;
+const EMPTY_BLOOM = `0x${'00'.repeat(256)}`;
+
+export const GWEI = 10n ** 9n;
+/** What a development account starts with on every EVM chain: 1000 ether. */
+export const FUNDED_BALANCE_WEI = 1000n * 10n ** 18n;
+
+/** `SIM_FUNDED_ACCOUNTS` as the ledger takes it; a malformed address stops the boot. */
+export function fundedAccounts(list: string): Map<string, bigint> {
+  const funded = new Map<string, bigint>();
+  for (const item of list.split(',').map((s) => s.trim()).filter(Boolean)) {
+    if (!/^0x[0-9a-fA-F]{40}$/.test(item)) throw new Error(`SIM_FUNDED_ACCOUNTS: ${JSON.stringify(item)} is not an EVM address`);
+    funded.set(item.toLowerCase(), FUNDED_BALANCE_WEI);
+  }
+  return funded;
+}
+
+export interface EvmLedgerOptions {
+  network: string;
+  chainId: number;
+  /** The base fee of every produced block (wei). */
+  baseFeeWei: bigint;
+  /** Development accounts with a starting balance of their own (lowercase address → wei). */
+  funded: ReadonlyMap<string, bigint>;
+}
+
+interface PendingTx {
+  hash: Hex;
+  from: string;
+  tx: TransactionSerializable;
+  signature: { r: Hex; s: Hex; yParity: number };
+  gasUsed: bigint;
+  effectiveGasPrice: bigint;
+}
+
+/** The intrinsic gas of a transaction without contract execution (the simulator runs no code). */
+export function intrinsicGas(input: Hex | undefined): bigint {
+  let gas = TRANSFER_GAS;
+  const bytes = (input ?? '0x').slice(2);
+  for (let i = 0; i < bytes.length; i += 2) gas += bytes.slice(i, i + 2) === '00' ? 4n : 16n;
+  return gas;
+}
+
+const rejected = (message: string) => new RpcError(-32000, message);
+
+/**
+ * The moving part of a simulated EVM chain: balances and nonces, signed transactions accepted by
+ * `eth_sendRawTransaction` (signature recovered, chain id, nonce, fees and funds checked as geth
+ * does), and blocks that take them in order. Produced blocks go into the same `EvmChain` the
+ * fixtures fill, so every read method answers them. Value moves; code does not run (a call's
+ * input is recorded, its gas is the intrinsic gas). Synchronous and clock-free: the block
+ * producer gives the timestamps.
+ */
+export class EvmLedger {
+  private readonly balances = new Map<string, bigint>();
+  private readonly nonces = new Map<string, number>();
+  private readonly pending: PendingTx[] = [];
+  private readonly seen = new Set<string>();
+
+  constructor(
+    private readonly chain: EvmChain,
+    private readonly opts: EvmLedgerOptions,
+  ) {}
+
+  get network(): string {
+    return this.opts.network;
+  }
+
+  /** True once a transaction was ever sent: a dormant chain produces no blocks. */
+  get active(): boolean {
+    return this.seen.size > 0;
+  }
+
+  balanceOf(address: string): bigint {
+    const a = address.toLowerCase();
+    return this.balances.get(a) ?? this.opts.funded.get(a) ?? BigInt(simulatedBalance(this.opts.network, a));
+  }
+
+  /** Mined nonce, or with `pending` the next one the pool expects. */
+  nonceOf(address: string, pending: boolean): number {
+    const a = address.toLowerCase();
+    const mined = this.nonces.get(a) ?? 0;
+    return pending ? mined + this.pending.filter((p) => p.from === a).length : mined;
+  }
+
+  gasPrice(): bigint {
+    return this.opts.baseFeeWei + this.priorityFee();
+  }
+
+  priorityFee(): bigint {
+    return this.opts.baseFeeWei / 10n || 1n;
+  }
+
+  /** Verifies and queues a signed raw transaction; its hash, or the node's error. */
+  submitRaw(raw: string): Hex {
+    if (!/^0x([0-9a-fA-F]{2})+$/.test(raw)) throw rejected('rlp: expected input string or byte');
+    const hash = keccak256(raw as Hex);
+    if (this.seen.has(hash)) throw rejected('already known');
+    let parsed: ReturnType<typeof parseTransaction>;
+    try {
+      parsed = parseTransaction(raw as Hex);
+    } catch (err) {
+      throw rejected(`rlp: ${(err as Error).message.split('\n')[0]}`);
+    }
+    const { r, s, v, yParity, ...unsigned } = parsed as TransactionSerializable & { r?: Hex; s?: Hex; v?: bigint; yParity?: number };
+    if (!r || !s) throw rejected('invalid transaction v, r, s values');
+    if (unsigned.chainId === undefined) throw rejected('only replay-protected (EIP-155) transactions allowed over RPC');
+    if (unsigned.chainId !== this.opts.chainId) throw rejected(`invalid chain id for signer: have ${unsigned.chainId} want ${this.opts.chainId}`);
+    const parity = yParity ?? (v !== undefined ? Number((v - 35n - 2n * BigInt(this.opts.chainId)) % 2n) : -1);
+    if (parity !== 0 && parity !== 1) throw rejected('invalid transaction v, r, s values');
+    let from: string;
+    try {
+      const digest = keccak256(serializeTransaction(unsigned)).slice(2);
+      const sig = new secp256k1.Signature(BigInt(r), BigInt(s)).addRecoveryBit(parity);
+      if (sig.hasHighS()) throw new Error('high s');
+      from = publicKeyToAddress(toHex(sig.recoverPublicKey(digest).toRawBytes(false))).toLowerCase();
+    } catch {
+      throw rejected('invalid sender');
+    }
+    const nonce = unsigned.nonce ?? 0;
+    const expected = this.nonceOf(from, true);
+    if (nonce < expected) throw rejected('nonce too low');
+    if (nonce > expected) throw rejected(`nonce too high: next nonce ${expected}, tx nonce ${nonce}`);
+    const gas = unsigned.gas ?? 0n;
+    const gasUsed = intrinsicGas(unsigned.data);
+    if (gas < gasUsed) throw rejected(`intrinsic gas too low: have ${gas}, want ${gasUsed}`);
+    const base = this.opts.baseFeeWei;
+    let effectiveGasPrice: bigint;
+    let maxPrice: bigint;
+    if (unsigned.maxFeePerGas !== undefined) {
+      maxPrice = unsigned.maxFeePerGas;
+      if (maxPrice < base) throw rejected(`max fee per gas less than block base fee: maxFeePerGas: ${maxPrice}, baseFee: ${base}`);
+      const tip = unsigned.maxPriorityFeePerGas ?? 0n;
+      effectiveGasPrice = base + tip < maxPrice ? base + tip : maxPrice;
+    } else {
+      maxPrice = unsigned.gasPrice ?? 0n;
+      if (maxPrice < base) throw rejected('transaction underpriced');
+      effectiveGasPrice = maxPrice;
+    }
+    const value = unsigned.value ?? 0n;
+    const owed = this.pending.filter((p) => p.from === from).reduce((sum, p) => sum + (p.tx.value ?? 0n) + p.gasUsed * p.effectiveGasPrice, 0n);
+    const available = this.balanceOf(from) - owed;
+    if (available < value + gas * maxPrice) throw rejected(`insufficient funds for gas * price + value: balance ${available}, tx cost ${value + gas * maxPrice}`);
+    this.seen.add(hash);
+    this.pending.push({ hash, from, tx: unsigned, signature: { r, s, yParity: parity }, gasUsed, effectiveGasPrice });
+    return hash;
+  }
+
+  /**
+   * Mines the pending transactions into the next block and adds it to the chain; the block with
+   * its receipts, as the `block_with_receipts` dataset carries it.
+   */
+  produceBlock(timestampSec: number): { number: number; block: JsonObject; receipts: JsonObject[] } {
+    const number = (this.chain.head ?? 0) + 1;
+    const parent = this.chain.blocks.get(number - 1);
+    const parentHash = typeof parent?.hash === 'string' ? parent.hash : ZERO_HASH;
+    const txs = this.pending.splice(0);
+    const blockHash = keccak256(toHex(`${this.opts.network}:${number}:${parentHash}:${txs.map((t) => t.hash).join(',')}`));
+    const common = { blockHash, blockNumber: toQuantity(number) };
+    let cumulative = 0n;
+    const transactions: JsonObject[] = [];
+    const receipts: JsonObject[] = [];
+    const traces: unknown[] = [];
+    txs.forEach((p, i) => {
+      const { tx } = p;
+      const to = tx.to ? tx.to.toLowerCase() : null;
+      const value = tx.value ?? 0n;
+      const fee = p.gasUsed * p.effectiveGasPrice;
+      this.balances.set(p.from, this.balanceOf(p.from) - value - fee);
+      if (to) this.balances.set(to, this.balanceOf(to) + value);
+      this.nonces.set(p.from, this.nonceOf(p.from, false) + 1);
+      cumulative += p.gasUsed;
+      const type = tx.maxFeePerGas !== undefined ? '0x2' : tx.accessList ? '0x1' : '0x0';
+      const index = toQuantity(i);
+      transactions.push({
+        ...common,
+        hash: p.hash,
+        from: p.from,
+        to,
+        value: toQuantity(value),
+        nonce: toQuantity(tx.nonce ?? 0),
+        gas: toQuantity(tx.gas ?? 0n),
+        gasPrice: toQuantity(p.effectiveGasPrice),
+        ...(tx.maxFeePerGas !== undefined ? { maxFeePerGas: toQuantity(tx.maxFeePerGas), maxPriorityFeePerGas: toQuantity(tx.maxPriorityFeePerGas ?? 0n) } : {}),
+        input: tx.data ?? '0x',
+        transactionIndex: index,
+        type,
+        chainId: toQuantity(this.opts.chainId),
+        ...(type === '0x0' ? {} : { accessList: tx.accessList ?? [] }),
+        v: toQuantity(type === '0x0' ? BigInt(p.signature.yParity) + 35n + 2n * BigInt(this.opts.chainId) : BigInt(p.signature.yParity)),
+        ...(type === '0x0' ? {} : { yParity: toQuantity(p.signature.yParity) }),
+        r: p.signature.r,
+        s: p.signature.s,
+      });
+      receipts.push({
+        ...common,
+        transactionHash: p.hash,
+        transactionIndex: index,
+        from: p.from,
+        to,
+        contractAddress: null,
+        cumulativeGasUsed: toQuantity(cumulative),
+        gasUsed: toQuantity(p.gasUsed),
+        effectiveGasPrice: toQuantity(p.effectiveGasPrice),
+        logs: [],
+        logsBloom: EMPTY_BLOOM,
+        status: '0x1',
+        type,
+      });
+      traces.push({ txHash: p.hash, result: { type: 'CALL', from: p.from, to, value: toQuantity(value), gas: toQuantity(tx.gas ?? 0n), gasUsed: toQuantity(p.gasUsed), input: tx.data ?? '0x', output: '0x' } });
+    });
+    const block: JsonObject = {
+      number: toQuantity(number),
+      hash: blockHash,
+      parentHash,
+      timestamp: toQuantity(timestampSec),
+      miner: `0x${'00'.repeat(20)}`,
+      gasLimit: toQuantity(30_000_000),
+      gasUsed: toQuantity(cumulative),
+      baseFeePerGas: toQuantity(this.opts.baseFeeWei),
+      logsBloom: EMPTY_BLOOM,
+      transactions,
+    };
+    this.chain.blocks.set(number, block);
+    this.chain.blockNumbers.set(blockHash, number);
+    this.chain.blockReceipts.set(number, receipts);
+    this.chain.callTraces.set(number, traces);
+    transactions.forEach((t, i) => {
+      this.chain.txs.set(String(t.hash), t);
+      this.chain.receipts.set(String(t.hash), receipts[i]);
+    });
+    this.chain.head = number;
+    return { number, block, receipts };
+  }
+}

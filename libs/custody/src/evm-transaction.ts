@@ -1,0 +1,110 @@
+import { keccak256, serializeTransaction, stringToHex, type Hex, type TransactionSerializableEIP1559 } from 'viem';
+import { jsonRpcCall } from '@chainpipe/upstreams';
+import type { Signer } from './signer';
+
+/** A deposit address and the index of the key that owns it. */
+export interface DepositKeyRef {
+  index: number;
+  address: string;
+}
+
+/** An EIP-1559 transaction from a deposit address, every field decided by the caller. */
+export interface EvmTransactionFields {
+  chainId: number;
+  nonce: number;
+  to: string;
+  value: bigint;
+  /** Calldata; a THORChain memo rides here as UTF-8 for a native deposit. */
+  data?: Hex;
+  gas: bigint;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
+
+/**
+ * Builds the transaction, has the signer sign the keccak of its unsigned encoding with the key
+ * of the deposit index (the signer refuses a key that does not own `from.address`), and encodes
+ * it signed. The raw transaction and its hash, as the chain will name it.
+ */
+export async function signEvmTransaction(signer: Signer, from: DepositKeyRef, fields: EvmTransactionFields, signal?: AbortSignal): Promise<{ raw: Hex; hash: Hex }> {
+  const unsigned: TransactionSerializableEIP1559 = {
+    type: 'eip1559',
+    chainId: fields.chainId,
+    nonce: fields.nonce,
+    to: fields.to as Hex,
+    value: fields.value,
+    data: fields.data,
+    gas: fields.gas,
+    maxFeePerGas: fields.maxFeePerGas,
+    maxPriorityFeePerGas: fields.maxPriorityFeePerGas,
+  };
+  const digest = keccak256(serializeTransaction(unsigned)).slice(2);
+  const [sig] = await signer.sign({ family: 'evm', index: from.index, address: from.address.toLowerCase(), digests: [digest] }, signal);
+  const raw = serializeTransaction(unsigned, { r: `0x${sig.r}`, s: `0x${sig.s}`, yParity: sig.recovery });
+  return { raw, hash: keccak256(raw) };
+}
+
+/** A THORChain memo as the calldata of a native EVM deposit (the chain's observers read it as UTF-8). */
+export function memoCalldata(memo: string): Hex {
+  return stringToHex(memo);
+}
+
+export interface EvmOrigin {
+  /** The chain's JSON-RPC origin. */
+  url: string;
+  chainId: number;
+  timeoutMs: number;
+}
+
+/** What a transfer will cost at most: the gas limit at the fee cap. */
+export interface EvmFeePlan {
+  gas: bigint;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+  /** gas × maxFeePerGas: what the sender must hold on top of the value. */
+  maxNetworkFee: bigint;
+}
+
+const quantity = (v: unknown, what: string): bigint => {
+  if (typeof v !== 'string' || !/^0x[0-9a-fA-F]+$/.test(v)) throw new Error(`the origin answered ${what} that is not a quantity`);
+  return BigInt(v);
+};
+
+/**
+ * Sends value from deposit addresses through a chain origin: fees from the node (the cap at
+ * twice the gas price, as wallets do, so a rising base fee does not strand it), the nonce from
+ * the pending count, the gas the node estimates.
+ */
+export class EvmSender {
+  constructor(
+    private readonly origin: EvmOrigin,
+    private readonly signer: Signer,
+  ) {}
+
+  private rpc(method: string, params: unknown[]): Promise<unknown> {
+    return jsonRpcCall(this.origin.url, method, params, this.origin.timeoutMs);
+  }
+
+  async balanceOf(address: string): Promise<bigint> {
+    return quantity(await this.rpc('eth_getBalance', [address, 'latest']), 'a balance');
+  }
+
+  async feePlan(from: string, to: string, data?: Hex): Promise<EvmFeePlan> {
+    const [gasPrice, tip, gas] = await Promise.all([
+      this.rpc('eth_gasPrice', []).then((v) => quantity(v, 'a gas price')),
+      this.rpc('eth_maxPriorityFeePerGas', []).then((v) => quantity(v, 'a priority fee')),
+      this.rpc('eth_estimateGas', [{ from, to, ...(data ? { data } : {}) }]).then((v) => quantity(v, 'a gas estimate')),
+    ]);
+    const maxFeePerGas = gasPrice * 2n;
+    return { gas, maxFeePerGas, maxPriorityFeePerGas: tip < maxFeePerGas ? tip : maxFeePerGas, maxNetworkFee: gas * maxFeePerGas };
+  }
+
+  /** Signs and broadcasts `value` (and calldata) from a deposit address; the transaction hash. */
+  async send(from: DepositKeyRef, to: string, value: bigint, plan: EvmFeePlan, data?: Hex): Promise<Hex> {
+    const nonce = Number(quantity(await this.rpc('eth_getTransactionCount', [from.address, 'pending']), 'a nonce'));
+    const { raw, hash } = await signEvmTransaction(this.signer, from, { chainId: this.origin.chainId, nonce, to, value, data, ...plan });
+    const answered = await this.rpc('eth_sendRawTransaction', [raw]);
+    if (typeof answered !== 'string' || answered.toLowerCase() !== hash) throw new Error(`the origin named the transaction ${String(answered)}, not ${hash}`);
+    return hash;
+  }
+}
