@@ -128,13 +128,15 @@ if stage failover;    then echo "== failover";    npm run -s test:failover 2>&1 
 # already up is used as it is and left running; one started here is stopped again.
 demo_ports_free() {
   local offset="$1" p
-  for p in $(npx --no-install tsx scripts/dev/apps.ts | awk -v o="$offset" '{ if ($2 != "-") print $2 + o; print $3 + o }') $((9092 + offset)) $((9093 + offset)); do
-    port_open "$p" && return 1
+  for p in $DEMO_BASE_PORTS 9092 9093; do
+    port_open "$((p + offset))" && return 1
   done
   return 0
 }
 if stage demo; then
   echo "== demo"
+  # The port table at offset 0, read once; each candidate offset is added to it.
+  DEMO_BASE_PORTS="$(CHAINPIPE_PORT_OFFSET=0 npx --no-install tsx scripts/dev/apps.ts | awk '{ if ($2 != "-") print $2; print $3 }')"
   demo_offset="${TEST_DEMO_PORT_OFFSET:-}"
   if [ -z "$demo_offset" ]; then
     for o in 1000 2000 3000 4000 5000; do demo_ports_free "$o" && { demo_offset="$o"; break; }; done

@@ -34,15 +34,16 @@ export function toThorUnits(amount: bigint, decimals: number): bigint {
   return decimals >= THOR_DECIMALS ? amount / 10n ** BigInt(decimals - THOR_DECIMALS) : amount * 10n ** BigInt(THOR_DECIMALS - decimals);
 }
 
-export function fromThorUnits(amount: bigint, decimals: number): bigint {
-  return decimals >= THOR_DECIMALS ? amount * 10n ** BigInt(decimals - THOR_DECIMALS) : amount / 10n ** BigInt(THOR_DECIMALS - decimals);
+/** From THORChain's 1e8 units to a token's smallest unit, rounded down unless asked up. */
+export function fromThorUnits(amount: bigint, decimals: number, rounding: 'down' | 'up' = 'down'): bigint {
+  if (decimals >= THOR_DECIMALS) return amount * 10n ** BigInt(decimals - THOR_DECIMALS);
+  const unit = 10n ** BigInt(THOR_DECIMALS - decimals);
+  return rounding === 'up' ? (amount + unit - 1n) / unit : amount / unit;
 }
 
 /** A minimum in 1e8 units as the smallest unit of a token, rounded up (sending it is enough). */
 export function minFromThorUnits(amount: bigint, decimals: number): bigint {
-  if (decimals >= THOR_DECIMALS) return amount * 10n ** BigInt(decimals - THOR_DECIMALS);
-  const unit = 10n ** BigInt(THOR_DECIMALS - decimals);
-  return (amount + unit - 1n) / unit;
+  return fromThorUnits(amount, decimals, 'up');
 }
 
 /** THORNode's refusals of a too small amount (the minimum, in 1e8 units, is in the text of the first). */

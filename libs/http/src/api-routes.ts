@@ -200,8 +200,10 @@ type ParamsSource = 'merged' | 'path' | 'query';
 
 /** Schema errors and the boundary's own (NUL characters) of one request part. */
 function problemsOf(validate: ValidateFunction | undefined, value: unknown): ErrorObject[] {
-  const errors = validate && !validate(value) ? [...(validate.errors ?? [])] : [];
-  return [...errors, ...nulErrors(value)];
+  // Validation first: the walk sees the value as ajv left it (coerced, defaults filled in).
+  const valid = !validate || validate(value);
+  const nul = nulErrors(value);
+  return valid ? nul : [...(validate.errors ?? []), ...nul];
 }
 
 /** Answers a part with problems (`invalid`, or the lookup's "not found"); true when it did. */

@@ -15,21 +15,31 @@ const UNSTORABLE_KEYWORDS = new Set([NUL_KEYWORD, 'decimalMaximum']);
 /** Every string (and object key) of `value` holding a NUL, as ajv-shaped errors naming where. */
 export function nulErrors(value: unknown, instancePath = ''): ErrorObject[] {
   const out: ErrorObject[] = [];
-  const error = (at: string): ErrorObject => ({ instancePath: at, schemaPath: '#/boundary', keyword: NUL_KEYWORD, params: {}, message: 'must not contain NUL characters' });
-  const walk = (node: unknown, at: string): void => {
+  // Every request crosses this walk: the path of a value is only spelled out when it holds a NUL.
+  const segments: string[] = [];
+  const record = (last?: string) => {
+    const at = [...segments, ...(last === undefined ? [] : [last])].map((k) => `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+    out.push({ instancePath: instancePath + at, schemaPath: '#/boundary', keyword: NUL_KEYWORD, params: {}, message: 'must not contain NUL characters' });
+  };
+  const walk = (node: unknown): void => {
     if (typeof node === 'string') {
-      if (node.includes('\u0000')) out.push(error(at));
+      if (node.includes('\u0000')) record();
     } else if (Array.isArray(node)) {
-      node.forEach((v, i) => walk(v, `${at}/${i}`));
+      for (let i = 0; i < node.length; i++) {
+        segments.push(String(i));
+        walk(node[i]);
+        segments.pop();
+      }
     } else if (node && typeof node === 'object') {
       for (const [k, v] of Object.entries(node)) {
-        const child = `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-        if (k.includes('\u0000')) out.push(error(child));
-        walk(v, child);
+        if (k.includes('\u0000')) record(k);
+        segments.push(k);
+        walk(v);
+        segments.pop();
       }
     }
   };
-  walk(value, instancePath);
+  walk(value);
   return out;
 }
 

@@ -49,10 +49,13 @@ export function spawnBuilt(entry: string, env: Record<string, string>, opts: { q
  */
 const running = new Map<ChildProcess, string>();
 
+/** The test kit's platform keys: derived once (a BIP39 seed takes 2048 rounds of hashing), not per process. */
+let kitKeyEnv: Record<string, string> | undefined;
+
 function spawnNode(args: string[], env: Record<string, string>, opts: { quiet?: boolean }): RunningProcess {
   const proc = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
-    env: { ...simulatorUpstreamEnv(developmentSimulatorBase()), ...platformKeyEnv(TEST_KEY_MNEMONIC), ...process.env, LOG_LEVEL: process.env.TEST_APP_LOG_LEVEL ?? 'info', ...env },
+    env: { ...simulatorUpstreamEnv(developmentSimulatorBase()), ...(kitKeyEnv ??= platformKeyEnv(TEST_KEY_MNEMONIC)), ...process.env, LOG_LEVEL: process.env.TEST_APP_LOG_LEVEL ?? 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -5,7 +5,7 @@ import type { HttpTxWebhookRetry, TxPushMessage } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { toTransactionResult } from '@chainpipe/tx-records';
-import { compactDbError, type WebhookAttempt } from '@chainpipe/tx-store';
+import { AppConfigRepository, compactDbError, type WebhookAttempt } from '@chainpipe/tx-store';
 import { givenUp, nextAttemptAt, retryDelayMs } from './schedule';
 import { postWebhook, type SendResult, type SenderOptions } from './sender';
 import { webhookHeaders } from './sign';
@@ -226,7 +226,9 @@ export class WebhookDispatcher {
     taking.catch(() => undefined); // awaited below; a failure must not count as unhandled meanwhile
     // The bodies are built while Postgres answers (the statement leaves once the event loop turns).
     await new Promise((resolve) => setImmediate(resolve));
-    const bodies = new Map([...byApp].map(([appId, list]) => [appId, chunks(list, this.batchSize).map((part) => ({ pushes: part, batch: toBatch(part.map((p) => ({ messageId: p.message_id, payload: toTransactionResult(p.tx) }))) }))]));
+    // One payload per push, for the POST body or, when the push is queued instead, its queue row.
+    const payloadOf = new Map([...byApp.values()].flat().map((p) => [p, toTransactionResult(p.tx)]));
+    const bodies = new Map([...byApp].map(([appId, list]) => [appId, chunks(list, this.batchSize).map((part) => ({ pushes: part, batch: toBatch(part.map((p) => ({ messageId: p.message_id, payload: payloadOf.get(p)! }))) }))]));
     const configs = await taking;
     const queueBehind: Array<{ appId: string; pushes: TxPushMessage[] }> = [];
     const failures: Array<{ appId: string; pushes: TxPushMessage[]; error: string }> = [];
@@ -260,7 +262,7 @@ export class WebhookDispatcher {
       return;
     }
     await db.transaction(async (trx) => {
-      for (const q of queueBehind) await this.enqueue(trx, q.appId, q.pushes, now, 0, null);
+      for (const q of queueBehind) await this.enqueue(trx, q.appId, q.pushes, payloadOf, now, 0, null);
       if (queueBehind.length) {
         // Due at once unless a retry is already scheduled: the scheduler takes it from there.
         await trx('tx.app_configs')
@@ -268,7 +270,7 @@ export class WebhookDispatcher {
           .update({ webhook_next_attempt_at: trx.raw('coalesce(webhook_next_attempt_at, ?)', [now]) });
       }
       for (const f of failures) {
-        await this.enqueue(trx, f.appId, f.pushes, now, 1, f.error);
+        await this.enqueue(trx, f.appId, f.pushes, payloadOf, now, 1, f.error);
         await trx('tx.app_configs')
           .where({ app_id: f.appId })
           .update({
@@ -284,7 +286,15 @@ export class WebhookDispatcher {
     });
   }
 
-  private async enqueue(trx: Knex.Transaction, appId: string, pushes: TxPushMessage[], firstFailedAt: number, attempts: number, error: string | null): Promise<void> {
+  private async enqueue(
+    trx: Knex.Transaction,
+    appId: string,
+    pushes: TxPushMessage[],
+    payloadOf: ReadonlyMap<TxPushMessage, ReturnType<typeof toTransactionResult>>,
+    firstFailedAt: number,
+    attempts: number,
+    error: string | null,
+  ): Promise<void> {
     if (pushes.length === 0) return;
     await trx('tx.webhook_queue')
       .insert(
@@ -293,7 +303,7 @@ export class WebhookDispatcher {
           tx_id: p.tx_id,
           tx_status: p.tx.tx_status ?? '',
           message_id: p.message_id,
-          payload: JSON.stringify(toTransactionResult(p.tx)),
+          payload: JSON.stringify(payloadOf.get(p)),
           attempts,
           first_failed_at: firstFailedAt,
           last_error: error,
@@ -480,16 +490,12 @@ export class WebhookDispatcher {
   }
 
   private async summarize(appId: string, report: RetryReport): Promise<RetryReport> {
-    const db = this.deps.db;
-    const [queued, cfg] = await Promise.all([
-      db('tx.webhook_queue').where({ app_id: appId }).first(db.raw('count(*) as n')) as Promise<{ n: string } | undefined>,
-      db('tx.app_configs').where({ app_id: appId }).first('webhook_next_attempt_at') as Promise<{ webhook_next_attempt_at: string | null } | undefined>,
-    ]);
-    report.pending = Number(queued?.n ?? 0);
-    const next = cfg?.webhook_next_attempt_at;
-    report.nextRetryAt = report.pending === 0 || next == null ? null : Math.floor(Number(next) / 1000);
+    const queue = await new AppConfigRepository(this.deps.db).queueSummary(appId);
+    report.pending = queue.pending;
+    report.nextRetryAt = queue.nextAttemptAtMs === null ? null : Math.floor(queue.nextAttemptAtMs / 1000);
     return report;
   }
+
 
   /**
    * Drops attempts log entries older than `maxAgeMs` (a periodic job), `chunk` rows per statement

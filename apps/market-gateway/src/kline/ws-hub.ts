@@ -156,10 +156,10 @@ export class KlineHub {
     const set = this.byPool.get(key);
     if (!set) return;
     let frame: string | undefined;
+    const sentKey = pushedKey(key, candle.interval);
     for (const conn of set) {
       if (!conn.subs.get(key)?.has(candle.interval)) continue;
       frame ??= JSON.stringify(envelope('ohlcv', pushData(candle), { now: this.deps.clock.now() }));
-      const sentKey = pushedKey(key, candle.interval);
       conn.pushed.set(sentKey, newerCandle(conn.pushed.get(sentKey), candle)!);
       this.send(conn, frame);
       this.metrics.pushes.inc();
