@@ -9,7 +9,7 @@ import type { ChainNodes } from './chain-nodes/nodes';
 import { faultMiddleware, type HeldRequests } from './faults';
 import { coingeckoRouter, type CoingeckoDeps } from './market/coingecko-router';
 import { marketRouter, type MarketSources, type StickyFaults } from './market/router';
-import { changenowRouter } from './swaps/changenow-router';
+import { CHANGENOW_EVM_CHAIN_IDS, changenowRouter } from './swaps/changenow-router';
 import { thornodeRouter } from './swaps/thornode-router';
 
 /** The simulator's own errors (unknown network or route, bad fault header): `{error: {code, message}}`. */
@@ -32,8 +32,22 @@ export interface UpstreamSimDeps {
   timeoutMs: number;
   /** Key the swap provider stand-ins require (empty: any non-empty key). */
   swapApiKey: string;
+  /** Time between two statuses of a ChangeNOW exchange after its payin. */
+  changenowStepMs?: number;
   /** Keys and token of the signing-service stand-in. */
   signer: { mnemonic: string; token: string };
+}
+
+/** A payin address's balance on the simulated EVM chain of a ChangeNOW network (mainnets only). */
+function payinOf(chainNodes: ChainNodes): (network: string, address: string) => bigint | undefined {
+  return (network, address) => {
+    const chainId = CHANGENOW_EVM_CHAIN_IDS[network];
+    if (chainId === undefined) return undefined;
+    for (const node of chainNodes.nodes.values()) {
+      if (node.ledger && node.network.chainId === chainId && !node.network.testnet) return node.ledger.balanceOf(address);
+    }
+    return undefined;
+  };
 }
 
 /**
@@ -49,7 +63,7 @@ export function createUpstreamSimApp(deps: UpstreamSimDeps): Express {
   app.use(chainNodesRouter({ chainNodes: deps.chainNodes, logger: deps.logger, registry: deps.registry, bodyLimitBytes: deps.bodyLimitBytes, maxBatch: deps.maxBatch }));
   app.use(marketRouter({ ...deps.market, registry: deps.registry }));
   app.use(coingeckoRouter(deps.coingecko));
-  app.use(changenowRouter({ quotes: deps.market.sources.quotes, apiKey: deps.swapApiKey, now: Date.now }));
+  app.use(changenowRouter({ quotes: deps.market.sources.quotes, apiKey: deps.swapApiKey, now: Date.now, payin: payinOf(deps.chainNodes), stepMs: deps.changenowStepMs }));
   app.use(thornodeRouter({ quotes: deps.market.sources.quotes, now: Date.now }));
   app.use(signerRouter(deps.signer));
   finishHttpApp(app, deps.logger);

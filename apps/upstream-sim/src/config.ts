@@ -19,6 +19,7 @@ export const upstreamSimConfig = {
   SIM_CHANGENOW_API_KEY: secret({ default: '', doc: 'key the ChangeNOW stand-in requires in x-changenow-api-key (empty: any non-empty key)' }),
   SIM_SIGNER_MNEMONIC: secret({ default: '', doc: 'BIP39 mnemonic of the signing-service stand-in (empty: it has no key and answers 503)' }),
   SIM_SIGNER_TOKEN: secret({ default: '', doc: 'bearer token the signing-service stand-in requires (empty: any non-empty token)' }),
+  SIM_CHANGENOW_STEP_MS: int({ default: 2000, min: 10, max: 600_000, doc: 'time between two statuses of a ChangeNOW exchange after its payin (confirming, exchanging, sending, finished)' }),
   SIM_BLOCK_MS: int({ default: 2000, min: 100, max: 600_000, doc: 'block time of the EVM chains that received a signed transaction' }),
   SIM_BASE_FEE_GWEI: int({ default: 1, min: 1, max: 10_000, doc: 'base fee of produced EVM blocks, in gwei' }),
   SIM_STREAM_URL: str({ default: '', doc: "chain-ingest's POST /stream URL the produced blocks are delivered to (empty: served only, not posted)" }),

@@ -52,6 +52,7 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
     maxBatch: config.RPC_MAX_BATCH,
     timeoutMs: config.REQUEST_TIMEOUT_MS,
     swapApiKey: config.SIM_CHANGENOW_API_KEY,
+    changenowStepMs: config.SIM_CHANGENOW_STEP_MS,
     signer: { mnemonic: config.SIM_SIGNER_MNEMONIC, token: config.SIM_SIGNER_TOKEN },
   });
   const http = addHttpServer(svc, app);

@@ -8,7 +8,11 @@ import { fromUnits, toUnits } from './units';
  * ChangeNOW API v2 (https://documenter.getpostman.com/view/8180765/SVfTPnM8, "Exchange"):
  * `GET /v2/exchange/estimated-amount`, `POST /v2/exchange`, `GET /v2/exchange/by-id`, key in
  * `x-changenow-api-key`. Currencies are tickers with a network; amounts are decimal numbers in
- * whole tokens, converted here exactly. Standard flow, direct type (fixed input amount).
+ * whole tokens, converted here exactly. The fixed-rate flow, direct type (fixed input amount):
+ * an exchange is created with the `rateId` of a fixed-rate estimate (`useRateId=true`) before its
+ * `validUntil`, so ChangeNOW delivers the estimated amount or refunds; the order's deposit
+ * window ends no later than the rate. The refund address is the one the caller knows (the
+ * platform's deposit address of the order, which sends the payin), never left empty then.
  */
 export interface ChangeNowConfig {
   baseUrl: string;
@@ -59,7 +63,7 @@ export class ChangeNowAdapter implements ChannelAdapter {
       const range = await this.call(
         'GET',
         '/v2/exchange/range',
-        { fromCurrency: from.currency, toCurrency: to.currency, fromNetwork: from.network, toNetwork: to.network, flow: 'standard' },
+        { fromCurrency: from.currency, toCurrency: to.currency, fromNetwork: from.network, toNetwork: to.network, flow: 'fixed-rate' },
         undefined,
         req.signal,
         req.timeoutMs,
@@ -89,7 +93,7 @@ export class ChangeNowAdapter implements ChannelAdapter {
     }
   }
 
-  private async estimate(req: ProviderQuoteRequest): Promise<ProviderQuote> {
+  private async estimate(req: ProviderQuoteRequest, useRateId = false): Promise<ProviderQuote & { validUntil?: Date }> {
     const from = this.currency(req.src);
     const to = this.currency(req.dst);
     const answer = await this.call(
@@ -97,7 +101,7 @@ export class ChangeNowAdapter implements ChannelAdapter {
       '/v2/exchange/estimated-amount',
       {
         fromCurrency: from.currency, toCurrency: to.currency, fromNetwork: from.network, toNetwork: to.network,
-        fromAmount: fromUnits(req.amountIn, req.src.decimals), flow: 'standard', type: 'direct',
+        fromAmount: fromUnits(req.amountIn, req.src.decimals), flow: 'fixed-rate', type: 'direct', ...(useRateId ? { useRateId: 'true' } : {}),
       },
       undefined,
       req.signal,
@@ -105,12 +109,19 @@ export class ChangeNowAdapter implements ChannelAdapter {
     );
     const toAmount = answer.toAmount;
     if (typeof toAmount !== 'number' && typeof toAmount !== 'string') throw new ProviderError('changenow', 'estimate without toAmount');
-    return { amountOut: toUnits(toAmount, req.dst.decimals), rateId: typeof answer.rateId === 'string' ? answer.rateId : undefined };
+    const validUntil = typeof answer.validUntil === 'string' ? new Date(answer.validUntil) : undefined;
+    return {
+      amountOut: toUnits(toAmount, req.dst.decimals),
+      rateId: typeof answer.rateId === 'string' && answer.rateId !== '' ? answer.rateId : undefined,
+      validUntil: validUntil && !Number.isNaN(validUntil.getTime()) ? validUntil : undefined,
+    };
   }
 
   private async exchange(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; dstAddress: string; refundAddress?: string; signal?: AbortSignal }): Promise<ProviderDeposit> {
     const from = this.currency(req.src);
     const to = this.currency(req.dst);
+    const rate = await this.estimate({ src: req.src, dst: req.dst, amountIn: req.amountIn, signal: req.signal ?? AbortSignal.timeout(this.config.timeoutMs) }, true);
+    if (!rate.rateId || !rate.validUntil) throw new ProviderError('changenow', 'fixed-rate estimate without rateId or validUntil');
     const answer = await this.call(
       'POST',
       '/v2/exchange',
@@ -118,7 +129,7 @@ export class ChangeNowAdapter implements ChannelAdapter {
       {
         fromCurrency: from.currency, toCurrency: to.currency, fromNetwork: from.network, toNetwork: to.network,
         fromAmount: fromUnits(req.amountIn, req.src.decimals), toAmount: '', address: req.dstAddress, extraId: '',
-        refundAddress: req.refundAddress ?? '', refundExtraId: '', userId: '', payload: '', contactEmail: '', flow: 'standard', type: 'direct', rateId: '',
+        refundAddress: req.refundAddress ?? '', refundExtraId: '', userId: '', payload: '', contactEmail: '', flow: 'fixed-rate', type: 'direct', rateId: rate.rateId,
       },
       req.signal,
     );
@@ -126,10 +137,12 @@ export class ChangeNowAdapter implements ChannelAdapter {
     if (typeof id !== 'string' || typeof payinAddress !== 'string' || (typeof toAmount !== 'number' && typeof toAmount !== 'string')) {
       throw new ProviderError('changenow', 'exchange answer without id, payinAddress or toAmount');
     }
+    // the deposit must arrive (and be forwarded) while the fixed rate holds
+    const window = this.clock.now() + this.config.depositWindowMs;
     return {
       depositAddress: payinAddress,
       memo: typeof payinExtraId === 'string' && payinExtraId !== '' ? payinExtraId : undefined,
-      expireAt: new Date(this.clock.now() + this.config.depositWindowMs),
+      expireAt: new Date(Math.min(window, rate.validUntil.getTime())),
       providerOrderId: id,
       estimatedOut: toUnits(toAmount, req.dst.decimals),
     };

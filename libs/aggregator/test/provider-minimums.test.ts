@@ -70,18 +70,18 @@ describe('provider minimums and THORChain routers in the channel adapters', () =
     const tooSmall: Handler = (_req, res) => answerJson(res, 400, { error: 'deposit_too_small', message: 'Amount is less than minimal: 0.0075 ETH' });
     estimate = tooSmall;
     exchange = tooSmall;
-    range = (_req, res) => answerJson(res, 200, { fromCurrency: 'eth', fromNetwork: 'eth', toCurrency: 'btc', toNetwork: 'btc', flow: 'standard', minAmount: 0.0075, maxAmount: null });
+    range = (_req, res) => answerJson(res, 200, { fromCurrency: 'eth', fromNetwork: 'eth', toCurrency: 'btc', toNetwork: 'btc', flow: 'fixed-rate', minAmount: 0.0075, maxAmount: null });
     const err = await rejectionOf(changenow().quote({ src: ETH, dst: BTC, amountIn: 7_000_000_000_000_000n, signal: signal() }), AmountBelowProviderMinimum);
     expect(err.minAmountIn).to.equal(7_500_000_000_000_000n);
     const atCreation = await rejectionOf(changenow().createDeposit({ src: ETH, dst: BTC, amountIn: 7_000_000_000_000_000n, dstAddress: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' }), AmountBelowProviderMinimum);
     expect(atCreation.minAmountIn).to.equal(7_500_000_000_000_000n);
     const rangeAsked = stub.received.filter((r) => r.url.startsWith('/cn/v2/exchange/range'));
-    expect(rangeAsked.at(-1)!.url).to.equal('/cn/v2/exchange/range?fromCurrency=eth&toCurrency=btc&fromNetwork=eth&toNetwork=btc&flow=standard');
+    expect(rangeAsked.at(-1)!.url).to.equal('/cn/v2/exchange/range?fromCurrency=eth&toCurrency=btc&fromNetwork=eth&toNetwork=btc&flow=fixed-rate');
   });
 
   it('a ChangeNOW 400 for an amount within the range stays the provider\'s failure', async () => {
     estimate = (_req, res) => answerJson(res, 400, { error: 'pair_is_inactive', message: 'pair eth_btc is inactive' });
-    range = (_req, res) => answerJson(res, 200, { fromCurrency: 'eth', fromNetwork: 'eth', toCurrency: 'btc', toNetwork: 'btc', flow: 'standard', minAmount: 0.0075, maxAmount: null });
+    range = (_req, res) => answerJson(res, 200, { fromCurrency: 'eth', fromNetwork: 'eth', toCurrency: 'btc', toNetwork: 'btc', flow: 'fixed-rate', minAmount: 0.0075, maxAmount: null });
     const err = await rejectionOf(changenow().quote({ src: ETH, dst: BTC, amountIn: 10n ** 17n, signal: signal() }), ProviderError);
     expect(err).to.not.be.instanceOf(AmountBelowProviderMinimum);
     expect(err.message).to.contain('pair eth_btc is inactive');

@@ -1,5 +1,5 @@
 import type { Knex } from '@chainpipe/db';
-import type { OrderState } from '@chainpipe/orders';
+import { nextState, type ManualResolution, type OrderEvent, type OrderFacts, type OrderState } from '@chainpipe/orders';
 
 /** One row of agg.orders (numeric columns arrive from pg as strings). */
 export interface OrderRow {
@@ -50,6 +50,10 @@ export interface OrderRow {
   deposit_amount: string | null;
   deposited_at: Date | null;
   payout_tx_hash: string | null;
+  /** The transaction that gave the deposit back to `refund_address` (a failed swap, or an operator's refund). */
+  refund_tx_hash: string | null;
+  /** An operator's decision on a ManualReview order; null until one is taken. */
+  resolution: ManualResolution | null;
   execution: Record<string, unknown> | null;
   extra: Record<string, unknown>;
   created_at: Date;
@@ -67,6 +71,8 @@ export type NewOrder = Omit<
   | 'deposit_amount'
   | 'deposited_at'
   | 'payout_tx_hash'
+  | 'refund_tx_hash'
+  | 'resolution'
   | 'execution'
   | 'created_at'
   | 'updated_at'
@@ -75,7 +81,7 @@ export type NewOrder = Omit<
 
 /** Columns a state change may also write. */
 export type OrderPatch = Partial<
-  Pick<OrderRow, 'refund_address' | 'refund_requested_at' | 'deposit_tx_hash' | 'deposit_amount' | 'deposited_at' | 'payout_tx_hash' | 'execution' | 'settled_at'>
+  Pick<OrderRow, 'refund_address' | 'refund_requested_at' | 'deposit_tx_hash' | 'deposit_amount' | 'deposited_at' | 'payout_tx_hash' | 'refund_tx_hash' | 'resolution' | 'execution' | 'settled_at'>
 >;
 
 export interface AuditEntry {
@@ -90,6 +96,27 @@ export interface LedgerLine {
   tokenDecimals: number;
   amount: bigint;
   priceUsd: string;
+}
+
+/** What the state machine reads of a stored order. */
+export function orderFacts(o: OrderRow): OrderFacts {
+  return {
+    state: o.state,
+    amount: BigInt(o.amount_in),
+    expireAt: new Date(o.expire_at),
+    received: o.deposit_amount === null ? null : BigInt(o.deposit_amount),
+    resolution: o.resolution,
+    platformHeld: o.deposit_index !== null,
+  };
+}
+
+/** The outcome of `OrderRepository.apply`: the order as it ends up, and whether this call moved it. */
+export interface Applied {
+  order: OrderRow;
+  /** The state the call left (undefined: the machine said `unchanged`, e.g. a replay). */
+  from?: OrderState;
+  /** Why nothing moved, when nothing did. */
+  reason?: string;
 }
 
 /** Namespace of the advisory locks that serialize creations of one client_order_id ("ag" + 1). */
@@ -176,6 +203,34 @@ export class OrderRepository {
       }
       return row;
     });
+  }
+
+  /**
+   * Applies `event` to the order through the state machine (`nextState`) and `transition`,
+   * reloading and re-deciding when another writer got there first. Every process that changes
+   * orders (tracker, executor, gateway, admin commands) goes through here, so a change is
+   * decided by one set of rules and written once with its audit row (the outbox of
+   * orders.events.v1).
+   */
+  async apply(
+    order: OrderRow,
+    event: OrderEvent,
+    patch: (to: OrderState) => OrderPatch,
+    audit: AuditEntry,
+    ledger?: (o: OrderRow) => Promise<LedgerLine | undefined>,
+  ): Promise<Applied> {
+    let current = order;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const t = nextState(orderFacts(current), event);
+      if (t.kind === 'unchanged') return { order: current, reason: t.reason };
+      const line = t.commission && ledger ? await ledger(current) : undefined;
+      const changed = await this.transition(current, t.to, patch(t.to), audit, line);
+      if (changed) return { order: changed, from: current.state };
+      const reloaded = await this.findById(current.id);
+      if (!reloaded) return { order: current, reason: 'order gone' };
+      current = reloaded;
+    }
+    throw new Error(`order ${order.order_no}: state kept changing under ${audit.event}`);
   }
 
   audit(orderId: string): Promise<{ from_state: string | null; to_state: string; event: string; detail: Record<string, unknown>; created_at: Date }[]> {

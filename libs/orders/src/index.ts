@@ -3,3 +3,4 @@ export * from './fees';
 export * from './refund';
 export * from './order-creation';
 export * from './execution';
+export * from './fee-sweep';

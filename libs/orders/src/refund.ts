@@ -55,3 +55,35 @@ export function decideRefund(order: RefundFacts, address: string, now: Date): Re
   }
   return { kind: 'reject', error: 'order_not_in_refundable_state' };
 }
+
+/** States whose deposit a refund gives back once a refund address is known. */
+export const REFUND_SENDING_STATES: readonly OrderState[] = ['ChainFailed', 'SlippageFailed', 'RefundAddressPending', 'ManualReview'];
+
+/**
+ * What a refund transfer sends, in the source token's smallest unit.
+ *
+ * - `principal`: what the deposit paid (`deposit_amount`); a failed swap earns no fee and no
+ *   commission, so all of it goes back.
+ * - `held`: what the deposit address holds now; when a channel gave back less than it took (its
+ *   own fees), only that is there to give.
+ * - `networkFee`: the most the refund transfer can cost (the chain's fee plan: gas limit × fee
+ *   cap), paid by the deposit address on top of the value.
+ */
+export interface RefundAmountFacts {
+  principal: bigint;
+  held: bigint;
+  networkFee: bigint;
+}
+
+export type RefundAmount =
+  /** Send `value` = min(principal, held) − networkFee. */
+  | { kind: 'send'; value: bigint }
+  /** The network fee takes all there is: nothing is sent (an operator decides). */
+  | { kind: 'nothing_after_fee'; available: bigint; networkFee: bigint };
+
+export function refundAmount(f: RefundAmountFacts): RefundAmount {
+  if (f.principal < 0n || f.held < 0n || f.networkFee < 0n) throw new RangeError('a negative amount');
+  const available = f.principal < f.held ? f.principal : f.held;
+  if (available <= f.networkFee) return { kind: 'nothing_after_fee', available, networkFee: f.networkFee };
+  return { kind: 'send', value: available - f.networkFee };
+}

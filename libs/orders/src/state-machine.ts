@@ -31,13 +31,30 @@ export type OrderEvent =
   | { type: 'refund_address_missing' }
   /** An accepted refund request of an unpaid order whose deposit window has passed. */
   | { type: 'refund_request'; at: Date }
+  /** An operator resolves a ManualReview order by refunding its deposit in full (sent by the refund job). */
+  | { type: 'operator_refund' }
+  /** An operator resolves a ManualReview order by handing its deposit to the executor as a paid order. */
+  | { type: 'operator_execute' }
   | { type: 'settle' };
+
+/** How an operator resolved a ManualReview order (the order stays there until a refund is sent). */
+export type ManualResolution = 'refund' | 'execute';
 
 export interface OrderFacts {
   state: OrderState;
   /** Source amount the order was created for (smallest unit). */
   amount: bigint;
   expireAt: Date;
+  /** What the deposit paid (smallest unit); null or absent when nothing arrived. */
+  received?: bigint | null;
+  /** An operator's resolution of a ManualReview order; null or absent when none. */
+  resolution?: ManualResolution | null;
+  /**
+   * The deposit was paid to the platform's own address of the order, which sends the forward: a
+   * channel's refund returns there, so the order is not refunded until the platform sends the
+   * refund itself. Absent for orders paid to a channel's address directly.
+   */
+  platformHeld?: boolean;
 }
 
 export type Transition =
@@ -77,6 +94,12 @@ export function nextState(order: OrderFacts, event: OrderEvent): Transition {
       if (s === 'Depositing' && event.at.getTime() >= order.expireAt.getTime()) return moved('CancelledNoDeposit');
       return same(`expiry ignored in ${s}`);
     case 'channel_status':
+      if (order.platformHeld && event.outcome === 'Refunded') {
+        // the channel gave the principal back to the platform's address: a failed swap whose
+        // refund the platform sends (`refund_sent`)
+        if (s === 'Exchanging') return moved('ChainFailed');
+        return same(`a channel refund to the platform's address leaves ${s} for the platform's refund`);
+      }
       if (s === 'Exchanging') return moved(event.outcome);
       // after a failure the channel's later word on the principal: returned, or lost
       if ((s === 'ChainFailed' || s === 'SlippageFailed' || s === 'RefundAddressPending') && (event.outcome === 'Refunded' || event.outcome === 'FailedNoRefund')) {
@@ -85,6 +108,8 @@ export function nextState(order: OrderFacts, event: OrderEvent): Transition {
       return same(`channel status ignored in ${s}`);
     case 'refund_sent':
       if (s === 'ChainFailed' || s === 'SlippageFailed' || s === 'RefundAddressPending') return moved('Refunded');
+      // only the refund an operator ordered ends a manual review this way
+      if (s === 'ManualReview' && order.resolution === 'refund') return moved('Refunded');
       return same(`refund ignored in ${s}`);
     case 'refund_address_missing':
       if (s === 'ChainFailed' || s === 'SlippageFailed') return moved('RefundAddressPending');
@@ -92,6 +117,18 @@ export function nextState(order: OrderFacts, event: OrderEvent): Transition {
     case 'refund_request':
       if ((s === 'Depositing' || s === 'CancelledNoDeposit') && event.at.getTime() >= order.expireAt.getTime()) return moved('ManualReview');
       return same(`refund request moves nothing in ${s}`);
+    case 'operator_refund':
+      // recorded in place: the order leaves ManualReview when the refund is sent (`refund_sent`)
+      if (s !== 'ManualReview') return same(`operator refund ignored in ${s}`);
+      if (order.resolution) return same(`already resolved: ${order.resolution}`);
+      if (!order.received || order.received <= 0n) return same('nothing was deposited');
+      return moved('ManualReview');
+    case 'operator_execute':
+      // the deposit becomes a paid order: the executor forwards it like any other
+      if (s !== 'ManualReview') return same(`operator execution ignored in ${s}`);
+      if (order.resolution) return same(`already resolved: ${order.resolution}`);
+      if (!order.received || order.received <= 0n) return same('nothing was deposited');
+      return moved('Exchanging');
     case 'settle': {
       const earns = SETTLEABLE.get(s);
       if (earns === undefined) return same(`not settleable in ${s}`);

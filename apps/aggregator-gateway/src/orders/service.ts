@@ -195,18 +195,20 @@ export function orderService(deps: OrderServiceDeps): OrderService {
         deps.channels.requote(channel.id, { src: src.token, dst: dst.token, amountIn, promoCode: b.promo_code, signal }),
       );
       if (deviatesBeyond(BigInt(b.main_channel_estimated_out_amount), quote.estimatedOut, config.ORDER_QUOTE_DEVIATION_BP)) throw bad(MSG.quoteMismatch);
+      // The order's own address, owned by the platform: the user pays it with a plain transfer,
+      // the deposit is attributed by this address alone, and the platform forwards to the channel.
+      // It is also the channel's refund address: the platform sends the forward, so what a
+      // channel gives back returns there, and the platform refunds the user from it.
+      const depositIndex = await orders.nextDepositIndex(trx);
+      const depositAddress = deps.depositAddresses.addressAt(srcNetwork.family, depositIndex);
       const deposit = await upstream('deposit', (signal) =>
-        deps.channels.createDeposit(channel.id, { src: src.token, dst: dst.token, amountIn, dstAddress: dstAddress.address, signal }),
+        deps.channels.createDeposit(channel.id, { src: src.token, dst: dst.token, amountIn, dstAddress: dstAddress.address, refundAddress: depositAddress, signal }),
       );
       const forwardCheck = canonicalAddressForChainType(src.token.chain_type, deposit.depositAddress);
       if (!forwardCheck.ok) {
         log.error({ msg: 'channel_deposit_address_invalid', channel: channel.id, address: deposit.depositAddress });
         throw new OrderError(502, 'quote service unavailable');
       }
-      // The order's own address, owned by the platform: the user pays it with a plain transfer,
-      // the deposit is attributed by this address alone, and the platform forwards to the channel.
-      const depositIndex = await orders.nextDepositIndex(trx);
-      const depositAddress = deps.depositAddresses.addressAt(srcNetwork.family, depositIndex);
       const rateBp = integrator?.feeRateBp ?? null;
       const fees = splitFees(amountIn, quote.platformFee, rateBp);
       const now = new Date(clock.now());

@@ -12,7 +12,17 @@ import type { QuotesSource } from '../market/quotes-source';
  * amount worth 15 USD of the source currency (`minAmount`, whole units, `maxAmount` null); an
  * estimate or exchange below it is refused as ChangeNOW does, HTTP 400 `deposit_too_small`. Estimates follow the simulator's quotes (the CoinMarketCap stand-in's
  * random walks) less a 0.5 % provider fee; every exchange gets a fresh deposit (payin) address of
- * its network and waits. Controls: `PUT /sim/changenow/exchanges/{id}` `{status, payoutHash?,
+ * its network and waits.
+ *
+ * The fixed-rate flow: an estimate with `flow=fixed-rate&useRateId=true` answers a `rateId` and
+ * its `validUntil` (an hour unless `PUT /sim/changenow/rate-ttl` `{ms}` says
+ * otherwise); `POST /v2/exchange` with `flow: "fixed-rate"` needs that `rateId` before it
+ * expires (HTTP 400 `rate_id_not_found_or_expired` otherwise) and keeps its amount. After the
+ * payin (the simulated EVM chain's balance of the payin address, when `payin` is wired) an
+ * exchange moves by itself, one status per step: `confirming`, `exchanging`, `sending`,
+ * `finished` with a `payoutHash` and `amountTo`; a fixed-rate payin after the rate's
+ * `validUntil`, or short of `expectedAmountFrom`, is `refunded` to its `refundAddress` with a
+ * `refundHash` instead. Controls: `PUT /sim/changenow/exchanges/{id}` `{status, payoutHash?,
  * refundHash?, amountTo?}` moves an exchange (the provider's own progress, which no test can
  * cause through a chain here); `GET /sim/changenow/exchanges` lists them; `PUT
  * /sim/changenow/delay` `{ms}` holds every estimate that long (a slow provider), and
@@ -55,6 +65,35 @@ interface Exchange {
   refundAmount: number | null;
   userId: string | null;
   validUntil: string | null;
+  flow: 'standard' | 'fixed-rate';
+  /** Set by the `PUT` control: the exchange no longer moves by itself. */
+  held?: boolean;
+  /** The payin address's balance when the exchange was created: what arrives after is the payin. */
+  baseline?: bigint;
+}
+
+/** A fixed rate handed out by an estimate: usable once, until `validUntil`. */
+interface FixedRate {
+  from: string;
+  to: string;
+  fromAmount: number;
+  toAmount: number;
+  validUntil: number;
+}
+
+/** Decimals of the native coins whose payins the simulated chains show (EVM networks). */
+const NATIVE_DECIMALS = 18;
+/** ChangeNOW network names of the EVM networks → their chain ids. */
+export const CHANGENOW_EVM_CHAIN_IDS: Readonly<Record<string, number>> = { eth: 1, bsc: 56, matic: 137, arbitrum: 42161, op: 10, base: 8453, cchain: 43114 };
+
+export interface ChangenowRouterDeps {
+  quotes: QuotesSource;
+  apiKey: string;
+  now: () => number;
+  /** What `address` holds on ChangeNOW's `network` (smallest unit); undefined where the simulator keeps no balances. */
+  payin?: (network: string, address: string) => bigint | undefined;
+  /** Time between two statuses of an exchange after its payin. */
+  stepMs?: number;
 }
 
 /** A fresh, well-formed deposit address of a network. */
@@ -71,11 +110,14 @@ function payinAddress(network: string): string {
   }
 }
 
-export function changenowRouter(deps: { quotes: QuotesSource; apiKey: string; now: () => number }): Router {
+export function changenowRouter(deps: ChangenowRouterDeps): Router {
   const router = express.Router();
   const exchanges = new Map<string, Exchange>();
   // test controls: a delay before every estimate, and how many estimates the caller abandoned
   let estimateDelayMs = 0;
+  let rateTtlMs = 60 * 60_000;
+  const stepMs = deps.stepMs ?? 1000;
+  const rates = new Map<string, FixedRate>();
   const stats = { estimates: 0, abandoned: 0 };
   const fail = (res: express.Response, status: number, error: string, message: string) => res.status(status).json({ error, message });
 
@@ -135,9 +177,18 @@ export function changenowRouter(deps: { quotes: QuotesSource; apiKey: string; no
     if (tooSmall(res, from, to, amount)) return;
     const toAmount = estimate(from, to, amount);
     if (toAmount === undefined) return fail(res, 400, 'pair_is_inactive', `pair ${from}_${to} is inactive`);
+    const flow = q.flow === 'fixed-rate' ? 'fixed-rate' : 'standard';
+    let rateId: string | null = null;
+    let validUntil: string | null = null;
+    if (flow === 'fixed-rate' && q.useRateId === 'true') {
+      rateId = randomBytes(16).toString('hex');
+      const until = deps.now() + rateTtlMs;
+      rates.set(rateId, { from, to, fromAmount: amount, toAmount, validUntil: until });
+      validUntil = new Date(until).toISOString();
+    }
     res.json({
-      fromCurrency: from, fromNetwork: q.fromNetwork ?? from, toCurrency: to, toNetwork: q.toNetwork ?? to, flow: q.flow ?? 'standard', type: q.type ?? 'direct',
-      rateId: null, validUntil: null, transactionSpeedForecast: '10-60', warningMessage: null, depositFee: 0, withdrawalFee: 0, userId: null,
+      fromCurrency: from, fromNetwork: q.fromNetwork ?? from, toCurrency: to, toNetwork: q.toNetwork ?? to, flow, type: q.type ?? 'direct',
+      rateId, validUntil, transactionSpeedForecast: '10-60', warningMessage: null, depositFee: 0, withdrawalFee: 0, userId: null,
       fromAmount: amount, toAmount,
     });
   });
@@ -150,8 +201,19 @@ export function changenowRouter(deps: { quotes: QuotesSource; apiKey: string; no
     const address = typeof b.address === 'string' ? b.address : '';
     if (!from || !to || !(amount > 0) || !address) return fail(res, 400, 'not_valid_params', 'fromCurrency, toCurrency, a positive fromAmount and address are required');
     if (tooSmall(res, from, to, amount)) return;
-    const toAmount = estimate(from, to, amount);
+    const flow = b.flow === 'fixed-rate' ? 'fixed-rate' : 'standard';
+    let toAmount = estimate(from, to, amount);
     if (toAmount === undefined) return fail(res, 400, 'pair_is_inactive', `pair ${from}_${to} is inactive`);
+    let validUntil: string | null = null;
+    if (flow === 'fixed-rate') {
+      const rate = typeof b.rateId === 'string' ? rates.get(b.rateId) : undefined;
+      if (!rate || rate.validUntil <= deps.now() || rate.from !== from || rate.to !== to || rate.fromAmount !== amount) {
+        return fail(res, 400, 'rate_id_not_found_or_expired', 'Rate id not found or expired');
+      }
+      rates.delete(b.rateId as string);
+      toAmount = rate.toAmount;
+      validUntil = new Date(rate.validUntil).toISOString();
+    }
     const now = new Date(deps.now()).toISOString();
     const fromNetwork = String(b.fromNetwork || from);
     const e: Exchange = {
@@ -159,11 +221,12 @@ export function changenowRouter(deps: { quotes: QuotesSource; apiKey: string; no
       expectedAmountFrom: amount, expectedAmountTo: toAmount, amountFrom: null, amountTo: null, payinAddress: payinAddress(fromNetwork), payoutAddress: address,
       payinExtraId: null, payoutExtraId: typeof b.extraId === 'string' && b.extraId ? b.extraId : null,
       refundAddress: typeof b.refundAddress === 'string' && b.refundAddress ? b.refundAddress : null, refundExtraId: null,
-      createdAt: now, updatedAt: now, depositReceivedAt: null, payinHash: null, payoutHash: null, refundHash: null, refundAmount: null, userId: null, validUntil: null,
+      createdAt: now, updatedAt: now, depositReceivedAt: null, payinHash: null, payoutHash: null, refundHash: null, refundAmount: null, userId: null, validUntil, flow,
     };
+    e.baseline = deps.payin?.(fromNetwork, e.payinAddress);
     exchanges.set(e.id, e);
     res.json({
-      fromAmount: amount, toAmount, flow: 'standard', type: 'direct', payinAddress: e.payinAddress, payoutAddress: address, payinExtraId: null, payoutExtraId: e.payoutExtraId,
+      fromAmount: amount, toAmount, flow, type: 'direct', payinAddress: e.payinAddress, payoutAddress: address, payinExtraId: null, payoutExtraId: e.payoutExtraId,
       fromCurrency: from, toCurrency: to, refundAddress: e.refundAddress, refundExtraId: null, id: e.id, fromNetwork, toNetwork: e.toNetwork,
     });
   });
@@ -178,15 +241,55 @@ export function changenowRouter(deps: { quotes: QuotesSource; apiKey: string; no
     res.json({ fromCurrency: from, fromNetwork: q.fromNetwork ?? from, toCurrency: to, toNetwork: q.toNetwork ?? to, flow: q.flow ?? 'standard', minAmount: min, maxAmount: null });
   });
 
+  /**
+   * The provider's own progress: a waiting exchange whose payin address received its payin
+   * moves on, one status per `stepMs`, as ChangeNOW's exchanges do after the payin.
+   */
+  const progress = (e: Exchange): void => {
+    if (e.held || ['finished', 'failed', 'refunded'].includes(e.status)) return;
+    const now = deps.now();
+    if (e.depositReceivedAt === null) {
+      const balance = deps.payin?.(e.fromNetwork, e.payinAddress);
+      if (balance === undefined || e.baseline === undefined) return;
+      const received = balance - e.baseline;
+      if (received <= 0n) return;
+      e.depositReceivedAt = new Date(now).toISOString();
+      e.amountFrom = Number(received) / 10 ** NATIVE_DECIMALS;
+      e.payinHash = '0x' + randomBytes(32).toString('hex');
+    }
+    const steps = Math.floor((now - Date.parse(e.depositReceivedAt)) / stepMs);
+    const late = e.flow === 'fixed-rate' && e.validUntil !== null && Date.parse(e.depositReceivedAt) > Date.parse(e.validUntil);
+    const short = e.flow === 'fixed-rate' && (e.amountFrom ?? 0) < e.expectedAmountFrom;
+    const path: Exchange['status'][] = ['confirming', 'exchanging', 'sending', 'finished'];
+    const next = path[Math.min(steps, path.length - 1)];
+    if ((late || short) && steps >= 1) {
+      Object.assign(e, { status: 'refunded', refundHash: '0x' + randomBytes(32).toString('hex'), refundAmount: e.amountFrom });
+    } else if (next === 'finished') {
+      Object.assign(e, { status: 'finished', payoutHash: '0x' + randomBytes(32).toString('hex'), amountTo: e.expectedAmountTo });
+    } else e.status = next;
+    e.updatedAt = new Date(now).toISOString();
+  };
+
   api.get('/v2/exchange/by-id', (req, res) => {
     const e = exchanges.get(String(req.query.id ?? ''));
     if (!e) return fail(res, 404, 'not_found', 'Exchange not found');
-    res.json({ ...e, actionsAvailable: false, fromLegacyTicker: e.fromCurrency, toLegacyTicker: e.toCurrency });
+    progress(e);
+    const { held: _held, baseline: _baseline, ...shown } = e;
+    res.json({ ...shown, actionsAvailable: false, fromLegacyTicker: e.fromCurrency, toLegacyTicker: e.toCurrency });
   });
 
   router.use('/changenow', api);
 
-  router.get('/sim/changenow/exchanges', (_req, res) => void res.json([...exchanges.values()]));
+  router.get('/sim/changenow/exchanges', (_req, res) => {
+    for (const e of exchanges.values()) progress(e);
+    res.json([...exchanges.values()].map(({ held: _held, baseline: _baseline, ...shown }) => shown));
+  });
+  router.put('/sim/changenow/rate-ttl', express.json(), (req, res) => {
+    const ms = Number((req.body as { ms?: unknown })?.ms);
+    if (!(ms >= 0 && ms <= 24 * 3600_000)) return fail(res, 400, 'not_valid_params', 'ms must be 0 to 86400000');
+    rateTtlMs = ms;
+    res.json({ ms });
+  });
   router.put('/sim/changenow/delay', express.json(), (req, res) => {
     const ms = Number((req.body as { ms?: unknown })?.ms);
     if (!(ms >= 0 && ms <= 600_000)) return fail(res, 400, 'not_valid_params', 'ms must be 0 to 600000');
@@ -200,13 +303,15 @@ export function changenowRouter(deps: { quotes: QuotesSource; apiKey: string; no
     const b = (req.body ?? {}) as Partial<Exchange>;
     if (!STATUSES.includes(b.status as Exchange['status'])) return fail(res, 400, 'not_valid_params', `status must be one of ${STATUSES.join(', ')}`);
     Object.assign(e, {
+      held: true,
       status: b.status,
       payoutHash: b.payoutHash ?? e.payoutHash,
       refundHash: b.refundHash ?? e.refundHash,
       amountTo: b.amountTo ?? (b.status === 'finished' ? e.expectedAmountTo : e.amountTo),
       updatedAt: new Date(deps.now()).toISOString(),
     });
-    res.json(e);
+    const { held: _held, baseline: _baseline, ...shown } = e;
+    res.json(shown);
   });
   return router;
 }
