@@ -30,6 +30,8 @@ export interface OrderRow {
   forward_address: string | null;
   forward_memo: string | null;
   forward_router: string | null;
+  /** The platform's forward of the deposit to the channel (agg.outgoing_transfers), by which the channel's status is followed. */
+  forward_tx_hash: string | null;
   slippage: string;
   estimated_out: string;
   min_acceptable_out: string;
@@ -73,6 +75,7 @@ export type NewOrder = Omit<
   | 'payout_tx_hash'
   | 'refund_tx_hash'
   | 'resolution'
+  | 'forward_tx_hash'
   | 'execution'
   | 'created_at'
   | 'updated_at'
@@ -81,7 +84,10 @@ export type NewOrder = Omit<
 
 /** Columns a state change may also write. */
 export type OrderPatch = Partial<
-  Pick<OrderRow, 'refund_address' | 'refund_requested_at' | 'deposit_tx_hash' | 'deposit_amount' | 'deposited_at' | 'payout_tx_hash' | 'refund_tx_hash' | 'resolution' | 'execution' | 'settled_at'>
+  Pick<
+    OrderRow,
+    'refund_address' | 'refund_requested_at' | 'deposit_tx_hash' | 'deposit_amount' | 'deposited_at' | 'payout_tx_hash' | 'refund_tx_hash' | 'resolution' | 'forward_tx_hash' | 'execution' | 'settled_at'
+  >
 >;
 
 export interface AuditEntry {

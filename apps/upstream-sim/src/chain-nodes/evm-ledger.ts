@@ -66,6 +66,7 @@ export class EvmLedger {
   private readonly nonces = new Map<string, number>();
   private readonly pending: PendingTx[] = [];
   private readonly seen = new Set<string>();
+  private refusing = false;
 
   constructor(
     private readonly chain: EvmChain,
@@ -101,8 +102,14 @@ export class EvmLedger {
     return this.opts.baseFeeWei / 10n || 1n;
   }
 
+  /** A node outage of the broadcast path (tests of senders that must store before they broadcast): every raw transaction refused. */
+  refuseBroadcasts(refuse: boolean): void {
+    this.refusing = refuse;
+  }
+
   /** Verifies and queues a signed raw transaction; its hash, or the node's error. */
   submitRaw(raw: string): Hex {
+    if (this.refusing) throw rejected('simulated outage: the node takes no transactions');
     if (!/^0x([0-9a-fA-F]{2})+$/.test(raw)) throw rejected('rlp: expected input string or byte');
     const hash = keccak256(raw as Hex);
     if (this.seen.has(hash)) throw rejected('already known');
