@@ -1,11 +1,23 @@
-import { ApiKeyRepository, createDb, dbConfig } from '@chainpipe/db';
-import { IntegratorRepository } from '@chainpipe/order-store';
+import { chainOriginsFromConfig } from '@chainpipe/chains';
+import { OutgoingTransfers, evmSendersByChainType, signerFromConfig } from '@chainpipe/custody';
+import { ApiKeyRepository, createDb, dbConfig, type Knex } from '@chainpipe/db';
+import { IntegratorRepository, OutgoingTransferRepository } from '@chainpipe/order-store';
 import { loadConfig } from '@chainpipe/runtime';
 import { USAGE as KEY_USAGE, UsageError, runCommand } from './commands';
 import { INTEGRATOR_USAGE, runIntegratorCommand } from './integrator-commands';
+import { ORDER_USAGE, runOrderCommand } from './order-commands';
 import { REFERENCE_USAGE, runReferenceCommand } from './reference-commands';
+import { sweepConfig } from './config';
+import { TREASURY_USAGE, runTreasuryCommand } from './treasury-commands';
 
-const USAGE = KEY_USAGE + REFERENCE_USAGE + INTEGRATOR_USAGE;
+const USAGE = KEY_USAGE + REFERENCE_USAGE + INTEGRATOR_USAGE + ORDER_USAGE + TREASURY_USAGE;
+
+function treasuryDeps(db: Knex) {
+  const config = loadConfig(sweepConfig, process.env);
+  const senders = evmSendersByChainType(chainOriginsFromConfig(config), signerFromConfig(config), config.CHAIN_RPC_TIMEOUT_MS);
+  const transfers = new OutgoingTransfers({ store: new OutgoingTransferRepository(db), chain: senders, confirmations: () => config.TRANSFER_CONFIRMATIONS });
+  return { db, transfers, chains: senders, treasuryEvm: config.TREASURY_ADDRESS_EVM };
+}
 
 async function main(): Promise<number> {
   const config = loadConfig(dbConfig, process.env);
@@ -15,6 +27,8 @@ async function main(): Promise<number> {
     const io = { out: (l: string) => console.log(l) };
     if (argv[0]?.startsWith('reference:')) return await runReferenceCommand(argv, db, io);
     if (argv[0]?.startsWith('integrator:')) return await runIntegratorCommand(argv, new IntegratorRepository(db), io);
+    if (argv[0]?.startsWith('order:')) return await runOrderCommand(argv, db, io);
+    if (argv[0]?.startsWith('treasury:')) return await runTreasuryCommand(argv, treasuryDeps(db), io);
     if (argv[0] === undefined || argv[0] === 'help' || argv[0] === '--help') {
       io.out(USAGE);
       return 0;

@@ -105,9 +105,9 @@ export class EvmSender implements TransferChain {
     return Number(quantity(await this.rpc('eth_getTransactionCount', [address, 'pending']), 'a nonce'));
   }
 
-  /** Signs `call` from a deposit address at its next nonce, fees from the node; nothing is sent. */
+  /** Signs `call` from a deposit address at its next nonce, fees from the call or the node; nothing is sent. */
   async sign(from: DepositKeyRef, call: TransferCall, plan?: EvmFeePlan): Promise<SignedTransfer> {
-    const fees = plan ?? (await this.feePlan(from.address, call.to, call.data as Hex | undefined));
+    const fees = plan ?? call.fees ?? (await this.feePlan(from.address, call.to, call.data as Hex | undefined));
     const nonce = await this.nextNonce(from.address);
     const { raw, hash } = await signEvmTransaction(this.signer, from, { chainId: this.origin.chainId, nonce, to: call.to, value: call.value, data: call.data as Hex | undefined, ...fees });
     return { raw, hash, nonce };

@@ -6,6 +6,12 @@ export interface TransferCall {
   to: string;
   value: bigint;
   data?: string;
+  /**
+   * The fee terms to sign with, when the value was computed from them (a refund or a sweep sends
+   * what is left after the network fee: other terms at signing could overdraw the address).
+   * Absent: the chain's current terms.
+   */
+  fees?: { gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint; maxNetworkFee: bigint };
 }
 
 export interface SignedTransfer {

@@ -113,6 +113,7 @@ export function orderFacts(o: OrderRow): OrderFacts {
     received: o.deposit_amount === null ? null : BigInt(o.deposit_amount),
     resolution: o.resolution,
     platformHeld: o.deposit_index !== null,
+    channelReturned: o.execution?.outcome === 'Refunded',
   };
 }
 

@@ -59,6 +59,42 @@ export function decideRefund(order: RefundFacts, address: string, now: Date): Re
 /** States whose deposit a refund gives back once a refund address is known. */
 export const REFUND_SENDING_STATES: readonly OrderState[] = ['ChainFailed', 'SlippageFailed', 'RefundAddressPending', 'ManualReview'];
 
+export interface RefundReadiness {
+  state: OrderState;
+  refundAddress: string | null;
+  /** What the deposit paid; null when nothing arrived. */
+  received: bigint | null;
+  /** Whether the channel's (or the executor's) execution details were recorded. */
+  executionRecorded: boolean;
+  /** Whether the platform forwarded the deposit to the channel. */
+  forwarded: boolean;
+  /** Whether the channel reported the forwarded principal given back to the platform's address. */
+  channelReturned: boolean;
+  resolution: 'refund' | 'execute' | null;
+}
+
+export type RefundReady = { ready: true } | { ready: false; reason: 'no_refund_address' | 'nothing_deposited' | 'not_refundable' | 'execution_not_recorded' | 'principal_with_channel' };
+
+/**
+ * Whether the platform sends an order's refund now (the refund job's pass): a failed swap with a
+ * refund address and its execution recorded, whose principal is at the deposit address (never
+ * forwarded, or given back by the channel); a ManualReview order an operator resolved as a
+ * refund. A refund sent while the channel still holds the principal would give back only the
+ * fees and strand the rest.
+ */
+export function refundReady(f: RefundReadiness): RefundReady {
+  if (f.received === null || f.received <= 0n) return { ready: false, reason: 'nothing_deposited' };
+  if (f.state === 'ManualReview') {
+    if (f.resolution !== 'refund') return { ready: false, reason: 'not_refundable' };
+    return f.refundAddress ? { ready: true } : { ready: false, reason: 'no_refund_address' };
+  }
+  if (f.state !== 'ChainFailed' && f.state !== 'SlippageFailed' && f.state !== 'RefundAddressPending') return { ready: false, reason: 'not_refundable' };
+  if (!f.refundAddress) return { ready: false, reason: 'no_refund_address' };
+  if (!f.executionRecorded) return { ready: false, reason: 'execution_not_recorded' };
+  if (f.forwarded && !f.channelReturned) return { ready: false, reason: 'principal_with_channel' };
+  return { ready: true };
+}
+
 /**
  * What a refund transfer sends, in the source token's smallest unit.
  *

@@ -55,6 +55,8 @@ export interface OrderFacts {
    * refund itself. Absent for orders paid to a channel's address directly.
    */
   platformHeld?: boolean;
+  /** The channel reported that it gave a forwarded principal back (to the platform's address). */
+  channelReturned?: boolean;
 }
 
 export type Transition =
@@ -98,6 +100,8 @@ export function nextState(order: OrderFacts, event: OrderEvent): Transition {
         // the channel gave the principal back to the platform's address: a failed swap whose
         // refund the platform sends (`refund_sent`)
         if (s === 'Exchanging') return moved('ChainFailed');
+        // recorded once in place: the principal is back, so the platform's refund may go out
+        if ((s === 'ChainFailed' || s === 'SlippageFailed' || s === 'RefundAddressPending') && !order.channelReturned) return moved(s);
         return same(`a channel refund to the platform's address leaves ${s} for the platform's refund`);
       }
       if (s === 'Exchanging') return moved(event.outcome);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { decideSweep, nextState, refundAmount, type OrderFacts } from '../src';
+import { decideSweep, nextState, refundAmount, refundReady, type OrderFacts, type RefundReadiness } from '../src';
 
 const expireAt = new Date('2026-01-01T00:30:00Z');
 const facts = (state: OrderFacts['state'], over: Partial<OrderFacts> = {}): OrderFacts => ({ state, amount: 100_000n, expireAt, ...over });
@@ -78,7 +78,8 @@ describe('a channel refund of a platform-held deposit', () => {
   it('makes the swap a failed one the platform refunds, not a refunded order', () => {
     expect(nextState(facts('Exchanging', { platformHeld: true }), { type: 'channel_status', outcome: 'Refunded' })).to.include({ to: 'ChainFailed' });
     for (const state of ['ChainFailed', 'SlippageFailed', 'RefundAddressPending'] as const) {
-      expect(nextState(facts(state, { platformHeld: true }), { type: 'channel_status', outcome: 'Refunded' }).kind, state).to.equal('unchanged');
+      expect(nextState(facts(state, { platformHeld: true }), { type: 'channel_status', outcome: 'Refunded' }), `${state}: recorded once`).to.include({ to: state });
+      expect(nextState(facts(state, { platformHeld: true, channelReturned: true }), { type: 'channel_status', outcome: 'Refunded' }).kind, `${state}: not again`).to.equal('unchanged');
       expect(nextState(facts(state, { platformHeld: true }), { type: 'refund_sent' }), state).to.include({ to: 'Refunded' });
     }
   });
@@ -90,5 +91,34 @@ describe('a channel refund of a platform-held deposit', () => {
 
   it('an order paid to a channel\'s own address is refunded by the channel itself', () => {
     expect(nextState(facts('Exchanging'), { type: 'channel_status', outcome: 'Refunded' })).to.include({ to: 'Refunded' });
+  });
+});
+
+describe('when the platform sends a refund', () => {
+  const failed: RefundReadiness = {
+    state: 'SlippageFailed', refundAddress: '0xabc', received: 100n, executionRecorded: true, forwarded: false, channelReturned: false, resolution: null,
+  };
+  it('a failed swap never forwarded, with a refund address and its execution recorded', () => {
+    for (const state of ['ChainFailed', 'SlippageFailed', 'RefundAddressPending'] as const) expect(refundReady({ ...failed, state }), state).to.deep.equal({ ready: true });
+  });
+
+  it('a forwarded one only once the channel gave the principal back', () => {
+    expect(refundReady({ ...failed, state: 'ChainFailed', forwarded: true })).to.deep.equal({ ready: false, reason: 'principal_with_channel' });
+    expect(refundReady({ ...failed, state: 'ChainFailed', forwarded: true, channelReturned: true })).to.deep.equal({ ready: true });
+  });
+
+  it('not without a refund address, a deposit or recorded execution details', () => {
+    expect(refundReady({ ...failed, refundAddress: null })).to.deep.equal({ ready: false, reason: 'no_refund_address' });
+    expect(refundReady({ ...failed, received: null })).to.deep.equal({ ready: false, reason: 'nothing_deposited' });
+    expect(refundReady({ ...failed, executionRecorded: false })).to.deep.equal({ ready: false, reason: 'execution_not_recorded' });
+  });
+
+  it('a ManualReview order only when an operator resolved it as a refund; never a finished or running one', () => {
+    expect(refundReady({ ...failed, state: 'ManualReview', executionRecorded: false })).to.deep.equal({ ready: false, reason: 'not_refundable' });
+    expect(refundReady({ ...failed, state: 'ManualReview', executionRecorded: false, resolution: 'refund' })).to.deep.equal({ ready: true });
+    expect(refundReady({ ...failed, state: 'ManualReview', resolution: 'execute' })).to.deep.equal({ ready: false, reason: 'not_refundable' });
+    for (const state of ['Completed', 'Settled', 'Refunded', 'Exchanging', 'Depositing', 'FailedNoRefund'] as const) {
+      expect(refundReady({ ...failed, state }), state).to.deep.equal({ ready: false, reason: 'not_refundable' });
+    }
   });
 });

@@ -1,0 +1,123 @@
+import { parseArgs } from 'node:util';
+import { canonicalAddress } from '@chainpipe/chains';
+import type { EvmFeePlan, OutgoingTransfers } from '@chainpipe/custody';
+import type { Knex } from '@chainpipe/db';
+import { OutgoingTransferRepository, type OrderRow } from '@chainpipe/order-store';
+import { SWEEPABLE_STATES, decideSweep } from '@chainpipe/orders';
+import { str, type Field } from '@chainpipe/runtime';
+import { UsageError, type Output } from './commands';
+
+export const TREASURY_USAGE = `  treasury:sweep [--dry-run] [--limit N]
+      move fee_platform + fee_integrator left at the deposit addresses of Completed and Settled
+      orders to TREASURY_ADDRESS_EVM, once per order, leaving the network fee of the transfer;
+      prints each transfer's hash (--dry-run: what it would move, nothing signed). Needs the
+      signer (SIGNER_URL + SIGNER_TOKEN, or DEV_SIGNER_MNEMONIC in development) and the chain
+      origins (CHAIN_RPC_URLS / CHAIN_RPC_DEFAULT_BASE)
+`;
+
+/** The treasury of the EVM chains: where swept fees go. Required, checked at start. */
+export const treasuryConfig = {
+  TREASURY_ADDRESS_EVM: evmAddress('the platform treasury on the EVM chains: fee sweeps (treasury:sweep) send the fees of completed orders there'),
+};
+
+function evmAddress(doc: string): Field<string> {
+  const base = str({ doc });
+  return {
+    ...base,
+    kind: 'evm-address',
+    parse(raw) {
+      if (raw === undefined || raw.trim() === '') return { error: 'is required' };
+      const checked = canonicalAddress('evm', raw.trim());
+      return checked.ok ? { value: checked.address } : { error: `is not an EVM address: ${raw}` };
+    },
+  };
+}
+
+/** What a sweep needs of a chain besides the outgoing transfer (`EvmSender` has both). */
+export interface SweepChain {
+  balanceOf(address: string): Promise<bigint>;
+  feePlan(from: string, to: string): Promise<EvmFeePlan>;
+}
+
+export interface TreasuryDeps {
+  db: Knex;
+  transfers: Pick<OutgoingTransfers, 'send' | 'broadcast' | 'follow'>;
+  chains(chainType: string): SweepChain | undefined;
+  /** Canonical EVM treasury address. */
+  treasuryEvm: string;
+}
+
+/**
+ * `treasury:sweep`: the fees of orders whose swap succeeded (`decideSweep` of
+ * `@chainpipe/orders`), each sent as the order's outgoing transfer of kind `sweep` (one per order,
+ * stored signed before its broadcast, so a second run never sends it again: it shows the stored
+ * one and broadcasts it again while it is not mined). A failed swap's deposit is never swept: it
+ * is refunded in full.
+ */
+export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io: Output): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command !== 'treasury:sweep') throw new UsageError(`unknown command ${command}`);
+  const { values } = parseArgs({ args: rest, options: { 'dry-run': { type: 'boolean', default: false }, limit: { type: 'string' } }, strict: true });
+  const limit = values.limit === undefined ? 500 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) throw new UsageError('--limit must be 1 to 100000');
+  const dryRun = values['dry-run'];
+  const stored = new OutgoingTransferRepository(deps.db);
+  const orders: (OrderRow & { is_native: boolean })[] = await deps.db('agg.orders as o')
+    .join('price.tokens as t', 't.id', 'o.src_token_id')
+    .whereIn('o.state', SWEEPABLE_STATES)
+    .whereNotNull('o.deposit_index')
+    .whereRaw('(o.fee_platform::numeric + o.fee_integrator::numeric) > 0')
+    .whereNotExists(function finished() {
+      this.select(deps.db.raw('1')).from('agg.outgoing_transfers as s').whereRaw('s.order_id = o.id').where('s.kind', 'sweep').whereIn('s.status', ['confirmed', 'failed']);
+    })
+    .orderBy('o.id')
+    .limit(limit)
+    .select('o.*', 't.is_native');
+  const totals = new Map<string, bigint>();
+  let count = 0;
+  let failures = 0;
+  for (const o of orders) {
+    try {
+      const existing = await stored.find(o.id, 'sweep');
+      if (existing) {
+        const row = dryRun ? existing : await deps.transfers.follow(await deps.transfers.broadcast(existing));
+        io.out(`${o.order_no}\talready sent\t${row.amount}\t${row.tx_hash}\t${row.status}`);
+        continue;
+      }
+      const chain = deps.chains(o.deposit_chain_type);
+      if (!chain || !o.is_native) {
+        io.out(`${o.order_no}\tskipped\tnot a native coin of an EVM chain (${o.deposit_chain_type}, token ${o.src_token_id})`);
+        continue;
+      }
+      const [plan, held] = await Promise.all([chain.feePlan(o.deposit_address, deps.treasuryEvm), chain.balanceOf(o.deposit_address)]);
+      const decision = decideSweep({ state: o.state, feePlatform: BigInt(o.fee_platform), feeIntegrator: BigInt(o.fee_integrator), held, networkFee: plan.maxNetworkFee });
+      if (decision.kind === 'skip') {
+        io.out(`${o.order_no}\tskipped\t${decision.reason} (holds ${held}, network fee up to ${plan.maxNetworkFee})`);
+        continue;
+      }
+      totals.set(o.deposit_chain_type, (totals.get(o.deposit_chain_type) ?? 0n) + decision.value);
+      count += 1;
+      if (dryRun) {
+        io.out(`${o.order_no}\twould sweep\t${decision.value}\tfrom ${o.deposit_address}\tto ${deps.treasuryEvm}\t(fees ${decision.fees}, network fee up to ${plan.maxNetworkFee})`);
+        continue;
+      }
+      const row = await deps.transfers.send({
+        orderId: o.id,
+        kind: 'sweep',
+        chainType: o.deposit_chain_type,
+        from: { index: o.deposit_index!, address: o.deposit_address },
+        call: { to: deps.treasuryEvm, value: decision.value, fees: plan },
+        asset: null,
+        amount: decision.value,
+        detail: { fees: decision.fees.toString(), fee_platform: o.fee_platform, fee_integrator: o.fee_integrator, held: held.toString(), network_fee: plan.maxNetworkFee.toString() },
+      });
+      io.out(`${o.order_no}\tswept\t${decision.value}\t${row.tx_hash}\t${row.status}`);
+    } catch (err) {
+      failures += 1;
+      io.out(`${o.order_no}\terror\t${(err as Error).message}`);
+    }
+  }
+  const sums = [...totals].map(([chainType, sum]) => `${sum} on ${chainType}`).join(', ') || 'nothing';
+  io.out(`${dryRun ? 'would sweep' : 'swept'} ${sums} (smallest units) from ${count} orders${failures ? `; ${failures} failed (run again)` : ''}`);
+  return failures ? 1 : 0;
+}

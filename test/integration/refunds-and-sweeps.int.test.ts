@@ -1,0 +1,247 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { expect } from 'chai';
+import { Registry } from 'prom-client';
+import { parseEther, parseGwei, type Hex } from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
+import { TOPICS, loadContracts, type OrderEventMessage } from '@chainpipe/contracts';
+import { EvmSender, MnemonicSigner, OutgoingTransfers } from '@chainpipe/custody';
+import { createDb, type Knex } from '@chainpipe/db';
+import { TopicProducer, createKafka } from '@chainpipe/kafka';
+import { OrderRepository, OutgoingTransferRepository, type NewOrder, type OrderPatch, type OrderRow } from '@chainpipe/order-store';
+import { createLogger } from '@chainpipe/runtime';
+import { TEST_KEY_MNEMONIC, collectTopic, createRegistryTopics, freePort, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
+import { runOrderCommand } from '../../apps/admin/src/order-commands';
+import { runTreasuryCommand } from '../../apps/admin/src/treasury-commands';
+import { RefundJob } from '../../apps/order-executor/src/refunds';
+import { OrderTracker } from '../../apps/order-tracker/src/tracker';
+import { orderFixture } from './order-fixtures';
+
+/**
+ * Money the platform sends back or keeps, on the simulated chain of upstream-sim with the real
+ * Postgres and Kafka: a failed swap's refund (principal less the network fee) to the refund
+ * address, through the outgoing transfers, ending Refunded with the hash on the order and a
+ * `refund_sent` event; an operator's resolutions of ManualReview orders; the fee sweep to the
+ * treasury, dry run and real run, once per order.
+ */
+describe('refunds, ManualReview resolutions and fee sweeps on the simulated chain', function () {
+  this.timeout(120_000);
+  const payer = mnemonicToAccount(TEST_KEY_MNEMONIC, { addressIndex: 13 });
+  const signer = new MnemonicSigner(TEST_KEY_MNEMONIC);
+  const logger = createLogger({ name: 'refunds-test', level: 'error' });
+  let sim: RunningProcess;
+  let base = '';
+  let db: Knex;
+  let orders: OrderRepository;
+  let stored: OutgoingTransferRepository;
+  let sender: EvmSender;
+  let transfers: OutgoingTransfers;
+  let job: RefundJob;
+  let producer: TopicProducer;
+  let tracker: OrderTracker;
+  let events: TopicCollector;
+
+  const rpc = async (method: string, params: unknown[]) => {
+    const res = await fetch(`${base}/rpc/ethereum-mainnet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const body = (await res.json()) as { result?: any; error?: { message: string } };
+    if (body.error) throw new Error(`${method}: ${body.error.message}`);
+    return body.result;
+  };
+  const mined = (hash: string) => waitFor(async () => (await rpc('eth_getTransactionReceipt', [hash]))?.status === '0x1', { timeoutMs: 20_000, what: `${hash} mined` });
+  const pay = async (to: string, value: bigint): Promise<string> => {
+    const nonce = Number(await rpc('eth_getTransactionCount', [payer.address, 'pending']));
+    const raw = await payer.signTransaction({ chainId: 1, type: 'eip1559', to: to as Hex, value, nonce, gas: 21_000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: parseGwei('1') });
+    const hash = await rpc('eth_sendRawTransaction', [raw]);
+    await mined(hash);
+    return hash;
+  };
+  const freshAddress = () => '0x' + randomBytes(20).toString('hex');
+  const reload = async (o: OrderRow) => (await orders.findById(o.id))!;
+  const eventsOf = (o: OrderRow): OrderEventMessage[] => events.messages.map((m) => JSON.parse(m.value!.toString()) as OrderEventMessage).filter((e) => e.order_no === o.order_no);
+
+  /** An order of the platform's deposit address `index` (0.1 ETH), paid on the chain, then put in `state` with `patch`. */
+  const paidOrder = async (state: OrderRow['state'], patch: OrderPatch, over: Partial<NewOrder> = {}, paid = parseEther('0.1')): Promise<OrderRow> => {
+    const index = randomInt(1_000_000, 2_000_000_000);
+    const address = await signer.addressAt('evm', index);
+    const o = await orders.insert(orderFixture({ deposit_index: index, deposit_address: address, amount_in: parseEther('0.1').toString(), ...over }));
+    const hash = await pay(address, paid);
+    await db('agg.orders').where({ id: o.id }).update({ ...patch, execution: patch.execution ? JSON.stringify(patch.execution) : null, state, deposit_amount: paid.toString(), deposit_tx_hash: hash, deposited_at: new Date() });
+    return reload(o);
+  };
+  /** Runs refund passes (the executor's job) until the order leaves `from`. */
+  const refundUntilMoved = async (o: OrderRow) =>
+    waitFor(async () => {
+      await job.run();
+      const now = await reload(o);
+      return now.state !== o.state ? now : undefined;
+    }, { timeoutMs: 30_000, intervalMs: 200, what: `refund of ${o.order_no}` });
+  const lines = () => {
+    const out: string[] = [];
+    return { io: { out: (l: string) => void out.push(l) }, out };
+  };
+
+  before(async () => {
+    const [port, ops] = await Promise.all([freePort(), freePort()]);
+    base = `http://127.0.0.1:${port}`;
+    sim = spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(port), OPS_PORT: String(ops), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '200', SIM_FUNDED_ACCOUNTS: payer.address });
+    db = createDb({ url: testEnv().databaseUrl, poolMax: 6 });
+    orders = new OrderRepository(db);
+    stored = new OutgoingTransferRepository(db);
+    sender = new EvmSender({ url: `${base}/rpc/ethereum-mainnet`, chainId: 1, timeoutMs: 5000 }, signer);
+    const chain = (chainType: string) => (chainType === 'ethereum' ? sender : undefined);
+    transfers = new OutgoingTransfers({ store: stored, chain, confirmations: () => 0 });
+    job = new RefundJob({ db, transfers, chains: chain, logger, registry: new Registry(), batchSize: 1000 });
+    const prefix = uniquePrefix('refunds');
+    await createRegistryTopics(prefix, [TOPICS.ordersEvents, TOPICS.addressesChanges]);
+    producer = new TopicProducer({ kafka: createKafka({ brokers: testEnv().kafkaBrokers, clientId: 'refunds-test', logger }), contracts: loadContracts(), logger, registry: new Registry(), topicPrefix: prefix });
+    await producer.connect();
+    tracker = new OrderTracker({ db, producer, channels: { status: () => Promise.reject(new Error('not part of this test')) }, logger, registry: new Registry(), depositAppId: 'refunds-test', batchSize: 500, statusTimeoutMs: 1000 });
+    events = await collectTopic(`${prefix}${TOPICS.ordersEvents.name}`);
+    await waitReady(sim, ops, 60_000);
+  });
+  after(async () => {
+    await events?.stop();
+    await producer?.disconnect();
+    await db?.destroy();
+    expect(await stopProcess(sim), 'clean exit').to.equal(0);
+  });
+
+  it('a failed swap with a refund address: a refund transaction to it of principal − network fee, Refunded, the hash on the order, a refund_sent event', async () => {
+    const refundTo = freshAddress();
+    const o = await paidOrder('SlippageFailed', { refund_address: refundTo, execution: { outcome: 'SlippageFailed', quoted_out: '240000', min_out: '247500' } });
+    const receivedBefore = await sender.balanceOf(refundTo);
+    const done = await refundUntilMoved(o);
+    expect(done.state).to.equal('Refunded');
+    expect(done.refund_tx_hash).to.match(/^0x[0-9a-f]{64}$/);
+
+    const tx = await rpc('eth_getTransactionByHash', [done.refund_tx_hash]);
+    expect(tx.from).to.equal(o.deposit_address);
+    expect(tx.to).to.equal(refundTo);
+    // the network fee the refund was computed with: its gas limit at its fee cap
+    const networkFee = BigInt(tx.gas) * BigInt(tx.maxFeePerGas);
+    expect(BigInt(tx.value), 'principal − network fee').to.equal(parseEther('0.1') - networkFee);
+    expect(await sender.balanceOf(refundTo)).to.equal(receivedBefore + parseEther('0.1') - networkFee);
+
+    const [transfer, ...more] = await stored.listByOrder(o.id);
+    expect(more, 'one transfer').to.have.length(0);
+    expect(transfer).to.include({ kind: 'refund', status: 'confirmed', tx_hash: done.refund_tx_hash, to_address: refundTo, amount: (parseEther('0.1') - networkFee).toString() });
+    const audit = await orders.audit(o.id);
+    expect(audit.at(-1)).to.include({ event: 'refund_sent', from_state: 'SlippageFailed', to_state: 'Refunded' });
+    expect(audit.at(-1)!.detail).to.include({ tx_hash: done.refund_tx_hash, to: refundTo });
+
+    await tracker.publishEvents();
+    const sent = await waitFor(() => eventsOf(o).find((e) => e.event === 'refund_sent'), { what: 'refund_sent event' });
+    expect(sent).to.include({ from_state: 'SlippageFailed', to_state: 'Refunded' });
+
+    await job.run();
+    expect(await stored.listByOrder(o.id), 'a later pass sends nothing again').to.have.length(1);
+    expect(await reload(o)).to.include({ state: 'Refunded', version: done.version });
+  });
+
+  it('RefundAddressPending sends nothing until the refund request supplies the address; then the refund goes out', async () => {
+    const o = await paidOrder('RefundAddressPending', { execution: { outcome: 'ChainFailed', tx_hash: null } });
+    await job.run();
+    expect(await stored.listByOrder(o.id), 'no address, no transfer').to.have.length(0);
+    // what the refund endpoint writes (`requestRefund` of the gateway's order service)
+    const refundTo = freshAddress();
+    await orders.transition(o, o.state, { refund_address: refundTo, refund_requested_at: new Date() }, { event: 'refund_request', detail: { refund_address: refundTo } });
+    const done = await refundUntilMoved(await reload(o));
+    expect(done).to.include({ state: 'Refunded' });
+    expect((await rpc('eth_getTransactionByHash', [done.refund_tx_hash])).to).to.equal(refundTo);
+  });
+
+  it('a forwarded swap that failed is refunded only after the channel gave the principal back', async () => {
+    const refundTo = freshAddress();
+    const o = await paidOrder('ChainFailed', { refund_address: refundTo, execution: { outcome: 'ChainFailed', tx_hash: null } });
+    await db('agg.orders').where({ id: o.id }).update({ forward_tx_hash: '0x' + 'f'.repeat(64) });
+    await job.run();
+    expect(await stored.listByOrder(o.id), 'the channel still holds the principal').to.have.length(0);
+    // the channel's refund reported by the tracker: recorded in place, once
+    const back = await tracker.apply(await reload(o), { type: 'channel_status', outcome: 'Refunded' }, () => ({ execution: { outcome: 'Refunded', tx_hash: '0x' + 'a'.repeat(64) } }), { event: 'channel_status' });
+    expect(back).to.include({ state: 'ChainFailed' });
+    const again = await tracker.apply(back, { type: 'channel_status', outcome: 'Refunded' }, () => ({}), { event: 'channel_status' });
+    expect(again.version, 'not recorded twice').to.equal(back.version);
+    expect(await refundUntilMoved(back)).to.include({ state: 'Refunded' });
+  });
+
+  it('ManualReview: an operator refund sends the whole deposit (less the fee) to the address given; an operator execution hands the order to the executor', async () => {
+    // a deposit after the order expired: ManualReview with the received amount recorded
+    const late = await paidOrder('ManualReview', {}, {}, parseEther('0.05'));
+    await job.run();
+    expect(await stored.listByOrder(late.id), 'no refund before an operator decides').to.have.length(0);
+
+    const bad = lines();
+    expect(await runOrderCommand(['order:refund', '--order', late.order_no], db, bad.io)).to.equal(1);
+    expect(bad.out[0]).to.match(/has no refund address/);
+    expect(await runOrderCommand(['order:refund', '--order', late.order_no, '--address', 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4'], db, bad.io), 'not a source-chain address').to.equal(1);
+
+    const refundTo = freshAddress();
+    const ok = lines();
+    expect(await runOrderCommand(['order:refund', '--order', late.order_no, '--address', refundTo.toUpperCase().replace('0X', '0x')], db, ok.io)).to.equal(0);
+    expect(ok.out[0]).to.include(`refund of ${parseEther('0.05')} to ${refundTo}`);
+    const resolved = await reload(late);
+    expect(resolved).to.include({ state: 'ManualReview', resolution: 'refund', refund_address: refundTo });
+    const twice = lines();
+    expect(await runOrderCommand(['order:execute', '--order', late.order_no], db, twice.io), 'one resolution per order').to.equal(1);
+
+    const done = await refundUntilMoved(resolved);
+    expect(done).to.include({ state: 'Refunded' });
+    const tx = await rpc('eth_getTransactionByHash', [done.refund_tx_hash]);
+    expect(tx.to).to.equal(refundTo);
+    expect(BigInt(tx.value), 'the deposit in full, less the network fee').to.equal(parseEther('0.05') - BigInt(tx.gas) * BigInt(tx.maxFeePerGas));
+    expect((await orders.audit(late.id)).slice(-2).map((a) => [a.event, a.from_state, a.to_state])).to.deep.equal([
+      ['operator_refund', 'ManualReview', 'ManualReview'],
+      ['refund_sent', 'ManualReview', 'Refunded'],
+    ]);
+
+    const short = await paidOrder('ManualReview', {}, {}, parseEther('0.09'));
+    const exec = lines();
+    expect(await runOrderCommand(['order:execute', '--order', short.order_no], db, exec.io)).to.equal(0);
+    expect(await reload(short)).to.include({ state: 'Exchanging', resolution: 'execute' });
+    expect((await orders.audit(short.id)).at(-1)).to.include({ event: 'operator_execute', from_state: 'ManualReview', to_state: 'Exchanging' });
+    await job.run();
+    expect(await stored.listByOrder(short.id), 'an executed order is not refunded').to.have.length(0);
+  });
+
+  it('treasury:sweep moves fee_platform + fee_integrator of completed orders to the treasury: a dry run signs nothing, a run sends each once', async () => {
+    const treasury = freshAddress();
+    const fees = { fee_platform: '300000000000000', fee_integrator: '250000000000000' };
+    const completed = await paidOrder('Completed', {}, fees);
+    const settled = await paidOrder('Settled', {}, fees);
+    const failed = await paidOrder('ChainFailed', { execution: { outcome: 'ChainFailed' } }, fees);
+    const deps = { db, transfers, chains: (ct: string) => (ct === 'ethereum' ? sender : undefined), treasuryEvm: treasury };
+    const ours = (out: string[]) => out.filter((l) => [completed, settled, failed].some((o) => l.startsWith(o.order_no)));
+
+    const dry = lines();
+    expect(await runTreasuryCommand(['treasury:sweep', '--dry-run', '--limit', '100000'], deps, dry.io)).to.equal(0);
+    expect(ours(dry.out).map((l) => l.split('\t').slice(0, 3))).to.deep.equal([
+      [completed.order_no, 'would sweep', '550000000000000'],
+      [settled.order_no, 'would sweep', '550000000000000'],
+    ]);
+    for (const o of [completed, settled]) expect(await stored.listByOrder(o.id), 'a dry run signs nothing').to.have.length(0);
+
+    const treasuryBefore = await sender.balanceOf(treasury);
+    const run = lines();
+    expect(await runTreasuryCommand(['treasury:sweep', '--limit', '100000'], deps, run.io)).to.equal(0);
+    const swept = ours(run.out).map((l) => l.split('\t'));
+    expect(swept.map((l) => l.slice(0, 3))).to.deep.equal([
+      [completed.order_no, 'swept', '550000000000000'],
+      [settled.order_no, 'swept', '550000000000000'],
+    ]);
+    for (const [, , , hash] of swept) {
+      expect(hash).to.match(/^0x[0-9a-f]{64}$/);
+      await mined(hash);
+      const tx = await rpc('eth_getTransactionByHash', [hash]);
+      expect(tx.to).to.equal(treasury);
+    }
+    expect(await sender.balanceOf(treasury)).to.equal(treasuryBefore + 2n * 550_000_000_000_000n);
+    expect(await stored.listByOrder(failed.id), 'a failed swap keeps everything for its refund').to.have.length(0);
+
+    const again = lines();
+    expect(await runTreasuryCommand(['treasury:sweep', '--limit', '100000'], deps, again.io)).to.equal(0);
+    for (const o of [completed, settled]) {
+      expect(await stored.listByOrder(o.id), 'once per order').to.have.length(1);
+      expect(again.out.some((l) => l.startsWith(`${o.order_no}\tswept`))).to.equal(false);
+    }
+    expect(await sender.balanceOf(treasury), 'nothing sent twice').to.equal(treasuryBefore + 2n * 550_000_000_000_000n);
+  });
+});
