@@ -1,5 +1,5 @@
 import type { Knex } from '@chainpipe/db';
-import type { OrderState } from '@chainpipe/orders';
+import { nextState, type OrderEvent, type OrderState } from '@chainpipe/orders';
 
 /** One row of agg.orders (numeric columns arrive from pg as strings). */
 export interface OrderRow {
@@ -179,6 +179,34 @@ export class OrderRepository {
       }
       return row;
     });
+  }
+
+  /**
+   * Applies `event` to the order through the state machine, reloading and re-deciding when
+   * another writer got there first (the tracker, the executor, the refund endpoint). Returns the
+   * order as it ends up and the transition made, if any (none when the machine says
+   * `unchanged`: replays land here). `ledger` is asked for the commission line only when the
+   * transition earns one.
+   */
+  async apply(
+    order: OrderRow,
+    event: OrderEvent,
+    patch: (to: OrderState) => OrderPatch,
+    audit: AuditEntry,
+    ledger?: (o: OrderRow) => Promise<LedgerLine | undefined>,
+  ): Promise<{ order: OrderRow; moved?: { from: OrderState; to: OrderState } }> {
+    let current = order;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const t = nextState({ state: current.state, amount: BigInt(current.amount_in), expireAt: new Date(current.expire_at) }, event);
+      if (t.kind === 'unchanged') return { order: current };
+      const line = t.commission && ledger ? await ledger(current) : undefined;
+      const changed = await this.transition(current, t.to, patch(t.to), audit, line);
+      if (changed) return { order: changed, moved: { from: current.state, to: t.to } };
+      const reloaded = await this.findById(current.id);
+      if (!reloaded) return { order: current };
+      current = reloaded;
+    }
+    throw new Error(`order ${order.order_no}: state kept changing under ${audit.event}`);
   }
 
   audit(orderId: string): Promise<{ from_state: string | null; to_state: string; event: string; detail: Record<string, unknown>; created_at: Date }[]> {
