@@ -41,7 +41,7 @@ export async function runOrderCommand(argv: string[], db: Knex, io: Output, now:
         () => ({ resolution: 'refund', refund_address: address.address, refund_requested_at: order.refund_requested_at ?? now() }),
         { event: 'operator_refund', detail: { refund_address: address.address, previous_refund_address: order.refund_address, deposit_amount: order.deposit_amount } },
       );
-      return report(io, applied.from !== undefined, order, applied.reason, `refund of ${order.deposit_amount} to ${address.address} recorded; the executor sends it`);
+      return report(io, applied.moved !== undefined, order, applied.reason, `refund of ${order.deposit_amount} to ${address.address} recorded; the executor sends it`);
     }
     case 'order:execute': {
       if (values.address !== undefined) throw new UsageError('--address is not an option of order:execute');
@@ -51,7 +51,7 @@ export async function runOrderCommand(argv: string[], db: Knex, io: Output, now:
         () => ({ resolution: 'execute' }),
         { event: 'operator_execute', detail: { deposit_amount: order.deposit_amount } },
       );
-      return report(io, applied.from !== undefined, order, applied.reason, `handed to the executor as a paid order of ${order.deposit_amount} (Exchanging)`);
+      return report(io, applied.moved !== undefined, order, applied.reason, `handed to the executor as a paid order of ${order.deposit_amount} (Exchanging)`);
     }
     default:
       throw new UsageError(`unknown command ${command}`);

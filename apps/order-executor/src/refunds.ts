@@ -101,9 +101,9 @@ export class RefundJob {
       () => ({ refund_tx_hash: row.tx_hash }),
       { event: 'refund_sent', detail: { tx_hash: row.tx_hash, to: row.to_address, amount: row.amount, ...row.detail } },
     );
-    if (applied.from !== undefined) {
+    if (applied.moved !== undefined) {
       this.outcomes.inc({ outcome: 'confirmed' });
-      this.log.info({ msg: 'refund_sent', orderNo: order.order_no, from: applied.from, txHash: row.tx_hash, amount: row.amount });
+      this.log.info({ msg: 'refund_sent', orderNo: order.order_no, from: applied.moved.from, txHash: row.tx_hash, amount: row.amount });
     }
   }
 

@@ -4,7 +4,7 @@ import { TOPICS, type OrderEventMessage, type TxPushMessage } from '@chainpipe/c
 import { ApiKeyRepository, type Knex } from '@chainpipe/db';
 import type { TopicProducer } from '@chainpipe/kafka';
 import { OrderRepository, type AuditEntry, type LedgerLine, type OrderPatch, type OrderRow } from '@chainpipe/order-store';
-import { type ChannelOutcome, type OrderEvent, type OrderState } from '@chainpipe/orders';
+import type { ChannelOutcome, OrderEvent, OrderState } from '@chainpipe/orders';
 import { type TokenRow } from '@chainpipe/price';
 import { ReferenceRepository } from '@chainpipe/price-store';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
@@ -13,7 +13,7 @@ import { paidTo } from './deposit';
 
 /** The channel's view of an order (implemented over the channel adapters' `status`). */
 export interface ChannelStatusSource {
-  status(order: Pick<OrderRow, 'channel_id' | 'channel_kind' | 'provider_order_id' | 'deposit_tx_hash'>, signal: AbortSignal): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }>;
+  status(order: Pick<OrderRow, 'channel_id' | 'channel_kind' | 'provider_order_id' | 'deposit_index' | 'deposit_tx_hash' | 'forward_tx_hash'>, signal: AbortSignal): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }>;
 }
 
 export interface OrderTrackerDeps {
@@ -67,12 +67,12 @@ export class OrderTracker {
    * Returns the order as it ends up (unchanged when the machine says so: replays land here).
    */
   async apply(order: OrderRow, event: OrderEvent, patch: (to: OrderState) => OrderPatch, audit: AuditEntry, ledger?: (o: OrderRow) => Promise<LedgerLine | undefined>): Promise<OrderRow> {
-    const applied = await this.orders.apply(order, event, patch, audit, ledger);
-    if (applied.from !== undefined) {
-      this.metrics.transitions.inc({ event: audit.event, to: applied.order.state });
-      this.log.info({ msg: 'order_state_changed', orderNo: order.order_no, from: applied.from, to: applied.order.state, event: audit.event });
+    const { order: after, moved } = await this.orders.apply(order, event, patch, audit, ledger);
+    if (moved) {
+      this.metrics.transitions.inc({ event: audit.event, to: moved.to });
+      this.log.info({ msg: 'order_state_changed', orderNo: order.order_no, from: moved.from, to: moved.to, event: audit.event });
     }
-    return applied.order;
+    return after;
   }
 
   /** tx.push.v1 records: deposits to the deposit addresses of the internal application. */

@@ -54,7 +54,10 @@ export interface ChannelAdapter {
    */
   quote(req: ProviderQuoteRequest): Promise<ProviderQuote>;
   createDeposit(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; dstAddress: string; refundAddress?: string; signal?: AbortSignal }): Promise<ProviderDeposit>;
-  /** `ctx.depositTxHash`: the order's deposit transaction, for providers that follow swaps by it (THORChain). */
+  /**
+   * `ctx.depositTxHash`: the transaction that paid the provider, for providers that follow swaps
+   * by it (THORChain): the platform's forward of an order paid to its own deposit address.
+   */
   status(providerOrderId: string, signal?: AbortSignal, ctx?: { depositTxHash?: string | null }): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }>;
 }
 

@@ -117,11 +117,11 @@ export function orderFacts(o: OrderRow): OrderFacts {
   };
 }
 
-/** The outcome of `OrderRepository.apply`: the order as it ends up, and whether this call moved it. */
+/** The outcome of `OrderRepository.apply`: the order as it ends up, and the transition this call made. */
 export interface Applied {
   order: OrderRow;
-  /** The state the call left (undefined: the machine said `unchanged`, e.g. a replay). */
-  from?: OrderState;
+  /** Undefined: the machine said `unchanged` (a replay, a late event). */
+  moved?: { from: OrderState; to: OrderState };
   /** Why nothing moved, when nothing did. */
   reason?: string;
 }
@@ -213,11 +213,11 @@ export class OrderRepository {
   }
 
   /**
-   * Applies `event` to the order through the state machine (`nextState`) and `transition`,
-   * reloading and re-deciding when another writer got there first. Every process that changes
-   * orders (tracker, executor, gateway, admin commands) goes through here, so a change is
-   * decided by one set of rules and written once with its audit row (the outbox of
-   * orders.events.v1).
+   * Applies `event` to the order through the state machine, reloading and re-deciding when
+   * another writer got there first (the tracker, the executor, the refund endpoint, the admin
+   * command). Returns the order as it ends up and the transition made, if any (none when the
+   * machine says `unchanged`: replays land here, with the machine's reason). `ledger` is asked
+   * for the commission line only when the transition earns one.
    */
   async apply(
     order: OrderRow,
@@ -232,7 +232,7 @@ export class OrderRepository {
       if (t.kind === 'unchanged') return { order: current, reason: t.reason };
       const line = t.commission && ledger ? await ledger(current) : undefined;
       const changed = await this.transition(current, t.to, patch(t.to), audit, line);
-      if (changed) return { order: changed, from: current.state };
+      if (changed) return { order: changed, moved: { from: current.state, to: t.to } };
       const reloaded = await this.findById(current.id);
       if (!reloaded) return { order: current, reason: 'order gone' };
       current = reloaded;
