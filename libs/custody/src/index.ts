@@ -4,3 +4,4 @@ export * from './mnemonic';
 export * from './signer';
 export * from './evm-transaction';
 export * from './outgoing-transfers';
+export * from './thorchain-router';
