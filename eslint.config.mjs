@@ -36,7 +36,7 @@ const LAYERING_EXEMPTIONS = {
   'bench/quotes.ts': ['../apps/aggregator-gateway/src/app', '../apps/aggregator-gateway/src/quotes/module'],
   'bench/price.ts': ['../apps/market-gateway/src/app', '../apps/market-gateway/src/price/module', '../apps/price-writer/src/quotes.handler'],
   // The configuration reference is generated from every app's config section.
-  'scripts/config-doc/app-sections.ts': ['aggregator-gateway', 'chain-ingest', 'chain-parser', 'kline-aggregator', 'market-gateway', 'market-ingester', 'order-tracker', 'pending-compensator', 'price-ingester', 'price-writer', 'tx-gateway', 'tx-matcher', 'upstream-sim', 'webhook-dispatcher'].map((app) => `../../apps/${app}/src/config`),
+  'scripts/config-doc/app-sections.ts': ['aggregator-gateway', 'chain-ingest', 'chain-parser', 'kline-aggregator', 'market-gateway', 'market-ingester', 'order-executor', 'order-tracker', 'pending-compensator', 'price-ingester', 'price-writer', 'tx-gateway', 'tx-matcher', 'upstream-sim', 'webhook-dispatcher'].map((app) => `../../apps/${app}/src/config`),
   'scripts/gen-config-doc.ts': ['../apps/upstream-sim/src/config'],
   // The demo replays the simulator's fixtures with its replay code.
   'scripts/dev/demo.ts': ['../../apps/upstream-sim/src/replay/dev-env', '../../apps/upstream-sim/src/replay/replay'],

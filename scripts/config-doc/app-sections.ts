@@ -10,6 +10,7 @@ import { chainParserConfig } from '../../apps/chain-parser/src/config';
 import { klineAggregatorConfig } from '../../apps/kline-aggregator/src/config';
 import { marketGatewayConfig } from '../../apps/market-gateway/src/config';
 import { marketIngesterConfig } from '../../apps/market-ingester/src/config';
+import { orderExecutorConfig } from '../../apps/order-executor/src/config';
 import { orderTrackerConfig } from '../../apps/order-tracker/src/config';
 import { pendingCompensatorConfig } from '../../apps/pending-compensator/src/config';
 import { priceIngesterConfig } from '../../apps/price-ingester/src/config';
@@ -34,4 +35,5 @@ export const APP_CONFIG_SECTIONS: Record<AppName, Section> = {
   'market-gateway': marketGatewayConfig,
   'aggregator-gateway': aggregatorGatewayConfig,
   'order-tracker': orderTrackerConfig,
+  'order-executor': orderExecutorConfig,
 };

@@ -88,7 +88,7 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
     stored = new OutgoingTransferRepository(db);
     sender = new EvmSender({ url: `${base}/rpc/ethereum-mainnet`, chainId: 1, timeoutMs: 5000 }, signer);
     const chain = (chainType: string) => (chainType === 'ethereum' ? sender : undefined);
-    transfers = new OutgoingTransfers({ store: stored, chain, confirmations: () => 0 });
+    transfers = new OutgoingTransfers({ store: stored, chain, confirmations: () => 1 });
     job = new RefundJob({ db, transfers, chains: chain, logger, registry: new Registry(), batchSize: 1000 });
     const prefix = uniquePrefix('refunds');
     await createRegistryTopics(prefix, [TOPICS.ordersEvents, TOPICS.addressesChanges]);

@@ -11,5 +11,5 @@ export const sweepConfig = {
   ...treasuryConfig,
   ...signerConfig,
   ...chainOriginConfig,
-  TRANSFER_CONFIRMATIONS: int({ default: 1, min: 0, max: 1000, doc: 'blocks on top of a sweep transfer before the sweep shows it confirmed' }),
+  TRANSFER_CONFIRMATIONS: int({ default: 1, min: 1, max: 10_000, doc: 'confirmations (its own block included) before a sweep transfer shows confirmed' }),
 };

@@ -188,7 +188,8 @@ export class OrderTracker {
       await this.apply(
         order,
         { type: 'channel_status', outcome: status.outcome },
-        (to) => ({ execution, ...(to === 'Completed' && status.txHash ? { payout_tx_hash: status.txHash } : {}) }),
+        // the forward's details (the executor's) stay beside the channel's word
+        (to) => ({ execution: { ...(order.execution ?? {}), ...execution }, ...(to === 'Completed' && status.txHash ? { payout_tx_hash: status.txHash } : {}) }),
         { event: 'channel_status', detail: execution },
       );
     }

@@ -13,6 +13,11 @@ export interface TokenRef {
   contractAddress: string | null;
 }
 
+/** The channels' view of a price reference token row. */
+export function tokenRefOf(t: { id: number; symbol: string; decimals: number; chain_id: number; contract_address: string | null }): TokenRef {
+  return { id: t.id, symbol: t.symbol, decimals: t.decimals, chainId: t.chain_id, contractAddress: t.contract_address };
+}
+
 export interface ProviderQuoteRequest {
   src: TokenRef;
   dst: TokenRef;

@@ -4,4 +4,5 @@ export * from './mnemonic';
 export * from './signer';
 export * from './evm-transaction';
 export * from './outgoing-transfers';
-export * from './signer-config';
+export * from './thorchain-router';
+export * from './evm-senders';

@@ -56,7 +56,7 @@ export interface OutgoingTransfersDeps {
   store: Pick<OutgoingTransferRepository, 'find' | 'store' | 'markBroadcast' | 'markConfirmed' | 'markFailed' | 'listOpen'>;
   /** The sending side of a chain type; undefined for a chain nothing is sent on. */
   chain(chainType: string): TransferChain | undefined;
-  /** Blocks a transfer needs on top of its own before it counts as confirmed. */
+  /** Confirmations a transfer needs to count as confirmed (its own block counts: 1 is mined). */
   confirmations(chainType: string): number;
 }
 
@@ -126,7 +126,7 @@ export class OutgoingTransfers {
       await this.deps.store.markFailed(row.id, 'reverted', receipt.blockNumber);
       return { ...row, status: 'failed', error: 'reverted', block_number: String(receipt.blockNumber) };
     }
-    if (receipt.confirmations < 1 + this.deps.confirmations(row.chain_type)) return row;
+    if (receipt.confirmations < this.deps.confirmations(row.chain_type)) return row;
     await this.deps.store.markConfirmed(row.id, receipt.blockNumber);
     return { ...row, status: 'confirmed', block_number: String(receipt.blockNumber) };
   }

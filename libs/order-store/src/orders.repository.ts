@@ -256,6 +256,14 @@ export class OrderRepository {
   }
 
   /**
+   * Paid orders the platform has still to forward: `Exchanging`, paid to their own deposit
+   * address (an index), no forward recorded; oldest first.
+   */
+  listAwaitingForward(limit: number): Promise<OrderRow[]> {
+    return this.db('agg.orders').where({ state: 'Exchanging' }).whereNotNull('deposit_index').whereNull('forward_tx_hash').orderBy('id').limit(limit);
+  }
+
+  /**
    * Orders whose deposit goes to this address (stored form) on this chain type: one for a platform
    * deposit address; orders from before deposit indexes may share a channel's address.
    */

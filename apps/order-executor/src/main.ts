@@ -1,0 +1,38 @@
+import { ThorchainAdapter } from '@chainpipe/aggregator';
+import { chainOriginsFromConfig } from '@chainpipe/chains';
+import { OutgoingTransfers, evmSendersByChainType, signerFromConfig } from '@chainpipe/custody';
+import { addPostgres } from '@chainpipe/db';
+import { OutgoingTransferRepository } from '@chainpipe/order-store';
+import { periodicJob, runService, systemClock } from '@chainpipe/runtime';
+import { orderExecutorConfig } from './config';
+import { OrderExecutor } from './executor';
+import { ThorchainForwarder } from './forwarders';
+import { RefundJob } from './refunds';
+
+runService('order-executor', orderExecutorConfig, async (svc) => {
+  const { config, logger, registry } = svc;
+  const db = addPostgres(svc);
+  const signer = signerFromConfig(config);
+  const origins = chainOriginsFromConfig(config);
+  // one sender per EVM chain type, on its mainnet (deposits are seen on the monitored mainnets)
+  const senders = evmSendersByChainType(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
+  const confirmations = (chainType: string) => config.ORDER_EXECUTOR_CONFIRMATIONS[chainType as keyof typeof config.ORDER_EXECUTOR_CONFIRMATIONS] ?? config.ORDER_EXECUTOR_CONFIRMATIONS_DEFAULT;
+  const transfers = new OutgoingTransfers({ store: new OutgoingTransferRepository(db), chain: senders, confirmations });
+  const thorchain = new ThorchainAdapter({ baseUrl: config.THORNODE_API_URL, clientId: config.THORNODE_CLIENT_ID, timeoutMs: config.THORNODE_TIMEOUT_MS });
+  const executor = new OrderExecutor({
+    db,
+    transfers,
+    chain: senders,
+    confirmations,
+    forwarders: [new ThorchainForwarder(thorchain, { now: () => systemClock.now(), depositExpirySec: config.ORDER_EXECUTOR_DEPOSIT_EXPIRY_SEC })],
+    logger,
+    registry,
+    batchSize: config.ORDER_EXECUTOR_BATCH,
+    callTimeoutMs: config.THORNODE_TIMEOUT_MS,
+  });
+  // One pass at a time, the first at start (stored transfers are broadcast again before anything new is decided).
+  svc.serve(periodicJob({ name: 'execute', intervalMs: config.ORDER_EXECUTOR_INTERVAL_MS, run: () => executor.pass(), logger, runAtStart: true }));
+  // Refunds of failed swaps and of ManualReview orders an operator resolved so (each through the same outgoing transfers).
+  const refunds = new RefundJob({ db, transfers, chains: senders, logger, registry, batchSize: config.ORDER_EXECUTOR_BATCH });
+  svc.serve(periodicJob({ name: 'refunds', intervalMs: config.ORDER_EXECUTOR_INTERVAL_MS, run: () => refunds.run(), logger, runAtStart: true }));
+});
