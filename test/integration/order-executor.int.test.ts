@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { decodeEventLog, decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, hexToString, parseAbi, parseEther, parseGwei, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
@@ -147,19 +148,38 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
     expect(forwardedEvent.detail).to.include({ tx_hash: forwarded.forward_tx_hash, amount: net.toString() });
   });
 
-  it('a fresh quote under min_acceptable_out_amount forwards nothing: SlippageFailed with the quote recorded, refundable', async () => {
+  it('a fresh quote under min_acceptable_out_amount forwards nothing: SlippageFailed with the quote recorded; its refund address gets principal − network fee: Refunded', async () => {
     const amountIn = parseEther('0.2');
     const net = amountIn - 600_000_000_000_000n;
     const above = (await quotedSats('ETH.ETH', net / 10n ** 10n)) * 2n;
-    const { order, address } = await paidOrder({ src_token_id: ETH, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: '600000000000000', min_acceptable_out: above.toString() }, (a) => pay(a, amountIn));
-    await waitFor(async () => (await orders.findById(order.id))?.state === 'SlippageFailed', { timeoutMs: 30_000, what: 'SlippageFailed' });
-    const failed = (await orders.findById(order.id))!;
-    expect(failed.forward_tx_hash).to.equal(null);
-    expect(failed.execution).to.include({ reason: 'slippage_failed', net: net.toString(), min_out: above.toString() });
-    expect(BigInt(failed.execution!.quoted_out as string) < above).to.equal(true);
-    expect(await transfers.listByOrder(order.id), 'no transfer').to.deep.equal([]);
-    expect(Number(await rpc('eth_getTransactionCount', [address, 'pending'])), 'nothing left the deposit address').to.equal(0);
-    expect((await orders.audit(order.id)).map((a) => a.event)).to.deep.equal(['created', 'forward_refused']);
+    const refundTo = '0x' + randomBytes(20).toString('hex');
+    const { order, address } = await paidOrder(
+      { src_token_id: ETH, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: '600000000000000', min_acceptable_out: above.toString(), refund_address: refundTo } as Partial<NewOrder>,
+      (a) => pay(a, amountIn),
+    );
+    // the executor's refund job sends the refund as soon as the order is SlippageFailed with its refund address
+    const refunded = await waitFor(async () => {
+      const o = (await orders.findById(order.id))!;
+      return o.state === 'Refunded' ? o : undefined;
+    }, { timeoutMs: 30_000, what: 'SlippageFailed, then Refunded' });
+    expect(refunded.forward_tx_hash, 'nothing forwarded').to.equal(null);
+    expect(refunded.execution).to.include({ reason: 'slippage_failed', net: net.toString(), min_out: above.toString() });
+    expect(BigInt(refunded.execution!.quoted_out as string) < above).to.equal(true);
+    expect((await orders.audit(order.id)).map((a) => [a.event, a.to_state])).to.deep.equal([['created', 'Exchanging'], ['forward_refused', 'SlippageFailed'], ['refund_sent', 'Refunded']]);
+
+    // the refund, read off the chain: from the deposit address to the refund address, the principal less its network fee
+    const [refund, ...others] = await transfers.listByOrder(order.id);
+    expect(others, 'one transfer: the refund').to.deep.equal([]);
+    expect(refund).to.include({ kind: 'refund', status: 'confirmed', tx_hash: refunded.refund_tx_hash });
+    const tx = await rpc('eth_getTransactionByHash', [refunded.refund_tx_hash]);
+    expect(tx.from).to.equal(address);
+    expect(tx.to).to.equal(refundTo);
+    const networkFee = BigInt(tx.gas) * BigInt(tx.maxFeePerGas);
+    expect(BigInt(tx.value), 'principal − network fee').to.equal(amountIn - networkFee);
+    expect((await rpc('eth_getTransactionReceipt', [refunded.refund_tx_hash])).status, 'mined').to.equal('0x1');
+    const sent = await waitFor(() => events.messages.map((m) => JSON.parse(m.value!.toString())).find((e) => e.order_no === order.order_no && e.event === 'refund_sent'), { timeoutMs: 20_000, what: 'refund_sent event' });
+    expect(sent).to.include({ from_state: 'SlippageFailed', to_state: 'Refunded' });
+    expect(sent.detail).to.include({ tx_hash: refunded.refund_tx_hash, to: refundTo });
     expect(await orders.ledgerOf(order.id), 'no commission for a failed swap').to.equal(undefined);
   });
 
