@@ -7,10 +7,11 @@ import { SWEEPABLE_STATES, decideSweep } from '@chainpipe/orders';
 import { str, type Field } from '@chainpipe/runtime';
 import { UsageError, type Output } from './commands';
 
-export const TREASURY_USAGE = `  treasury:sweep [--dry-run] [--limit N]
+export const TREASURY_USAGE = `  treasury:sweep [--dry-run] [--limit N] [--order ORDER_NO]
       move fee_platform + fee_integrator left at the deposit addresses of Completed and Settled
       orders to TREASURY_ADDRESS_EVM, once per order, leaving the network fee of the transfer;
-      prints each transfer's hash (--dry-run: what it would move, nothing signed). Needs the
+      prints each transfer's hash (--dry-run: what it would move, nothing signed; --order: that
+      order only). Needs the
       signer (SIGNER_URL + SIGNER_TOKEN, or DEV_SIGNER_MNEMONIC in development) and the chain
       origins (CHAIN_RPC_URLS / CHAIN_RPC_DEFAULT_BASE)
 `;
@@ -57,12 +58,12 @@ export interface TreasuryDeps {
 export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io: Output): Promise<number> {
   const [command, ...rest] = argv;
   if (command !== 'treasury:sweep') throw new UsageError(`unknown command ${command}`);
-  const { values } = parseArgs({ args: rest, options: { 'dry-run': { type: 'boolean', default: false }, limit: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({ args: rest, options: { 'dry-run': { type: 'boolean', default: false }, limit: { type: 'string' }, order: { type: 'string' } }, strict: true });
   const limit = values.limit === undefined ? 500 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) throw new UsageError('--limit must be 1 to 100000');
   const dryRun = values['dry-run'];
   const stored = new OutgoingTransferRepository(deps.db);
-  const orders: (OrderRow & { is_native: boolean })[] = await deps.db('agg.orders as o')
+  const query = deps.db('agg.orders as o')
     .join('price.tokens as t', 't.id', 'o.src_token_id')
     .whereIn('o.state', SWEEPABLE_STATES)
     .whereNotNull('o.deposit_index')
@@ -73,6 +74,8 @@ export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io:
     .orderBy('o.id')
     .limit(limit)
     .select('o.*', 't.is_native');
+  if (values.order !== undefined) query.where('o.order_no', values.order.trim());
+  const orders: (OrderRow & { is_native: boolean })[] = await query;
   const totals = new Map<string, bigint>();
   let count = 0;
   let failures = 0;
