@@ -194,4 +194,15 @@ describe('order tracker (real Postgres and Kafka, in process)', function () {
     expect(statusCalls).to.be.greaterThan(before);
     expect((await reload(o)).state).to.equal('Exchanging');
   });
+  it('an expired order whose refund request came before its deposit records the deposit in ManualReview, once, for an operator', async () => {
+    const o = await orders.insert(orderFixture({ expire_at: new Date(Date.now() - 60_000) }));
+    const waiting = (await orders.transition(o, 'ManualReview', { refund_address: '0x' + '3'.repeat(40), refund_requested_at: new Date() }, { event: 'refund_request' }))!;
+    const p = push(o.deposit_address, o.amount_in);
+    await tracker.handlePushes([p]);
+    const recorded = await reload(o);
+    expect(recorded).to.include({ state: 'ManualReview', deposit_amount: o.amount_in, deposit_tx_hash: p.tx.tx_hash, version: waiting.version + 1 });
+    await tracker.handlePushes([p, push(o.deposit_address, '5')]);
+    expect(await reload(o), 'a replay or a second deposit changes nothing').to.include({ version: recorded.version, deposit_amount: o.amount_in });
+    expect((await orders.audit(o.id)).map((a) => [a.event, a.to_state])).to.deep.equal([['created', 'Depositing'], ['refund_request', 'ManualReview'], ['deposit', 'ManualReview']]);
+  });
 });

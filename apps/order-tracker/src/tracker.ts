@@ -93,7 +93,8 @@ export class OrderTracker {
           () => ({ deposit_tx_hash: m.tx.tx_hash, deposit_amount: paid.toString(), deposited_at: at }),
           { event: 'deposit', detail: { tx_hash: m.tx.tx_hash, amount: paid.toString(), network: m.network, at: at.toISOString() } },
         );
-        if (after.state !== order.state) changed = true;
+        // a version step is a written change (a ManualReview order records its first deposit in place)
+        if (after.version !== order.version) changed = true;
         else this.metrics.ignoredDeposits.inc({ reason: `state_${order.state}` });
       }
     }

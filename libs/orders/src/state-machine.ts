@@ -95,6 +95,9 @@ export function nextState(order: OrderFacts, event: OrderEvent): Transition {
       }
       // a deposit after the order was cancelled for want of one needs a person
       if (s === 'CancelledNoDeposit') return moved('ManualReview');
+      // an expired order whose refund request came before its deposit waits for a person: the
+      // deposit is recorded there, once, so an operator can refund or execute it
+      if (s === 'ManualReview' && !order.received && !order.resolution) return moved('ManualReview');
       return same(`deposit ignored in ${s}`);
     case 'expire':
       if (s === 'Depositing' && event.at.getTime() >= order.expireAt.getTime()) return moved('CancelledNoDeposit');

@@ -122,3 +122,12 @@ describe('when the platform sends a refund', () => {
     }
   });
 });
+
+describe('a deposit to an order already in ManualReview', () => {
+  const at = new Date('2026-01-01T01:00:00Z');
+  it('is recorded when none was (an expired order whose refund request came first), once', () => {
+    expect(nextState(facts('ManualReview', { received: null }), { type: 'deposit', amount: 5n, at })).to.deep.equal({ kind: 'moved', to: 'ManualReview', commission: false });
+    expect(nextState(facts('ManualReview', { received: 5n }), { type: 'deposit', amount: 5n, at }).kind).to.equal('unchanged');
+    expect(nextState(facts('ManualReview', { received: null, resolution: 'refund' }), { type: 'deposit', amount: 5n, at }).kind).to.equal('unchanged');
+  });
+});
