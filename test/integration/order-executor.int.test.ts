@@ -72,8 +72,9 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
     );
     return { order, address, index };
   };
+  let executorOps = 0;
   const startExecutor = async () => {
-    const ops = await freePort();
+    const ops = (executorOps = await freePort());
     procs.executor = spawnTs('apps/order-executor/src/main.ts', { ...executorEnv, OPS_PORT: String(ops) });
     await waitReady(procs.executor, ops, 60_000);
   };
@@ -225,6 +226,38 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
     expect(deposit[0].args).to.deep.include({ amount: net, memo });
 
     await waitFor(async () => ['Completed', 'Settled'].includes((await orders.findById(order.id))!.state), { timeoutMs: 30_000, what: 'the token swap completed' });
+  });
+
+  it('a halted chain is waited for: no transfer while THORChain halts ETH, the forward once it resumes', async () => {
+    const halt = (halted: boolean) => fetch(`${base}/sim/thorchain/halt/ETH`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ halted }) });
+    const haltedWaits = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${executorOps}/metrics`)).text();
+      return Number(/^chainpipe_agg_forward_waits_total\{[^}]*reason="halted"[^}]*\} ([0-9]+)/m.exec(text)?.[1] ?? 0);
+    };
+    const amountIn = parseEther('0.25');
+    const net = amountIn - 750_000_000_000_000n;
+    const minOut = ((await quotedSats('ETH.ETH', net / 10n ** 10n)) * 9n) / 10n;
+    let order;
+    try {
+      ({ order } = await paidOrder({ src_token_id: ETH, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: '750000000000000', min_acceptable_out: minOut.toString() }, async (a) => {
+        const hash = await pay(a, amountIn);
+        await halt(true);
+        return hash;
+      }));
+      const before = await haltedWaits();
+      // several passes saw the halt (the deposit confirmed, the quote taken before the halt mattered)
+      await waitFor(async () => (await haltedWaits()) >= before + 3, { timeoutMs: 30_000, what: 'passes that waited for the halted chain' });
+      expect(await transfers.listByOrder(order.id), 'nothing signed for a halted chain').to.deep.equal([]);
+      expect((await orders.findById(order.id))!.state).to.equal('Exchanging');
+    } finally {
+      await halt(false);
+    }
+    await waitFor(async () => (await orders.findById(order.id))?.forward_tx_hash ?? undefined, { timeoutMs: 30_000, what: 'the forward once the chain resumed' });
+    const forwardHash = (await orders.findById(order.id))!.forward_tx_hash!;
+    await mined(forwardHash);
+    const tx = await rpc('eth_getTransactionByHash', [forwardHash]);
+    expect(tx.to).to.equal((await vault()).address.toLowerCase());
+    expect(BigInt(tx.value)).to.equal(net);
   });
 
   it('an executor killed after storing the forward and before any broadcast reached the chain broadcasts the stored transaction after its restart: one forward, its hash', async () => {

@@ -94,6 +94,7 @@ export class OrderExecutor {
       try {
         quotedOut = net > 0n ? await forwarder.quote({ order, src, dst, net, signal }) : 0n;
       } catch (err) {
+        if (err instanceof ForwardWait) return this.wait(order, 'halted', err.message);
         if (!(err instanceof AmountBelowProviderMinimum)) throw err;
         return this.refuse(order, forwarder.kind, 'below_provider_minimum', { net: net.toString(), min_amount_in: err.minAmountIn?.toString() ?? null });
       }

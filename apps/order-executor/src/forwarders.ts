@@ -27,7 +27,10 @@ export class ForwardWait extends Error {}
  */
 export interface ChannelForwarder {
   readonly kind: string;
-  /** What the channel would deliver now for `net` (destination units). Throws AmountBelowProviderMinimum below its minimum. */
+  /**
+   * What the channel would deliver now for `net` (destination units). Throws
+   * AmountBelowProviderMinimum below its minimum, ForwardWait when it takes nothing now.
+   */
   quote(ctx: Omit<ForwardContext, 'minOut' | 'from'>): Promise<bigint>;
   /**
    * The transfers that forward `net`, in order (the last one is the `forward`, by whose hash the
@@ -35,6 +38,8 @@ export interface ChannelForwarder {
    */
   plan(ctx: ForwardContext): Promise<{ transfers: Omit<OutgoingTransferIntent, 'orderId' | 'chainType' | 'from'>[]; execution: Record<string, unknown> }>;
 }
+
+const halted = (err: unknown) => err instanceof ProviderError && /halted|paused/i.test(err.message);
 
 /**
  * THORChain: the vault of the source chain read fresh from /thorchain/inbound_addresses (never
@@ -52,7 +57,12 @@ export class ThorchainForwarder implements ChannelForwarder {
   ) {}
 
   async quote(ctx: Omit<ForwardContext, 'minOut' | 'from'>): Promise<bigint> {
-    return (await this.adapter.quote({ src: ctx.src, dst: ctx.dst, amountIn: ctx.net, signal: ctx.signal })).amountOut;
+    try {
+      return (await this.adapter.quote({ src: ctx.src, dst: ctx.dst, amountIn: ctx.net, signal: ctx.signal })).amountOut;
+    } catch (err) {
+      // THORNode refuses quotes of a halted chain ("trading is halted")
+      throw halted(err) ? new ForwardWait((err as Error).message) : err;
+    }
   }
 
   async plan(ctx: ForwardContext) {
@@ -60,8 +70,7 @@ export class ThorchainForwarder implements ChannelForwarder {
     try {
       inbound = await this.adapter.inboundAddress(ctx.src.chainId, ctx.signal);
     } catch (err) {
-      if (err instanceof ProviderError && /halted|paused/.test(err.message)) throw new ForwardWait(err.message);
-      throw err;
+      throw halted(err) ? new ForwardWait((err as Error).message) : err;
     }
     const memo = thorchainLimitMemo(thorAsset(ctx.dst), ctx.order.dst_address, ctx.minOut, ctx.dst.decimals);
     const execution: Record<string, unknown> = { channel: 'thorchain', vault: inbound.address, memo };
