@@ -33,6 +33,6 @@ runService('order-executor', orderExecutorConfig, async (svc) => {
   // One pass at a time, the first at start (stored transfers are broadcast again before anything new is decided).
   svc.serve(periodicJob({ name: 'execute', intervalMs: config.ORDER_EXECUTOR_INTERVAL_MS, run: () => executor.pass(), logger, runAtStart: true }));
   // Refunds of failed swaps and of ManualReview orders an operator resolved so (each through the same outgoing transfers).
-  const refunds = new RefundJob({ db, transfers, chains: senders, logger, registry, batchSize: config.ORDER_EXECUTOR_BATCH });
+  const refunds = new RefundJob({ db, transfers, chains: senders, confirmations, logger, registry, batchSize: config.ORDER_EXECUTOR_BATCH });
   svc.serve(periodicJob({ name: 'refunds', intervalMs: config.ORDER_EXECUTOR_INTERVAL_MS, run: () => refunds.run(), logger, runAtStart: true }));
 });

@@ -1,12 +1,12 @@
 import { Counter, type Registry } from 'prom-client';
-import type { EvmFeePlan, OutgoingTransfers } from '@chainpipe/custody';
+import type { EvmFeePlan, OutgoingTransfers, TransferChain } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
 import { OrderRepository, OutgoingTransferRepository, type OrderRow, type OutgoingTransferRow } from '@chainpipe/order-store';
 import { REFUND_SENDING_STATES, refundAmount, refundReady } from '@chainpipe/orders';
 import { errorMessage, type Logger } from '@chainpipe/runtime';
 
 /** What a refund needs of a chain besides the outgoing transfer itself (`EvmSender` has both). */
-export interface RefundChain {
+export interface RefundChain extends Pick<TransferChain, 'receipt'> {
   balanceOf(address: string): Promise<bigint>;
   feePlan(from: string, to: string): Promise<EvmFeePlan>;
 }
@@ -17,6 +17,8 @@ export interface RefundJobDeps {
   transfers: Pick<OutgoingTransfers, 'send' | 'broadcast' | 'follow'>;
   /** The refund side of a chain type; undefined where the platform sends nothing. */
   chains(chainType: string): RefundChain | undefined;
+  /** Confirmations (its own block included) the deposit needs before its principal is sent back. */
+  confirmations(chainType: string): number;
   logger: Logger;
   registry: Registry;
   /** Orders looked at per pass. */
@@ -30,7 +32,8 @@ export interface RefundJobDeps {
  * through `OutgoingTransfers` (kind `refund`, one per order, stored before its broadcast, the
  * same bytes broadcast again after a crash); once it is confirmed the order takes `refund_sent`
  * through the state machine (`Refunded`, the hash on the order, an audit row that the outbox
- * publishes to orders.events.v1). Native coins of EVM chains only: a token refund also needs
+ * publishes to orders.events.v1). The deposit must have its confirmations on the chain first.
+ * Native coins of EVM chains only: a token refund also needs
  * gas at the deposit address, which nothing provides yet (counted and logged for an operator).
  */
 export class RefundJob {
@@ -115,6 +118,9 @@ export class RefundJob {
       this.log.warn({ msg: 'refund_not_supported', orderNo: order.order_no, chainType: order.deposit_chain_type, tokenId: order.src_token_id });
       return undefined;
     }
+    // what goes back must have arrived for good: the deposit mined, successful and confirmed on this chain
+    const deposit = order.deposit_tx_hash ? await chain.receipt(order.deposit_tx_hash) : { mined: false as const };
+    if (!deposit.mined || !deposit.success || deposit.confirmations < this.deps.confirmations(order.deposit_chain_type)) return undefined;
     const from = { index: order.deposit_index!, address: order.deposit_address };
     const to = order.refund_address!;
     const [plan, held] = await Promise.all([chain.feePlan(from.address, to), chain.balanceOf(from.address)]);
