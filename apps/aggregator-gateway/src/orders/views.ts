@@ -50,6 +50,7 @@ export function orderView(o: OrderRow): HttpAggIntegratorOrder {
     deposit_amount: o.deposit_amount,
     forward_tx_hash: o.forward_tx_hash,
     payout_tx_hash: o.payout_tx_hash,
+    refund_tx_hash: o.refund_tx_hash,
     client_order_id: o.client_order_id,
     created_at: iso(o.created_at)!,
     updated_at: iso(o.updated_at)!,

@@ -565,6 +565,10 @@ export interface HttpAggIntegratorOrder {
    * the platform's forward of the deposit (less fee_platform and fee_integrator) to the channel, from the deposit address; null until sent
    */
   forward_tx_hash: string | null;
+  /**
+   * the platform's refund of the deposit (less the network fee) to refund_address, from the deposit address; set when the order becomes Refunded that way, else null
+   */
+  refund_tx_hash: string | null;
   payout_tx_hash: string | null;
   client_order_id: string | null;
   created_at: string;
