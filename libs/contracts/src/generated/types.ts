@@ -1868,7 +1868,7 @@ export interface KafkaOrdersEventsV1 {
   order_no: string;
   integrator_id: string | null;
   /**
-   * created, deposit, expire, channel_status, refund_request, settle, …
+   * created, deposit, expire, channel_status, forwarded, forward_refused, refund_request, refund_sent (the platform's refund confirmed: detail tx_hash, to, amount), operator_refund, operator_execute (an operator's resolution of a ManualReview order), settle, …
    */
   event: string;
   /**

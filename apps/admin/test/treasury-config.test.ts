@@ -1,0 +1,31 @@
+import { expect } from 'chai';
+import { getAddress } from 'viem';
+import { ConfigError, loadConfig } from '@chainpipe/runtime';
+import { sweepConfig } from '../src/config';
+
+describe('treasury:sweep configuration', () => {
+  const base = { DEV_SIGNER_MNEMONIC: 'x', CHAIN_RPC_DEFAULT_BASE: 'http://127.0.0.1:1/rpc' };
+  const refusal = (env: Record<string, string>): string => {
+    try {
+      loadConfig(sweepConfig, env);
+    } catch (err) {
+      expect(err).to.be.instanceOf(ConfigError);
+      return (err as Error).message;
+    }
+    throw new Error('accepted');
+  };
+
+  it('takes the treasury, checksummed or lower-case, in its canonical (lower-case) form', () => {
+    const lower = '0xabcdef0123456789abcdef0123456789abcdef01';
+    expect(loadConfig(sweepConfig, { ...base, TREASURY_ADDRESS_EVM: getAddress(lower) }).TREASURY_ADDRESS_EVM).to.equal(lower);
+    expect(loadConfig(sweepConfig, { ...base, TREASURY_ADDRESS_EVM: lower }).TREASURY_ADDRESS_EVM).to.equal(lower);
+  });
+
+  it('refuses a missing treasury and one that is not an EVM address, naming it', () => {
+    expect(refusal(base)).to.include('TREASURY_ADDRESS_EVM is required');
+    expect(refusal({ ...base, TREASURY_ADDRESS_EVM: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' })).to.include('TREASURY_ADDRESS_EVM is not an EVM address');
+    expect(refusal({ ...base, TREASURY_ADDRESS_EVM: '0x1234' })).to.include('TREASURY_ADDRESS_EVM is not an EVM address');
+    // a mixed-case address whose EIP-55 checksum is wrong is a typo, not the treasury
+    expect(refusal({ ...base, TREASURY_ADDRESS_EVM: '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01' })).to.include('TREASURY_ADDRESS_EVM is not an EVM address');
+  });
+});
