@@ -106,13 +106,19 @@ describe('ChangeNOW adapter against the API v2 stand-in', function () {
     expect([...seen].some((s) => ['confirming', 'exchanging', 'sending'].includes(s)), `statuses seen: ${[...seen]}`).to.equal(true);
   });
 
-  it('refunds a fixed-rate payin short of the fixed amount to the refund address', async () => {
+  it('refunds a fixed-rate payin short of the fixed amount to the refund address, on the chain', async () => {
     const a = adapter();
     const deposit = await a.createDeposit({ src: ETH, dst: BTC, amountIn: parseEther('0.1'), dstAddress: DST, refundAddress: REFUND });
     await pay(deposit.depositAddress, parseEther('0.09'));
     const s = await waitFor(async () => ((await a.status(deposit.providerOrderId)).outcome === 'Refunded' ? a.status(deposit.providerOrderId) : undefined), { timeoutMs: 20_000, intervalMs: 100, what: 'refunded' });
     expect(s.txHash).to.match(/^0x[0-9a-f]{64}$/);
+    // the payin went back on the chain from the payin address, less the gas of that transaction
+    await waitFor(async () => (await rpc('eth_getTransactionReceipt', [s.txHash]))?.status === '0x1', { timeoutMs: 20_000, what: 'refund mined' });
+    const tx = await rpc('eth_getTransactionByHash', [s.txHash]);
+    expect(tx).to.include({ from: deposit.depositAddress, to: REFUND });
+    const value = parseEther('0.09') - BigInt(tx.gas) * BigInt(tx.maxFeePerGas);
+    expect(BigInt(tx.value)).to.equal(value);
     const e = (await exchanges()).find((x) => x.id === deposit.providerOrderId)!;
-    expect(e).to.include({ refundAddress: REFUND, refundAmount: 0.09 });
+    expect(e).to.include({ refundAddress: REFUND, refundAmount: Number(value) / 1e18, refundHash: s.txHash });
   });
 });

@@ -9,7 +9,7 @@ import type { ChainNodes } from './chain-nodes/nodes';
 import { faultMiddleware, type HeldRequests } from './faults';
 import { coingeckoRouter, type CoingeckoDeps } from './market/coingecko-router';
 import { marketRouter, type MarketSources, type StickyFaults } from './market/router';
-import { CHANGENOW_EVM_CHAIN_IDS, changenowRouter } from './swaps/changenow-router';
+import { CHANGENOW_EVM_CHAIN_IDS, changenowRouter, type PayinChain } from './swaps/changenow-router';
 import { thornodeRouter } from './swaps/thornode-router';
 import type { ThorchainSim } from './swaps/thorchain-sim';
 
@@ -41,13 +41,16 @@ export interface UpstreamSimDeps {
   signer: { mnemonic: string; token: string };
 }
 
-/** A payin address's balance on the simulated EVM chain of a ChangeNOW network (mainnets only). */
-function payinOf(chainNodes: ChainNodes): (network: string, address: string) => bigint | undefined {
-  return (network, address) => {
+/** The simulated EVM chain of a ChangeNOW network (mainnets only), for the stand-in's payins and refunds. */
+function payinChainOf(chainNodes: ChainNodes): (network: string) => PayinChain | undefined {
+  return (network) => {
     const chainId = CHANGENOW_EVM_CHAIN_IDS[network];
     if (chainId === undefined) return undefined;
     for (const node of chainNodes.nodes.values()) {
-      if (node.ledger && node.network.chainId === chainId && !node.network.testnet) return node.ledger.balanceOf(address);
+      const ledger = node.ledger;
+      if (ledger && node.network.chainId === chainId && !node.network.testnet) {
+        return { chainId, balanceOf: (a) => ledger.balanceOf(a), nonceOf: (a, p) => ledger.nonceOf(a, p), gasPrice: () => ledger.gasPrice(), submitRaw: (raw) => ledger.submitRaw(raw) };
+      }
     }
     return undefined;
   };
@@ -66,7 +69,7 @@ export function createUpstreamSimApp(deps: UpstreamSimDeps): Express {
   app.use(chainNodesRouter({ chainNodes: deps.chainNodes, logger: deps.logger, registry: deps.registry, bodyLimitBytes: deps.bodyLimitBytes, maxBatch: deps.maxBatch }));
   app.use(marketRouter({ ...deps.market, registry: deps.registry }));
   app.use(coingeckoRouter(deps.coingecko));
-  app.use(changenowRouter({ quotes: deps.market.sources.quotes, apiKey: deps.swapApiKey, now: Date.now, payin: payinOf(deps.chainNodes), stepMs: deps.changenowStepMs }));
+  app.use(changenowRouter({ quotes: deps.market.sources.quotes, apiKey: deps.swapApiKey, now: Date.now, chain: payinChainOf(deps.chainNodes), stepMs: deps.changenowStepMs }));
   app.use(thornodeRouter({ thorchain: deps.thorchain, now: Date.now }));
   app.use(signerRouter(deps.signer));
   finishHttpApp(app, deps.logger);

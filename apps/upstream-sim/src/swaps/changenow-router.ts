@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import express, { type Router } from 'express';
+import type { Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { bech32 } from '@scure/base';
 import { base58Encode, tronHexToBase58 } from '@chainpipe/chains';
 import type { QuotesSource } from '../market/quotes-source';
@@ -18,13 +20,13 @@ import type { QuotesSource } from '../market/quotes-source';
  * its `validUntil` (an hour unless `PUT /sim/changenow/rate-ttl` `{ms}` says
  * otherwise); `POST /v2/exchange` with `flow: "fixed-rate"` needs that `rateId` before it
  * expires (HTTP 400 `rate_id_not_found_or_expired` otherwise) and keeps its amount. After the
- * payin (the simulated EVM chain's balance of the payin address, when `payin` is wired) an
+ * payin (the simulated EVM chain's balance of the payin address, whose key the stand-in holds) an
  * exchange moves by itself, one status per step: `confirming`, `exchanging`, `sending`,
  * `finished` with a `payoutHash` and `amountTo`; a fixed-rate payin after the rate's
- * `validUntil`, or short of `expectedAmountFrom`, is `refunded` to its `refundAddress` with a
- * `refundHash` instead. Controls: `PUT /sim/changenow/exchanges/{id}` `{status, payoutHash?,
- * refundHash?, amountTo?}` moves an exchange (the provider's own progress, which no test can
- * cause through a chain here); `GET /sim/changenow/exchanges` lists them; `PUT
+ * `validUntil`, or short of `expectedAmountFrom`, is `refunded` instead: a transaction on the
+ * chain from the payin address to its `refundAddress` of the payin less the gas, its hash the
+ * `refundHash`. Controls: `PUT /sim/changenow/exchanges/{id}` `{status, payoutHash?,
+ * refundHash?, amountTo?}` sets an exchange's status by hand (it then stops moving by itself); `GET /sim/changenow/exchanges` lists them; `PUT
  * /sim/changenow/delay` `{ms}` holds every estimate that long (a slow provider), and
  * `GET /sim/changenow/stats` counts estimates and those whose caller hung up before the answer.
  */
@@ -70,6 +72,10 @@ interface Exchange {
   held?: boolean;
   /** The payin address's balance when the exchange was created: what arrives after is the payin. */
   baseline?: bigint;
+  /** What the payin brought (smallest unit). */
+  received?: bigint;
+  /** The key of an EVM payin address: ChangeNOW's own wallet, which sends a refund back on the chain. */
+  payinKey?: Hex;
 }
 
 /** A fixed rate handed out by an estimate: usable once, until `validUntil`. */
@@ -86,12 +92,27 @@ const NATIVE_DECIMALS = 18;
 /** ChangeNOW network names of the EVM networks → their chain ids. */
 export const CHANGENOW_EVM_CHAIN_IDS: Readonly<Record<string, number>> = { eth: 1, bsc: 56, matic: 137, arbitrum: 42161, op: 10, base: 8453, cchain: 43114 };
 
+/** What the stand-in needs of a simulated EVM chain (`EvmLedger` and its chain id). */
+export interface PayinChain {
+  chainId: number;
+  balanceOf(address: string): bigint;
+  nonceOf(address: string, pending: boolean): number;
+  gasPrice(): bigint;
+  submitRaw(raw: string): Hex;
+}
+
+/** An exchange as the API shows it: without the stand-in's own bookkeeping. */
+function shown(e: Exchange): Omit<Exchange, 'held' | 'baseline' | 'received' | 'payinKey'> {
+  const { held: _held, baseline: _baseline, received: _received, payinKey: _payinKey, ...rest } = e;
+  return rest;
+}
+
 export interface ChangenowRouterDeps {
   quotes: QuotesSource;
   apiKey: string;
   now: () => number;
-  /** What `address` holds on ChangeNOW's `network` (smallest unit); undefined where the simulator keeps no balances. */
-  payin?: (network: string, address: string) => bigint | undefined;
+  /** The simulated chain of ChangeNOW's `network` (EVM mainnets); undefined where the simulator keeps no balances. */
+  chain?: (network: string) => PayinChain | undefined;
   /** Time between two statuses of an exchange after its payin. */
   stepMs?: number;
 }
@@ -223,7 +244,13 @@ export function changenowRouter(deps: ChangenowRouterDeps): Router {
       refundAddress: typeof b.refundAddress === 'string' && b.refundAddress ? b.refundAddress : null, refundExtraId: null,
       createdAt: now, updatedAt: now, depositReceivedAt: null, payinHash: null, payoutHash: null, refundHash: null, refundAmount: null, userId: null, validUntil, flow,
     };
-    e.baseline = deps.payin?.(fromNetwork, e.payinAddress);
+    const chain = deps.chain?.(fromNetwork);
+    if (chain) {
+      // an EVM payin address of a key the stand-in holds, so a refund can leave it on the chain
+      e.payinKey = generatePrivateKey();
+      e.payinAddress = privateKeyToAccount(e.payinKey).address.toLowerCase();
+      e.baseline = chain.balanceOf(e.payinAddress);
+    }
     exchanges.set(e.id, e);
     res.json({
       fromAmount: amount, toAmount, flow, type: 'direct', payinAddress: e.payinAddress, payoutAddress: address, payinExtraId: null, payoutExtraId: e.payoutExtraId,
@@ -245,15 +272,16 @@ export function changenowRouter(deps: ChangenowRouterDeps): Router {
    * The provider's own progress: a waiting exchange whose payin address received its payin
    * moves on, one status per `stepMs`, as ChangeNOW's exchanges do after the payin.
    */
-  const progress = (e: Exchange): void => {
+  const progress = async (e: Exchange): Promise<void> => {
     if (e.held || ['finished', 'failed', 'refunded'].includes(e.status)) return;
     const now = deps.now();
+    const chain = deps.chain?.(e.fromNetwork);
     if (e.depositReceivedAt === null) {
-      const balance = deps.payin?.(e.fromNetwork, e.payinAddress);
-      if (balance === undefined || e.baseline === undefined) return;
-      const received = balance - e.baseline;
+      if (!chain || e.baseline === undefined) return;
+      const received = chain.balanceOf(e.payinAddress) - e.baseline;
       if (received <= 0n) return;
       e.depositReceivedAt = new Date(now).toISOString();
+      e.received = received;
       e.amountFrom = Number(received) / 10 ** NATIVE_DECIMALS;
       e.payinHash = '0x' + randomBytes(32).toString('hex');
     }
@@ -263,26 +291,42 @@ export function changenowRouter(deps: ChangenowRouterDeps): Router {
     const path: Exchange['status'][] = ['confirming', 'exchanging', 'sending', 'finished'];
     const next = path[Math.min(steps, path.length - 1)];
     if ((late || short) && steps >= 1) {
-      Object.assign(e, { status: 'refunded', refundHash: '0x' + randomBytes(32).toString('hex'), refundAmount: e.amountFrom });
+      // the payin goes back to the refund address from the payin address, less the transfer's gas
+      // refunded at once (a concurrent read must not send a second refund), the hash once signed
+      Object.assign(e, { status: 'refunded', refundAmount: e.amountFrom, updatedAt: new Date(now).toISOString() });
+      let refundHash = '0x' + randomBytes(32).toString('hex');
+      let refundAmount = e.amountFrom;
+      if (chain && e.payinKey && e.refundAddress && e.received) {
+        const maxFeePerGas = chain.gasPrice() * 2n;
+        const value = e.received - 21_000n * maxFeePerGas;
+        if (value > 0n) {
+          const raw = await privateKeyToAccount(e.payinKey).signTransaction({
+            type: 'eip1559', chainId: chain.chainId, nonce: chain.nonceOf(e.payinAddress, true), to: e.refundAddress as Hex, value, gas: 21_000n, maxFeePerGas, maxPriorityFeePerGas: maxFeePerGas / 2n,
+          });
+          refundHash = chain.submitRaw(raw);
+          refundAmount = Number(value) / 10 ** NATIVE_DECIMALS;
+        }
+      }
+      Object.assign(e, { refundHash, refundAmount });
+      return;
     } else if (next === 'finished') {
       Object.assign(e, { status: 'finished', payoutHash: '0x' + randomBytes(32).toString('hex'), amountTo: e.expectedAmountTo });
     } else e.status = next;
     e.updatedAt = new Date(now).toISOString();
   };
 
-  api.get('/v2/exchange/by-id', (req, res) => {
+  api.get('/v2/exchange/by-id', async (req, res) => {
     const e = exchanges.get(String(req.query.id ?? ''));
     if (!e) return fail(res, 404, 'not_found', 'Exchange not found');
-    progress(e);
-    const { held: _held, baseline: _baseline, ...shown } = e;
-    res.json({ ...shown, actionsAvailable: false, fromLegacyTicker: e.fromCurrency, toLegacyTicker: e.toCurrency });
+    await progress(e);
+    res.json({ ...shown(e), actionsAvailable: false, fromLegacyTicker: e.fromCurrency, toLegacyTicker: e.toCurrency });
   });
 
   router.use('/changenow', api);
 
-  router.get('/sim/changenow/exchanges', (_req, res) => {
-    for (const e of exchanges.values()) progress(e);
-    res.json([...exchanges.values()].map(({ held: _held, baseline: _baseline, ...shown }) => shown));
+  router.get('/sim/changenow/exchanges', async (_req, res) => {
+    for (const e of exchanges.values()) await progress(e);
+    res.json([...exchanges.values()].map(shown));
   });
   router.put('/sim/changenow/rate-ttl', express.json(), (req, res) => {
     const ms = Number((req.body as { ms?: unknown })?.ms);
@@ -310,8 +354,7 @@ export function changenowRouter(deps: ChangenowRouterDeps): Router {
       amountTo: b.amountTo ?? (b.status === 'finished' ? e.expectedAmountTo : e.amountTo),
       updatedAt: new Date(deps.now()).toISOString(),
     });
-    const { held: _held, baseline: _baseline, ...shown } = e;
-    res.json(shown);
+    res.json(shown(e));
   });
   return router;
 }
