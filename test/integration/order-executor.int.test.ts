@@ -184,6 +184,20 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
     expect(await orders.ledgerOf(order.id), 'no commission for a failed swap').to.equal(undefined);
   });
 
+  it("THORChain's refund of a forward goes back to the deposit address: the order is ChainFailed (refundable), not Refunded, and earns nothing", async () => {
+    const index = nextIndex++;
+    const forwardHash = '0x' + randomBytes(32).toString('hex');
+    const order = await orders.insert(
+      orderFixture({ deposit_index: index, deposit_address: await signer.addressAt('evm', index), state: 'Exchanging', integrator_id: integratorId, fee_integrator: '1000' }),
+    );
+    await db('agg.orders').where({ id: order.id }).update({ deposit_tx_hash: '0x' + randomBytes(32).toString('hex'), deposit_amount: order.amount_in, forward_tx_hash: forwardHash, refund_address: payer.address.toLowerCase() });
+    const refundHash = randomBytes(32).toString('hex').toUpperCase();
+    await fetch(`${base}/sim/thorchain/tx/${forwardHash}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'refunded', outHash: refundHash }) });
+    await waitFor(async () => (await orders.findById(order.id))?.state === 'ChainFailed', { timeoutMs: 20_000, what: 'ChainFailed after the provider refunded the forward' });
+    expect((await orders.findById(order.id))!.execution).to.include({ outcome: 'ChainFailed', provider_outcome: 'Refunded', tx_hash: refundHash });
+    expect(await orders.ledgerOf(order.id)).to.equal(undefined);
+  });
+
   it('an ERC-20 source goes through the router: approve(router, net), then depositWithExpiry(vault, token, net, memo, expiry); THORChain swaps it', async () => {
     const amountIn = 250_000_000n; // 250 USDT
     const feePlatform = 750_000n;

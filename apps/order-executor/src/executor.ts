@@ -148,9 +148,15 @@ export class OrderExecutor {
     this.log.info({ msg: 'order_not_forwarded', orderNo: order.order_no, reason, ...detail });
   }
 
-  private wait(order: OrderRow, reason: string, detail?: string): void {
+  /**
+   * Counted every pass (`chainpipe_agg_forward_waits_total`); logged when one order needs a
+   * person. Waits of whole kinds (a chain nothing sends on yet, a channel kind without forwarder)
+   * and routine ones are only counted: they would log every pass for every such order.
+   */
+  private wait(order: OrderRow, reason: 'confirmations' | 'halted' | 'no_forwarder' | 'no_chain' | 'nothing_to_forward' | 'transfer_failed', detail?: string): void {
     this.metrics.waits.inc({ reason });
-    if (reason !== 'confirmations') this.log[reason === 'transfer_failed' ? 'error' : 'info']({ msg: 'forward_waits', orderNo: order.order_no, reason, detail });
+    if (reason === 'transfer_failed' || reason === 'nothing_to_forward') this.log.error({ msg: 'forward_waits', orderNo: order.order_no, reason, detail });
+    else if (reason === 'halted') this.log.info({ msg: 'forward_waits', orderNo: order.order_no, reason, detail });
   }
 
   private readonly tokens = new Map<number, TokenRef>();

@@ -4,7 +4,7 @@ import { TOPICS, type OrderEventMessage, type TxPushMessage } from '@chainpipe/c
 import { ApiKeyRepository, type Knex } from '@chainpipe/db';
 import type { TopicProducer } from '@chainpipe/kafka';
 import { OrderRepository, type AuditEntry, type LedgerLine, type OrderPatch, type OrderRow } from '@chainpipe/order-store';
-import type { ChannelOutcome, OrderEvent, OrderState } from '@chainpipe/orders';
+import { outcomeForOrder, type ChannelOutcome, type OrderEvent, type OrderState } from '@chainpipe/orders';
 import { type TokenRow } from '@chainpipe/price';
 import { ReferenceRepository } from '@chainpipe/price-store';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
@@ -184,11 +184,19 @@ export class OrderTracker {
         this.log.warn({ msg: 'channel_status_failed', orderNo: order.order_no, channel: order.channel_id, err: errorMessage(err) });
         continue;
       }
-      if (status.outcome === 'pending' || status.outcome === order.state) continue;
-      const execution = { outcome: status.outcome, tx_hash: status.txHash ?? null, reported_at: new Date(this.clock.now()).toISOString() };
+      if (status.outcome === 'pending') continue;
+      const outcome = outcomeForOrder(status.outcome, order.deposit_index !== null);
+      if (outcome === order.state) continue;
+      const execution = {
+        outcome,
+        tx_hash: status.txHash ?? null,
+        reported_at: new Date(this.clock.now()).toISOString(),
+        // the provider's refund of the forward went back to the deposit address
+        ...(outcome !== status.outcome ? { provider_outcome: status.outcome } : {}),
+      };
       await this.apply(
         order,
-        { type: 'channel_status', outcome: status.outcome },
+        { type: 'channel_status', outcome },
         // the forward's details (the executor's) stay beside the channel's word
         (to) => ({ execution: { ...(order.execution ?? {}), ...execution }, ...(to === 'Completed' && status.txHash ? { payout_tx_hash: status.txHash } : {}) }),
         { event: 'channel_status', detail: execution },
