@@ -57,13 +57,25 @@ export class RefundJob {
 
   /** One pass: every order whose refund is due gets its transfer sent or followed. */
   async run(): Promise<void> {
-    const candidates: OrderRow[] = await this.deps.db('agg.orders')
-      .whereIn('state', REFUND_SENDING_STATES)
-      .whereNotNull('refund_address')
-      .whereNotNull('deposit_amount')
-      .whereNotNull('deposit_index')
-      .orderBy('id')
-      .limit(this.deps.batchSize);
+    // the orders `refundReady` may accept, so that orders waiting for something else (a channel
+    // still holding the principal, an operator) never fill the batch; a refund that failed for good
+    // is an operator's, not every pass's
+    const candidates: OrderRow[] = await this.deps.db('agg.orders as o')
+      .whereIn('o.state', REFUND_SENDING_STATES)
+      .whereNotNull('o.refund_address')
+      .whereNotNull('o.deposit_amount')
+      .whereNotNull('o.deposit_index')
+      .where((q) =>
+        q
+          .where((failed) => failed.whereNot('o.state', 'ManualReview').whereNotNull('o.execution').where((held) => held.whereNull('o.forward_tx_hash').orWhereRaw("o.execution->>'outcome' = 'Refunded'")))
+          .orWhere((manual) => manual.where('o.state', 'ManualReview').where('o.resolution', 'refund')),
+      )
+      .whereNotExists(function refundFailed() {
+        this.select(this.client.raw('1')).from('agg.outgoing_transfers as t').whereRaw('t.order_id = o.id').where('t.kind', 'refund').where('t.status', 'failed');
+      })
+      .orderBy('o.id')
+      .limit(this.deps.batchSize)
+      .select('o.*');
     for (const order of candidates) {
       try {
         await this.refund(order);
