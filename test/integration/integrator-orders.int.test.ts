@@ -233,6 +233,16 @@ describe('integrator order endpoints (real Postgres and Redis, in process)', fun
       own = await orders.insert(order());
     });
 
+    it('shows a refunded order\'s refund transaction (refund_tx_hash) beside its deposit', async () => {
+      const refunded = await orders.insert(order());
+      const hash = '0x' + 'c'.repeat(64);
+      await orders.transition(refunded, 'Refunded', { refund_address: '0x' + '4'.repeat(40), refund_tx_hash: hash }, { event: 'refund_sent' });
+      const read = await call('GET', `/api/v1/integrator/orders/${refunded.order_no}`, undefined, { 'x-integrator-api-key': keyA });
+      expect(read.body.data).to.include({ state: 'Refunded', refund_tx_hash: hash, refund_address: '0x' + '4'.repeat(40) });
+      const fresh = await call('GET', `/api/v1/integrator/orders/${own.order_no}`, undefined, { 'x-integrator-api-key': keyA });
+      expect(fresh.body.data).to.include({ refund_tx_hash: null });
+    });
+
     it('reads the own order with its snapshots; 401 without or with an invalid key, 403 for another integrator or a disabled one', async () => {
       const a = await call('GET', `/api/v1/integrator/orders/${own.order_no}`, undefined, { 'x-integrator-api-key': keyA });
       expect(a.status).to.equal(200);
