@@ -155,8 +155,8 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
     await db('agg.orders').where({ id: o.id }).update({ forward_tx_hash: '0x' + 'f'.repeat(64) });
     await job.run();
     expect(await stored.listByOrder(o.id), 'the channel still holds the principal').to.have.length(0);
-    // the channel's refund reported by the tracker: recorded in place, once
-    const back = await tracker.apply(await reload(o), { type: 'channel_status', outcome: 'Refunded' }, () => ({ execution: { outcome: 'Refunded', tx_hash: '0x' + 'a'.repeat(64) } }), { event: 'channel_status' });
+    // the channel's refund reported by the tracker (as its sweep records it): recorded in place, once
+    const back = await tracker.apply(await reload(o), { type: 'channel_status', outcome: 'Refunded' }, () => ({ execution: { outcome: 'ChainFailed', provider_outcome: 'Refunded', tx_hash: '0x' + 'a'.repeat(64) } }), { event: 'channel_status' });
     expect(back).to.include({ state: 'ChainFailed' });
     const again = await tracker.apply(back, { type: 'channel_status', outcome: 'Refunded' }, () => ({}), { event: 'channel_status' });
     expect(again.version, 'not recorded twice').to.equal(back.version);

@@ -1,7 +1,7 @@
 import { Counter, type Registry } from 'prom-client';
 import type { EvmFeePlan, OutgoingTransfers, TransferChain } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
-import { OrderRepository, OutgoingTransferRepository, type OrderRow, type OutgoingTransferRow } from '@chainpipe/order-store';
+import { OrderRepository, OutgoingTransferRepository, channelReturned, type OrderRow, type OutgoingTransferRow } from '@chainpipe/order-store';
 import { REFUND_SENDING_STATES, refundAmount, refundReady } from '@chainpipe/orders';
 import { errorMessage, type Logger } from '@chainpipe/runtime';
 
@@ -67,7 +67,7 @@ export class RefundJob {
       .whereNotNull('o.deposit_index')
       .where((q) =>
         q
-          .where((failed) => failed.whereNot('o.state', 'ManualReview').whereNotNull('o.execution').where((held) => held.whereNull('o.forward_tx_hash').orWhereRaw("o.execution->>'outcome' = 'Refunded'")))
+          .where((failed) => failed.whereNot('o.state', 'ManualReview').whereNotNull('o.execution').where((held) => held.whereNull('o.forward_tx_hash').orWhereRaw("(o.execution->>'provider_outcome' = 'Refunded' or o.execution->>'outcome' = 'Refunded')")))
           .orWhere((manual) => manual.where('o.state', 'ManualReview').where('o.resolution', 'refund')),
       )
       .whereNotExists(function refundFailed() {
@@ -93,7 +93,7 @@ export class RefundJob {
       received: order.deposit_amount === null ? null : BigInt(order.deposit_amount),
       executionRecorded: order.execution !== null,
       forwarded: order.forward_tx_hash !== null,
-      channelReturned: order.execution?.outcome === 'Refunded',
+      channelReturned: channelReturned(order.execution),
       resolution: order.resolution,
     });
     if (!ready.ready) return;

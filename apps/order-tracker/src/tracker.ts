@@ -184,9 +184,10 @@ export class OrderTracker {
         this.log.warn({ msg: 'channel_status_failed', orderNo: order.order_no, channel: order.channel_id, err: errorMessage(err) });
         continue;
       }
-      if (status.outcome === 'pending') continue;
+      if (status.outcome === 'pending' || status.outcome === order.state) continue;
+      // the state machine decides on the provider's own word (a refund of the platform's forward
+      // makes the order ChainFailed, recorded once); the record shows what it means for the order
       const outcome = outcomeForOrder(status.outcome, order.deposit_index !== null);
-      if (outcome === order.state) continue;
       const execution = {
         outcome,
         tx_hash: status.txHash ?? null,
@@ -196,7 +197,7 @@ export class OrderTracker {
       };
       await this.apply(
         order,
-        { type: 'channel_status', outcome },
+        { type: 'channel_status', outcome: status.outcome },
         // the forward's details (the executor's) stay beside the channel's word
         (to) => ({ execution: { ...(order.execution ?? {}), ...execution }, ...(to === 'Completed' && status.txHash ? { payout_tx_hash: status.txHash } : {}) }),
         { event: 'channel_status', detail: execution },

@@ -104,6 +104,15 @@ export interface LedgerLine {
   priceUsd: string;
 }
 
+/**
+ * Whether the channel reported the principal given back (a refund of the platform's forward, to
+ * the deposit address): the tracker records the provider's `Refunded` as `provider_outcome`
+ * beside the order's outcome (`ChainFailed`).
+ */
+export function channelReturned(execution: Record<string, unknown> | null): boolean {
+  return execution?.provider_outcome === 'Refunded' || execution?.outcome === 'Refunded';
+}
+
 /** What the state machine reads of a stored order. */
 export function orderFacts(o: OrderRow): OrderFacts {
   return {
@@ -113,7 +122,7 @@ export function orderFacts(o: OrderRow): OrderFacts {
     received: o.deposit_amount === null ? null : BigInt(o.deposit_amount),
     resolution: o.resolution,
     platformHeld: o.deposit_index !== null,
-    channelReturned: o.execution?.outcome === 'Refunded',
+    channelReturned: channelReturned(o.execution),
   };
 }
 
