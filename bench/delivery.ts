@@ -381,6 +381,7 @@ async function webhookLivePath(db: ReturnType<typeof createDb>): Promise<{ rows:
     );
     ratios.push(`webhooks, ${spec.name}: dispatcher ${median(ratiosOf).toFixed(2)}x the ${spec.raw} (median of ${WEBHOOK_ROUNDS} rounds, ${ratiosOf[0].toFixed(2)}–${ratiosOf.at(-1)!.toFixed(2)})`);
   }
+  await dispatcher.close();
   receiver.close();
   await db('core.apps').whereIn('app_id', appIds).del();
   return { rows, ratios };
