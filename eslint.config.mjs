@@ -26,8 +26,6 @@ const IO_MODULES = [
   ...['aggregator', 'db', 'http', 'kafka', 'kline-store', 'order-store', 'price-store', 'redis', 'testing', 'tx-records', 'tx-store', 'upstreams', 'webhooks'].map((l) => `@chainpipe/${l}`),
 ];
 const LAYERING_EXEMPTIONS = {
-  // OriginError, the error type of the node calls, lives in the HTTP client lib.
-  'libs/tx-parsers/src/origin.ts': ['@chainpipe/upstreams'],
   // The benchmarks drive app internals (handlers, app factories, stores) in-process.
   'bench/publish.ts': ['../apps/chain-parser/src/tx-contract'],
   'bench/search.ts': ['../apps/tx-gateway/src/app', '../apps/tx-gateway/src/queries/repository', '../apps/tx-gateway/src/queries/request'],
