@@ -17,8 +17,7 @@ import { promisify } from 'node:util';
 import { createParser } from 'eventsource-parser';
 import WebSocket from 'ws';
 import { publicPort, type PublicAppName } from '@chainpipe/runtime';
-import { withDevEnv } from '../../apps/upstream-sim/src/replay/dev-env';
-import { replayFixtures } from '../../apps/upstream-sim/src/replay/replay';
+import { replayFixtures, withDevEnv } from '@chainpipe/upstream-sim';
 
 const ROOT = path.resolve(__dirname, '../..');
 const HOST = process.env.DEMO_HOST ?? '127.0.0.1';
