@@ -1,3 +1,4 @@
+import type { HttpKlineHealth } from '@chainpipe/contracts';
 import type { ApiRoutes } from '@chainpipe/http';
 import { IngesterStatusStore } from '@chainpipe/kline-store';
 import { errorMessage } from '@chainpipe/runtime';
@@ -81,7 +82,7 @@ export function debugRoutes(api: ApiRoutes, deps: KlineDeps, hub: KlineHub): voi
       auth: KLINE_AUTH,
       ok: { data: 'http/kline/health', message: 'ok', description: '`{ status: "ok", timestamp }`', example: { status: 'ok', timestamp: '2026-11-24T12:00:00.000Z' } },
     },
-    (_req, res) => sendKlineOk(res, { status: 'ok', timestamp: new Date(deps.clock.now()).toISOString() }),
+    (_req, res) => sendKlineOk(res, { status: 'ok', timestamp: new Date(deps.clock.now()).toISOString() } satisfies HttpKlineHealth),
   );
 
   api.route(
