@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -20,7 +20,8 @@ import path from 'node:path';
  */
 
 const SOURCE_DIRS = ['apps', 'libs', 'bench', 'scripts'];
-const DOCUMENTATION_KEYS = ['data', 'payload', 'headers', 'schema', '\\$ref'];
+/** Keys whose id value only documents (a pattern each: `$ref` starts with no word character). */
+const DOCUMENTATION_KEYS = ['\\bdata', '\\bpayload', '\\bheaders', '\\bschema', '\\$ref'];
 
 export interface GeneratedType {
   id: string;
@@ -40,7 +41,7 @@ function sourceFiles(root: string, skip: readonly string[]): string[] {
       else if (e.isFile() && file.endsWith('.ts') && !file.endsWith('.test.ts') && !skip.includes(file)) out.push(file);
     }
   };
-  for (const dir of SOURCE_DIRS) walk(path.join(root, dir));
+  for (const dir of SOURCE_DIRS) if (existsSync(path.join(root, dir))) walk(path.join(root, dir));
   return out;
 }
 
@@ -62,7 +63,7 @@ function declarations(generated: string, skip: ReadonlySet<string>): Map<string,
 export function unusedGeneratedTypes(root: string, skip: readonly string[], generated: string, types: readonly GeneratedType[]): GeneratedType[] {
   const texts = sourceFiles(root, skip).map((f) => readFileSync(f, 'utf8'));
   const decls = declarations(generated, new Set(['SchemaIndex', 'SchemaTypes', 'SchemaId']));
-  const docKey = `\\b(?:${DOCUMENTATION_KEYS.join('|')})\\s*:\\s*`;
+  const docKey = `(?:${DOCUMENTATION_KEYS.join('|')})\\s*:\\s*`;
   const used = new Set<string>();
   for (const { id, name } of types) {
     const byName = new RegExp(`\\b${escapeRegex(name)}\\b`);
