@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Counter, type Registry } from 'prom-client';
-import type { HttpTxWebhookRetry, TxPushMessage } from '@chainpipe/contracts';
+import type { HttpTxWebhookRetry, TxPushMessage, WebhookTxTransactionBatch } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { toTransactionResult } from '@chainpipe/tx-records';
@@ -60,7 +60,8 @@ interface QueueRow {
   id: string;
   tx_id: string;
   message_id: string | null;
-  payload: unknown;
+  /** One transaction of a POST body, as `enqueue` stored it. */
+  payload: WebhookTxTransactionBatch[number];
   attempts: number;
 }
 
@@ -91,8 +92,9 @@ interface Batch {
   size: number;
 }
 
-function toBatch(items: ReadonlyArray<{ messageId: string; payload: unknown }>): Batch {
-  return { body: JSON.stringify(items.map((i) => i.payload)), id: batchId(items.map((i) => i.messageId)), size: items.length };
+function toBatch(items: ReadonlyArray<{ messageId: string; payload: WebhookTxTransactionBatch[number] }>): Batch {
+  const body: WebhookTxTransactionBatch = items.map((i) => i.payload);
+  return { body: JSON.stringify(body), id: batchId(items.map((i) => i.messageId)), size: items.length };
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {

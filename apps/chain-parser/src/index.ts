@@ -1,0 +1,2 @@
+/** What benchmarks and tests use in-process: the check every parsed record passes before it is stored and published. */
+export { normalizedTxCheck } from './tx-contract';

@@ -1,0 +1,2 @@
+/** What benchmarks and tests use in-process: the handler of market.ticks.v1 batches. */
+export { createTicksHandler, type TicksHandlerDeps } from './ticks.handler';

@@ -1,0 +1,4 @@
+/** What benchmarks and tests use in-process: the app factory and its two route modules. */
+export { createMarketGatewayApp, type MarketGatewayOptions } from './app';
+export { klineModule, type KlineModule } from './kline/module';
+export { priceModule } from './price/module';
