@@ -9,3 +9,5 @@ export { transactionFrame } from './push/push.handler';
 export { ConnectionCap } from './push/connection-cap';
 export { ResendStore } from './push/resend-store';
 export { WsHub } from './push/ws-hub';
+/** Its configuration section: what the configuration reference and the deploy checks read. */
+export { txGatewayConfig } from './config';
