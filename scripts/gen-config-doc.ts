@@ -67,7 +67,10 @@ function defaultOf(field: Field<unknown>): string {
   const value = parsed.value;
   if (field.secret) return value === '' ? 'empty' : '*set*';
   if (value === '') return 'empty';
-  const shown = Array.isArray(value) ? value.join(',') : String(value);
+  // a map-valued field (name=value pairs) is shown as it is written
+  const pairs = value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.entries(value).map(([k, v]) => `${k}=${String(v)}`) : undefined;
+  if (pairs?.length === 0) return 'empty';
+  const shown = pairs ? pairs.join(',') : Array.isArray(value) ? value.join(',') : String(value);
   // Paths found from a source file's location are shown relative to the repository.
   const relative = path.isAbsolute(shown) && shown.startsWith(ROOT) ? path.relative(ROOT, shown) : shown;
   return `\`${relative}\``;

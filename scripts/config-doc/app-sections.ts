@@ -10,6 +10,7 @@ import { chainParserConfig } from '@chainpipe/chain-parser';
 import { klineAggregatorConfig } from '@chainpipe/kline-aggregator';
 import { marketGatewayConfig } from '@chainpipe/market-gateway';
 import { marketIngesterConfig } from '@chainpipe/market-ingester';
+import { orderExecutorConfig } from '@chainpipe/order-executor';
 import { orderTrackerConfig } from '@chainpipe/order-tracker';
 import { pendingCompensatorConfig } from '@chainpipe/pending-compensator';
 import { priceIngesterConfig } from '@chainpipe/price-ingester';
@@ -34,4 +35,5 @@ export const APP_CONFIG_SECTIONS: Record<AppName, Section> = {
   'market-gateway': marketGatewayConfig,
   'aggregator-gateway': aggregatorGatewayConfig,
   'order-tracker': orderTrackerConfig,
+  'order-executor': orderExecutorConfig,
 };

@@ -6,6 +6,8 @@
  *      fixture blocks replayed to /stream; the push of the address's transaction
  *   3. token prices: the latest quotes of ETH and USDC
  *   4. aggregator: a quote stream (SSE), the best channel, an order with a deposit address
+ *   5. aggregator: the development payer pays the deposit address on the simulated chain; the
+ *      order goes Depositing → Exchanging (forwarded) → Completed → Settled with no manual step
  *
  * Talks to the running stack only over its public APIs, with the development credentials of
  * .run/dev.env. Exits 1 when a step fails, so it doubles as a smoke test of `make up`.
@@ -16,7 +18,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createParser } from 'eventsource-parser';
 import WebSocket from 'ws';
-import { publicPort, type PublicAppName } from '@chainpipe/runtime';
+import { parseGwei, type Hex } from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
+import { mnemonicWords } from '@chainpipe/custody';
+import { appPorts, publicPort, type PublicAppName } from '@chainpipe/runtime';
 import { replayFixtures, withDevEnv } from '@chainpipe/upstream-sim';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -153,7 +158,15 @@ async function prices(apiKey: string): Promise<void> {
   for (const q of latest.json.data.items) show(`${q.symbol} (${q.token_id})`, `${q.price} ${q.fiat_code}, market cap ${q.market_cap}`);
 }
 
-async function aggregator(integratorKey: string): Promise<void> {
+/** The (application, address) pairs in tx-matcher's index, from its metrics. */
+async function matcherIndexSize(): Promise<number> {
+  const res = await fetch(`http://${HOST}:${appPorts('tx-matcher')!.ops}/metrics`, { signal: AbortSignal.timeout(STEP_TIMEOUT_MS) });
+  const size = /^chainpipe_matcher_index_addresses(?:\{[^}]*\})? ([0-9.e+]+)$/m.exec(await res.text())?.[1];
+  if (size === undefined) throw new Error('tx-matcher reports no chainpipe_matcher_index_addresses');
+  return Number(size);
+}
+
+async function aggregator(integratorKey: string): Promise<{ orderNo: string; depositAddress: string; amountIn: bigint; channel: string; indexBefore: number }> {
   step('Aggregator: stream quotes (SSE) for 0.1 ETH → BTC, pick the best channel, create an order');
   const amountIn = '100000000000000000';
   const res = await fetch(url('aggregator-gateway', `/api/v2/quote/stream?src_token_id=101&dst_token_id=1001&amount_in=${amountIn}&slippage=0.01`), {
@@ -182,6 +195,7 @@ async function aggregator(integratorKey: string): Promise<void> {
   if (channels.length === 0) throw new Error('no channel quoted');
   const best = channels.reduce((a, b) => (BigInt(b.estimated_out_str) > BigInt(a.estimated_out_str) ? b : a));
   const minOut = ((BigInt(best.estimated_out_str) * 99n) / 100n).toString();
+  const indexBefore = await matcherIndexSize();
   const order = await call('POST', url('aggregator-gateway', '/api/v1/integrator/orders'), { 'X-Integrator-Api-Key': integratorKey }, {
     src_token_id: 101,
     dst_token_id: 1001,
@@ -200,16 +214,62 @@ async function aggregator(integratorKey: string): Promise<void> {
   const read = await call('GET', url('aggregator-gateway', `/api/v1/integrator/orders/${o.order_no}`), { 'X-Integrator-Api-Key': integratorKey });
   expectStatus(read, [200], 'read order');
   show('order read back', `state ${read.json.data.state}, integrator commission ${read.json.data.fee_integrator} wei`);
+  return { orderNo: o.order_no, depositAddress: o.deposit_address, amountIn: BigInt(amountIn), channel: String(best.name), indexBefore };
+}
+
+/**
+ * The user pays: the development payer (DEV_SIGNER_MNEMONIC's EVM account 1, funded on the
+ * simulator's chains) sends amount_in to the order's deposit address once tx-matcher knows it
+ * (a transaction before that pays nobody, as on a real chain). Then nothing but the stack: the
+ * deposit through /stream, the forward of the net amount by order-executor, THORChain's swap,
+ * the tracker's Completed and Settled.
+ */
+async function payAndFollow(env: Record<string, string>, integratorKey: string, order: Awaited<ReturnType<typeof aggregator>>): Promise<void> {
+  step('Aggregator: the user pays the deposit address on the simulated chain; the platform forwards it; the channel swaps');
+  if (!/thorchain/i.test(order.channel)) {
+    show('skipped', `the best channel is ${order.channel}: only THORChain forwards are built, so the order would stay paid at its deposit address`);
+    return;
+  }
+  const deadline = Date.now() + STEP_TIMEOUT_MS * 4;
+  while ((await matcherIndexSize()) <= order.indexBefore) {
+    if (Date.now() > deadline) throw new Error('tx-matcher never learned the deposit address');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const rpc = async (method: string, params: unknown[]) => {
+    const r = await call('POST', url('upstream-sim', '/rpc/ethereum-mainnet'), {}, { jsonrpc: '2.0', id: 1, method, params });
+    if (r.json?.error) throw new Error(`${method}: ${r.json.error.message}`);
+    return r.json.result;
+  };
+  const payer = mnemonicToAccount(mnemonicWords(env.DEV_SIGNER_MNEMONIC), { accountIndex: 1 });
+  const nonce = Number(await rpc('eth_getTransactionCount', [payer.address, 'pending']));
+  const raw = await payer.signTransaction({ chainId: 1, type: 'eip1559', to: order.depositAddress as Hex, value: order.amountIn, nonce, gas: 21_000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: parseGwei('1') });
+  show('deposit sent', `${await rpc('eth_sendRawTransaction', [raw])} from ${payer.address}`);
+  let last = '';
+  for (;;) {
+    const read = await call('GET', url('aggregator-gateway', `/api/v1/integrator/orders/${order.orderNo}`), { 'X-Integrator-Api-Key': integratorKey });
+    expectStatus(read, [200], 'read order');
+    const d = read.json.data;
+    const seen = `${d.state}${d.state === 'Exchanging' && d.forward_tx_hash ? ' (forwarded)' : ''}`;
+    if (seen !== last) {
+      last = seen;
+      const detail = d.state === 'Settled' ? `payout ${d.payout_tx_hash}` : d.forward_tx_hash ? `forward ${d.forward_tx_hash}` : d.deposit_tx_hash ? `deposit ${d.deposit_tx_hash} of ${d.deposit_amount} wei` : '';
+      show(seen, detail);
+    }
+    if (d.state === 'Settled') return;
+    if (!['Depositing', 'Exchanging', 'Completed'].includes(d.state)) throw new Error(`order ${order.orderNo} went ${d.state}`);
+    if (Date.now() > deadline) throw new Error(`order ${order.orderNo} still ${d.state}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 async function main(): Promise<void> {
   const env = withDevEnv(process.env) as Record<string, string>;
-  for (const name of ['DEMO_API_KEY', 'DEMO_INTEGRATOR_KEY', 'STREAM_SECRET']) if (!env[name]) throw new Error(`${name} missing from .run/dev.env: run \`make up\` first`);
+  for (const name of ['DEMO_API_KEY', 'DEMO_INTEGRATOR_KEY', 'STREAM_SECRET', 'DEV_SIGNER_MNEMONIC']) if (!env[name]) throw new Error(`${name} missing from .run/dev.env: run \`make up\` first`);
   const t0 = Date.now();
   await candlesticks(env.DEMO_API_KEY);
   await addressMonitoring(env);
   await prices(env.DEMO_API_KEY);
-  await aggregator(env.DEMO_INTEGRATOR_KEY);
+  await payAndFollow(env, env.DEMO_INTEGRATOR_KEY, await aggregator(env.DEMO_INTEGRATOR_KEY));
   console.log(`\ndemo: every step passed in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 

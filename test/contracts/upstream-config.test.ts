@@ -4,6 +4,7 @@ import { developmentSimulatorBase, simulatorUpstreamEnv } from '@chainpipe/testi
 import { aggregatorGatewayConfig } from '../../apps/aggregator-gateway/src/config';
 import { marketGatewayConfig } from '../../apps/market-gateway/src/config';
 import { marketIngesterConfig } from '../../apps/market-ingester/src/config';
+import { orderExecutorConfig } from '../../apps/order-executor/src/config';
 import { orderTrackerConfig } from '../../apps/order-tracker/src/config';
 import { priceIngesterConfig } from '../../apps/price-ingester/src/config';
 
@@ -18,6 +19,7 @@ describe('upstream configuration is required', () => {
     { app: 'price-ingester', section: priceIngesterConfig, upstreams: ['QUOTES_SOURCE_URL', 'QUOTES_SOURCE_API_KEY', 'FIAT_RATES_SOURCE_URL', 'FIAT_RATES_APP_ID'] },
     { app: 'aggregator-gateway', section: aggregatorGatewayConfig, upstreams: ['CHANGENOW_API_URL', 'CHANGENOW_API_KEY', 'THORNODE_API_URL'] },
     { app: 'order-tracker', section: orderTrackerConfig, upstreams: ['CHANGENOW_API_URL', 'CHANGENOW_API_KEY', 'THORNODE_API_URL'] },
+    { app: 'order-executor', section: orderExecutorConfig, upstreams: ['CHANGENOW_API_URL', 'CHANGENOW_API_KEY', 'THORNODE_API_URL'] },
   ];
   const problemsOf = (section: Section, env: Record<string, string>): string[] => {
     try {

@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import { parseGwei, type Hex } from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
 import { loadContracts } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
 
 import { OrderRepository } from '@chainpipe/order-store';
 import { QuoteStore } from '@chainpipe/price-store';
 import { createRedis, type Redis } from '@chainpipe/redis';
-import { createIntegratorWithKey,createRegistryTopics, freePort, parsePrometheusText, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
-import { payUntil } from '../integration/deposit-block';
+import {
+  TEST_KEY_MNEMONIC, createIntegratorWithKey, createRegistryTopics, freePort, parsePrometheusText, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess,
+} from '@chainpipe/testing';
 import { scannedMetricTypes } from '../contracts/metrics-scan';
 
 interface SseEvent {
@@ -44,9 +47,11 @@ async function readSse(url: string, init: RequestInit = {}): Promise<{ status: n
 /**
  * The spec's end-to-end sequence with every part a process: quotes over SSE, the largest
  * estimate chosen, min_acceptable_out_amount computed, the order created with an integrator key,
- * a real Ethereum block paying the deposit address posted to /stream, the deposit seen through
- * chain-parser, tx-matcher and tx.push.v1 by order-tracker, the channel (ChangeNOW stand-in)
- * finishing the swap, the order Completed then Settled, and the commission line in the ledger.
+ * the user paying the order's deposit address on the simulator's chain (which posts its blocks
+ * to /stream), the deposit seen through chain-parser, tx-matcher and tx.push.v1 by
+ * order-tracker, order-executor forwarding the net amount to THORChain's vault, the simulated
+ * THORChain swapping it by itself, the order Completed then Settled, and the commission line in
+ * the ledger. No step is driven by hand.
  */
 describe('aggregator end to end: SSE quotes → order → deposit on chain → Completed → Settled → ledger', function () {
   this.timeout(240_000);
@@ -62,6 +67,13 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
   let ingest = '';
   let key = '';
   let integratorId = '';
+  const payer = mnemonicToAccount(TEST_KEY_MNEMONIC, { addressIndex: 19 });
+  let matcherOps = 0;
+  /** The (application, address) pairs in the matcher's index: this stack's changes topic is the test's own. */
+  const matcherIndexSize = async () => {
+    const text = await (await fetch(`http://127.0.0.1:${matcherOps}/metrics`)).text();
+    return Number(/^chainpipe_matcher_index_addresses(?:\{[^}]*\})? ([0-9.e+]+)$/m.exec(text)?.[1] ?? NaN);
+  };
 
   /** Ops port of every app started, by entry file. */
   const opsPorts = new Map<string, number>();
@@ -83,7 +95,8 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
     sim = `http://127.0.0.1:${simPort}`;
     gateway = `http://127.0.0.1:${gwPort}`;
     ingest = `http://127.0.0.1:${ingestPort}`;
-    await start('apps/upstream-sim/src/main.ts', {}, simPort);
+    // the simulator's chains post their blocks to this stack's chain-ingest; THORChain watches them
+    await start('apps/upstream-sim/src/main.ts', { SIM_BLOCK_MS: '400', SIM_STREAM_URL: `${ingest}/stream`, STREAM_SECRET: secret, SIM_FUNDED_ACCOUNTS: payer.address, SIM_THORCHAIN_SWAP_MS: '500' }, simPort);
     for (const [id, price] of [['1027', 2000], ['1', 50000]] as const) {
       await fetch(`${sim}/sim/cmc/quotes/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ price }) });
     }
@@ -96,7 +109,7 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
       KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: redisPrefix,
       CHANGENOW_API_URL: `${sim}/changenow`, THORNODE_API_URL: `${sim}/thornode`, ORDER_DEPOSIT_APP_ID: `deposits-${randomBytes(3).toString('hex')}`,
     };
-    const matcherOps = await freePort();
+    matcherOps = await freePort();
     opsPorts.set('apps/tx-matcher/src/main.ts', matcherOps);
     await Promise.all([
       start('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: secret }, ingestPort),
@@ -108,6 +121,7 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
       })(),
       start('apps/aggregator-gateway/src/main.ts', common, gwPort),
       start('apps/order-tracker/src/main.ts', { ...common, ORDER_TRACKER_GROUP: `${prefix}tracker`, ORDER_TRACKER_INTERVAL_MS: '300', ORDER_TRACKER_SESSION_TIMEOUT_MS: '6000' }),
+      start('apps/order-executor/src/main.ts', { ...common, CHAIN_RPC_DEFAULT_BASE: `${sim}/rpc`, CHAIN_RPC_URLS: '', ORDER_EXECUTOR_INTERVAL_MS: '300', ORDER_EXECUTOR_CONFIRMATIONS: 'ethereum=2' }),
     ]);
     ({ id: integratorId, key } = await createIntegratorWithKey(db, { name: 'E2E wallet', feeRateBp: 50 }));
   });
@@ -155,6 +169,8 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
     const minOut = (BigInt(best.estimated_out_str) * 99n) / 100n;
 
     // 3. the order
+    const indexBefore = await matcherIndexSize();
+    expect(Number.isFinite(indexBefore), 'the matcher reports its index size').to.equal(true);
     const created = await fetch(`${gateway}/api/v1/integrator/orders`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-integrator-api-key': key },
@@ -172,31 +188,38 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
     expect(order.deposit_memo).to.equal(null);
     expect(order.fee_integrator, '0.5 % of 0.1 ETH').to.equal('500000000000000');
 
-    // 4. the user pays the deposit address on chain: blocks to /stream until the matcher, which
-    // learns the address on another topic, has seen one
+    // 4. the user pays the deposit address on the simulated chain, once the matcher (which learns
+    // the address on another topic) has it: a transaction before that would pay nobody, as on a
+    // real chain
     const orders = new OrderRepository(db);
     const stored = (await orders.findByNo(order.order_no))!;
     expect(stored).to.include({ forward_memo: '=:BTC.BTC:bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' });
     expect(stored.forward_address).to.not.equal(order.deposit_address);
-    const posted = await payUntil({ url: ingest, secret }, order.deposit_address, amountIn, async () => (await orders.findById(stored.id))?.state === 'Exchanging');
+    await waitFor(async () => (await matcherIndexSize()) > indexBefore, { timeoutMs: 30_000, what: 'the matcher knows the deposit address' });
+    const rpc = async (method: string, params: unknown[]) => {
+      const res = await fetch(`${sim}/rpc/ethereum-mainnet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+      return ((await res.json()) as { result: any }).result;
+    };
+    const nonce = Number(await rpc('eth_getTransactionCount', [payer.address, 'pending']));
+    const paid: string = await rpc('eth_sendRawTransaction', [
+      await payer.signTransaction({ chainId: 1, type: 'eip1559', to: order.deposit_address as Hex, value: amountIn, nonce, gas: 21_000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: parseGwei('1') }),
+    ]);
 
-    // 5. the channel delivers (the provider's own progress, driven through the stand-in's control)
-    const payoutHash = randomBytes(32).toString('hex');
-    const depositHash = (await orders.findById(stored.id))!.deposit_tx_hash!;
-    const control =
-      stored.channel_kind === 'thorchain'
-        ? { path: `/sim/thorchain/tx/${depositHash}`, body: { outcome: 'done', outHash: payoutHash } }
-        : { path: `/sim/changenow/exchanges/${stored.provider_order_id}`, body: { status: 'finished', payoutHash } };
-    const moved = await fetch(sim + control.path, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(control.body) });
-    expect(moved.status).to.equal(200);
-    await waitFor(async () => (await orders.findById(stored.id))?.state === 'Settled', { timeoutMs: 30_000, what: 'order Settled' });
+    // 5. the platform forwards the net amount to THORChain's vault; THORChain swaps it by itself
+    await waitFor(async () => (await orders.findById(stored.id))?.state === 'Settled', { timeoutMs: 90_000, what: 'order Settled' });
+    const settled = (await orders.findById(stored.id))!;
+    const forward = await rpc('eth_getTransactionByHash', [settled.forward_tx_hash]);
+    expect(forward.from).to.equal(order.deposit_address);
+    expect(BigInt(forward.value), 'amount_in − fee_platform − fee_integrator').to.equal(amountIn - BigInt(settled.fee_platform) - BigInt(settled.fee_integrator));
+    const observed = ((await (await fetch(`${sim}/sim/thorchain/observed`)).json()) as { hash: string; outHash: string; outcome: string }[]).find((s) => `0x${s.hash.toLowerCase()}` === settled.forward_tx_hash);
+    expect(observed?.outcome).to.equal('done');
+    const payoutHash = observed!.outHash;
 
     // 6. what the integrator sees, and the commission in its balance
     const read = await fetch(`${gateway}/api/v1/integrator/orders/${order.order_no}`, { headers: { 'x-integrator-api-key': key } });
     const detail = ((await read.json()) as { data: Record<string, unknown> }).data;
-    expect(detail).to.include({ state: 'Settled', payout_tx_hash: payoutHash, deposit_amount: amountIn.toString(), integrator_id: integratorId });
-    expect(posted).to.include(detail.deposit_tx_hash);
-    expect((await orders.audit(stored.id)).map((a) => a.to_state)).to.deep.equal(['Depositing', 'Exchanging', 'Completed', 'Settled']);
+    expect(detail).to.include({ state: 'Settled', payout_tx_hash: payoutHash, deposit_amount: amountIn.toString(), deposit_tx_hash: paid, forward_tx_hash: settled.forward_tx_hash, integrator_id: integratorId });
+    expect((await orders.audit(stored.id)).map((a) => [a.event, a.to_state])).to.deep.equal([['created', 'Depositing'], ['deposit', 'Exchanging'], ['forwarded', 'Exchanging'], ['channel_status', 'Completed'], ['settle', 'Settled']]);
     const line = (await orders.ledgerOf(stored.id))!;
     // 0.0005 ETH at the creation price of 2000 USD = 1 USD
     expect(line).to.include({ integrator_id: integratorId, token_id: 101, amount: '500000000000000', state: 'Available' });
@@ -205,7 +228,7 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
 
   it("the metrics every app here exposes are the ones the source scan finds (deploy.test.ts' metric table), with their types", async () => {
     const scanned = await scannedMetricTypes();
-    expect(opsPorts.size).to.equal(6);
+    expect(opsPorts.size).to.equal(7);
     for (const [entry, port] of opsPorts) {
       const { types } = parsePrometheusText(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
       for (const [name, type] of types) expect(scanned.get(name), `${name} exposed by ${entry}`).to.equal(type);

@@ -4,7 +4,7 @@ import { TOPICS, type OrderEventMessage, type TxPushMessage } from '@chainpipe/c
 import { ApiKeyRepository, type Knex } from '@chainpipe/db';
 import type { TopicProducer } from '@chainpipe/kafka';
 import { OrderRepository, type AuditEntry, type LedgerLine, type OrderPatch, type OrderRow } from '@chainpipe/order-store';
-import { nextState, type ChannelOutcome, type OrderEvent, type OrderState } from '@chainpipe/orders';
+import { outcomeForOrder, type ChannelOutcome, type OrderEvent, type OrderState } from '@chainpipe/orders';
 import { type TokenRow } from '@chainpipe/price';
 import { ReferenceRepository } from '@chainpipe/price-store';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
@@ -13,7 +13,7 @@ import { paidTo } from './deposit';
 
 /** The channel's view of an order (implemented over the channel adapters' `status`). */
 export interface ChannelStatusSource {
-  status(order: Pick<OrderRow, 'channel_id' | 'channel_kind' | 'provider_order_id' | 'deposit_tx_hash'>, signal: AbortSignal): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }>;
+  status(order: Pick<OrderRow, 'channel_id' | 'channel_kind' | 'provider_order_id' | 'deposit_index' | 'deposit_tx_hash' | 'forward_tx_hash'>, signal: AbortSignal): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }>;
 }
 
 export interface OrderTrackerDeps {
@@ -67,22 +67,12 @@ export class OrderTracker {
    * Returns the order as it ends up (unchanged when the machine says so: replays land here).
    */
   async apply(order: OrderRow, event: OrderEvent, patch: (to: OrderState) => OrderPatch, audit: AuditEntry, ledger?: (o: OrderRow) => Promise<LedgerLine | undefined>): Promise<OrderRow> {
-    let current = order;
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const t = nextState({ state: current.state, amount: BigInt(current.amount_in), expireAt: new Date(current.expire_at) }, event);
-      if (t.kind === 'unchanged') return current;
-      const line = t.commission && ledger ? await ledger(current) : undefined;
-      const changed = await this.orders.transition(current, t.to, patch(t.to), audit, line);
-      if (changed) {
-        this.metrics.transitions.inc({ event: audit.event, to: t.to });
-        this.log.info({ msg: 'order_state_changed', orderNo: current.order_no, from: current.state, to: t.to, event: audit.event });
-        return changed;
-      }
-      const reloaded = await this.orders.findById(current.id);
-      if (!reloaded) return current;
-      current = reloaded;
+    const { order: after, moved } = await this.orders.apply(order, event, patch, audit, ledger);
+    if (moved) {
+      this.metrics.transitions.inc({ event: audit.event, to: moved.to });
+      this.log.info({ msg: 'order_state_changed', orderNo: order.order_no, from: moved.from, to: moved.to, event: audit.event });
     }
-    throw new Error(`order ${order.order_no}: state kept changing under ${audit.event}`);
+    return after;
   }
 
   /** tx.push.v1 records: deposits to the deposit addresses of the internal application. */
@@ -193,12 +183,21 @@ export class OrderTracker {
         this.log.warn({ msg: 'channel_status_failed', orderNo: order.order_no, channel: order.channel_id, err: errorMessage(err) });
         continue;
       }
-      if (status.outcome === 'pending' || status.outcome === order.state) continue;
-      const execution = { outcome: status.outcome, tx_hash: status.txHash ?? null, reported_at: new Date(this.clock.now()).toISOString() };
+      if (status.outcome === 'pending') continue;
+      const outcome = outcomeForOrder(status.outcome, order.deposit_index !== null);
+      if (outcome === order.state) continue;
+      const execution = {
+        outcome,
+        tx_hash: status.txHash ?? null,
+        reported_at: new Date(this.clock.now()).toISOString(),
+        // the provider's refund of the forward went back to the deposit address
+        ...(outcome !== status.outcome ? { provider_outcome: status.outcome } : {}),
+      };
       await this.apply(
         order,
-        { type: 'channel_status', outcome: status.outcome },
-        (to) => ({ execution, ...(to === 'Completed' && status.txHash ? { payout_tx_hash: status.txHash } : {}) }),
+        { type: 'channel_status', outcome },
+        // the forward's details (the executor's) stay beside the channel's word
+        (to) => ({ execution: { ...(order.execution ?? {}), ...execution }, ...(to === 'Completed' && status.txHash ? { payout_tx_hash: status.txHash } : {}) }),
         { event: 'channel_status', detail: execution },
       );
     }

@@ -11,6 +11,7 @@ import { coingeckoRouter, type CoingeckoDeps } from './market/coingecko-router';
 import { marketRouter, type MarketSources, type StickyFaults } from './market/router';
 import { changenowRouter } from './swaps/changenow-router';
 import { thornodeRouter } from './swaps/thornode-router';
+import type { ThorchainSim } from './swaps/thorchain-sim';
 
 /** The simulator's own errors (unknown network or route, bad fault header): `{error: {code, message}}`. */
 export const simEnvelope: EnvelopeStyle = {
@@ -32,6 +33,8 @@ export interface UpstreamSimDeps {
   timeoutMs: number;
   /** Key the swap provider stand-ins require (empty: any non-empty key). */
   swapApiKey: string;
+  /** The simulated THORChain (vaults, routers, the inbounds it observed on the chains). */
+  thorchain: ThorchainSim;
   /** Keys and token of the signing-service stand-in. */
   signer: { mnemonic: string; token: string };
 }
@@ -50,7 +53,7 @@ export function createUpstreamSimApp(deps: UpstreamSimDeps): Express {
   app.use(marketRouter({ ...deps.market, registry: deps.registry }));
   app.use(coingeckoRouter(deps.coingecko));
   app.use(changenowRouter({ quotes: deps.market.sources.quotes, apiKey: deps.swapApiKey, now: Date.now }));
-  app.use(thornodeRouter({ quotes: deps.market.sources.quotes, now: Date.now }));
+  app.use(thornodeRouter({ thorchain: deps.thorchain, now: Date.now }));
   app.use(signerRouter(deps.signer));
   finishHttpApp(app, deps.logger);
   return app;

@@ -13,6 +13,7 @@ import { FiatRatesSource } from './market/fiat-rates-source';
 import { PoolsSource } from './market/pools-source';
 import { QuotesSource } from './market/quotes-source';
 import { StickyFaults } from './market/router';
+import { ThorchainSim } from './swaps/thorchain-sim';
 
 runService('upstream-sim', upstreamSimConfig, (svc) => {
   const { config, logger, registry } = svc;
@@ -39,6 +40,13 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
   });
   const coingecko = { pools: market.sources.pools, topHolders: loadTopHolders(config.FIXTURES_DIR), faults: market.faults, stream, apiKey: config.SIM_COINGECKO_API_KEY };
 
+  // THORChain watches its vaults and routers on the simulated EVM chains, whose routers run as code there
+  const thorchain = new ThorchainSim({ quotes: market.sources.quotes, now: () => systemClock.now(), swapMs: config.SIM_THORCHAIN_SWAP_MS });
+  for (const node of chainNodes.nodes.values()) {
+    const router = node.ledger && thorchain.routerContract(node.network.network);
+    if (router) node.ledger!.deploy(router.address, router.contract);
+  }
+
   const held = new HeldRequests(config.SIM_FAULT_HOLD_MS);
   const app = createUpstreamSimApp({
     logger,
@@ -52,6 +60,7 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
     maxBatch: config.RPC_MAX_BATCH,
     timeoutMs: config.REQUEST_TIMEOUT_MS,
     swapApiKey: config.SIM_CHANGENOW_API_KEY,
+    thorchain,
     signer: { mnemonic: config.SIM_SIGNER_MNEMONIC, token: config.SIM_SIGNER_TOKEN },
   });
   const http = addHttpServer(svc, app);
@@ -64,6 +73,7 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
     logger,
     target: config.SIM_STREAM_URL ? { url: config.SIM_STREAM_URL, secret: config.STREAM_SECRET } : undefined,
     nowSec: () => Math.floor(systemClock.now() / 1000),
+    onBlock: (network, block, receipts) => thorchain.observeBlock(network, block, receipts),
   });
   svc.serve(periodicJob({ name: 'block-producer', intervalMs: config.SIM_BLOCK_MS, run: () => producer.tick(), logger }));
   // Registered after the server so it stops first: held requests would keep the server from closing.

@@ -5,6 +5,7 @@ import express from 'express';
 import { systemClock } from '@chainpipe/runtime';
 import { QuotesSource } from '../src/market/quotes-source';
 import { thornodeRouter } from '../src/swaps/thornode-router';
+import { ThorchainSim } from '../src/swaps/thorchain-sim';
 
 describe('THORNode stand-in: inbound addresses and halts', () => {
   let server: Server;
@@ -12,7 +13,7 @@ describe('THORNode stand-in: inbound addresses and halts', () => {
 
   before(async () => {
     const app = express();
-    app.use(thornodeRouter({ quotes: new QuotesSource({ clock: systemClock, random: Math.random }), now: Date.now }));
+    app.use(thornodeRouter({ thorchain: new ThorchainSim({ quotes: new QuotesSource({ clock: systemClock, random: Math.random }), now: Date.now, swapMs: 0 }), now: Date.now }));
     server = await new Promise<Server>((resolve) => {
       const s = app.listen(0, '127.0.0.1', () => resolve(s));
     });

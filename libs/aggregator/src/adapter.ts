@@ -13,6 +13,11 @@ export interface TokenRef {
   contractAddress: string | null;
 }
 
+/** The channels' view of a price reference token row. */
+export function tokenRefOf(t: { id: number; symbol: string; decimals: number; chain_id: number; contract_address: string | null }): TokenRef {
+  return { id: t.id, symbol: t.symbol, decimals: t.decimals, chainId: t.chain_id, contractAddress: t.contract_address };
+}
+
 export interface ProviderQuoteRequest {
   src: TokenRef;
   dst: TokenRef;
@@ -54,7 +59,10 @@ export interface ChannelAdapter {
    */
   quote(req: ProviderQuoteRequest): Promise<ProviderQuote>;
   createDeposit(req: { src: TokenRef; dst: TokenRef; amountIn: bigint; dstAddress: string; refundAddress?: string; signal?: AbortSignal }): Promise<ProviderDeposit>;
-  /** `ctx.depositTxHash`: the order's deposit transaction, for providers that follow swaps by it (THORChain). */
+  /**
+   * `ctx.depositTxHash`: the transaction that paid the provider, for providers that follow swaps
+   * by it (THORChain): the platform's forward of an order paid to its own deposit address.
+   */
   status(providerOrderId: string, signal?: AbortSignal, ctx?: { depositTxHash?: string | null }): Promise<{ outcome: 'pending' | ChannelOutcome; txHash?: string }>;
 }
 

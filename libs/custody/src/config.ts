@@ -1,5 +1,6 @@
-import type { Field } from '@chainpipe/runtime';
+import { ConfigError, int, secret, url, type Field } from '@chainpipe/runtime';
 import { DepositAddresses, parseAccountXpub, type DerivableFamily } from './deposit-keys';
+import { HttpSigner, MnemonicSigner, type Signer } from './signer';
 
 /** A required extended public key, checked at boot (an xprv or a malformed key fails the start). */
 function xpub(doc: string): Field<string> {
@@ -32,4 +33,31 @@ export const depositKeysConfig = {
 export function depositAddressesFrom(config: { DEPOSIT_XPUB_EVM: string; DEPOSIT_XPUB_UTXO: string; DEPOSIT_XPUB_TVM: string }): DepositAddresses {
   const xpubs: Record<DerivableFamily, string> = { evm: config.DEPOSIT_XPUB_EVM, utxo: config.DEPOSIT_XPUB_UTXO, tvm: config.DEPOSIT_XPUB_TVM };
   return new DepositAddresses(xpubs);
+}
+
+/**
+ * Which Signer an app that moves funds uses: the signing service (`SIGNER_URL`, production) or
+ * the development mnemonic (`DEV_SIGNER_MNEMONIC`, which `make up` keeps in .run/dev.env). One of
+ * them is required, never both; neither has a default in code or deploy files.
+ */
+export const signerConfig = {
+  SIGNER_URL: url({ default: '', protocols: ['http', 'https'], doc: 'base URL of the signing service (HttpSigner: GET /v1/addresses/{family}/{index}, POST /v1/sign); empty: the development signer' }),
+  SIGNER_TOKEN: secret({ default: '', doc: 'bearer token of the signing service (required with SIGNER_URL)' }),
+  SIGNER_TIMEOUT_MS: int({ default: 10_000, min: 100, doc: 'one call to the signing service' }),
+  DEV_SIGNER_MNEMONIC: secret({ default: '', doc: 'development only: the BIP39 mnemonic (words joined by hyphens) the development signer derives every deposit key from; never set with SIGNER_URL' }),
+};
+
+/** The configured Signer; a ConfigError at boot for none, both, or a malformed mnemonic. */
+export function signerFromConfig(config: { SIGNER_URL: string; SIGNER_TOKEN: string; SIGNER_TIMEOUT_MS: number; DEV_SIGNER_MNEMONIC: string }): Signer {
+  if (config.SIGNER_URL && config.DEV_SIGNER_MNEMONIC) throw new ConfigError(['SIGNER_URL and DEV_SIGNER_MNEMONIC are both set: a deployment signs through one of them']);
+  if (config.SIGNER_URL) {
+    if (!config.SIGNER_TOKEN) throw new ConfigError(['SIGNER_TOKEN is required with SIGNER_URL']);
+    return new HttpSigner({ baseUrl: config.SIGNER_URL, token: config.SIGNER_TOKEN, timeoutMs: config.SIGNER_TIMEOUT_MS });
+  }
+  if (!config.DEV_SIGNER_MNEMONIC) throw new ConfigError(['SIGNER_URL (the signing service) or, in development, DEV_SIGNER_MNEMONIC is required']);
+  try {
+    return new MnemonicSigner(config.DEV_SIGNER_MNEMONIC);
+  } catch (err) {
+    throw new ConfigError([`DEV_SIGNER_MNEMONIC ${(err as Error).message}`]);
+  }
 }

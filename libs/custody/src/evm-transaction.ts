@@ -1,5 +1,6 @@
 import { keccak256, serializeTransaction, stringToHex, type Hex, type TransactionSerializableEIP1559 } from 'viem';
-import { jsonRpcCall } from '@chainpipe/upstreams';
+import { OriginError, jsonRpcCall } from '@chainpipe/upstreams';
+import type { SignedTransfer, TransferCall, TransferChain, TransferReceipt } from './outgoing-transfers';
 import type { Signer } from './signer';
 
 /** A deposit address and the index of the key that owns it. */
@@ -73,9 +74,10 @@ const quantity = (v: unknown, what: string): bigint => {
 /**
  * Sends value from deposit addresses through a chain origin: fees from the node (the cap at
  * twice the gas price, as wallets do, so a rising base fee does not strand it), the nonce from
- * the pending count, the gas the node estimates.
+ * the pending count, the gas the node estimates. As a `TransferChain` it signs without sending,
+ * so `OutgoingTransfers` can store the transaction before its broadcast.
  */
-export class EvmSender {
+export class EvmSender implements TransferChain {
   constructor(
     private readonly origin: EvmOrigin,
     private readonly signer: Signer,
@@ -99,12 +101,50 @@ export class EvmSender {
     return { gas, maxFeePerGas, maxPriorityFeePerGas: tip < maxFeePerGas ? tip : maxFeePerGas, maxNetworkFee: gas * maxFeePerGas };
   }
 
+  async nextNonce(address: string): Promise<number> {
+    return Number(quantity(await this.rpc('eth_getTransactionCount', [address, 'pending']), 'a nonce'));
+  }
+
+  /** Signs `call` from a deposit address at its next nonce, fees from the node; nothing is sent. */
+  async sign(from: DepositKeyRef, call: TransferCall, plan?: EvmFeePlan): Promise<SignedTransfer> {
+    const fees = plan ?? (await this.feePlan(from.address, call.to, call.data as Hex | undefined));
+    const nonce = await this.nextNonce(from.address);
+    const { raw, hash } = await signEvmTransaction(this.signer, from, { chainId: this.origin.chainId, nonce, to: call.to, value: call.value, data: call.data as Hex | undefined, ...fees });
+    return { raw, hash, nonce };
+  }
+
+  /**
+   * Broadcasts a signed transaction. A node that already has it (in its pool, or mined: `already
+   * known`, `nonce too low` for a hash it knows) has taken it: `known`. A `nonce too low` for a
+   * hash the node does not know means another transaction took the nonce: `replaced`.
+   */
+  async broadcast(raw: string, hash: string): Promise<'accepted' | 'known' | 'replaced'> {
+    try {
+      const answered = await this.rpc('eth_sendRawTransaction', [raw]);
+      if (typeof answered !== 'string' || answered.toLowerCase() !== hash.toLowerCase()) throw new Error(`the origin named the transaction ${String(answered)}, not ${hash}`);
+      return 'accepted';
+    } catch (err) {
+      if (!(err instanceof OriginError) || err.kind !== 'rpc') throw err;
+      const message = err.rpcError?.message ?? '';
+      if (/already known|known transaction/i.test(message)) return 'known';
+      if (/nonce too low/i.test(message)) return (await this.rpc('eth_getTransactionByHash', [hash])) ? 'known' : 'replaced';
+      throw err;
+    }
+  }
+
+  async receipt(hash: string): Promise<TransferReceipt> {
+    const [receipt, head] = await Promise.all([this.rpc('eth_getTransactionReceipt', [hash]), this.rpc('eth_blockNumber', [])]);
+    if (!receipt) return { mined: false };
+    const r = receipt as { status?: string; blockNumber?: string };
+    const block = Number(quantity(r.blockNumber, 'a block number'));
+    return { mined: true, success: r.status === '0x1', blockNumber: block, confirmations: Number(quantity(head, 'a block number')) - block + 1 };
+  }
+
   /** Signs and broadcasts `value` (and calldata) from a deposit address; the transaction hash. */
   async send(from: DepositKeyRef, to: string, value: bigint, plan: EvmFeePlan, data?: Hex): Promise<Hex> {
-    const nonce = Number(quantity(await this.rpc('eth_getTransactionCount', [from.address, 'pending']), 'a nonce'));
-    const { raw, hash } = await signEvmTransaction(this.signer, from, { chainId: this.origin.chainId, nonce, to, value, data, ...plan });
-    const answered = await this.rpc('eth_sendRawTransaction', [raw]);
-    if (typeof answered !== 'string' || answered.toLowerCase() !== hash) throw new Error(`the origin named the transaction ${String(answered)}, not ${hash}`);
-    return hash;
+    const { raw, hash } = await this.sign(from, { to, value, data }, plan);
+    const outcome = await this.broadcast(raw, hash);
+    if (outcome === 'replaced') throw new Error(`the nonce of ${hash} was taken by another transaction`);
+    return hash as Hex;
   }
 }

@@ -1,2 +1,3 @@
 export * from './integrators.repository';
 export * from './orders.repository';
+export * from './outgoing-transfers.repository';

@@ -1,5 +1,5 @@
 import type { Knex } from '@chainpipe/db';
-import type { OrderState } from '@chainpipe/orders';
+import { nextState, type OrderEvent, type OrderState } from '@chainpipe/orders';
 
 /** One row of agg.orders (numeric columns arrive from pg as strings). */
 export interface OrderRow {
@@ -30,6 +30,8 @@ export interface OrderRow {
   forward_address: string | null;
   forward_memo: string | null;
   forward_router: string | null;
+  /** The platform's forward of the deposit to the channel (agg.outgoing_transfers), by which the channel's status is followed. */
+  forward_tx_hash: string | null;
   slippage: string;
   estimated_out: string;
   min_acceptable_out: string;
@@ -67,6 +69,7 @@ export type NewOrder = Omit<
   | 'deposit_amount'
   | 'deposited_at'
   | 'payout_tx_hash'
+  | 'forward_tx_hash'
   | 'execution'
   | 'created_at'
   | 'updated_at'
@@ -75,7 +78,7 @@ export type NewOrder = Omit<
 
 /** Columns a state change may also write. */
 export type OrderPatch = Partial<
-  Pick<OrderRow, 'refund_address' | 'refund_requested_at' | 'deposit_tx_hash' | 'deposit_amount' | 'deposited_at' | 'payout_tx_hash' | 'execution' | 'settled_at'>
+  Pick<OrderRow, 'refund_address' | 'refund_requested_at' | 'deposit_tx_hash' | 'deposit_amount' | 'deposited_at' | 'payout_tx_hash' | 'forward_tx_hash' | 'execution' | 'settled_at'>
 >;
 
 export interface AuditEntry {
@@ -178,6 +181,34 @@ export class OrderRepository {
     });
   }
 
+  /**
+   * Applies `event` to the order through the state machine, reloading and re-deciding when
+   * another writer got there first (the tracker, the executor, the refund endpoint). Returns the
+   * order as it ends up and the transition made, if any (none when the machine says
+   * `unchanged`: replays land here). `ledger` is asked for the commission line only when the
+   * transition earns one.
+   */
+  async apply(
+    order: OrderRow,
+    event: OrderEvent,
+    patch: (to: OrderState) => OrderPatch,
+    audit: AuditEntry,
+    ledger?: (o: OrderRow) => Promise<LedgerLine | undefined>,
+  ): Promise<{ order: OrderRow; moved?: { from: OrderState; to: OrderState } }> {
+    let current = order;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const t = nextState({ state: current.state, amount: BigInt(current.amount_in), expireAt: new Date(current.expire_at) }, event);
+      if (t.kind === 'unchanged') return { order: current };
+      const line = t.commission && ledger ? await ledger(current) : undefined;
+      const changed = await this.transition(current, t.to, patch(t.to), audit, line);
+      if (changed) return { order: changed, moved: { from: current.state, to: t.to } };
+      const reloaded = await this.findById(current.id);
+      if (!reloaded) return { order: current };
+      current = reloaded;
+    }
+    throw new Error(`order ${order.order_no}: state kept changing under ${audit.event}`);
+  }
+
   audit(orderId: string): Promise<{ from_state: string | null; to_state: string; event: string; detail: Record<string, unknown>; created_at: Date }[]> {
     return this.db('agg.order_audit').where({ order_id: orderId }).orderBy('id').select('from_state', 'to_state', 'event', 'detail', 'created_at');
   }
@@ -191,6 +222,14 @@ export class OrderRepository {
     const q = this.db('agg.orders').whereIn('state', states).orderBy('id').limit(limit);
     if (filter?.expiredBefore) q.where('expire_at', '<=', filter.expiredBefore);
     return q;
+  }
+
+  /**
+   * Paid orders the platform has still to forward: `Exchanging`, paid to their own deposit
+   * address (an index), no forward recorded; oldest first.
+   */
+  listAwaitingForward(limit: number): Promise<OrderRow[]> {
+    return this.db('agg.orders').where({ state: 'Exchanging' }).whereNotNull('deposit_index').whereNull('forward_tx_hash').orderBy('id').limit(limit);
   }
 
   /**

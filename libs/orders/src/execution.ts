@@ -1,3 +1,5 @@
+import type { ChannelOutcome } from './state-machine';
+
 /**
  * The execution's decisions (the forward of a paid order to its channel), without I/O: what is
  * forwarded, and whether a fresh quote for it still honours the integrator's minimum.
@@ -53,4 +55,15 @@ export function thorchainLimitMemo(toAsset: string, destination: string, minOut:
     limit = (minOut + unit - 1n) / unit;
   }
   return `=:${toAsset}:${destination}:${limit}`;
+}
+
+/**
+ * What a channel's reported outcome makes of the order. A provider refunds the sender of a swap:
+ * for an order the platform forwarded (paid to its own deposit address) that is the deposit
+ * address, not the user. The swap failed and the principal is back with the platform, so the
+ * order is `ChainFailed` (refundable: the refund to the user's address is the platform's to
+ * send), never `Refunded`. Orders paid to the channel directly keep the channel's word.
+ */
+export function outcomeForOrder(outcome: ChannelOutcome, forwardedByPlatform: boolean): ChannelOutcome {
+  return outcome === 'Refunded' && forwardedByPlatform ? 'ChainFailed' : outcome;
 }

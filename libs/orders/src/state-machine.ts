@@ -25,6 +25,10 @@ export type OrderEvent =
   | { type: 'deposit'; amount: bigint; at: Date }
   | { type: 'expire'; at: Date }
   | { type: 'channel_status'; outcome: ChannelOutcome }
+  /** The platform forwarded the paid order's net amount to its channel (the state stays; the forward's hash is recorded). */
+  | { type: 'forwarded' }
+  /** The fresh quote for the net amount is below the order's minimum output (or the channel's minimum input): nothing was forwarded. */
+  | { type: 'forward_refused' }
   /** A failed swap's principal went back to the refund address (minus gas). */
   | { type: 'refund_sent' }
   /** A failed swap has nowhere to send the principal yet. */
@@ -83,6 +87,12 @@ export function nextState(order: OrderFacts, event: OrderEvent): Transition {
         return moved(event.outcome);
       }
       return same(`channel status ignored in ${s}`);
+    case 'forwarded':
+      if (s === 'Exchanging') return moved('Exchanging');
+      return same(`forward ignored in ${s}`);
+    case 'forward_refused':
+      if (s === 'Exchanging') return moved('SlippageFailed');
+      return same(`forward refusal ignored in ${s}`);
     case 'refund_sent':
       if (s === 'ChainFailed' || s === 'SlippageFailed' || s === 'RefundAddressPending') return moved('Refunded');
       return same(`refund ignored in ${s}`);

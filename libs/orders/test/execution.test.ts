@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { decideForward, netToForward, thorchainLimitMemo } from '../src';
+import { decideForward, netToForward, outcomeForOrder, thorchainLimitMemo } from '../src';
 
 describe('execution decisions without I/O', () => {
   // 0.1 ETH paid; 0.3 % platform fee and a 0.25 % commission on top (the fee reading of docs/decisions.md#d23)
@@ -27,5 +27,11 @@ describe('execution decisions without I/O', () => {
     expect(thorchainLimitMemo('ETH.ETH', '0x5f2b7a4f0c0b4a3c9c0b9a8e7d6c5b4a39281706', 1_500_000_000_000_000_001n, 18)).to.equal('=:ETH.ETH:0x5f2b7a4f0c0b4a3c9c0b9a8e7d6c5b4a39281706:150000001');
     // 12.5 USDT on a 6-decimal token: 1250000000 in 1e8 units
     expect(thorchainLimitMemo('ETH.USDT-0XDAC17F958D2EE523A2206206994597C13D831EC7', '0x5f2b7a4f0c0b4a3c9c0b9a8e7d6c5b4a39281706', 12_500_000n, 6)).to.match(/:1250000000$/);
+  });
+
+  it("a provider's refund of the platform's forward lands at the deposit address: ChainFailed (refundable), not Refunded", () => {
+    expect(outcomeForOrder('Refunded', true)).to.equal('ChainFailed');
+    expect(outcomeForOrder('Refunded', false), 'an order paid to the channel directly was refunded to the user').to.equal('Refunded');
+    for (const outcome of ['Completed', 'ChainFailed', 'SlippageFailed', 'FailedNoRefund'] as const) expect(outcomeForOrder(outcome, true)).to.equal(outcome);
   });
 });

@@ -51,6 +51,15 @@ describe('order state machine', () => {
     expect(nextState(order('Exchanging'), { type: 'settle' }).kind).to.equal('unchanged');
   });
 
+  it('the forward keeps an exchanging order exchanging (its hash recorded); a refused forward is SlippageFailed; neither moves another state', () => {
+    expect(nextState(order('Exchanging'), { type: 'forwarded' })).to.deep.equal({ kind: 'moved', to: 'Exchanging', commission: false });
+    expect(nextState(order('Exchanging'), { type: 'forward_refused' })).to.deep.equal({ kind: 'moved', to: 'SlippageFailed', commission: false });
+    for (const state of ['Depositing', 'ManualReview', 'SlippageFailed', 'Completed', 'Settled'] as const) {
+      expect(nextState(order(state), { type: 'forwarded' }).kind, state).to.equal('unchanged');
+      expect(nextState(order(state), { type: 'forward_refused' }).kind, state).to.equal('unchanged');
+    }
+  });
+
   it('a replayed deposit after the exchange started changes nothing', () => {
     expect(nextState(order('Exchanging'), { type: 'deposit', amount: 100_000n, at: before }).kind).to.equal('unchanged');
   });

@@ -25,6 +25,7 @@ export const APP_PORTS = {
   'market-gateway': { public: 8080, ops: 9100 },
   'aggregator-gateway': { public: 8083, ops: 9111 },
   'order-tracker': { ops: 9112 },
+  'order-executor': { ops: 9113 },
 } as const satisfies Record<string, AppPorts>;
 
 export type AppName = keyof typeof APP_PORTS;

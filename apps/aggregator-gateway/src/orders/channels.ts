@@ -1,10 +1,10 @@
-import type { ChannelAdapter, TokenRef } from '@chainpipe/aggregator';
+import { tokenRefOf, type ChannelAdapter, type TokenRef } from '@chainpipe/aggregator';
 import { netQuote } from '@chainpipe/aggregator';
 import type { Knex } from '@chainpipe/db';
 import type { TokenRow } from '@chainpipe/price';
 import type { OrderChannels } from './ports';
 
-const tokenRef = (t: TokenRow): TokenRef => ({ id: t.id, symbol: t.symbol, decimals: t.decimals, chainId: t.chain_id, contractAddress: t.contract_address });
+const tokenRef = (t: TokenRow): TokenRef => tokenRefOf(t);
 
 interface ChannelRow {
   id: number;

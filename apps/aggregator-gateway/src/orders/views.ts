@@ -48,6 +48,7 @@ export function orderView(o: OrderRow): HttpAggIntegratorOrder {
     integrator_fee_rate: o.integrator_fee_rate,
     deposit_tx_hash: o.deposit_tx_hash,
     deposit_amount: o.deposit_amount,
+    forward_tx_hash: o.forward_tx_hash,
     payout_tx_hash: o.payout_tx_hash,
     client_order_id: o.client_order_id,
     created_at: iso(o.created_at)!,

@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Redis } from 'ioredis';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { AmountBelowProviderMinimum, netQuote, ProviderError, type ChannelAdapter, type TokenRef } from '@chainpipe/aggregator';
+import { AmountBelowProviderMinimum, netQuote, ProviderError, tokenRefOf, type ChannelAdapter, type TokenRef } from '@chainpipe/aggregator';
 import type { Contracts, HttpAggChannelQuote, HttpAggQuoteStreamBody, HttpAggQuoteStreamQuery, SseAggQuoteDone, SseAggQuoteError } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import { ApiRoutes, leaveRequestDeadline, msgEnvelope, requestParams, sendError, type EnvelopeStyle, type HandlerFor, type RequestIds } from '@chainpipe/http';
@@ -42,7 +42,7 @@ interface ChannelRow {
   base_fee_pct: string;
 }
 
-const tokenRef = (t: TokenRow): TokenRef => ({ id: t.id, symbol: t.symbol, decimals: t.decimals, chainId: t.chain_id, contractAddress: t.contract_address });
+const tokenRef = (t: TokenRow): TokenRef => tokenRefOf(t);
 
 /** A display figure: whole tokens × USD price, two decimals (never used in any computation). */
 function usd(units: bigint, decimals: number, price: number | undefined): string {

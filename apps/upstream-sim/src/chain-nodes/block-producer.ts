@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@chainpipe/runtime';
 import { wrapStreamBatch, type StreamBatch } from '../replay/stream-batch';
 import type { EvmLedger } from './evm-ledger';
+import type { JsonObject } from './json';
 
 /** Where produced blocks go: chain-ingest's `POST /stream`, as the streamer posts them. */
 export interface StreamTarget {
@@ -16,6 +17,8 @@ export interface BlockProducerDeps {
   target?: StreamTarget;
   nowSec: () => number;
   post?: typeof fetch;
+  /** Watchers of the chains (the simulated THORChain), given every produced block. */
+  onBlock?: (network: string, block: JsonObject, receipts: JsonObject[]) => void;
 }
 
 /**
@@ -38,6 +41,7 @@ export class BlockProducer {
       for (const ledger of this.deps.ledgers) {
         if (!ledger.active) continue;
         const { number, block, receipts } = ledger.produceBlock(this.deps.nowSec());
+        this.deps.onBlock?.(ledger.network, block, receipts);
         const txs = Array.isArray(block.transactions) ? block.transactions.length : 0;
         if (txs > 0) this.deps.logger.info({ msg: 'sim_block_produced', network: ledger.network, number, txs });
         if (!this.deps.target) continue;

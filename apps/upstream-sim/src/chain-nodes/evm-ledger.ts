@@ -2,6 +2,7 @@ import { secp256k1 } from '@noble/curves/secp256k1';
 import { publicKeyToAddress } from 'viem/accounts';
 import { keccak256, parseTransaction, serializeTransaction, toHex, type Hex, type TransactionSerializable } from 'viem';
 import { RpcError } from '../json-rpc';
+import { erc20Call, type CallEffect, type SimContract, type SimLog, type TokenState } from './evm-contracts';
 import type { EvmChain } from './evm-node';
 import { simulatedBalance } from './evm-node';
 import { toQuantity, type JsonObject } from './json';
@@ -14,6 +15,8 @@ const EMPTY_BLOOM = `0x${'00'.repeat(256)}`;
 export const GWEI = 10n ** 9n;
 /** What a development account starts with on every EVM chain: 1000 ether. */
 export const FUNDED_BALANCE_WEI = 1000n * 10n ** 18n;
+/** What a development account holds of every token (smallest units): 10^12 whole tokens of 18 decimals. */
+export const FUNDED_TOKEN_BALANCE = 10n ** 30n;
 
 /** `SIM_FUNDED_ACCOUNTS` as the ledger takes it; a malformed address stops the boot. */
 export function fundedAccounts(list: string): Map<string, bigint> {
@@ -57,15 +60,20 @@ const rejected = (message: string) => new RpcError(-32000, message);
  * The moving part of a simulated EVM chain: balances and nonces, signed transactions accepted by
  * `eth_sendRawTransaction` (signature recovered, chain id, nonce, fees and funds checked as geth
  * does), and blocks that take them in order. Produced blocks go into the same `EvmChain` the
- * fixtures fill, so every read method answers them. Value moves; code does not run (a call's
- * input is recorded, its gas is the intrinsic gas). Synchronous and clock-free: the block
- * producer gives the timestamps.
+ * fixtures fill, so every read method answers them. Value moves; tokens move by ERC-20 calls at
+ * any address, and a few contracts run as simulated code (`deploy`: THORChain's router); gas is
+ * the intrinsic gas. Synchronous and clock-free: the block producer gives the timestamps.
  */
 export class EvmLedger {
   private readonly balances = new Map<string, bigint>();
   private readonly nonces = new Map<string, number>();
   private readonly pending: PendingTx[] = [];
   private readonly seen = new Set<string>();
+  private refusing = false;
+  /** Token balances and allowances: `token:holder`, `token:owner:spender` (lowercase). */
+  private readonly tokenBalances = new Map<string, bigint>();
+  private readonly allowances = new Map<string, bigint>();
+  private readonly contracts = new Map<string, SimContract>();
 
   constructor(
     private readonly chain: EvmChain,
@@ -86,6 +94,44 @@ export class EvmLedger {
     return this.balances.get(a) ?? this.opts.funded.get(a) ?? BigInt(simulatedBalance(this.opts.network, a));
   }
 
+  /** A token balance: development accounts hold `FUNDED_TOKEN_BALANCE` of every token, others nothing until paid. */
+  tokenBalanceOf(token: string, holder: string): bigint {
+    const h = holder.toLowerCase();
+    return this.tokenBalances.get(`${token.toLowerCase()}:${h}`) ?? (this.opts.funded.has(h) ? FUNDED_TOKEN_BALANCE : 0n);
+  }
+
+  /** Code at an address: its calls run `contract` instead of the ERC-20 semantics every other address has. */
+  deploy(address: string, contract: SimContract): void {
+    this.contracts.set(address.toLowerCase(), contract);
+  }
+
+  /**
+   * Runs a call against a staged copy of the token state: its effect, and the staged changes are
+   * kept only when it did not revert (a reverted call changes nothing but the sender's gas).
+   */
+  private execute(call: Parameters<SimContract>[0]): CallEffect {
+    const balances = new Map<string, bigint>();
+    const allowances = new Map<string, bigint>();
+    const state: TokenState = {
+      balanceOf: (token, holder) => balances.get(`${token}:${holder}`) ?? this.tokenBalanceOf(token, holder),
+      allowance: (token, owner, spender) => allowances.get(`${token}:${owner}:${spender}`) ?? this.allowances.get(`${token}:${owner}:${spender}`) ?? 0n,
+      move: (token, from, to, amount) => {
+        const have = state.balanceOf(token, from);
+        if (have < amount) return false;
+        balances.set(`${token}:${from}`, have - amount);
+        balances.set(`${token}:${to}`, state.balanceOf(token, to) + amount);
+        return true;
+      },
+      setAllowance: (token, owner, spender, amount) => void allowances.set(`${token}:${owner}:${spender}`, amount),
+    };
+    const contract = this.contracts.get(call.to);
+    const effect = contract ? contract(call, state) : call.input.length > 2 ? erc20Call(call, state) : { logs: [], valueTo: call.to };
+    if ('reverted' in effect) return effect;
+    for (const [k, v] of balances) this.tokenBalances.set(k, v);
+    for (const [k, v] of allowances) this.allowances.set(k, v);
+    return effect;
+  }
+
   /** Mined nonce, or with `pending` the next one the pool expects. */
   nonceOf(address: string, pending: boolean): number {
     const a = address.toLowerCase();
@@ -101,8 +147,14 @@ export class EvmLedger {
     return this.opts.baseFeeWei / 10n || 1n;
   }
 
+  /** A node outage of the broadcast path (tests of senders that must store before they broadcast): every raw transaction refused. */
+  refuseBroadcasts(refuse: boolean): void {
+    this.refusing = refuse;
+  }
+
   /** Verifies and queues a signed raw transaction; its hash, or the node's error. */
   submitRaw(raw: string): Hex {
+    if (this.refusing) throw rejected('simulated outage: the node takes no transactions');
     if (!/^0x([0-9a-fA-F]{2})+$/.test(raw)) throw rejected('rlp: expected input string or byte');
     const hash = keccak256(raw as Hex);
     if (this.seen.has(hash)) throw rejected('already known');
@@ -158,7 +210,9 @@ export class EvmLedger {
 
   /**
    * Mines the pending transactions into the next block and adds it to the chain; the block with
-   * its receipts, as the `block_with_receipts` dataset carries it.
+   * its receipts, as the `block_with_receipts` dataset carries it. Calls run: a deployed
+   * contract's code, else ERC-20 semantics (`transfer`, `approve`, `transferFrom` at the token's
+   * address); a reverted call moves nothing and is charged its gas.
    */
   produceBlock(timestampSec: number): { number: number; block: JsonObject; receipts: JsonObject[] } {
     const number = (this.chain.head ?? 0) + 1;
@@ -171,13 +225,18 @@ export class EvmLedger {
     const transactions: JsonObject[] = [];
     const receipts: JsonObject[] = [];
     const traces: unknown[] = [];
+    let logIndex = 0;
     txs.forEach((p, i) => {
       const { tx } = p;
       const to = tx.to ? tx.to.toLowerCase() : null;
       const value = tx.value ?? 0n;
       const fee = p.gasUsed * p.effectiveGasPrice;
-      this.balances.set(p.from, this.balanceOf(p.from) - value - fee);
-      if (to) this.balances.set(to, this.balanceOf(to) + value);
+      const effect: CallEffect = to ? this.execute({ from: p.from, to, value, input: tx.data ?? '0x', timestampSec }) : { logs: [], valueTo: '' };
+      const ok = !('reverted' in effect);
+      const logs: SimLog[] = ok ? effect.logs : [];
+      const valueTo = ok && effect.valueTo ? effect.valueTo : to;
+      this.balances.set(p.from, this.balanceOf(p.from) - (ok ? value : 0n) - fee);
+      if (ok && valueTo) this.balances.set(valueTo, this.balanceOf(valueTo) + value);
       this.nonces.set(p.from, this.nonceOf(p.from, false) + 1);
       cumulative += p.gasUsed;
       const type = tx.maxFeePerGas !== undefined ? '0x2' : tx.accessList ? '0x1' : '0x0';
@@ -212,12 +271,21 @@ export class EvmLedger {
         cumulativeGasUsed: toQuantity(cumulative),
         gasUsed: toQuantity(p.gasUsed),
         effectiveGasPrice: toQuantity(p.effectiveGasPrice),
-        logs: [],
+        logs: logs.map((l) => ({ ...l, ...common, transactionHash: p.hash, transactionIndex: index, logIndex: toQuantity(logIndex++), removed: false })),
         logsBloom: EMPTY_BLOOM,
-        status: '0x1',
+        status: ok ? '0x1' : '0x0',
         type,
       });
-      traces.push({ txHash: p.hash, result: { type: 'CALL', from: p.from, to, value: toQuantity(value), gas: toQuantity(tx.gas ?? 0n), gasUsed: toQuantity(p.gasUsed), input: tx.data ?? '0x', output: '0x' } });
+      // a contract that passed the value on (a router paying its vault) made an internal call
+      const calls = ok && value > 0n && valueTo && valueTo !== to ? [{ type: 'CALL', from: to, to: valueTo, value: toQuantity(value), gas: '0x0', gasUsed: '0x0', input: '0x', output: '0x' }] : undefined;
+      traces.push({
+        txHash: p.hash,
+        result: {
+          type: 'CALL', from: p.from, to, value: toQuantity(value), gas: toQuantity(tx.gas ?? 0n), gasUsed: toQuantity(p.gasUsed), input: tx.data ?? '0x', output: '0x',
+          ...(ok ? {} : { error: 'execution reverted', revertReason: (effect as { reverted: string }).reverted }),
+          ...(calls ? { calls } : {}),
+        },
+      });
     });
     const block: JsonObject = {
       number: toQuantity(number),

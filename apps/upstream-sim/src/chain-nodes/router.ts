@@ -30,7 +30,9 @@ function chainMetrics(registry: Registry) {
 
 /**
  * `POST /rpc/<network>`: the network's node over JSON-RPC. `/rpc/tron-mainnet/wallet/<method>`:
- * java-tron's HTTP API (POST with a JSON body, or GET with query parameters).
+ * java-tron's HTTP API (POST with a JSON body, or GET with query parameters). Control: `PUT
+ * /sim/chain/<network>/broadcasts` `{refuse: boolean}` makes an EVM node refuse every
+ * `eth_sendRawTransaction` (an outage of the broadcast path).
  */
 export function chainNodesRouter(deps: ChainNodesRouterDeps): Router {
   const router = express.Router();
@@ -100,6 +102,15 @@ export function chainNodesRouter(deps: ChainNodesRouterDeps): Router {
   };
   router.get('/rpc/:network/wallet/:method', nodeOf, wallet);
   router.post('/rpc/:network/wallet/:method', nodeOf, text, wallet);
+
+  // a node that takes no transactions for a while: `{refuse: true|false}`
+  router.put('/sim/chain/:network/broadcasts', nodeOf, express.json(), (req, res) => {
+    const node: ChainNode = res.locals.node;
+    const refuse = (req.body as { refuse?: unknown } | undefined)?.refuse;
+    if (!node.ledger || typeof refuse !== 'boolean') return sendError(res, 400, 'an EVM network and refuse (boolean) are required');
+    node.ledger.refuseBroadcasts(refuse);
+    res.json({ network: node.network.network, refuse });
+  });
 
   router.all('/rpc/:network', nodeOf, (_req, res) => {
     res.setHeader('allow', 'POST');

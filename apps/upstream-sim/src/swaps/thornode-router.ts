@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import express, { type Router } from 'express';
-import { bech32 } from '@scure/base';
-import type { QuotesSource } from '../market/quotes-source';
+import { EVM_CHAINS, INBOUND_CHAINS, LIQUIDITY_FEE_BPS, type ThorchainSim } from './thorchain-sim';
 
 /**
  * A THORNode stand-in (https://dev.thorchain.org/swap-guide/quickstart-guide.html) under
@@ -18,68 +17,37 @@ import type { QuotesSource } from '../market/quotes-source';
  * quote of less than a quarter of it cannot pay the fee and is refused with
  * `amount less than min swap amount (recommended_min_amount_in: N): invalid request`. EVM-chain
  * sources get the chain's `router` (one per chain per simulator run), through which THORNode's
- * notes send tokens (`depositWithExpiry`). Control: `PUT /sim/thorchain/tx/{hash}` `{outcome: done|refunded,
- * outHash}` finishes the swap of an inbound transaction (no chain is watched here);
- * `PUT /sim/thorchain/halt/{chain}` `{halted: boolean}` halts a chain's trading (its quotes are
+ * notes send tokens (`depositWithExpiry`). Swaps progress by themselves: the state behind
+ * (`ThorchainSim`) watches the simulator's EVM chains, and a deposit to the vault or through the
+ * router is swapped or refunded by its memo and limit. Controls: `PUT /sim/thorchain/tx/{hash}`
+ * `{outcome: done|refunded, outHash}` finishes the swap of an inbound on a chain nothing watches;
+ * `GET /sim/thorchain/observed` lists the inbounds seen on the chains; `PUT
+ * /sim/thorchain/halt/{chain}` `{halted: boolean}` halts a chain's trading (its quotes are
  * refused, inbound_addresses says `halted`).
  */
-const INBOUND_CHAINS = ['BTC', 'ETH', 'BSC', 'AVAX', 'GAIA', 'ARB', 'BASE'] as const;
-const LIQUIDITY_FEE_BPS = 35n;
 const MIN_SWAP_USD = 12.5;
-const EVM_CHAINS: ReadonlySet<string> = new Set(['ETH', 'BSC', 'AVAX', 'ARB', 'BASE']);
 
-const CMC_IDS: Readonly<Record<string, string>> = { 'ETH.ETH': '1027', 'BTC.BTC': '1', 'BSC.BNB': '1839', 'AVAX.AVAX': '5805', 'GAIA.ATOM': '3794', 'ARB.ETH': '1027', 'BASE.ETH': '1027' };
-
-function cmcId(asset: string): string | undefined {
-  const known = CMC_IDS[asset.toUpperCase()];
-  if (known) return known;
-  const symbol = asset.toUpperCase().split('.')[1]?.split('-')[0];
-  return symbol === 'USDT' ? '825' : symbol === 'USDC' ? '3408' : undefined;
-}
-
-function vault(chain: string): string {
-  if (chain === 'BTC') return bech32.encode('bc', [0, ...bech32.toWords(randomBytes(20))]);
-  if (chain === 'GAIA') return bech32.encode('cosmos', bech32.toWords(randomBytes(20)));
-  return '0x' + randomBytes(20).toString('hex');
-}
-
-export function thornodeRouter(deps: { quotes: QuotesSource; now: () => number }): Router {
+export function thornodeRouter(deps: { thorchain: ThorchainSim; now: () => number }): Router {
   const router = express.Router();
-  const vaults = new Map<string, string>();
-  const routers = new Map<string, string>();
-  const outcomes = new Map<string, { outcome: 'done' | 'refunded'; outHash: string }>();
-  const halted = new Set<string>();
-  const vaultOf = (chain: string): string => {
-    if (!vaults.has(chain)) vaults.set(chain, vault(chain));
-    return vaults.get(chain)!;
-  };
-  const routerOf = (chain: string): string | undefined => {
-    if (!EVM_CHAINS.has(chain)) return undefined;
-    if (!routers.has(chain)) routers.set(chain, '0x' + randomBytes(20).toString('hex'));
-    return routers.get(chain);
-  };
+  const thor = deps.thorchain;
+  const { halted } = thor;
+  const vaultOf = (chain: string) => thor.vaultOf(chain);
+  const routerOf = (chain: string) => thor.routerOf(chain);
   const fail = (res: express.Response, status: number, message: string) => res.status(status).json({ code: 3, message, details: [] });
-  const price = (asset: string): number | undefined => {
-    const id = cmcId(asset);
-    return id ? (deps.quotes.quote(id) as { quote: { USD: { price: number } } }).quote.USD.price : undefined;
-  };
 
   router.get('/thornode/thorchain/quote/swap', (req, res) => {
     const q = req.query as Record<string, string | undefined>;
     const from = (q.from_asset ?? '').toUpperCase();
     const to = (q.to_asset ?? '').toUpperCase();
     if (!/^[0-9]+$/.test(q.amount ?? '') || BigInt(q.amount!) === 0n) return fail(res, 400, 'bad amount');
-    const pf = price(from);
-    const pt = price(to);
+    const pf = thor.priceUsd(from);
+    const pt = thor.priceUsd(to);
     if (pf === undefined || pt === undefined) return fail(res, 400, `unknown asset ${pf === undefined ? from : to}`);
     const amount = BigInt(q.amount!);
     const minIn = BigInt(Math.ceil((MIN_SWAP_USD / pf) * 1e8));
     if (amount * 4n < minIn) return fail(res, 400, `amount less than min swap amount (recommended_min_amount_in: ${minIn}): invalid request`);
-    // 1e8 units on both sides; the price ratio in millionths keeps it integer
-    const ratio = BigInt(Math.round((pf / pt) * 1e12));
-    const gross = (amount * ratio) / 1_000_000_000_000n;
-    const liquidity = (gross * LIQUIDITY_FEE_BPS) / 10_000n;
-    const out = gross - liquidity;
+    const { out, liquidity } = thor.swapOut(from, to, amount)!;
+    thor.notePool(from);
     const chain = from.split('.')[0];
     if (halted.has(chain) || halted.has(to.split('.')[0])) return fail(res, 400, "trading is halted, can't process swap");
     const body: Record<string, unknown> = {
@@ -141,7 +109,7 @@ export function thornodeRouter(deps: { quotes: QuotesSource; now: () => number }
   router.get('/thornode/thorchain/tx/status/:hash', (req, res) => {
     const hash = req.params.hash.toUpperCase();
     if (!/^[0-9A-F]{64}$/.test(hash)) return fail(res, 400, 'invalid tx hash');
-    const done = outcomes.get(hash);
+    const { done } = thor.statusOf(hash);
     res.json({
       tx: { id: hash },
       stages: {
@@ -158,8 +126,10 @@ export function thornodeRouter(deps: { quotes: QuotesSource; now: () => number }
   router.put('/sim/thorchain/tx/:hash', express.json(), (req, res) => {
     const b = (req.body ?? {}) as { outcome?: string; outHash?: string };
     if ((b.outcome !== 'done' && b.outcome !== 'refunded') || typeof b.outHash !== 'string') return fail(res, 400, 'outcome (done|refunded) and outHash are required');
-    outcomes.set(req.params.hash.replace(/^0x/i, '').toUpperCase(), { outcome: b.outcome, outHash: b.outHash });
+    thor.manual.set(req.params.hash.replace(/^0x/i, '').toUpperCase(), { outcome: b.outcome, outHash: b.outHash });
     res.json({ ok: true });
   });
+
+  router.get('/sim/thorchain/observed', (_req, res) => void res.json(thor.observedSwaps()));
   return router;
 }

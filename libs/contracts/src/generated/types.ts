@@ -565,6 +565,10 @@ export interface HttpAggIntegratorOrder {
   integrator_fee_rate: string;
   deposit_tx_hash: string | null;
   deposit_amount: string | null;
+  /**
+   * the platform's forward of the deposit (less fee_platform and fee_integrator) to the channel, from the deposit address; null until sent
+   */
+  forward_tx_hash: string | null;
   payout_tx_hash: string | null;
   client_order_id: string | null;
   created_at: string;

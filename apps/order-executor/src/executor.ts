@@ -1,0 +1,175 @@
+import { Counter, type Registry } from 'prom-client';
+import { AmountBelowProviderMinimum, tokenRefOf, type TokenRef } from '@chainpipe/aggregator';
+import type { OutgoingTransfers, TransferChain } from '@chainpipe/custody';
+import type { Knex } from '@chainpipe/db';
+import { OrderRepository, OutgoingTransferRepository, type OrderRow, type OutgoingTransferRow } from '@chainpipe/order-store';
+import { decideForward } from '@chainpipe/orders';
+import { ReferenceRepository } from '@chainpipe/price-store';
+import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
+import { ForwardWait, type ChannelForwarder } from './forwarders';
+
+export interface OrderExecutorDeps {
+  db: Knex;
+  transfers: OutgoingTransfers;
+  /** The sending side of a chain type (EVM chains); undefined where nothing is sent. */
+  chain(chainType: string): TransferChain | undefined;
+  /** Confirmations a deposit needs before it is forwarded (its own block included). */
+  confirmations(chainType: string): number;
+  /** One forwarder per channel kind; orders of other kinds wait. */
+  forwarders: readonly ChannelForwarder[];
+  logger: Logger;
+  registry: Registry;
+  clock?: Pick<Clock, 'now'>;
+  batchSize: number;
+  /** Deadline of one provider call (quote, inbound addresses). */
+  callTimeoutMs: number;
+}
+
+/**
+ * Execution of paid orders (docs/decisions.md, "Money flow"): once the deposit has its
+ * confirmations, net = received − fee_platform − fee_integrator; a fresh quote of the channel
+ * for net; under the order's minimum output nothing is forwarded and the order is
+ * `SlippageFailed` (the quote recorded; refundable), else the channel's forwarder plans the
+ * transfers and `OutgoingTransfers` signs, stores and broadcasts them. The forward's hash goes on
+ * the order with a `forwarded` event; the tracker follows the channel by it. An order has one
+ * forward: once stored, it is what is broadcast (again) and recorded, whatever a quote says later.
+ */
+export class OrderExecutor {
+  private readonly orders: OrderRepository;
+  private readonly stored: OutgoingTransferRepository;
+  private readonly reference: ReferenceRepository;
+  private readonly forwarders: ReadonlyMap<string, ChannelForwarder>;
+  private readonly clock: Pick<Clock, 'now'>;
+  private readonly log: Logger;
+  private readonly metrics;
+
+  constructor(private readonly deps: OrderExecutorDeps) {
+    this.orders = new OrderRepository(deps.db);
+    this.stored = new OutgoingTransferRepository(deps.db);
+    this.reference = new ReferenceRepository(deps.db);
+    this.forwarders = new Map(deps.forwarders.map((f) => [f.kind, f]));
+    this.clock = deps.clock ?? systemClock;
+    this.log = deps.logger.child({ component: 'order-executor' });
+    this.metrics = {
+      forwards: new Counter({ name: 'chainpipe_agg_forwards_total', help: 'Paid orders decided by the executor, by channel kind and outcome (forwarded, slippage_failed, below_provider_minimum)', labelNames: ['channel', 'outcome'], registers: [deps.registry] }),
+      waits: new Counter({ name: 'chainpipe_agg_forward_waits_total', help: 'Paid orders left for a later pass, by reason (confirmations, halted, no_forwarder, no_chain, nothing_to_forward, transfer_failed)', labelNames: ['reason'], registers: [deps.registry] }),
+      failures: new Counter({ name: 'chainpipe_agg_executor_failures_total', help: 'Executor steps that failed and are retried next pass, by step (forward, resume)', labelNames: ['step'], registers: [deps.registry] }),
+    };
+  }
+
+  /** One pass: stored transfers broadcast again and followed (first, so a restart resends before deciding anything), then paid orders. */
+  async pass(): Promise<void> {
+    await this.deps.transfers.resumeOpen(this.deps.batchSize, (row, err) => {
+      this.metrics.failures.inc({ step: 'resume' });
+      this.log.warn({ msg: 'transfer_resume_failed', orderId: row.order_id, kind: row.kind, txHash: row.tx_hash, err: errorMessage(err) });
+    });
+    for (const order of await this.orders.listAwaitingForward(this.deps.batchSize)) {
+      try {
+        await this.execute(order);
+      } catch (err) {
+        this.metrics.failures.inc({ step: 'forward' });
+        this.log.warn({ msg: 'forward_failed', orderNo: order.order_no, err: errorMessage(err) });
+      }
+    }
+  }
+
+  /** Forwards one paid order, or moves it to SlippageFailed, or leaves it for a later pass. */
+  async execute(order: OrderRow): Promise<void> {
+    const forwarder = this.forwarders.get(order.channel_kind);
+    if (!forwarder) return this.wait(order, 'no_forwarder');
+    const chain = this.deps.chain(order.deposit_chain_type);
+    if (!chain) return this.wait(order, 'no_chain');
+    if (order.deposit_index === null || !order.deposit_tx_hash || order.deposit_amount === null) return;
+
+    // the stored forward decides: one per order, whatever a quote says now
+    let forward = await this.stored.find(order.id, 'forward');
+    if (!forward) {
+      const deposit = await chain.receipt(order.deposit_tx_hash);
+      if (!deposit.mined || !deposit.success || deposit.confirmations < this.deps.confirmations(order.deposit_chain_type)) return this.wait(order, 'confirmations');
+      const [src, dst] = await Promise.all([this.token(order.src_token_id), this.token(order.dst_token_id)]);
+      const facts = { received: BigInt(order.deposit_amount), feePlatform: BigInt(order.fee_platform), feeIntegrator: BigInt(order.fee_integrator), minAcceptableOut: BigInt(order.min_acceptable_out) };
+      const net = facts.received - facts.feePlatform - facts.feeIntegrator;
+      const signal = AbortSignal.timeout(this.deps.callTimeoutMs);
+      let quotedOut: bigint;
+      try {
+        quotedOut = net > 0n ? await forwarder.quote({ order, src, dst, net, signal }) : 0n;
+      } catch (err) {
+        if (err instanceof ForwardWait) return this.wait(order, 'halted', err.message);
+        if (!(err instanceof AmountBelowProviderMinimum)) throw err;
+        return this.refuse(order, forwarder.kind, 'below_provider_minimum', { net: net.toString(), min_amount_in: err.minAmountIn?.toString() ?? null });
+      }
+      const decision = decideForward(facts, quotedOut);
+      if (decision.kind === 'nothing_to_forward') return this.wait(order, 'nothing_to_forward');
+      if (decision.kind === 'slippage_failed') {
+        return this.refuse(order, forwarder.kind, 'slippage_failed', { net: decision.net.toString(), quoted_out: decision.quotedOut.toString(), min_out: decision.minOut.toString() });
+      }
+      const from = { index: order.deposit_index, address: order.deposit_address };
+      let plan;
+      try {
+        plan = await forwarder.plan({ order, src, dst, net: decision.net, minOut: decision.minOut, from, signal: AbortSignal.timeout(this.deps.callTimeoutMs) });
+      } catch (err) {
+        if (err instanceof ForwardWait) return this.wait(order, 'halted', err.message);
+        throw err;
+      }
+      const quote = { net: decision.net.toString(), quoted_out: quotedOut.toString(), min_out: decision.minOut.toString(), quoted_at: new Date(this.clock.now()).toISOString() };
+      for (const t of plan.transfers) {
+        const row = await this.deps.transfers.send({ ...t, orderId: order.id, chainType: order.deposit_chain_type, from, detail: t.kind === 'forward' ? { ...t.detail, ...quote } : t.detail });
+        if (row.status === 'failed') return this.wait(order, 'transfer_failed', `${row.kind} ${row.tx_hash}: ${row.error}`);
+        if (row.kind === 'forward') forward = row;
+      }
+      if (!forward) throw new Error(`the ${forwarder.kind} forwarder planned no forward`);
+    } else {
+      forward = await this.deps.transfers.broadcast(forward);
+    }
+    if (forward.status === 'failed') return this.wait(order, 'transfer_failed', `forward ${forward.tx_hash}: ${forward.error}`);
+    await this.recordForward(order, forwarder.kind, forward);
+  }
+
+  /** The forward's hash on the order, its details in the execution record, and the `forwarded` event. */
+  private async recordForward(order: OrderRow, channel: string, forward: OutgoingTransferRow): Promise<void> {
+    const execution = { ...forward.detail, forward_tx_hash: forward.tx_hash, forwarded_amount: forward.amount, forwarded_at: new Date(this.clock.now()).toISOString() };
+    const { moved } = await this.orders.apply(
+      order,
+      { type: 'forwarded' },
+      () => ({ forward_tx_hash: forward.tx_hash, execution }),
+      { event: 'forwarded', detail: { tx_hash: forward.tx_hash, amount: forward.amount, to: forward.to_address, chain_type: forward.chain_type, ...(typeof forward.detail.memo === 'string' ? { memo: forward.detail.memo } : {}) } },
+    );
+    if (!moved) return;
+    this.metrics.forwards.inc({ channel, outcome: 'forwarded' });
+    this.log.info({ msg: 'order_forwarded', orderNo: order.order_no, txHash: forward.tx_hash, amount: forward.amount });
+  }
+
+  /** No forward: the fresh quote (or the channel's minimum) refuses the net amount; SlippageFailed, the quote recorded. */
+  private async refuse(order: OrderRow, channel: string, reason: 'slippage_failed' | 'below_provider_minimum', detail: Record<string, string | null>): Promise<void> {
+    const execution = { channel, outcome: 'SlippageFailed', reason, ...detail, quoted_at: new Date(this.clock.now()).toISOString() };
+    const { moved } = await this.orders.apply(order, { type: 'forward_refused' }, () => ({ execution }), { event: 'forward_refused', detail: execution });
+    if (!moved) return;
+    this.metrics.forwards.inc({ channel, outcome: reason });
+    this.log.info({ msg: 'order_not_forwarded', orderNo: order.order_no, reason, ...detail });
+  }
+
+  /**
+   * Counted every pass (`chainpipe_agg_forward_waits_total`); logged when one order needs a
+   * person. Waits of whole kinds (a chain nothing sends on yet, a channel kind without forwarder)
+   * and routine ones are only counted: they would log every pass for every such order.
+   */
+  private wait(order: OrderRow, reason: 'confirmations' | 'halted' | 'no_forwarder' | 'no_chain' | 'nothing_to_forward' | 'transfer_failed', detail?: string): void {
+    this.metrics.waits.inc({ reason });
+    if (reason === 'transfer_failed' || reason === 'nothing_to_forward') this.log.error({ msg: 'forward_waits', orderNo: order.order_no, reason, detail });
+    else if (reason === 'halted') this.log.info({ msg: 'forward_waits', orderNo: order.order_no, reason, detail });
+  }
+
+  private readonly tokens = new Map<number, TokenRef>();
+
+  private async token(id: number): Promise<TokenRef> {
+    const cached = this.tokens.get(id);
+    if (cached) return cached;
+    const [active] = await this.reference.tokensByIds([id]);
+    // an order keeps its tokens after one is deactivated
+    const row = active ?? (await this.deps.db('price.tokens').where({ id }).first('id', 'symbol', 'decimals', 'chain_id', 'contract_address'));
+    if (!row) throw new Error(`token ${id} is not in the price reference`);
+    const ref = tokenRefOf(row);
+    this.tokens.set(id, ref);
+    return ref;
+  }
+}

@@ -1,0 +1,92 @@
+import { ProviderError, thorAsset, type ThorchainAdapter, type TokenRef } from '@chainpipe/aggregator';
+import { memoCalldata, approveCalldata, routerDepositCalldata, type DepositKeyRef, type OutgoingTransferIntent } from '@chainpipe/custody';
+import type { OrderRow } from '@chainpipe/order-store';
+import { thorchainLimitMemo } from '@chainpipe/orders';
+
+/** What a forward is decided on: the paid order, its tokens, the net amount and the minimum the channel must deliver. */
+export interface ForwardContext {
+  order: OrderRow;
+  src: TokenRef;
+  dst: TokenRef;
+  /** received − fee_platform − fee_integrator (source units). */
+  net: bigint;
+  /** The order's min_acceptable_out_amount (destination units). */
+  minOut: bigint;
+  from: DepositKeyRef;
+  signal: AbortSignal;
+}
+
+/** The channel takes nothing now (a halted chain, paused trading): nothing is sent; the next pass asks again. */
+export class ForwardWait extends Error {}
+
+/**
+ * How the platform forwards a paid order to a channel of one kind (`agg.channels.adapter_kind`):
+ * a fresh quote for the net amount, and the transfers that pay the channel. The executor keeps
+ * one per kind; a kind without one is left in `Exchanging`, counted (ChangeNOW's forward, on its
+ * fixed-rate flow with a refund address, plugs in here).
+ */
+export interface ChannelForwarder {
+  readonly kind: string;
+  /**
+   * What the channel would deliver now for `net` (destination units). Throws
+   * AmountBelowProviderMinimum below its minimum, ForwardWait when it takes nothing now.
+   */
+  quote(ctx: Omit<ForwardContext, 'minOut' | 'from'>): Promise<bigint>;
+  /**
+   * The transfers that forward `net`, in order (the last one is the `forward`, by whose hash the
+   * channel is followed; an `approve` may come before it), and the execution details to record.
+   */
+  plan(ctx: ForwardContext): Promise<{ transfers: Omit<OutgoingTransferIntent, 'orderId' | 'chainType' | 'from'>[]; execution: Record<string, unknown> }>;
+}
+
+const halted = (err: unknown) => err instanceof ProviderError && /halted|paused/i.test(err.message);
+
+/**
+ * THORChain: the vault of the source chain read fresh from /thorchain/inbound_addresses (never
+ * cached: vaults rotate; a halted chain waits), the memo `=:ASSET:DEST:LIMIT` with the order's
+ * minimum as the limit (THORChain refunds rather than deliver less). The native coin goes to
+ * the vault with the memo as calldata; a token goes through the chain's router:
+ * `approve(router, net)`, then `depositWithExpiry(vault, token, net, memo, expiry)`.
+ */
+export class ThorchainForwarder implements ChannelForwarder {
+  readonly kind = 'thorchain';
+
+  constructor(
+    private readonly adapter: Pick<ThorchainAdapter, 'quote' | 'inboundAddress'>,
+    private readonly opts: { now: () => number; depositExpirySec: number },
+  ) {}
+
+  async quote(ctx: Omit<ForwardContext, 'minOut' | 'from'>): Promise<bigint> {
+    try {
+      return (await this.adapter.quote({ src: ctx.src, dst: ctx.dst, amountIn: ctx.net, signal: ctx.signal })).amountOut;
+    } catch (err) {
+      // THORNode refuses quotes of a halted chain ("trading is halted")
+      throw halted(err) ? new ForwardWait((err as Error).message) : err;
+    }
+  }
+
+  async plan(ctx: ForwardContext) {
+    let inbound: { address: string; router?: string };
+    try {
+      inbound = await this.adapter.inboundAddress(ctx.src.chainId, ctx.signal);
+    } catch (err) {
+      throw halted(err) ? new ForwardWait((err as Error).message) : err;
+    }
+    const memo = thorchainLimitMemo(thorAsset(ctx.dst), ctx.order.dst_address, ctx.minOut, ctx.dst.decimals);
+    const execution: Record<string, unknown> = { channel: 'thorchain', vault: inbound.address, memo };
+    const token = ctx.src.contractAddress;
+    if (!token) {
+      return { transfers: [{ kind: 'forward' as const, call: { to: inbound.address, value: ctx.net, data: memoCalldata(memo) }, asset: null, amount: ctx.net, detail: execution }], execution };
+    }
+    if (!inbound.router) throw new Error(`thorchain lists no router for chain ${ctx.src.chainId}: a token cannot be deposited`);
+    const expiry = Math.floor(this.opts.now() / 1000) + this.opts.depositExpirySec;
+    const detail = { ...execution, router: inbound.router, expiry };
+    return {
+      transfers: [
+        { kind: 'approve' as const, call: { to: token, value: 0n, data: approveCalldata(inbound.router, ctx.net) }, asset: token, amount: ctx.net, detail: { spender: inbound.router } },
+        { kind: 'forward' as const, call: { to: inbound.router, value: 0n, data: routerDepositCalldata(inbound.address, token, ctx.net, memo, expiry) }, asset: token, amount: ctx.net, detail },
+      ],
+      execution: detail,
+    };
+  }
+}

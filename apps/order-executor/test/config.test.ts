@@ -1,0 +1,33 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '@chainpipe/runtime';
+import { confirmationsField, orderExecutorConfig } from '../src/config';
+
+describe('order executor configuration', () => {
+  const field = confirmationsField('test');
+
+  it('reads confirmations per EVM chain type; unset is none listed', () => {
+    expect(field.parse('ethereum=12, bsc=15,base=1')).to.deep.equal({ value: { ethereum: 12, bsc: 15, base: 1 } });
+    expect(field.parse(undefined)).to.deep.equal({ value: {} });
+    expect(field.parse('')).to.deep.equal({ value: {} });
+  });
+
+  it('refuses what it cannot send on, malformed pairs, zero, repeats', () => {
+    expect(field.parse('bitcoin=3')).to.have.property('error').that.matches(/not a chain the executor sends on/);
+    expect(field.parse('ethereum')).to.have.property('error').that.matches(/is not chain=confirmations/);
+    expect(field.parse('ethereum=0')).to.have.property('error').that.matches(/1…10000/);
+    expect(field.parse('ethereum=-1')).to.have.property('error');
+    expect(field.parse('ethereum=2,ethereum=3')).to.have.property('error').that.matches(/twice/);
+  });
+
+  it('a bad ORDER_EXECUTOR_CONFIRMATIONS stops the boot, named with the others', () => {
+    let problems: string[] = [];
+    try {
+      loadConfig(orderExecutorConfig, { ORDER_EXECUTOR_CONFIRMATIONS: 'solana=1' });
+    } catch (err) {
+      expect(err).to.be.instanceOf(ConfigError);
+      problems = (err as ConfigError).problems;
+    }
+    expect(problems.some((p) => p.startsWith('ORDER_EXECUTOR_CONFIRMATIONS names solana'))).to.equal(true);
+    expect(problems.some((p) => p.startsWith('THORNODE_API_URL is required'))).to.equal(true);
+  });
+});

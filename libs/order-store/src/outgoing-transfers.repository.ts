@@ -1,0 +1,107 @@
+import type { Knex } from '@chainpipe/db';
+
+/**
+ * What an outgoing transfer is for: an order's `forward` to its channel, the router `approve`
+ * a token forward needs before it, a failed order's `refund`, a fee `sweep` to the treasury.
+ */
+export const OUTGOING_TRANSFER_KINDS = ['forward', 'approve', 'refund', 'sweep'] as const;
+export type OutgoingTransferKind = (typeof OUTGOING_TRANSFER_KINDS)[number];
+
+/**
+ * `signed`: stored, maybe not yet on the chain (a crash may have come before the broadcast);
+ * `broadcast`: a node took it; `confirmed`: mined successfully; `failed`: mined and reverted,
+ * or refused by the node for good (a person looks; nothing is signed again on its own).
+ */
+export type OutgoingTransferStatus = 'signed' | 'broadcast' | 'confirmed' | 'failed';
+
+/** One row of agg.outgoing_transfers (numeric and bigint columns arrive from pg as strings). */
+export interface OutgoingTransferRow {
+  id: string;
+  order_id: string;
+  kind: OutgoingTransferKind;
+  /** The chain the transaction is for (`ethereum`, `bsc`…, as orders' deposit_chain_type). */
+  chain_type: string;
+  /** The deposit index whose key signed it, and its address. */
+  from_index: number;
+  from_address: string;
+  /** The transaction's recipient: a vault, a router, a refund or treasury address, a token contract. */
+  to_address: string;
+  /** Contract of the token moved; null for the native coin. */
+  asset: string | null;
+  /** What the transfer moves (smallest unit of `asset`). */
+  amount: string;
+  nonce: string | null;
+  raw_tx: string;
+  tx_hash: string;
+  status: OutgoingTransferStatus;
+  block_number: string | null;
+  error: string | null;
+  /** Why and how: memo, vault, router, quote, expiry… */
+  detail: Record<string, unknown>;
+  created_at: Date;
+  broadcast_at: Date | null;
+  finished_at: Date | null;
+}
+
+export type NewOutgoingTransfer = Pick<OutgoingTransferRow, 'order_id' | 'kind' | 'chain_type' | 'from_index' | 'from_address' | 'to_address' | 'asset' | 'raw_tx' | 'tx_hash'> & {
+  amount: bigint;
+  nonce: number | null;
+  detail?: Record<string, unknown>;
+};
+
+/**
+ * agg.outgoing_transfers: signed transactions from the platform's deposit addresses, stored
+ * before their broadcast. `store` never replaces a row: the first transfer of an (order, kind)
+ * is the only one, and a writer that lost the race gets the stored one back, to broadcast
+ * that instead of its own.
+ */
+export class OutgoingTransferRepository {
+  constructor(private readonly db: Knex) {}
+
+  find(orderId: string, kind: OutgoingTransferKind): Promise<OutgoingTransferRow | undefined> {
+    return this.db('agg.outgoing_transfers').where({ order_id: orderId, kind }).first();
+  }
+
+  listByOrder(orderId: string): Promise<OutgoingTransferRow[]> {
+    return this.db('agg.outgoing_transfers').where({ order_id: orderId }).orderBy('id');
+  }
+
+  /** Stores a signed transfer unless the order has one of this kind; the stored row, and whether it is this one. */
+  async store(t: NewOutgoingTransfer): Promise<{ row: OutgoingTransferRow; created: boolean }> {
+    const [inserted] = await this.db('agg.outgoing_transfers')
+      .insert({ ...t, amount: t.amount.toString(), nonce: t.nonce, detail: JSON.stringify(t.detail ?? {}), status: 'signed' })
+      .onConflict(['order_id', 'kind'])
+      .ignore()
+      .returning<OutgoingTransferRow[]>('*');
+    if (inserted) return { row: inserted, created: true };
+    const stored = await this.find(t.order_id, t.kind);
+    if (!stored) throw new Error(`order ${t.order_id}: the ${t.kind} transfer was neither stored nor found`);
+    return { row: stored, created: false };
+  }
+
+  /** A node took the transaction (kept when it is already further). */
+  async markBroadcast(id: string): Promise<void> {
+    await this.db('agg.outgoing_transfers').where({ id, status: 'signed' }).update({ status: 'broadcast', broadcast_at: this.db.fn.now() });
+  }
+
+  async markConfirmed(id: string, blockNumber: number): Promise<void> {
+    await this.db('agg.outgoing_transfers')
+      .where({ id })
+      .whereIn('status', ['signed', 'broadcast'])
+      .update({ status: 'confirmed', block_number: blockNumber, finished_at: this.db.fn.now() });
+  }
+
+  async markFailed(id: string, error: string, blockNumber?: number): Promise<void> {
+    await this.db('agg.outgoing_transfers')
+      .where({ id })
+      .whereIn('status', ['signed', 'broadcast'])
+      .update({ status: 'failed', error, block_number: blockNumber ?? null, finished_at: this.db.fn.now() });
+  }
+
+  /** Transfers not yet mined (`signed`, `broadcast`), oldest first: what a restart broadcasts again and follows. */
+  listOpen(limit: number, kinds?: readonly OutgoingTransferKind[]): Promise<OutgoingTransferRow[]> {
+    const q = this.db('agg.outgoing_transfers').whereIn('status', ['signed', 'broadcast']).orderBy('id').limit(limit);
+    if (kinds) q.whereIn('kind', kinds);
+    return q;
+  }
+}

@@ -1,0 +1,293 @@
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { decodeEventLog, decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, hexToString, parseAbi, parseEther, parseGwei, type Hex } from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
+import { TOPICS } from '@chainpipe/contracts';
+import { MnemonicSigner } from '@chainpipe/custody';
+import { createDb, type Knex } from '@chainpipe/db';
+import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder } from '@chainpipe/order-store';
+import { thorchainLimitMemo } from '@chainpipe/orders';
+import {
+  TEST_KEY_MNEMONIC, collectTopic, createRegistryTopics, freePort, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector,
+} from '@chainpipe/testing';
+import { orderFixture } from './order-fixtures';
+
+/**
+ * The order executor on the real stack: Postgres, Kafka (the tracker's event outbox), the
+ * simulator as the chain and as THORChain (which watches its vault and router there), the
+ * executor and tracker processes. A paid order's net amount leaves its deposit address for the
+ * vault with THORChain's limit memo, or through the router for a token; a fresh quote under the
+ * minimum forwards nothing; a kill between storing and broadcasting broadcasts the stored forward.
+ */
+const ETH = 101;
+const USDT = 102; // Ethereum, 6 decimals
+const BTC = 1001;
+const USDT_CONTRACT = '0xdac17f958d2ee523a2206206994597c13d831ec7';
+const DEST = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
+const ROUTER_ABI = parseAbi([
+  'function depositWithExpiry(address vault, address asset, uint256 amount, string memo, uint256 expiration) payable',
+  'event Deposit(address indexed to, address indexed asset, uint256 amount, string memo)',
+]);
+
+describe('order executor: paid orders forwarded to THORChain from their deposit addresses (real stack)', function () {
+  this.timeout(240_000);
+  const payer = mnemonicToAccount(TEST_KEY_MNEMONIC, { addressIndex: 17 });
+  const signer = new MnemonicSigner(TEST_KEY_MNEMONIC);
+  const env = testEnv();
+  const procs: Record<string, RunningProcess> = {};
+  let db: Knex;
+  let orders: OrderRepository;
+  let transfers: OutgoingTransferRepository;
+  let events: TopicCollector;
+  let base = '';
+  let executorEnv: Record<string, string> = {};
+  let integratorId = '';
+
+  const rpc = async (method: string, params: unknown[]) => {
+    const res = await fetch(`${base}/rpc/ethereum-mainnet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const body = (await res.json()) as { result?: any; error?: { message: string } };
+    if (body.error) throw new Error(`${method}: ${body.error.message}`);
+    return body.result;
+  };
+  const mined = (hash: string) => waitFor(async () => (await rpc('eth_getTransactionReceipt', [hash]))?.status === '0x1', { timeoutMs: 20_000, what: `${hash} mined` });
+  const pay = async (to: string, value: bigint, data?: Hex) => {
+    const nonce = Number(await rpc('eth_getTransactionCount', [payer.address, 'pending']));
+    const raw = await payer.signTransaction({ chainId: 1, type: 'eip1559', to: to as Hex, value, data, nonce, gas: 100_000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: parseGwei('1') });
+    const hash: string = await rpc('eth_sendRawTransaction', [raw]);
+    await mined(hash);
+    return hash;
+  };
+  const thornode = async (path: string) => (await (await fetch(`${base}/thornode${path}`)).json()) as any;
+  /** THORNode's output now for `amount1e8` of `fromAsset` to BTC (sats). */
+  const quotedSats = async (fromAsset: string, amount1e8: bigint) => BigInt((await thornode(`/thorchain/quote/swap?from_asset=${fromAsset}&to_asset=BTC.BTC&amount=${amount1e8}`)).expected_amount_out);
+  const vault = async () => ((await thornode('/thorchain/inbound_addresses')) as any[]).find((v) => v.chain === 'ETH') as { address: string; router: string };
+  let nextIndex = 2_000_000_000 + Math.floor(Math.random() * 100_000_000);
+  /** A paid order (Exchanging, its deposit on the chain) of a fresh deposit index; `pay` makes the deposit. */
+  const paidOrder = async (over: Partial<NewOrder>, payDeposit: (address: string) => Promise<string>) => {
+    const index = nextIndex++;
+    const address = await signer.addressAt('evm', index);
+    const depositHash = await payDeposit(address);
+    const order = await orders.insert(
+      orderFixture({ deposit_index: index, deposit_address: address, state: 'Exchanging', deposit_tx_hash: depositHash, deposit_amount: over.amount_in, deposited_at: new Date(), refund_address: payer.address.toLowerCase(), ...over } as Partial<NewOrder>),
+    );
+    return { order, address, index };
+  };
+  let executorOps = 0;
+  const startExecutor = async () => {
+    const ops = (executorOps = await freePort());
+    procs.executor = spawnTs('apps/order-executor/src/main.ts', { ...executorEnv, OPS_PORT: String(ops) });
+    await waitReady(procs.executor, ops, 60_000);
+  };
+
+  before(async () => {
+    db = createDb({ url: env.databaseUrl, poolMax: 4 });
+    orders = new OrderRepository(db);
+    transfers = new OutgoingTransferRepository(db);
+    integratorId = await new IntegratorRepository(db).createIntegrator('Executor test');
+    const prefix = uniquePrefix('exec');
+    await createRegistryTopics(prefix);
+    events = await collectTopic(`${prefix}${TOPICS.ordersEvents.name}`);
+    const [simPort, simOps, trackerOps] = await Promise.all([freePort(), freePort(), freePort()]);
+    base = `http://127.0.0.1:${simPort}`;
+    procs.sim = spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '300', SIM_THORCHAIN_SWAP_MS: '500', SIM_FUNDED_ACCOUNTS: payer.address });
+    await waitReady(procs.sim, simOps, 60_000);
+    const upstreams = { THORNODE_API_URL: `${base}/thornode`, CHANGENOW_API_URL: `${base}/changenow`, CHAIN_RPC_DEFAULT_BASE: `${base}/rpc`, CHAIN_RPC_URLS: '', DATABASE_URL: env.databaseUrl, LOG_LEVEL: 'warn' };
+    executorEnv = { ...upstreams, ORDER_EXECUTOR_INTERVAL_MS: '300', ORDER_EXECUTOR_CONFIRMATIONS: 'ethereum=2', ORDER_EXECUTOR_CONFIRMATIONS_DEFAULT: '12' };
+    procs.tracker = spawnTs('apps/order-tracker/src/main.ts', {
+      ...upstreams, KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, OPS_PORT: String(trackerOps), ORDER_TRACKER_GROUP: `${prefix}tracker`, ORDER_TRACKER_INTERVAL_MS: '300', ORDER_TRACKER_SESSION_TIMEOUT_MS: '6000',
+    });
+    await Promise.all([waitReady(procs.tracker, trackerOps, 60_000), startExecutor()]);
+  });
+
+  after(async () => {
+    await events?.stop();
+    const exits: Record<string, unknown> = {};
+    for (const name of ['executor', 'tracker', 'sim']) if (procs[name]) exits[name] = await stopProcess(procs[name]);
+    await db?.destroy();
+    expect(exits, 'clean exits').to.deep.equal({ executor: 0, tracker: 0, sim: 0 });
+  });
+
+  it('forwards exactly amount_in − fee_platform − fee_integrator to the current vault with the limit memo; THORChain swaps it; Completed, then Settled with the commission', async () => {
+    const amountIn = parseEther('0.5');
+    const feePlatform = 1_500_000_000_000_000n;
+    const feeIntegrator = 1_250_000_000_000_000n;
+    const net = amountIn - feePlatform - feeIntegrator;
+    const minOut = ((await quotedSats('ETH.ETH', net / 10n ** 10n)) * 9n) / 10n;
+    const { order, address } = await paidOrder(
+      { src_token_id: ETH, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: feePlatform.toString(), fee_integrator: feeIntegrator.toString(), min_acceptable_out: minOut.toString(), integrator_id: integratorId },
+      (a) => pay(a, amountIn),
+    );
+
+    await waitFor(async () => (await orders.findById(order.id))?.forward_tx_hash ?? undefined, { timeoutMs: 30_000, what: 'the forward recorded on the order' });
+    const forwarded = (await orders.findById(order.id))!;
+    await mined(forwarded.forward_tx_hash!);
+    const tx = await rpc('eth_getTransactionByHash', [forwarded.forward_tx_hash]);
+    const eth = await vault();
+    expect(tx.from).to.equal(address);
+    expect(tx.to).to.equal(eth.address.toLowerCase());
+    expect(BigInt(tx.value), 'the net amount, read off the chain').to.equal(amountIn - feePlatform - feeIntegrator);
+    expect(hexToString(tx.input)).to.equal(thorchainLimitMemo('BTC.BTC', DEST, minOut, 8));
+    const [stored] = await transfers.listByOrder(order.id);
+    expect(stored).to.include({ kind: 'forward', tx_hash: forwarded.forward_tx_hash, amount: net.toString(), to_address: eth.address });
+    expect(forwarded.execution).to.include({ forward_tx_hash: forwarded.forward_tx_hash, memo: hexToString(tx.input), vault: eth.address, net: net.toString(), min_out: minOut.toString() });
+
+    // THORChain observed the forward on the chain and swapped it; the tracker followed it by the forward's hash
+    await waitFor(async () => (await orders.findById(order.id))?.state === 'Settled', { timeoutMs: 30_000, what: 'Completed by the provider, then settled' });
+    const audit = (await orders.audit(order.id)).map((a) => [a.event, a.to_state]);
+    expect(audit).to.deep.equal([['created', 'Exchanging'], ['forwarded', 'Exchanging'], ['channel_status', 'Completed'], ['settle', 'Settled']]);
+    const settled = (await orders.findById(order.id))!;
+    expect(settled.payout_tx_hash).to.match(/^[0-9A-F]{64}$/);
+    expect(settled.execution).to.include({ outcome: 'Completed', forward_tx_hash: forwarded.forward_tx_hash });
+    expect(await orders.ledgerOf(order.id)).to.include({ amount: feeIntegrator.toString(), state: 'Available' });
+    // the fees and whatever gas left stay at the deposit address
+    const receipt = await rpc('eth_getTransactionReceipt', [forwarded.forward_tx_hash]);
+    expect(BigInt(await rpc('eth_getBalance', [address, 'latest'])) >= feePlatform + feeIntegrator - BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice)).to.equal(true);
+
+    await waitFor(() => events.messages.some((m) => JSON.parse(m.value!.toString()).order_id === order.id && JSON.parse(m.value!.toString()).event === 'forwarded'), { timeoutMs: 20_000, what: 'the forwarded event on orders.events.v1' });
+    const forwardedEvent = events.messages.map((m) => JSON.parse(m.value!.toString())).find((e) => e.order_id === order.id && e.event === 'forwarded');
+    expect(forwardedEvent).to.deep.include({ from_state: 'Exchanging', to_state: 'Exchanging' });
+    expect(forwardedEvent.detail).to.include({ tx_hash: forwarded.forward_tx_hash, amount: net.toString() });
+  });
+
+  it('a fresh quote under min_acceptable_out_amount forwards nothing: SlippageFailed with the quote recorded, refundable', async () => {
+    const amountIn = parseEther('0.2');
+    const net = amountIn - 600_000_000_000_000n;
+    const above = (await quotedSats('ETH.ETH', net / 10n ** 10n)) * 2n;
+    const { order, address } = await paidOrder({ src_token_id: ETH, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: '600000000000000', min_acceptable_out: above.toString() }, (a) => pay(a, amountIn));
+    await waitFor(async () => (await orders.findById(order.id))?.state === 'SlippageFailed', { timeoutMs: 30_000, what: 'SlippageFailed' });
+    const failed = (await orders.findById(order.id))!;
+    expect(failed.forward_tx_hash).to.equal(null);
+    expect(failed.execution).to.include({ reason: 'slippage_failed', net: net.toString(), min_out: above.toString() });
+    expect(BigInt(failed.execution!.quoted_out as string) < above).to.equal(true);
+    expect(await transfers.listByOrder(order.id), 'no transfer').to.deep.equal([]);
+    expect(Number(await rpc('eth_getTransactionCount', [address, 'pending'])), 'nothing left the deposit address').to.equal(0);
+    expect((await orders.audit(order.id)).map((a) => a.event)).to.deep.equal(['created', 'forward_refused']);
+    expect(await orders.ledgerOf(order.id), 'no commission for a failed swap').to.equal(undefined);
+  });
+
+  it("THORChain's refund of a forward goes back to the deposit address: the order is ChainFailed (refundable), not Refunded, and earns nothing", async () => {
+    const index = nextIndex++;
+    const forwardHash = '0x' + randomBytes(32).toString('hex');
+    const order = await orders.insert(
+      orderFixture({ deposit_index: index, deposit_address: await signer.addressAt('evm', index), state: 'Exchanging', integrator_id: integratorId, fee_integrator: '1000' }),
+    );
+    await db('agg.orders').where({ id: order.id }).update({ deposit_tx_hash: '0x' + randomBytes(32).toString('hex'), deposit_amount: order.amount_in, forward_tx_hash: forwardHash, refund_address: payer.address.toLowerCase() });
+    const refundHash = randomBytes(32).toString('hex').toUpperCase();
+    await fetch(`${base}/sim/thorchain/tx/${forwardHash}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'refunded', outHash: refundHash }) });
+    await waitFor(async () => (await orders.findById(order.id))?.state === 'ChainFailed', { timeoutMs: 20_000, what: 'ChainFailed after the provider refunded the forward' });
+    expect((await orders.findById(order.id))!.execution).to.include({ outcome: 'ChainFailed', provider_outcome: 'Refunded', tx_hash: refundHash });
+    expect(await orders.ledgerOf(order.id)).to.equal(undefined);
+  });
+
+  it('an ERC-20 source goes through the router: approve(router, net), then depositWithExpiry(vault, token, net, memo, expiry); THORChain swaps it', async () => {
+    const amountIn = 250_000_000n; // 250 USDT
+    const feePlatform = 750_000n;
+    const feeIntegrator = 625_000n;
+    const net = amountIn - feePlatform - feeIntegrator;
+    const minOut = ((await quotedSats(`ETH.USDT-${USDT_CONTRACT.toUpperCase()}`, net * 100n)) * 9n) / 10n;
+    const { order, address } = await paidOrder(
+      { src_token_id: USDT, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: feePlatform.toString(), fee_integrator: feeIntegrator.toString(), min_acceptable_out: minOut.toString() },
+      async (a) => {
+        await pay(a, parseEther('0.01')); // gas for the deposit address's two transactions
+        return pay(USDT_CONTRACT, 0n, encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [a as Hex, amountIn] }));
+      },
+    );
+    await waitFor(async () => (await orders.findById(order.id))?.forward_tx_hash ?? undefined, { timeoutMs: 30_000, what: 'the router forward recorded' });
+    const forwardHash = (await orders.findById(order.id))!.forward_tx_hash!;
+    await mined(forwardHash);
+    const { address: vaultAddress, router } = await vault();
+    const [approve, forward] = await transfers.listByOrder(order.id);
+    expect([approve.kind, forward.kind]).to.deep.equal(['approve', 'forward']);
+
+    const approveTx = await rpc('eth_getTransactionByHash', [approve.tx_hash]);
+    expect(approveTx.to).to.equal(USDT_CONTRACT);
+    expect(decodeFunctionData({ abi: erc20Abi, data: approveTx.input })).to.deep.equal({ functionName: 'approve', args: [getAddress(router), net] });
+
+    const tx = await rpc('eth_getTransactionByHash', [forwardHash]);
+    expect(tx.from).to.equal(address);
+    expect(tx.to).to.equal(router.toLowerCase());
+    expect(BigInt(tx.value)).to.equal(0n);
+    const call = decodeFunctionData({ abi: ROUTER_ABI, data: tx.input });
+    expect(call.functionName).to.equal('depositWithExpiry');
+    const [callVault, asset, amount, memo, expiry] = call.args as [string, string, bigint, string, bigint];
+    expect(callVault.toLowerCase()).to.equal(vaultAddress.toLowerCase());
+    expect(asset.toLowerCase()).to.equal(USDT_CONTRACT);
+    expect(amount, 'the net amount, read off the chain').to.equal(amountIn - feePlatform - feeIntegrator);
+    expect(memo).to.equal(thorchainLimitMemo('BTC.BTC', DEST, minOut, 8));
+    expect(Number(expiry)).to.be.greaterThan(Math.floor(Date.now() / 1000));
+    const receipt = await rpc('eth_getTransactionReceipt', [forwardHash]);
+    const deposit = receipt.logs.filter((l: any) => l.address === router.toLowerCase()).map((l: any) => decodeEventLog({ abi: ROUTER_ABI, topics: l.topics, data: l.data }));
+    expect(deposit).to.have.length(1);
+    expect(deposit[0].args).to.deep.include({ amount: net, memo });
+
+    await waitFor(async () => ['Completed', 'Settled'].includes((await orders.findById(order.id))!.state), { timeoutMs: 30_000, what: 'the token swap completed' });
+  });
+
+  it('a halted chain is waited for: no transfer while THORChain halts ETH, the forward once it resumes', async () => {
+    const halt = (halted: boolean) => fetch(`${base}/sim/thorchain/halt/ETH`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ halted }) });
+    const haltedWaits = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${executorOps}/metrics`)).text();
+      return Number(/^chainpipe_agg_forward_waits_total\{[^}]*reason="halted"[^}]*\} ([0-9]+)/m.exec(text)?.[1] ?? 0);
+    };
+    const amountIn = parseEther('0.25');
+    const net = amountIn - 750_000_000_000_000n;
+    const minOut = ((await quotedSats('ETH.ETH', net / 10n ** 10n)) * 9n) / 10n;
+    let order;
+    try {
+      ({ order } = await paidOrder({ src_token_id: ETH, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: '750000000000000', min_acceptable_out: minOut.toString() }, async (a) => {
+        const hash = await pay(a, amountIn);
+        await halt(true);
+        return hash;
+      }));
+      const before = await haltedWaits();
+      // several passes saw the halt (the deposit confirmed, the quote taken before the halt mattered)
+      await waitFor(async () => (await haltedWaits()) >= before + 3, { timeoutMs: 30_000, what: 'passes that waited for the halted chain' });
+      expect(await transfers.listByOrder(order.id), 'nothing signed for a halted chain').to.deep.equal([]);
+      expect((await orders.findById(order.id))!.state).to.equal('Exchanging');
+    } finally {
+      await halt(false);
+    }
+    await waitFor(async () => (await orders.findById(order.id))?.forward_tx_hash ?? undefined, { timeoutMs: 30_000, what: 'the forward once the chain resumed' });
+    const forwardHash = (await orders.findById(order.id))!.forward_tx_hash!;
+    await mined(forwardHash);
+    const tx = await rpc('eth_getTransactionByHash', [forwardHash]);
+    expect(tx.to).to.equal((await vault()).address.toLowerCase());
+    expect(BigInt(tx.value)).to.equal(net);
+  });
+
+  it('an executor killed after storing the forward and before any broadcast reached the chain broadcasts the stored transaction after its restart: one forward, its hash', async () => {
+    const refuse = (on: boolean) => fetch(`${base}/sim/chain/ethereum-mainnet/broadcasts`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refuse: on }) });
+    const amountIn = parseEther('0.3');
+    const net = amountIn - 900_000_000_000_000n;
+    const minOut = ((await quotedSats('ETH.ETH', net / 10n ** 10n)) * 9n) / 10n;
+    let order;
+    let address = '';
+    try {
+      ({ order, address } = await paidOrder({ src_token_id: ETH, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: '900000000000000', min_acceptable_out: minOut.toString() }, async (a) => {
+        const hash = await pay(a, amountIn);
+        await refuse(true); // the node takes nothing from now on: the executor stores the forward, its broadcasts fail
+        return hash;
+      }));
+      const o = order;
+      await waitFor(async () => (await transfers.find(o.id, 'forward'))?.status === 'signed', { timeoutMs: 30_000, what: 'the forward stored, not broadcast' });
+      procs.executor.kill('SIGKILL');
+      await procs.executor.exited;
+    } finally {
+      await refuse(false);
+    }
+    const stored = (await transfers.find(order!.id, 'forward'))!;
+    expect(await rpc('eth_getTransactionByHash', [stored.tx_hash]), 'nothing on the chain before the restart').to.equal(null);
+    expect((await orders.findById(order!.id))!.forward_tx_hash).to.equal(null);
+
+    await startExecutor();
+    await waitFor(async () => (await orders.findById(order!.id))?.forward_tx_hash ?? undefined, { timeoutMs: 30_000, what: 'the forward recorded after the restart' });
+    expect((await orders.findById(order!.id))!.forward_tx_hash, 'the stored transaction, not a new one').to.equal(stored.tx_hash);
+    await mined(stored.tx_hash);
+    const tx = await rpc('eth_getTransactionByHash', [stored.tx_hash]);
+    expect(BigInt(tx.value)).to.equal(net);
+    expect(await transfers.listByOrder(order!.id)).to.have.length(1);
+    expect((await transfers.find(order!.id, 'forward'))!.raw_tx).to.equal(stored.raw_tx);
+    await waitFor(async () => (await transfers.find(order!.id, 'forward'))?.status === 'confirmed', { timeoutMs: 20_000, what: 'the forward confirmed' });
+    expect(Number(await rpc('eth_getTransactionCount', [address, 'latest'])), 'one transaction ever left the deposit address').to.equal(1);
+  });
+});
