@@ -11,15 +11,11 @@ import { SecretBox, createLogger, systemClock } from '@chainpipe/runtime';
 import { parseEvmPayload } from '@chainpipe/tx-parsers';
 import { toTransactionResult } from '@chainpipe/tx-records';
 import { SENDER_DEFAULTS, batchId, createWebhookDispatcher, webhookHeaders } from '@chainpipe/webhooks';
-import { AddressIndex } from '../apps/tx-matcher/src/address-index';
-import { matchRecords } from '../apps/tx-matcher/src/plan';
-import { transactionFrame } from '../apps/tx-gateway/src/push/push.handler';
-import { ConnectionCap } from '../apps/tx-gateway/src/push/connection-cap';
-import { ResendStore } from '../apps/tx-gateway/src/push/resend-store';
-import { WsHub } from '../apps/tx-gateway/src/push/ws-hub';
+import { AddressIndex, matchRecords } from '@chainpipe/tx-matcher';
+import { ConnectionCap, ResendStore, WsHub, transactionFrame } from '@chainpipe/tx-gateway';
 import { TOPICS } from '@chainpipe/contracts';
 import { generateApiKey, routeUpgrades } from '@chainpipe/http';
-import { connectWs, createRegistryTopics, evmBlockItem, freePort, rebaseBlock, randomSuffix, spawnTs, stopProcess, streamerBody, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { connectWs, createRegistryTopics, evmBlockItem, freePort, parsePrometheusText, readTopic, rebaseBlock, randomSuffix, spawnTs, stopProcess, streamerBody, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 import { Kafka, logLevel } from 'kafkajs';
 import { latencyStats, machine, printTable } from './lib-stats';
 import { WsFleet } from './lib-ws-fleet';
@@ -234,12 +230,24 @@ async function pipelineLatency(databaseUrl: string, db: ReturnType<typeof create
     await ws.close();
     const wsLat = [...sentAt].map(([h, t]) => wsAt.get(h)! - t);
     const hookLat = [...sentAt].map(([h, t]) => hookAt.get(h)! - t);
+    const stages = await stageLatencies(prefix, sentAt, wsAt, hookAt);
+    // Inside the two busiest stages: the apps' own duration histograms (means over the run).
+    const inside = [
+      ...(await histogramMeans(parserOps, 'chain-parser', ['chainpipe_parser_parse_duration_seconds', 'chainpipe_parser_store_duration_seconds', 'chainpipe_consumer_batch_duration_seconds'])),
+      ...(await histogramMeans(matcherOps, 'tx-matcher', ['chainpipe_matcher_match_seconds', 'chainpipe_consumer_batch_duration_seconds'])),
+    ];
     const rawLat = await rawKafkaLatency(prefix);
     const [a, b, c] = [latencyStats(wsLat), latencyStats(hookLat), latencyStats(rawLat)];
+    const stageRow = (path: string, xs: number[]) => {
+      const st = latencyStats(xs);
+      return { path: `  stage: ${path}`, samples: st.count, 'p50 ms': +st.p50.toFixed(1), 'p99 ms': +st.p99.toFixed(1) };
+    };
     return {
       rows: [
         { path: 'POST /stream → WebSocket push (5 processes)', samples: a.count, 'p50 ms': +a.p50.toFixed(1), 'p99 ms': +a.p99.toFixed(1) },
         { path: 'POST /stream → webhook receipt (5 processes)', samples: b.count, 'p50 ms': +b.p50.toFixed(1), 'p99 ms': +b.p99.toFixed(1) },
+        ...Object.entries(stages).map(([path, xs]) => stageRow(path, xs)),
+        ...inside.map(({ what, count, meanMs }) => ({ path: `    mean: ${what}`, samples: count, 'p50 ms': +meanMs.toFixed(1), 'p99 ms': '' })),
         { path: 'raw kafkajs produce → consume, one hop', samples: c.count, 'p50 ms': +c.p50.toFixed(1), 'p99 ms': +c.p99.toFixed(1) },
       ],
       ratios: [`/stream → ws push p50 ${a.p50.toFixed(0)} ms, → webhook p50 ${b.p50.toFixed(0)} ms: ${(a.p50 / c.p50).toFixed(1)}x / ${(b.p50 / c.p50).toFixed(1)}x one raw Kafka hop (the path has four hops, two Postgres transactions and a Redis write)`],
@@ -249,6 +257,45 @@ async function pipelineLatency(databaseUrl: string, db: ReturnType<typeof create
     receiver.close();
     await db('core.apps').where({ app_id: appId }).del();
   }
+}
+
+/**
+ * Where the time of each measured block went, from the create times of the records each app
+ * produced (chain-ingest's on chain.raw, chain-parser's on chain.tx, tx-matcher's on tx.push):
+ * one clock, so the stages add up to the whole.
+ */
+async function stageLatencies(prefix: string, sentAt: Map<string, number>, wsAt: Map<string, number>, hookAt: Map<string, number>): Promise<Record<string, number[]>> {
+  const byHash = async (topic: string, count: number) => {
+    const at = new Map<string, number>();
+    for (const m of await readTopic(`${prefix}${topic}`, count, 60_000)) {
+      const hash = (JSON.parse(m.value!.toString()) as { tx: { tx_hash: string } }).tx.tx_hash;
+      if (!at.has(hash)) at.set(hash, Number(m.timestamp));
+    }
+    return at;
+  };
+  const posts = [...sentAt].sort((x, y) => x[1] - y[1]);
+  // chain.raw carries the posted body: its records are in the order of the posts (the warm-up first).
+  const raw = (await readTopic(`${prefix}${TOPICS.chainRaw.name}`, posts.length + 1, 60_000)).map((m) => Number(m.timestamp)).sort((x, y) => x - y).slice(1);
+  const tx = await byHash(TOPICS.chainTx.name, 1);
+  const push = await byHash(TOPICS.txPush.name, posts.length + 1);
+  const out: Record<string, number[]> = { 'POST /stream → on chain.raw (chain-ingest)': [], 'chain.raw → on chain.tx (chain-parser)': [], 'chain.tx → on tx.push (tx-matcher)': [], 'tx.push → WebSocket client (tx-gateway)': [], 'tx.push → webhook receipt (webhook-dispatcher)': [] };
+  const stages = Object.values(out);
+  posts.forEach(([hash, t0], i) => {
+    const [r, t, p] = [raw[i], tx.get(hash), push.get(hash)];
+    if (r === undefined || t === undefined || p === undefined) return;
+    [r - t0, t - r, p - t, wsAt.get(hash)! - p, hookAt.get(hash)! - p].forEach((v, k) => stages[k].push(v));
+  });
+  return out;
+}
+
+/** Mean of each histogram (all label sets together) an app exposes on its ops port. */
+async function histogramMeans(opsPort: number, app: string, names: string[]): Promise<Array<{ what: string; count: number; meanMs: number }>> {
+  const { samples } = parsePrometheusText(await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text());
+  const total = (name: string) => samples.filter((x) => x.name === name).reduce((a, x) => a + x.value, 0);
+  return names.map((n) => {
+    const count = total(`${n}_count`);
+    return { what: `${app} ${n.replace(/^chainpipe_/, '')}`, count, meanMs: count ? (total(`${n}_sum`) / count) * 1000 : 0 };
+  });
 }
 
 /** One kafkajs produce → consume hop, the same rate, in the same run. */
@@ -381,6 +428,7 @@ async function webhookLivePath(db: ReturnType<typeof createDb>): Promise<{ rows:
     );
     ratios.push(`webhooks, ${spec.name}: dispatcher ${median(ratiosOf).toFixed(2)}x the ${spec.raw} (median of ${WEBHOOK_ROUNDS} rounds, ${ratiosOf[0].toFixed(2)}–${ratiosOf.at(-1)!.toFixed(2)})`);
   }
+  await dispatcher.close();
   receiver.close();
   await db('core.apps').whereIn('app_id', appIds).del();
   return { rows, ratios };

@@ -12,9 +12,8 @@ import { BatchConsumer, TopicProducer, createKafka, ensureTopics, type BatchHand
 import { CandleRepository, LatestCandles } from '@chainpipe/kline-store';
 import { createRedis } from '@chainpipe/redis';
 import { createLogger, systemClock } from '@chainpipe/runtime';
-import { createTicksHandler } from '../apps/kline-aggregator/src/ticks.handler';
-import { createMarketGatewayApp } from '../apps/market-gateway/src/app';
-import { klineModule } from '../apps/market-gateway/src/kline/module';
+import { createTicksHandler } from '@chainpipe/kline-aggregator';
+import { createMarketGatewayApp, klineModule } from '@chainpipe/market-gateway';
 import { latencyStats, machine, printTable, sustained } from './lib-stats';
 import { WsFleet } from './lib-ws-fleet';
 

@@ -11,9 +11,8 @@ import { latestQuoteItem, type CryptoQuoteMessage, type TokenRow } from '@chainp
 import { QuoteStore, ReferenceRepository, cryptoQuoteKey, importReference } from '@chainpipe/price-store';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { createLogger, systemClock } from '@chainpipe/runtime';
-import { createMarketGatewayApp } from '../apps/market-gateway/src/app';
-import { priceModule } from '../apps/market-gateway/src/price/module';
-import { quotesHandler } from '../apps/price-writer/src/quotes.handler';
+import { createMarketGatewayApp, priceModule } from '@chainpipe/market-gateway';
+import { quotesHandler } from '@chainpipe/price-writer';
 import { latencyStats, machine, sustained } from './lib-stats';
 
 /**

@@ -18,7 +18,7 @@ import { TOPICS, loadContracts, type ChainTxMessage } from '@chainpipe/contracts
 import { TopicProducer } from '@chainpipe/kafka';
 import { createLogger } from '@chainpipe/runtime';
 import { FIXTURE_NETWORKS, bitcoinBlockItem, evmBlockItem, parseFixture, solanaBlockItem, tronBlockItem, type FixtureFamily } from '@chainpipe/testing';
-import { normalizedTxCheck } from '../apps/chain-parser/src/tx-contract';
+import { normalizedTxCheck } from '@chainpipe/chain-parser';
 import { machine } from './lib-stats';
 
 const BUDGET_MS = 3_000;

@@ -7,8 +7,7 @@ import { createDb, ensureDatabase, migrateLatest } from '@chainpipe/db';
 import { listen } from '@chainpipe/http';
 import { createRedis } from '@chainpipe/redis';
 import { createLogger } from '@chainpipe/runtime';
-import { createAggregatorGatewayApp } from '../apps/aggregator-gateway/src/app';
-import { quotesModule } from '../apps/aggregator-gateway/src/quotes/module';
+import { createAggregatorGatewayApp, quotesModule } from '@chainpipe/aggregator-gateway';
 import { latencyStats, machine } from './lib-stats';
 
 /**

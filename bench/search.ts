@@ -10,9 +10,7 @@ import { createKeyResolver, generateApiKey, listen } from '@chainpipe/http';
 import { SecretBox, createLogger, systemClock } from '@chainpipe/runtime';
 import { readFixtureJson } from '@chainpipe/testing';
 import { parseEvmPayload, type NormalizedTx } from '@chainpipe/tx-parsers';
-import { createTxGatewayApp } from '../apps/tx-gateway/src/app';
-import { chainsSql, historySql, withChainKeys, type ChainKeyRow } from '../apps/tx-gateway/src/queries/repository';
-import { normalizeMultiChain, normalizeSearch, type HistoryQuery } from '../apps/tx-gateway/src/queries/request';
+import { chainsSql, createTxGatewayApp, historySql, normalizeMultiChain, normalizeSearch, withChainKeys, type ChainKeyRow, type HistoryQuery } from '@chainpipe/tx-gateway';
 import { latencyStats, machine, sustained } from './lib-stats';
 
 /**

@@ -8,7 +8,7 @@
 import './config-doc/development-ports';
 import path from 'node:path';
 import { APP_PORTS, baseConfig, serviceSection, type AppName, type Field, type Section } from '@chainpipe/runtime';
-import { replayConfig } from '../apps/upstream-sim/src/config';
+import { replayConfig } from '@chainpipe/upstream-sim';
 import { APP_CONFIG_SECTIONS } from './config-doc/app-sections';
 
 const ROOT = path.resolve(__dirname, '..');

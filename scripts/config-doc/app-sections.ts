@@ -4,21 +4,21 @@
  * typecheck until its section is here: the configuration reference and the deploy checks read it.
  */
 import type { AppName, Section } from '@chainpipe/runtime';
-import { aggregatorGatewayConfig } from '../../apps/aggregator-gateway/src/config';
-import { ingestConfig } from '../../apps/chain-ingest/src/config';
-import { chainParserConfig } from '../../apps/chain-parser/src/config';
-import { klineAggregatorConfig } from '../../apps/kline-aggregator/src/config';
-import { marketGatewayConfig } from '../../apps/market-gateway/src/config';
-import { marketIngesterConfig } from '../../apps/market-ingester/src/config';
-import { orderExecutorConfig } from '../../apps/order-executor/src/config';
-import { orderTrackerConfig } from '../../apps/order-tracker/src/config';
-import { pendingCompensatorConfig } from '../../apps/pending-compensator/src/config';
-import { priceIngesterConfig } from '../../apps/price-ingester/src/config';
-import { priceWriterConfig } from '../../apps/price-writer/src/config';
-import { txGatewayConfig } from '../../apps/tx-gateway/src/config';
-import { txMatcherConfig } from '../../apps/tx-matcher/src/config';
-import { upstreamSimConfig } from '../../apps/upstream-sim/src/config';
-import { webhookDispatcherConfig } from '../../apps/webhook-dispatcher/src/config';
+import { aggregatorGatewayConfig } from '@chainpipe/aggregator-gateway';
+import { ingestConfig } from '@chainpipe/chain-ingest';
+import { chainParserConfig } from '@chainpipe/chain-parser';
+import { klineAggregatorConfig } from '@chainpipe/kline-aggregator';
+import { marketGatewayConfig } from '@chainpipe/market-gateway';
+import { marketIngesterConfig } from '@chainpipe/market-ingester';
+import { orderExecutorConfig } from '@chainpipe/order-executor';
+import { orderTrackerConfig } from '@chainpipe/order-tracker';
+import { pendingCompensatorConfig } from '@chainpipe/pending-compensator';
+import { priceIngesterConfig } from '@chainpipe/price-ingester';
+import { priceWriterConfig } from '@chainpipe/price-writer';
+import { txGatewayConfig } from '@chainpipe/tx-gateway';
+import { txMatcherConfig } from '@chainpipe/tx-matcher';
+import { upstreamSimConfig } from '@chainpipe/upstream-sim';
+import { webhookDispatcherConfig } from '@chainpipe/webhook-dispatcher';
 
 export const APP_CONFIG_SECTIONS: Record<AppName, Section> = {
   'upstream-sim': upstreamSimConfig,

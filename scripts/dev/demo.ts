@@ -22,13 +22,12 @@ import { parseGwei, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { mnemonicWords } from '@chainpipe/custody';
 import { appPorts, publicPort, type PublicAppName } from '@chainpipe/runtime';
-import { withDevEnv } from '../../apps/upstream-sim/src/replay/dev-env';
-import { replayFixtures } from '../../apps/upstream-sim/src/replay/replay';
+import { replayFixtures, withDevEnv } from '@chainpipe/upstream-sim';
 
 const ROOT = path.resolve(__dirname, '../..');
 const HOST = process.env.DEMO_HOST ?? '127.0.0.1';
 const url = (app: PublicAppName, p: string, proto = 'http') => `${proto}://${HOST}:${publicPort(app)}${p}`;
-// The pool of the candlestick example in docs/decisions.md (Uniswap v3 USDC/WETH) and an address of a replayed Ethereum block.
+// The pool of the candlestick example in docs/development.md ("The candlestick service") (Uniswap v3 USDC/WETH) and an address of a replayed Ethereum block.
 const POOL = { chain_type: 'evm', chain_id: 1, network_id: 'eth', pool_address: '0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640' };
 const WATCHED = '0xc0d776e2223c9a2ad13433dab7ec08cb9c5e76ae';
 const STEP_TIMEOUT_MS = Number(process.env.DEMO_STEP_TIMEOUT_MS ?? 30_000);

@@ -265,6 +265,24 @@ describe('candlestick service end to end (sim → ingester → Kafka → aggrega
       expect(await t.next((m) => m.type === 'error')).to.include({ code: 4001, msg: 'Binary messages are not supported' });
     });
 
+    it('an oversized or malformed frame closes only its own socket (1009, 1007), on the hub and on a topic socket; the gateway goes on', async () => {
+      const closeCode = (c: { ws: import('ws').WebSocket }) => new Promise<number>((resolve) => c.ws.once('close', (code) => resolve(code)));
+      for (const path of ['/kline/api/v1/kline/ws', '/kline/api/v1/ws/charts']) {
+        const big = await open(path);
+        const bigClosed = closeCode(big);
+        big.ws.send('x'.repeat(70 * 1024));
+        expect(await bigClosed, `${path}: a frame past 64 KiB`).to.equal(1009);
+        const garbled = await open(path);
+        const garbledClosed = closeCode(garbled);
+        garbled.ws.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
+        expect(await garbledClosed, `${path}: a text frame that is not UTF-8`).to.equal(1007);
+      }
+      const after = await open('/kline/api/v1/ws/charts');
+      after.send({ id: 'a1', type: 'ping' });
+      expect(await after.next((m) => m.id === 'a1')).to.include({ type: 'pong', code: 0 });
+      expect(gw.proc.output()).to.not.match(/uncaught|unhandled/i);
+    });
+
     it('reconnects after the upstream drops the connection, and ensure answers ok', async () => {
       const dropped = (await (await fetch(`${sim.base}/sim/coingecko/ws/drop`, { method: 'POST' })).json()) as any;
       expect(dropped.dropped).to.be.at.least(2);

@@ -42,7 +42,7 @@ const TRANSFER_SINGLE_TOPIC = '0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c08
 const LOG_TRANSFER_TOPIC = '0xe6497e3ee548a3372136af2fcb0696db31fc6cf20260707645068bd3fe97f3c4';
 const topicAddress = (t: string) => '0x' + t.slice(-40).toLowerCase();
 
-/** The documented synthetic hash of a beacon withdrawal record (docs/decisions.md, "every value movement"). */
+/** The documented synthetic hash of a beacon withdrawal record (docs/decisions.md#d60). */
 function withdrawalHash(blockHash: string, index: string): string {
   const idx = Buffer.alloc(8);
   idx.writeBigUInt64BE(BigInt(index));

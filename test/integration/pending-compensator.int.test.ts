@@ -12,9 +12,11 @@ import { storeLooseTransactions } from '@chainpipe/tx-store';
 type Json = any;
 
 /**
- * pending-compensator as a real process against Postgres and Kafka, with a stand-in Ethereum
- * node (JSON-RPC 2.0, as a real node answers) that knows two transactions taken from a real
- * block under fresh hashes: one mined (receipt status 0x1), one still in the mempool.
+ * pending-compensator and chain-parser as real processes against Postgres and Kafka, with a
+ * stand-in Ethereum node (JSON-RPC 2.0, as a real node answers) that knows two transactions
+ * taken from a real block under fresh hashes: one mined (receipt status 0x1), one still in the
+ * mempool. The compensator hands what the node says to chain-parser (chain.fetched.v1), which
+ * stores and publishes it.
  */
 describe('pending-compensator: pending transactions settled from the chain origin (real process)', function () {
   this.timeout(120_000);
@@ -37,13 +39,14 @@ describe('pending-compensator: pending transactions settled from the chain origi
   let db: Knex;
   let node: http.Server;
   let app: RunningProcess | undefined;
+  let parser: RunningProcess | undefined;
   let chainTx: TopicCollector;
   let prefix: string;
 
   before(async () => {
     db = createDb({ url: env.databaseUrl, poolMax: 2 });
     prefix = uniquePrefix('pc');
-    await createRegistryTopics(prefix, [TOPICS.chainTx]);
+    await createRegistryTopics(prefix);
     chainTx = await collectTopic(prefix + TOPICS.chainTx.name);
     node = http.createServer((req, res) => {
       let body = '';
@@ -64,18 +67,27 @@ describe('pending-compensator: pending transactions settled from the chain origi
 
   after(async () => {
     if (app) expect(await stopProcess(app), 'clean shutdown').to.equal(0);
+    if (parser) expect(await stopProcess(parser), 'clean shutdown of chain-parser').to.equal(0);
     await chainTx?.stop();
     await new Promise((r) => node.close(r));
     await db?.destroy();
   });
 
-  it('stores the final status of a mined one, publishes it to chain.tx.v1 once, and leaves a mempool one pending', async () => {
+  it('has chain-parser store the final status of a mined one and publish it to chain.tx.v1 once, and leaves a mempool one pending', async () => {
     // Both as chain-parser or an origin look-up stores a transaction seen without its block.
     const pending = [mined, waiting].map((t) => parseEvmPayload([{ ...t, blockHash: null, blockNumber: null, transactionIndex: null }], ctx).blocks[0].transactions[0]);
     expect(pending.map((t) => t.tx_status)).to.deep.equal(['pending', 'pending']);
     const stored = await storeLooseTransactions(db, network, pending);
-    const ops = await freePort();
+    const [ops, parserOps] = [await freePort(), await freePort()];
     const port = (node.address() as AddressInfo).port;
+    parser = spawnTs('apps/chain-parser/src/main.ts', {
+      KAFKA_BROKERS: env.kafkaBrokers.join(','),
+      KAFKA_TOPIC_PREFIX: prefix,
+      DATABASE_URL: env.databaseUrl,
+      OPS_PORT: String(parserOps),
+      CHAIN_PARSER_GROUP: `${prefix}parser`,
+    });
+    await waitReady(parser, parserOps, 60_000);
     app = spawnTs('apps/pending-compensator/src/main.ts', {
       KAFKA_BROKERS: env.kafkaBrokers.join(','),
       KAFKA_TOPIC_PREFIX: prefix,

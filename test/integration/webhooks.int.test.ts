@@ -31,8 +31,10 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
   })();
   let nextTx = 0;
 
-  const dispatcher = () =>
-    new WebhookDispatcher({
+  /** Dispatchers of the running test: closed after it (each live path pins a connection until then, as in a process). */
+  const made: WebhookDispatcher[] = [];
+  const dispatcher = () => {
+    const d = new WebhookDispatcher({
       db,
       send: (url, body, headers) => postWebhook(url, body, headers, sender),
       openSecret: (s) => box.open(s),
@@ -40,6 +42,9 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
       logger: createLogger({ name: 'webhooks-test', level: 'silent' }),
       registry: new Registry(),
     });
+    made.push(d);
+    return d;
+  };
   const newApp = async (secret: string | null) => {
     const appId = `wh-${randomBytes(4).toString('hex')}`;
     await new ApiKeyRepository(db).createApp(appId, appId);
@@ -67,6 +72,9 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     await receiver.stop();
     await db('core.apps').whereIn('app_id', apps).del();
     await db.destroy();
+  });
+  afterEach(async () => {
+    await Promise.all(made.splice(0).map((d) => d.close()));
   });
   beforeEach(() => {
     receiver.requests.length = 0;

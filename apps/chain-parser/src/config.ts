@@ -6,7 +6,7 @@ export const chainParserConfig = {
   ...kafkaConfig,
   ...dbConfig,
   CHAIN_PARSER_GROUP: str({ default: 'chain-parser', doc: 'Kafka consumer group reading chain.raw.v1' }),
-  CHAIN_PARSER_FETCHED_GROUP: str({ default: '', doc: 'Kafka consumer group reading chain.fetched.v1 (transactions tx-gateway fetched from chain origins); empty: CHAIN_PARSER_GROUP + "-fetched"' }),
+  CHAIN_PARSER_FETCHED_GROUP: str({ default: '', doc: 'Kafka consumer group reading chain.fetched.v1 (transactions tx-gateway and pending-compensator fetched from chain origins); empty: CHAIN_PARSER_GROUP + "-fetched"' }),
   CHAIN_PARSER_MAX_RECORDS_PER_CALL: int({
     default: 20,
     min: 1,

@@ -61,7 +61,7 @@ runService('market-gateway', marketGatewayConfig, async (svc) => {
   // The candlestick WebSockets: upgrades routed by the server; on shutdown they close before the
   // server stops (open sockets would keep it from closing).
   http.upgrade(kline.upgrade);
-  svc.serve({ name: 'kline-websockets', start: async () => kline.hub.start(), stop: () => kline.hub.closeAll() });
+  svc.serve({ name: 'kline-websockets', start: async () => kline.websockets.start(), stop: () => kline.websockets.closeAll() });
   // Every gateway copy reads every candle (a group of its own, from the latest offset, deleted
   // on a clean stop: live candles need no offsets kept across starts).
   await kafka.consume(TOPICS.klineCandles, {

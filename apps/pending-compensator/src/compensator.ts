@@ -4,12 +4,12 @@ import { errorMessage, type Logger } from '@chainpipe/runtime';
 import type { NormalizedTx, OriginLookup } from '@chainpipe/tx-parsers';
 import type { PendingTx } from '@chainpipe/tx-store';
 
-/** What a pass needs: the pending rows, the chain origin, and the store-and-publish step. */
+/** What a pass needs: the pending rows, the chain origin, and the hand-over to chain-parser. */
 export interface CompensatorDeps {
   pending(): Promise<PendingTx[]>;
   lookup(network: NetworkInfo, txHash: string): Promise<OriginLookup>;
-  /** Stores the transactions (status forward only) and publishes those now final; resolves once both are done. */
-  settle(network: NetworkInfo, txs: NormalizedTx[]): Promise<number>;
+  /** Hands transactions now final to chain-parser (chain.fetched.v1); resolves once the broker has them. */
+  handOver(network: NetworkInfo, txs: NormalizedTx[]): Promise<void>;
   /** Notes that these rows were looked at and are still pending (so the next pass starts with others). */
   markChecked(ids: string[]): Promise<void>;
   concurrency: number;
@@ -22,10 +22,11 @@ export type CheckOutcome = 'settled' | 'still_pending' | 'not_found' | 'origin_f
 /**
  * One pass of the pending-compensator (DESIGN: "once a minute, re-checks pending transactions at
  * the chain origin"): every pending transaction is fetched from its chain's node with the same
- * fetch and parser as tx-gateway's origin look-up; a final status (`success`, `failed`) is stored
- * — forward only, the store refuses to go back — and published to chain.tx.v1 in the same step,
- * so tx-matcher pushes the change (a new message id: the status is part of it). A transaction
- * still pending, unknown to the node, or whose node failed is left pending for the next pass.
+ * fetch and parser as tx-gateway's origin look-up; one the node calls final (`success`,
+ * `failed`) is handed to chain-parser on chain.fetched.v1, as tx-gateway's look-ups are, which
+ * merges it into the stored row (status forward only) and publishes the change to chain.tx.v1,
+ * so tx-matcher pushes it (a new message id: the status is part of it). A transaction still
+ * pending, unknown to the node, or whose node failed is left pending for the next pass.
  */
 export function createCompensator(deps: CompensatorDeps): () => Promise<Record<CheckOutcome, number>> {
   const checks = new Counter({ name: 'chainpipe_pending_checks_total', help: 'Pending transactions checked at their chain origin, by outcome', labelNames: ['outcome'], registers: [deps.registry] });
@@ -61,7 +62,7 @@ export function createCompensator(deps: CompensatorDeps): () => Promise<Record<C
         if (o !== 'settled') untouched.push(part[k].id);
       });
     }
-    for (const { network, txs } of final.values()) await deps.settle(network, txs);
+    for (const { network, txs } of final.values()) await deps.handOver(network, txs);
     await deps.markChecked(untouched);
     for (const [outcome, n] of Object.entries(counts)) if (n) checks.inc({ outcome }, n);
     if (rows.length) log.info({ msg: 'pending_pass', checked: rows.length, ...counts });

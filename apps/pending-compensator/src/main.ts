@@ -5,7 +5,7 @@ import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
 import { periodicJob, runService } from '@chainpipe/runtime';
 import { fetchFromOrigin } from '@chainpipe/tx-parsers';
-import { chainTxMessage, markChecked, pendingTransactions, storeLooseTransactions } from '@chainpipe/tx-store';
+import { markChecked, pendingTransactions } from '@chainpipe/tx-store';
 import { createCompensator } from './compensator';
 import { pendingCompensatorConfig } from './config';
 
@@ -22,13 +22,12 @@ runService('pending-compensator', pendingCompensatorConfig, async (svc) => {
       if (!url) return Promise.reject(new OriginError(`no chain origin configured for ${network.network}`, 'unreachable'));
       return fetchFromOrigin(network, txHash, (method, params, timeoutMs) => jsonRpcCall(url, method, params, timeoutMs), config.CHAIN_RPC_TIMEOUT_MS);
     },
-    // Published before the commit: a crash in between publishes again next pass (same ids), never loses the change.
-    settle: (network, txs) =>
-      db.transaction(async (trx) => {
-        const changed = (await storeLooseTransactions(trx, network, txs)).filter((s) => s.tx.tx_status === 'success' || s.tx.tx_status === 'failed');
-        if (changed.length) await producer.publish(TOPICS.chainTx, changed.map((s) => chainTxMessage(s)));
-        return changed.length;
-      }),
+    // chain-parser stores and publishes them; until it has, the rows stay pending and a later
+    // pass hands them over again, which the parser's merge turns into nothing new.
+    handOver: async (network, txs) => {
+      const fetchedAt = Date.now();
+      await producer.publish(TOPICS.chainFetched, txs.map((tx) => ({ value: { network: network.network, tx, fetched_at: fetchedAt } })));
+    },
     markChecked: (ids) => markChecked(db, ids),
     concurrency: config.PENDING_CONCURRENCY,
     logger,

@@ -38,9 +38,8 @@ describe('pending-compensator pass', () => {
         if (a instanceof Error) throw a;
         return a;
       },
-      settle: async (network, txs) => {
+      handOver: async (network, txs) => {
         settled.push({ network: network.network, hashes: txs.map((t) => t.tx_hash) });
-        return txs.length;
       },
       markChecked: async (ids) => void (checked = ids),
       concurrency: 2,
@@ -54,12 +53,12 @@ describe('pending-compensator pass', () => {
     expect(await registry.getSingleMetricAsString('chainpipe_pending_checks_total')).to.match(/outcome="settled"[^\n]*\} 2/);
   });
 
-  it('a failed settle fails the pass (nothing marked checked), so the next pass tries again', async () => {
+  it('a failed hand-over fails the pass (nothing marked checked), so the next pass tries again', async () => {
     let marked = false;
     const pass = createCompensator({
       pending: async () => [{ id: '1', network: 'ethereum-mainnet', tx_hash: '0xa1' }],
       lookup: async () => ({ found: true, tx: tx('0xa1', 'success') }),
-      settle: async () => {
+      handOver: async () => {
         throw new Error('broker unreachable');
       },
       markChecked: async () => void (marked = true),

@@ -29,8 +29,9 @@ runService('webhook-dispatcher', webhookDispatcherConfig, async (svc) => {
     handler: (records) => dispatcher.handlePushes(records.map((r) => r.value)),
   });
 
-  // The attempts log of delivered live POSTs is written in the background: flushed before Postgres closes.
-  svc.serve({ name: 'attempts-log', stop: () => dispatcher.flushAttempts() });
+  // The live path's lock session and the attempts log of delivered live POSTs (written in the
+  // background): closed and flushed after the consumer stopped, before Postgres closes.
+  svc.serve({ name: 'live-delivery', stop: () => dispatcher.close() });
   // The retry scheduler: one pass at a time; a failed pass is logged and the next one retries.
   svc.serve(periodicJob({ name: 'retry-scheduler', intervalMs: config.WEBHOOK_SCHEDULER_INTERVAL_MS, run: () => dispatcher.drainDue(), logger, runAtStart: true }));
   // The attempts log keeps a few days; pruned in bounded steps so a backlog never makes one long delete.

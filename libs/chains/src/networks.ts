@@ -1,3 +1,5 @@
+import type { Network } from '@chainpipe/contracts';
+
 /**
  * Chains and networks the address monitoring service understands.
  *
@@ -53,7 +55,8 @@ export const CHAINS: Readonly<Record<ChainType, ChainInfo>> = {
   bitcoin: { chainType: 'bitcoin', family: 'utxo', nativeSymbol: 'BTC', nativeDecimals: 8 },
 };
 
-function net(network: string, chainType: ChainType, chainId: number, testnet = false, wrappedNativeTokens: readonly string[] = []): NetworkInfo {
+/** One network of the list: its name must be one of schemas/common/network.json (a network added here alone fails the typecheck). */
+function net(network: Network, chainType: ChainType, chainId: number, testnet = false, wrappedNativeTokens: readonly string[] = []): NetworkInfo {
   return { ...CHAINS[chainType], network, chainId, testnet, wrappedNativeTokens };
 }
 

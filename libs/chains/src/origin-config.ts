@@ -15,6 +15,23 @@ export const chainOriginConfig = {
   CHAIN_RPC_TIMEOUT_MS: int({ default: 10_000, min: 100, doc: 'deadline of one call to a chain origin' }),
 };
 
+/**
+ * A chain origin failed: unreachable, timed out, answered non-2xx, answered a JSON-RPC error, or
+ * answered something unusable. Thrown by the JSON-RPC client (`jsonRpcCall` of
+ * `@chainpipe/upstreams`) and by the origin fetch that reads its answers (`fetchFromOrigin` of
+ * `@chainpipe/tx-parsers`); a plain class, no I/O, so both layers can name it.
+ */
+export class OriginError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'unreachable' | 'timeout' | 'http' | 'rpc' | 'invalid',
+    readonly rpcError?: { code: number; message: string; data?: unknown },
+  ) {
+    super(message);
+    this.name = 'OriginError';
+  }
+}
+
 export const KNOWN_NETWORK_NAMES = NETWORKS.map((n) => n.network);
 
 export interface ChainOrigins {

@@ -131,9 +131,8 @@ export const TOPICS = {
     keyDoc: 'chain_type:chain_id:tx_hash',
     maxMessageBytes: 4_194_304,
     storedRecord: 'tx',
-    // chain-parser publishes what it stores from a block; pending-compensator the status changes
-    // it stores for pending transactions.
-    producers: ['chain-parser', 'pending-compensator'],
+    // chain-parser alone: it publishes what it stores, from blocks and from origin look-ups.
+    producers: ['chain-parser'],
     partitions: 3,
   }),
   chainFetched: topic<ChainFetchedMessage>({
@@ -143,9 +142,10 @@ export const TOPICS = {
     key: (m) => chainTxKey(m.value.tx),
     keyDoc: 'chain_type:chain_id:tx_hash',
     maxMessageBytes: 4_194_304,
-    // tx-gateway's single-transaction look-up hands what an origin answered to chain-parser,
-    // which stores and publishes it like a streamed delivery (gateways do not write).
-    producers: ['tx-gateway'],
+    // What a chain origin answered — tx-gateway's single-transaction look-up, pending-compensator's
+    // re-checks of pending transactions — goes to chain-parser, which stores and publishes it like
+    // a streamed delivery: one store-and-publish path, whatever brought the record.
+    producers: ['tx-gateway', 'pending-compensator'],
     partitions: 3,
   }),
   addressesChanges: topic<AddressChangeMessage>({

@@ -82,7 +82,7 @@ export class MnemonicSigner implements Signer {
 
 /**
  * The client of an external signing service (or a KMS front) holding the platform's keys. Its
- * contract (docs/decisions.md, "Money flow"):
+ * contract (docs/decisions.md#d111):
  *
  * - `GET {base}/v1/addresses/{family}/{index}` → `{"address": "…"}`
  * - `POST {base}/v1/sign` `{"family", "index", "address", "digests": ["<64 hex>", …]}` →

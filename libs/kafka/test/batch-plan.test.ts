@@ -44,8 +44,9 @@ describe('producer batching plan', () => {
 
   it('lets an app publish only the topics that name it; an app-less producer publishes anywhere', () => {
     expect(ownershipProblem('chain-parser', TOPICS.chainTx)).to.equal(null);
-    expect(ownershipProblem('pending-compensator', TOPICS.chainTx)).to.equal(null);
+    expect(ownershipProblem('pending-compensator', TOPICS.chainFetched)).to.equal(null);
     expect(ownershipProblem(undefined, TOPICS.chainTx)).to.equal(null);
+    expect(ownershipProblem('pending-compensator', TOPICS.chainTx)).to.match(/pending-compensator does not produce chain\.tx\.v1/);
     expect(ownershipProblem('tx-matcher', TOPICS.chainTx)).to.match(/tx-matcher does not produce chain\.tx\.v1/);
   });
 });

@@ -1,4 +1,4 @@
-import type { KlineCandleMessage } from '@chainpipe/contracts';
+import type { HttpKlineIngesterStatus, KlineCandleMessage } from '@chainpipe/contracts';
 import type { Redis } from '@chainpipe/redis';
 
 /**
@@ -67,14 +67,8 @@ export class LatestCandles {
   }
 }
 
-/** What `GET /api/v1/admin/debug/ingester/status` shows (spec field names). */
-export interface IngesterStatus {
-  connected: boolean;
-  channelConfirmed: boolean;
-  lastTickAt: string | null;
-  poolCount: number;
-  pools: { poolId: number; chainRefId: string; chainType: string; chainId: number; networkId: string; poolAddress: string; token: string }[];
-}
+/** What `GET /api/v1/admin/debug/ingester/status` shows (schemas/http/kline/ingester-status.json, spec field names). */
+export type IngesterStatus = HttpKlineIngesterStatus;
 
 export const DISCONNECTED_STATUS: IngesterStatus = { connected: false, channelConfirmed: false, lastTickAt: null, poolCount: 0, pools: [] };
 

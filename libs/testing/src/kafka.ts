@@ -128,8 +128,12 @@ export async function collectTopic(topic: string): Promise<TopicCollector> {
   await consumer.subscribe({ topic, fromBeginning: true });
   await consumer.run({
     eachMessage: async ({ partition, message }) => {
+      // A rebalance of the reader's own group re-delivers from its last commit: each offset is
+      // kept once, so `messages` is what the log holds (a producer's duplicates have offsets of their own).
+      const offset = Number(message.offset);
+      if (offset < (position.get(partition) ?? 0)) return;
       messages.push(message);
-      position.set(partition, Number(message.offset) + 1);
+      position.set(partition, offset + 1);
     },
   });
   return {

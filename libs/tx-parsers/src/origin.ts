@@ -1,6 +1,5 @@
-import type { NetworkInfo } from '@chainpipe/chains';
+import { OriginError, type NetworkInfo } from '@chainpipe/chains';
 import { type Clock, systemClock } from '@chainpipe/runtime';
-import { OriginError } from '@chainpipe/upstreams';
 import { parseBitcoinPayload } from './bitcoin';
 import { parseEvmPayload } from './evm';
 import { parseSolanaPayload } from './solana';

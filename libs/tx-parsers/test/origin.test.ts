@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import { networkByName, tronHexToBase58, type NetworkInfo } from '@chainpipe/chains';
+import { OriginError, networkByName, tronHexToBase58, type NetworkInfo } from '@chainpipe/chains';
 import { systemClock } from '@chainpipe/runtime';
-import { OriginError } from '@chainpipe/upstreams';
 import { readFixtureJson, solanaWireTransaction } from '@chainpipe/testing';
 import { fetchFromOrigin, type RpcCall } from '../src/origin';
 

@@ -1,5 +1,5 @@
 import { chainInfo } from '@chainpipe/chains';
-import type { TransactionResult as GeneratedTransactionResult } from '@chainpipe/contracts';
+import type { TransactionResult as GeneratedTransactionResult, HttpTxTransferList, TxV2Record } from '@chainpipe/contracts';
 import type { NormalizedTx } from '@chainpipe/tx-parsers';
 
 /**
@@ -8,7 +8,7 @@ import type { NormalizedTx } from '@chainpipe/tx-parsers';
  * - list format (search, multi-chain, batch-get);
  * - V2 (`GET /transactions/{tx_hash}`, the WebSocket `transaction` push and `getTxHash`);
  * - TransactionResult (webhook bodies, pool trades).
- * Their JSON Schemas are `schemas/common/tx-list-record`, `common/tx-v2-record` and
+ * Their JSON Schemas are `schemas/http/tx/transfer-list` (an array of them), `common/tx-v2-record` and
  * `common/transaction-result`.
  *
  * List format = the normalized record's fields (including `block_hash` and `tx_index`, which the
@@ -30,8 +30,11 @@ export interface StoredRecord {
   record: NormalizedTx;
 }
 
+/** A list-format record (an item of schemas/http/tx/transfer-list.json). */
+export type ListRecord = HttpTxTransferList[number];
+
 /** The list-format record: `id` then the normalized fields in the spec's order. */
-export function toListRecord(row: StoredRecord) {
+export function toListRecord(row: StoredRecord): ListRecord {
   const tx = row.record;
   return {
     id: Number(row.id),
@@ -68,13 +71,11 @@ export function toListRecord(row: StoredRecord) {
   };
 }
 
-export type ListRecord = ReturnType<typeof toListRecord>;
-
 /**
  * The V2 record of `GET /transactions/{tx_hash}` and of pushes. `listenAddress` is null for a
  * query and the monitored addresses that matched for a push.
  */
-export function toV2Record(tx: NormalizedTx, isReorgResend: boolean, listenAddress: string[] | null = null) {
+export function toV2Record(tx: NormalizedTx, isReorgResend: boolean, listenAddress: string[] | null = null): V2Record {
   return {
     chain_type: tx.chain_type,
     chain_id: tx.chain_id,
@@ -109,7 +110,8 @@ export function toV2Record(tx: NormalizedTx, isReorgResend: boolean, listenAddre
   };
 }
 
-export type V2Record = ReturnType<typeof toV2Record>;
+/** A V2 record (schemas/common/tx-v2-record.json). */
+export type V2Record = TxV2Record;
 
 /**
  * `transfer_type` → TransactionResult `transferType`: the spec names `NativeCoin` and `Token`

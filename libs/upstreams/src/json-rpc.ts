@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { OriginError } from '@chainpipe/chains';
 import { NOT_JSON, parseJson, upstreamCall, UpstreamError } from './http';
 
 /**
@@ -6,17 +7,12 @@ import { NOT_JSON, parseJson, upstreamCall, UpstreamError } from './http';
  * `@chainpipe/chains` (`parseChainOrigins`, pure, read at boot); this side only talks to a URL.
  */
 
-/** A chain origin failed: unreachable, timed out, answered non-2xx, or answered a JSON-RPC error. */
-export class OriginError extends Error {
-  constructor(
-    message: string,
-    readonly kind: 'unreachable' | 'timeout' | 'http' | 'rpc' | 'invalid',
-    readonly rpcError?: { code: number; message: string; data?: unknown },
-  ) {
-    super(message);
-    this.name = 'OriginError';
-  }
-}
+/**
+ * The error type of a call to a chain origin lives with the origin configuration in
+ * `@chainpipe/chains`, so the pure code that reads an origin's answers (tx-parsers' origin fetch)
+ * names it without importing this client; it is re-exported here for the callers of the client.
+ */
+export { OriginError };
 
 /**
  * A node's answer may be large (a verbose Bitcoin block runs to tens of MB, and the RPC proxy

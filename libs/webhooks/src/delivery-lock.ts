@@ -42,12 +42,31 @@ export class DeliveryLocks {
     await this.db.raw('select pg_advisory_unlock(?, hashtext(a)) from unnest(?::text[]) a', [DELIVERY_LOCK_NAMESPACE, [...appIds]]).connection(this.conn);
   }
 
+  /**
+   * Releases every lock this session holds and keeps the connection pinned (the live path's
+   * session, reused batch after batch). A failure ends the connection, so no lock outlives it.
+   */
+  async releaseAll(): Promise<void> {
+    try {
+      await this.db.raw('select pg_advisory_unlock_all()').connection(this.conn);
+    } catch (err) {
+      this.end();
+      throw err;
+    }
+  }
+
   /** Releases every lock still held and returns the connection to the pool. */
   async close(): Promise<void> {
     try {
-      await this.db.raw('select pg_advisory_unlock_all()').connection(this.conn);
+      await this.releaseAll();
     } finally {
       await this.db.client.releaseConnection(this.conn);
     }
+  }
+
+  /** Ends the session: the pool drops the connection (knex marks an ended one disposed) and Postgres every lock of it. */
+  private end(): void {
+    const client = this.conn as { end?: () => Promise<void> };
+    client.end?.().catch(() => undefined);
   }
 }

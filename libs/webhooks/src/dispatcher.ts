@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Counter, type Registry } from 'prom-client';
-import type { HttpTxWebhookRetry, TxPushMessage } from '@chainpipe/contracts';
+import type { HttpTxWebhookRetry, TxPushMessage, WebhookTxTransactionBatch } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { toTransactionResult } from '@chainpipe/tx-records';
@@ -60,7 +60,8 @@ interface QueueRow {
   id: string;
   tx_id: string;
   message_id: string | null;
-  payload: unknown;
+  /** One transaction of a POST body, as `enqueue` stored it. */
+  payload: WebhookTxTransactionBatch[number];
   attempts: number;
 }
 
@@ -91,8 +92,9 @@ interface Batch {
   size: number;
 }
 
-function toBatch(items: ReadonlyArray<{ messageId: string; payload: unknown }>): Batch {
-  return { body: JSON.stringify(items.map((i) => i.payload)), id: batchId(items.map((i) => i.messageId)), size: items.length };
+function toBatch(items: ReadonlyArray<{ messageId: string; payload: WebhookTxTransactionBatch[number] }>): Batch {
+  const body: WebhookTxTransactionBatch = items.map((i) => i.payload);
+  return { body: JSON.stringify(body), id: batchId(items.map((i) => i.messageId)), size: items.length };
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
@@ -183,14 +185,58 @@ export class WebhookDispatcher {
       byApp.set(p.app_id, list);
     }
     if (byApp.size === 0) return;
-    const locks = await DeliveryLocks.open(this.deps.db);
+    const locks = await this.liveSession();
     const delivered: Attempt[] = [];
+    let queued = true;
     try {
-      await this.deliverLive(locks, byApp, delivered);
+      queued = await this.deliverLive(locks, byApp, delivered);
     } finally {
-      await locks.close();
+      // A batch that queued anything lets its applications go before it returns, so the
+      // scheduler's next pass finds them free; a batch that only delivered does not wait.
+      const released = this.releaseLive(locks);
+      if (queued) await released;
     }
     await this.logAttempts(delivered);
+  }
+
+  /**
+   * The live path's lock session: one pinned connection kept from batch to batch (the consumer
+   * hands batches over one at a time), so a batch pays one round trip for its locks instead of
+   * a connection checkout, the take and an unlock it waits for.
+   */
+  private liveLocks: Promise<DeliveryLocks> | undefined;
+
+  private liveSession(): Promise<DeliveryLocks> {
+    if (!this.liveLocks) {
+      const opening = DeliveryLocks.open(this.deps.db);
+      this.liveLocks = opening;
+      opening.catch(() => {
+        if (this.liveLocks === opening) this.liveLocks = undefined;
+      });
+    }
+    return this.liveLocks;
+  }
+
+  /**
+   * Lets the batch's applications go without waiting: the unlock is queued on the session's
+   * connection ahead of the next batch's take, so that take never meets this batch's locks, and
+   * the delivery is done before the consumer commits. A failed unlock ends the connection (its
+   * locks go with it) and the next batch opens a new session.
+   */
+  private releaseLive(locks: DeliveryLocks): Promise<void> {
+    return locks.releaseAll().catch((err: unknown) => {
+      this.log.warn({ msg: 'webhook_live_locks_reset', err: errorMessage(err) });
+      this.liveLocks = undefined;
+      locks.close().catch(() => undefined);
+    });
+  }
+
+  /** Ends the live path's lock session and waits for the attempts log (shutdown, after the consumer stopped). */
+  async close(): Promise<void> {
+    const live = this.liveLocks;
+    this.liveLocks = undefined;
+    if (live) await (await live.catch(() => undefined))?.close().catch(() => undefined);
+    await this.flushAttempts();
   }
 
   /** The attempts log's write in flight (of delivered live POSTs): at most one at a time. */
@@ -218,8 +264,11 @@ export class WebhookDispatcher {
     await this.attemptsWrite;
   }
 
-  /** `delivered` receives the attempts of a call that only delivered: logged in the background. */
-  private async deliverLive(locks: DeliveryLocks, byApp: Map<string, TxPushMessage[]>, delivered: Attempt[]): Promise<void> {
+  /**
+   * `delivered` receives the attempts of a call that only delivered: logged in the background.
+   * True when anything went to the queue.
+   */
+  private async deliverLive(locks: DeliveryLocks, byApp: Map<string, TxPushMessage[]>, delivered: Attempt[]): Promise<boolean> {
     const db = this.deps.db;
     // Applications without a configuration row have nothing to deliver to.
     const taking = locks.take<ConfigRow>([...byApp.keys()], CONFIG_COLUMNS);
@@ -259,7 +308,7 @@ export class WebhookDispatcher {
     const now = this.clock.now();
     if (queueBehind.length === 0 && failures.length === 0) {
       delivered.push(...attempts);
-      return;
+      return false;
     }
     await db.transaction(async (trx) => {
       for (const q of queueBehind) await this.enqueue(trx, q.appId, q.pushes, payloadOf, now, 0, null);
@@ -284,6 +333,7 @@ export class WebhookDispatcher {
       }
       if (attempts.length) await trx('tx.webhook_attempts').insert(attempts);
     });
+    return true;
   }
 
   private async enqueue(

@@ -2,7 +2,7 @@ import express from 'express';
 import type { Redis } from 'ioredis';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { AmountBelowProviderMinimum, netQuote, ProviderError, tokenRefOf, type ChannelAdapter, type TokenRef } from '@chainpipe/aggregator';
-import type { Contracts, HttpAggChannelQuote, HttpAggQuoteStreamBody, HttpAggQuoteStreamQuery } from '@chainpipe/contracts';
+import type { Contracts, HttpAggChannelQuote, HttpAggQuoteStreamBody, HttpAggQuoteStreamQuery, SseAggQuoteDone, SseAggQuoteError } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import { ApiRoutes, leaveRequestDeadline, msgEnvelope, requestParams, sendError, type EnvelopeStyle, type HandlerFor, type RequestIds } from '@chainpipe/http';
 import { type TokenRow } from '@chainpipe/price';
@@ -10,6 +10,13 @@ import { QuoteStore, ReferenceRepository } from '@chainpipe/price-store';
 import { systemClock, timeoutSignal, type Clock, type Logger } from '@chainpipe/runtime';
 import { HeldStream } from './held-stream';
 import { parseQuoteRequest, sseEvent, type QuoteRequest } from './request';
+
+/** The events of the quote stream by name, each the type of its schema (the stream's AsyncAPI channel). */
+interface QuoteStreamEvents {
+  channel: HttpAggChannelQuote;
+  error: SseAggQuoteError;
+  done: SseAggQuoteDone;
+}
 
 export interface QuotesModuleDeps {
   db: Knex;
@@ -148,7 +155,7 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
         deps.heartbeatMs,
         clock,
       );
-      const write = (name: string, data: unknown) => {
+      const write = <E extends keyof QuoteStreamEvents>(name: E, data: QuoteStreamEvents[E]) => {
         if (res.writableEnded || abort.signal.aborted) return;
         metrics.events.inc({ event: name });
         sse.write(sseEvent(name, data));

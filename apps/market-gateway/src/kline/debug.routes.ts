@@ -1,3 +1,4 @@
+import type { HttpKlineHealth } from '@chainpipe/contracts';
 import type { ApiRoutes } from '@chainpipe/http';
 import { IngesterStatusStore } from '@chainpipe/kline-store';
 import { errorMessage } from '@chainpipe/runtime';
@@ -81,7 +82,7 @@ export function debugRoutes(api: ApiRoutes, deps: KlineDeps, hub: KlineHub): voi
       auth: KLINE_AUTH,
       ok: { data: 'http/kline/health', message: 'ok', description: '`{ status: "ok", timestamp }`', example: { status: 'ok', timestamp: '2026-11-24T12:00:00.000Z' } },
     },
-    (_req, res) => sendKlineOk(res, { status: 'ok', timestamp: new Date(deps.clock.now()).toISOString() }),
+    (_req, res) => sendKlineOk(res, { status: 'ok', timestamp: new Date(deps.clock.now()).toISOString() } satisfies HttpKlineHealth),
   );
 
   api.route(
@@ -90,7 +91,7 @@ export function debugRoutes(api: ApiRoutes, deps: KlineDeps, hub: KlineHub): voi
       path: KLINE_WS_PATH,
       summary: 'Live candles over WebSocket (upgrade only)',
       description:
-        'Handshake: `Upgrade: websocket`, `X-API-Key` (401/403 `Unauthorized`, code 20001); a browser, which cannot send headers, offers the key as the subprotocol `x-api-key.<key>` beside `kline.v1` instead (the server selects `kline.v1`, never the key). Commands `ping`, `subscribe`, `unsubscribe`; pushes `ohlcv` (live `ok`, `snapshot` after `subscribed`). Messages: docs/decisions.md ("Candlestick service") and the AsyncAPI document.',
+        'Handshake: `Upgrade: websocket`, `X-API-Key` (401/403 `Unauthorized`, code 20001); a browser, which cannot send headers, offers the key as the subprotocol `x-api-key.<key>` beside `kline.v1` instead (the server selects `kline.v1`, never the key). Commands `ping`, `subscribe`, `unsubscribe`; pushes `ohlcv` (live `ok`, `snapshot` after `subscribed`). Messages: docs/decisions.md#d119 and the AsyncAPI document.',
       tags: ['candles'],
       auth: 'none',
       ok: { status: 101, data: { type: 'null' }, bare: true, description: 'switching protocols (WebSocket)' },

@@ -1,6 +1,6 @@
 import express from 'express';
 import type { KlineCandleMessage } from '@chainpipe/contracts';
-import { ApiRoutes, apiKeyAuth } from '@chainpipe/http';
+import { ApiRoutes, WsConnectionSet, apiKeyAuth, type WsPeer } from '@chainpipe/http';
 import type { BatchHandler } from '@chainpipe/kafka';
 import { LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import type { RouteModule, UpgradeHandler } from '@chainpipe/http';
@@ -17,6 +17,8 @@ import { klineUpgrade } from './ws-upgrade';
 
 export interface KlineModule extends RouteModule {
   hub: KlineHub;
+  /** Both candlestick WebSocket endpoints (the hub and the topic sockets): pings started, and every connection closed on shutdown. */
+  websockets: { start(): void; closeAll(): Promise<void> };
   /** Takes over the upgrade of a candlestick WebSocket path; false for other paths. */
   upgrade: UpgradeHandler;
   /** Handler of kline.candles.v1 (every gateway copy reads it with a group of its own). */
@@ -39,6 +41,7 @@ export function klineModule(deps: KlineDeps): KlineModule {
     maxBufferedBytes: deps.ws.maxBufferedBytes,
     pingMs: deps.ws.pingMs,
   });
+  const topicSockets = new WsConnectionSet<WsPeer>({ pingIntervalMs: deps.ws.pingMs, maxBufferedBytes: deps.ws.maxBufferedBytes });
   const api = new ApiRoutes({
     contracts: deps.contracts,
     auth: { [KLINE_AUTH]: apiKeyAuth(deps.resolveKey, { missing: 'Unauthorized', invalid: 'Unauthorized' }) },
@@ -55,7 +58,16 @@ export function klineModule(deps: KlineDeps): KlineModule {
     api,
     envelopeFor: klineEnvelopeFor,
     hub,
-    upgrade: klineUpgrade({ hub, resolveKey: deps.resolveKey, logger: deps.logger, clock: deps.clock }),
+    websockets: {
+      start: () => {
+        hub.start();
+        topicSockets.start();
+      },
+      closeAll: async () => {
+        await Promise.all([hub.closeAll(), topicSockets.closeAll(2_000)]);
+      },
+    },
+    upgrade: klineUpgrade({ hub, topicSockets, resolveKey: deps.resolveKey, logger: deps.logger, clock: deps.clock }),
     candlesHandler: async (records) => {
       for (const r of records) hub.deliver(r.value);
     },

@@ -1,3 +1,4 @@
+import type { HttpKlineOhlcvList } from '@chainpipe/contracts';
 import { requestParams, type ApiRoutes } from '@chainpipe/http';
 import { normalizeOhlcvQuery } from '@chainpipe/kline';
 import { CandleRepository, PoolRepository } from '@chainpipe/kline-store';
@@ -28,7 +29,7 @@ export function ohlcvRoutes(api: ApiRoutes, deps: KlineDeps): void {
     async (req, res) => {
       const q = normalizeOhlcvQuery(requestParams(res));
       const pool = await pools.findForHistory(q.chain_type, q.chain_id, q.pool_address);
-      sendKlineOk(res, pool ? await candles.history(pool.id, q.interval, q.from, q.to, q.limit) : []);
+      sendKlineOk(res, (pool ? await candles.history(pool.id, q.interval, q.from, q.to, q.limit) : []) satisfies HttpKlineOhlcvList);
     },
   );
 }

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { Counter } from 'prom-client';
+import type { HttpKlinePoolPage } from '@chainpipe/contracts';
 import type { ApiRoutes } from '@chainpipe/http';
 import { normalizeChainType, pagination } from '@chainpipe/kline';
 import { PoolRepository } from '@chainpipe/kline-store';
@@ -75,7 +76,7 @@ export function poolsRoutes(api: ApiRoutes, deps: KlineDeps): void {
       const page = req.query.page ? Number(req.query.page) : 1;
       const pageSize = req.query.page_size ? Number(req.query.page_size) : 20;
       const { items, total } = await repo.list(page, pageSize);
-      sendKlineOk(res, { items, pagination: pagination(page, pageSize, total) });
+      sendKlineOk(res, { items, pagination: pagination(page, pageSize, total) } satisfies HttpKlinePoolPage);
     },
   );
 

@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { WebSocket } from 'ws';
-import type { KlineCandleMessage, WsKlineServerMessage } from '@chainpipe/contracts';
+import type { HttpKlineHubStatus, KlineCandleMessage, WsKlineOhlcvPush, WsKlineServerMessage } from '@chainpipe/contracts';
 import { WsConnectionSet, type WsPeer } from '@chainpipe/http';
 import { envelope, INTERVALS, parseClientMessage, poolKey, WS_CODE, type Interval, type PoolRecord } from '@chainpipe/kline';
 import type { LatestCandles } from '@chainpipe/kline-store';
@@ -28,13 +28,8 @@ export interface KlineHubDeps {
   pingMs: number;
 }
 
-export interface HubStatus {
-  wsCount: number;
-  poolCount: number;
-  pools: { key: string; clientCount: number }[];
-  lastIngestAt: string | null;
-  lastIngestKey: string | null;
-}
+/** What `GET /api/v1/admin/debug/hub/status` shows (schemas/http/kline/hub-status.json). */
+export type HubStatus = HttpKlineHubStatus;
 
 /**
  * The candlestick WebSocket hub: per connection a map of subscribed pools and intervals, and an
@@ -192,7 +187,7 @@ function newerCandle(a: KlineCandleMessage | undefined, b: KlineCandleMessage | 
 }
 
 /** The `ohlcv` push's data (spec, "Real-time push data"). */
-export function pushData(c: KlineCandleMessage) {
+export function pushData(c: KlineCandleMessage): WsKlineOhlcvPush {
   return {
     chain_type: c.chain_type,
     chain_id: c.chain_id,

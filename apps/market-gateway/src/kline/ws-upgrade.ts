@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { KLINE_WS_PATH, type WsKlineServerMessage } from '@chainpipe/contracts';
-import { refuseUpgrade, type Principal, type UpgradeHandler } from '@chainpipe/http';
+import { refuseUpgrade, type Principal, type UpgradeHandler, type WsConnectionSet, type WsPeer } from '@chainpipe/http';
 import { envelope, WS_CODE } from '@chainpipe/kline';
 import { errorMessage, type Clock, type Logger } from '@chainpipe/runtime';
 import { KLINE_PREFIX, klineEnvelope } from './envelope';
@@ -42,13 +42,22 @@ export function selectSubprotocol(offered: Set<string>): string | false {
  * the key subprotocol): missing → 401, unknown → 403, with the spec's `Unauthorized` error body.
  * Returns false for other paths.
  */
-export function klineUpgrade(deps: { hub: KlineHub; resolveKey: (token: string) => Promise<Principal | undefined>; logger: Logger; clock: Pick<Clock, 'now'> }) {
+export function klineUpgrade(deps: {
+  hub: KlineHub;
+  /** The topic sockets' set (keep-alive, bounded sends, an error listener, closed on shutdown), as the hub has its own. */
+  topicSockets: WsConnectionSet<WsPeer>;
+  resolveKey: (token: string) => Promise<Principal | undefined>;
+  logger: Logger;
+  clock: Pick<Clock, 'now'>;
+}) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, handleProtocols: selectSubprotocol });
   const unauthorized = (status: number) => klineEnvelope.error(status, status, 'Unauthorized');
 
   const topicSocket = (ws: WebSocket) => {
+    const peer: WsPeer = { ws };
+    deps.topicSockets.add(peer);
     ws.on('message', (data, isBinary) => {
-      const send = (type: WsKlineServerMessage['type'], body: unknown, opts: { id?: string; code?: number; msg?: string }) => ws.send(JSON.stringify(envelope(type, body, { ...opts, now: deps.clock.now() })));
+      const send = (type: WsKlineServerMessage['type'], body: unknown, opts: { id?: string; code?: number; msg?: string }) => deps.topicSockets.send(peer, JSON.stringify(envelope(type, body, { ...opts, now: deps.clock.now() })));
       if (isBinary) return send('error', null, { code: WS_CODE.invalidMessage, msg: 'Binary messages are not supported' });
       let m: any;
       try {

@@ -1,3 +1,4 @@
+import type { HttpPriceChainList, HttpPriceTokenList, HttpPriceTokenPage } from '@chainpipe/contracts';
 import { sendOk, type ApiRoutes } from '@chainpipe/http';
 import { DEFAULT_LIMIT, MAX_LIMIT, chainItem, fiatItem, positiveIntParam, tokenItem, type TokenRow } from '@chainpipe/price';
 import { ReferenceRepository } from '@chainpipe/price-store';
@@ -27,7 +28,7 @@ export function referenceRoutes(api: ApiRoutes, deps: Pick<PriceDeps, 'db'>): vo
     },
     async (_req, res) => {
       const rows = await repo.listChains();
-      sendOk(res, { total: rows.length, items: rows.map(chainItem) });
+      sendOk(res, { total: rows.length, items: rows.map(chainItem) } satisfies HttpPriceChainList);
     },
   );
 
@@ -51,7 +52,7 @@ export function referenceRoutes(api: ApiRoutes, deps: Pick<PriceDeps, 'db'>): vo
     async (req, res) => {
       const row = await repo.findChain(String(req.params.id_or_name));
       if (!row) return sendPriceError(res, 200, PriceCode.chainNotFound, 'chain not found');
-      sendOk(res, { total: 1, items: [chainItem(row)] });
+      sendOk(res, { total: 1, items: [chainItem(row)] } satisfies HttpPriceChainList);
     },
   );
 
@@ -68,7 +69,7 @@ export function referenceRoutes(api: ApiRoutes, deps: Pick<PriceDeps, 'db'>): vo
         query: 'http/price/tokens-query',
         checkedByHandler: true,
         // An address no token can have (a NUL) is an exact match of nothing.
-        lookup: { params: ['address'], notFound: (_req, res) => sendOk(res, { total: 0, page: 1, limit: 0, items: [] }) },
+        lookup: { params: ['address'], notFound: (_req, res) => sendOk(res, { total: 0, page: 1, limit: 0, items: [] } satisfies HttpPriceTokenPage) },
       },
       ok: { data: 'http/price/token-page', description: '`{ total, page, limit, items }` of token items', example: { total: 51, page: 1, limit: 1, items: [EXAMPLE_TOKEN] } },
       errors: { 400: 'code 20001: a parameter is not a positive integer or out of range' },
@@ -76,7 +77,7 @@ export function referenceRoutes(api: ApiRoutes, deps: Pick<PriceDeps, 'db'>): vo
     async (req, res) => {
       const chainIdRaw = one(req.query.chain_id);
       const addressRaw = one(req.query.address);
-      const exact = (rows: TokenRow[]) => sendOk(res, { total: rows.length, page: 1, limit: rows.length, items: rows.map(tokenItem) });
+      const exact = (rows: TokenRow[]) => sendOk(res, { total: rows.length, page: 1, limit: rows.length, items: rows.map(tokenItem) } satisfies HttpPriceTokenPage);
       let chainId: number | null = null;
       if (present(chainIdRaw)) {
         if (!/^\s*\d{1,9}\s*$/.test(chainIdRaw)) return sendPriceError(res, 400, PriceCode.missingParameter, 'chain_id must be an integer');
@@ -89,7 +90,7 @@ export function referenceRoutes(api: ApiRoutes, deps: Pick<PriceDeps, 'db'>): vo
       const limit = positiveIntParam('limit', one(req.query.limit), DEFAULT_LIMIT, MAX_LIMIT);
       if (!limit.ok) return sendPriceError(res, 400, PriceCode.missingParameter, limit.error);
       const [total, rows] = await Promise.all([repo.countTokens(), repo.pageTokens(page.value, limit.value)]);
-      sendOk(res, { total, page: page.value, limit: limit.value, items: rows.map(tokenItem) });
+      sendOk(res, { total, page: page.value, limit: limit.value, items: rows.map(tokenItem) } satisfies HttpPriceTokenPage);
     },
   );
 
@@ -101,12 +102,12 @@ export function referenceRoutes(api: ApiRoutes, deps: Pick<PriceDeps, 'db'>): vo
       tags: TAGS,
       auth: PRICE_AUTH,
       // A keyword no token can have (a NUL) finds nothing.
-      request: { path: 'http/price/platform-path', lookup: { params: ['keyword'], notFound: (_req, res) => sendOk(res, { total: 0, items: [] }) } },
+      request: { path: 'http/price/platform-path', lookup: { params: ['keyword'], notFound: (_req, res) => sendOk(res, { total: 0, items: [] } satisfies HttpPriceTokenList) } },
       ok: { data: 'http/price/token-list', description: '`{ total, items }` of token items', example: { total: 1, items: [EXAMPLE_TOKEN] } },
     },
     async (req, res) => {
       const rows = await repo.searchPlatforms(String(req.params.keyword));
-      sendOk(res, { total: rows.length, items: rows.map(tokenItem) });
+      sendOk(res, { total: rows.length, items: rows.map(tokenItem) } satisfies HttpPriceTokenList);
     },
   );
 

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { Counter } from 'prom-client';
-import { TOPICS } from '@chainpipe/contracts';
+import { TOPICS, type HttpTxAddressesContainsResult } from '@chainpipe/contracts';
 import { PRINCIPAL, sendError, sendOk, type ApiRoutes, type Principal } from '@chainpipe/http';
 import { errorMessage } from '@chainpipe/runtime';
 import { EXAMPLE_ADDRESS } from '../api-examples';
@@ -95,7 +95,7 @@ export function addressesRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
   const remove = handle((b: WalletsBody) => parseWallets(b, 'remove'), apply);
   const patch = handle((b: PatchBody) => parsePatch(b), (res, change) => apply(res, [change]));
   const contains = handle((b: ContainsBody) => parseContains(b), async (res, q) => {
-    sendOk(res, { is_exist: await repo.existsAnywhere(q.chainType, q.address) });
+    sendOk(res, { is_exist: await repo.existsAnywhere(q.chainType, q.address) } satisfies HttpTxAddressesContainsResult);
   });
 
   const tags = ['monitored addresses'];

@@ -1,3 +1,4 @@
+import type { HttpTxDexPoolTrades } from '@chainpipe/contracts';
 import { requestParams, sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
 import { DexPoolRepository } from '@chainpipe/tx-store';
 import type { TxGatewayDeps } from '../deps';
@@ -71,7 +72,7 @@ export function dexPoolsRoutes(api: ApiRoutes, deps: Pick<TxGatewayDeps, 'db' | 
       if (!ref.ok) return sendError(res, 400, ref.error);
       const limit = parseTradesLimit(p.limit);
       if (!limit.ok) return sendError(res, 400, limit.error);
-      sendOk(res, { items: await deps.poolTrades.latest(ref.value.chainType, ref.value.chainId, ref.value.pool, limit.value) });
+      sendOk(res, { items: await deps.poolTrades.latest(ref.value.chainType, ref.value.chainId, ref.value.pool, limit.value) } satisfies HttpTxDexPoolTrades);
     },
   );
 }

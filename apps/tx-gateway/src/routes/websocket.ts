@@ -14,7 +14,7 @@ export function websocketRoutes(api: ApiRoutes): void {
         path,
         summary: 'WebSocket push of matched transactions (upgrade only)',
         description:
-          'Handshake headers: `Upgrade: websocket`, `X-API-Key` (400 when missing, 403 when unknown), optional `X-ResendDuration` (seconds, default 180). Messages are described in docs/decisions.md ("Address monitoring: delivery") and `schemas/ws/tx/transaction-push.json`.',
+          'Handshake headers: `Upgrade: websocket`, `X-API-Key` (400 when missing, 403 when unknown), optional `X-ResendDuration` (seconds, default 180). Messages are described in docs/decisions.md#d84 (the handshake: #d83, resends: #d87) and `schemas/ws/tx/transaction-push.json`.',
         tags: ['push'],
         // The handshake checks the key itself: the spec gives a missing key 400 here, not 401.
         auth: 'none',

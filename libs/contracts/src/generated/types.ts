@@ -264,6 +264,8 @@ export type Network =
 export type WebhookTxTransactionBatch = TransactionResult[];
 /**
  * Client command on /kline/api/v1/kline/ws (JSON text frames)
+ *
+ * No code takes this type (client frames: the server reads them field by field and leniently, so that every malformed command gets the reply code the protocol gives it).
  */
 export type WsKlineClientCommand =
   | {
@@ -320,6 +322,8 @@ export type WsKlineClientCommand =
     };
 /**
  * Client command on /tx/api/v1/transaction/ws: ping, subscribe, unsubscribe, getTxHash, transactionACK
+ *
+ * No code takes this type (client frames: the server reads them field by field and leniently, so that every malformed command gets the reply code the protocol gives it).
  */
 export type WsTxClientCommand =
   | {
@@ -748,6 +752,8 @@ export interface HttpAggQuoteStreamQuery {
  * Headers of POST /stream and /webhook (also under /tx/api/v1)
  *
  * Streamer metadata headers (batch-*, stream-*, x-qn-*) are carried onto the chain.raw.v1 record under their lowercase names.
+ *
+ * No code takes this type (request headers: documented; the handlers read them one by one, with the statuses the spec gives their failures).
  */
 export interface HttpIngestStreamHeaders {
   /**
@@ -1536,6 +1542,8 @@ export interface HttpTxRpcProxy {
 }
 /**
  * Headers of POST /api/v1/rpcproxy and /tx/api/v1/rpcproxy
+ *
+ * No code takes this type (request headers: documented; the handlers read them one by one, with the statuses the spec gives their failures).
  */
 export interface HttpTxRpcProxyHeaders {
   /**
@@ -1809,6 +1817,8 @@ export interface KafkaChainFetchedV1 {
  * chain.raw.v1 record headers
  *
  * The value of a chain.raw.v1 record is the request body exactly as received (after gzip is undone). What the ingest knew about it travels in these headers; streamer metadata headers (batch-*, stream-*) are carried along under their own lowercase names.
+ *
+ * No code takes this type (Kafka headers are strings: the ingest builds them (rawRecordHeaders, any carried streamer header beside the named ones) and the producer checks them against the schema when it sends).
  */
 export interface KafkaChainRawV1Headers {
   network: string;

@@ -1,0 +1,4 @@
+/** What benchmarks and tests use in-process: the check every parsed record passes before it is stored and published. */
+export { normalizedTxCheck } from './tx-contract';
+/** Its configuration section: what the configuration reference and the deploy checks read. */
+export { chainParserConfig } from './config';

@@ -1,0 +1,2 @@
+/** What tools use of the app (the configuration reference, the deploy checks): its configuration section. */
+export { orderTrackerConfig } from './config';

@@ -1,0 +1,13 @@
+/**
+ * What benchmarks and tests use in-process: the app factory, the history query (request
+ * normalization and the SQL it runs) and the WebSocket push path.
+ */
+export { createTxGatewayApp } from './app';
+export { chainsSql, historySql, withChainKeys, type ChainKeyRow } from './queries/repository';
+export { normalizeMultiChain, normalizeSearch, type HistoryQuery } from './queries/request';
+export { transactionFrame } from './push/push.handler';
+export { ConnectionCap } from './push/connection-cap';
+export { ResendStore } from './push/resend-store';
+export { WsHub } from './push/ws-hub';
+/** Its configuration section: what the configuration reference and the deploy checks read. */
+export { txGatewayConfig } from './config';
