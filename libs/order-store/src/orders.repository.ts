@@ -123,6 +123,7 @@ export function orderFacts(o: OrderRow): OrderFacts {
     resolution: o.resolution,
     platformHeld: o.deposit_index !== null,
     channelReturned: channelReturned(o.execution),
+    forwarded: o.forward_tx_hash !== null,
   };
 }
 

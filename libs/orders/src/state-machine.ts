@@ -61,6 +61,8 @@ export interface OrderFacts {
   platformHeld?: boolean;
   /** The channel reported that it gave a forwarded principal back (to the platform's address). */
   channelReturned?: boolean;
+  /** The forward's hash is on the order already: a second `forwarded` (a racing executor, a replay) records nothing. */
+  forwarded?: boolean;
 }
 
 export type Transition =
@@ -118,8 +120,8 @@ export function nextState(order: OrderFacts, event: OrderEvent): Transition {
       }
       return same(`channel status ignored in ${s}`);
     case 'forwarded':
-      if (s === 'Exchanging') return moved('Exchanging');
-      return same(`forward ignored in ${s}`);
+      if (s === 'Exchanging' && !order.forwarded) return moved('Exchanging');
+      return same(order.forwarded ? 'forward already recorded' : `forward ignored in ${s}`);
     case 'forward_refused':
       if (s === 'Exchanging') return moved('SlippageFailed');
       return same(`forward refusal ignored in ${s}`);

@@ -54,6 +54,8 @@ describe('order state machine', () => {
   it('the forward keeps an exchanging order exchanging (its hash recorded); a refused forward is SlippageFailed; neither moves another state', () => {
     expect(nextState(order('Exchanging'), { type: 'forwarded' })).to.deep.equal({ kind: 'moved', to: 'Exchanging', commission: false });
     expect(nextState(order('Exchanging'), { type: 'forward_refused' })).to.deep.equal({ kind: 'moved', to: 'SlippageFailed', commission: false });
+    // A second executor that lost the race for the forward records no second event.
+    expect(nextState({ ...order('Exchanging'), forwarded: true }, { type: 'forwarded' })).to.deep.equal({ kind: 'unchanged', reason: 'forward already recorded' });
     for (const state of ['Depositing', 'ManualReview', 'SlippageFailed', 'Completed', 'Settled'] as const) {
       expect(nextState(order(state), { type: 'forwarded' }).kind, state).to.equal('unchanged');
       expect(nextState(order(state), { type: 'forward_refused' }).kind, state).to.equal('unchanged');
