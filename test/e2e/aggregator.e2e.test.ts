@@ -8,9 +8,7 @@ import { createDb, type Knex } from '@chainpipe/db';
 import { OrderRepository } from '@chainpipe/order-store';
 import { QuoteStore } from '@chainpipe/price-store';
 import { createRedis, type Redis } from '@chainpipe/redis';
-import {
-  TEST_KEY_MNEMONIC, createIntegratorWithKey, createRegistryTopics, freePort, parsePrometheusText, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess,
-} from '@chainpipe/testing';
+import { createIntegratorWithKey, createRegistryTopics, freePort, parsePrometheusText, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 import { scannedMetricTypes } from '../contracts/metrics-scan';
 
 interface SseEvent {
@@ -61,6 +59,8 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
   const redisPrefix = `e2eagg-${randomBytes(3).toString('hex')}:`;
   const contracts = loadContracts();
   let db: Knex;
+  /** A database of the suite's own: its executor acts on every paid order it finds (suiteDatabase). */
+  let databaseUrl: string;
   let redis: Redis;
   let sim = '';
   let gateway = '';
@@ -87,7 +87,8 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
   };
 
   before(async () => {
-    db = createDb({ url: env.databaseUrl, poolMax: 4 });
+    databaseUrl = await suiteDatabase('aggregator_e2e');
+    db = createDb({ url: databaseUrl, poolMax: 4 });
     redis = createRedis({ url: env.redisUrl, keyPrefix: redisPrefix });
     const prefix = uniquePrefix('aggE2e');
     await createRegistryTopics(prefix);
@@ -106,7 +107,7 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
       { kind: 'crypto', source: 'test', external_id: '1', symbol: 'BTC', name: 'Bitcoin', as_of: now, fetched_at: now, usd: { price: 50000 } },
     ] as never);
     const common = {
-      KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: redisPrefix,
+      KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: redisPrefix,
       CHANGENOW_API_URL: `${sim}/changenow`, THORNODE_API_URL: `${sim}/thornode`, ORDER_DEPOSIT_APP_ID: `deposits-${randomBytes(3).toString('hex')}`,
     };
     matcherOps = await freePort();

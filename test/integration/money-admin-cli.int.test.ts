@@ -7,7 +7,7 @@ import { mnemonicToAccount } from 'viem/accounts';
 import { MnemonicSigner } from '@chainpipe/custody';
 import { createDb, type Knex } from '@chainpipe/db';
 import { OrderRepository, OutgoingTransferRepository, type NewOrder, type OrderRow } from '@chainpipe/order-store';
-import { TEST_KEY_MNEMONIC, freePort, platformKeyEnv, spawnTs, stopProcess, testEnv, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { freePort, platformKeyEnv, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 import { orderFixture } from './order-fixtures';
 
 const run = promisify(execFile);
@@ -21,9 +21,10 @@ describe('admin money commands with the order executor (real stack)', function (
   this.timeout(180_000);
   const payer = mnemonicToAccount(TEST_KEY_MNEMONIC, { addressIndex: 19 });
   const signer = new MnemonicSigner(TEST_KEY_MNEMONIC);
-  const env = testEnv();
   const procs: Record<string, RunningProcess> = {};
   let db: Knex;
+  /** A database of the suite's own: its executor acts on every paid order it finds (suiteDatabase). */
+  let databaseUrl: string;
   let orders: OrderRepository;
   let base = '';
   let nextIndex = 1_500_000_000 + Math.floor(Math.random() * 100_000_000);
@@ -53,7 +54,7 @@ describe('admin money commands with the order executor (real stack)', function (
   };
   const admin = async (args: string[], extra: Record<string, string> = {}): Promise<{ code: number; out: string }> => {
     try {
-      const { stdout } = await run(process.execPath, ['--require', 'tsx/cjs', 'apps/admin/src/main.ts', ...args], { env: { ...process.env, DATABASE_URL: env.databaseUrl, ...extra } });
+      const { stdout } = await run(process.execPath, ['--require', 'tsx/cjs', 'apps/admin/src/main.ts', ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, ...extra } });
       return { code: 0, out: stdout };
     } catch (err) {
       const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -62,14 +63,15 @@ describe('admin money commands with the order executor (real stack)', function (
   };
 
   before(async () => {
-    db = createDb({ url: env.databaseUrl, poolMax: 4 });
+    databaseUrl = await suiteDatabase('money_admin');
+    db = createDb({ url: databaseUrl, poolMax: 4 });
     orders = new OrderRepository(db);
     const [simPort, simOps, execOps] = await Promise.all([freePort(), freePort(), freePort()]);
     base = `http://127.0.0.1:${simPort}`;
     procs.sim = spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '300', SIM_FUNDED_ACCOUNTS: payer.address });
     await waitReady(procs.sim, simOps, 60_000);
     procs.executor = spawnTs('apps/order-executor/src/main.ts', {
-      THORNODE_API_URL: `${base}/thornode`, CHANGENOW_API_URL: `${base}/changenow`, CHAIN_RPC_DEFAULT_BASE: `${base}/rpc`, CHAIN_RPC_URLS: '', DATABASE_URL: env.databaseUrl, LOG_LEVEL: 'warn',
+      THORNODE_API_URL: `${base}/thornode`, CHANGENOW_API_URL: `${base}/changenow`, CHAIN_RPC_DEFAULT_BASE: `${base}/rpc`, CHAIN_RPC_URLS: '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn',
       OPS_PORT: String(execOps), ORDER_EXECUTOR_INTERVAL_MS: '300', ORDER_EXECUTOR_CONFIRMATIONS: 'ethereum=1',
     });
     await waitReady(procs.executor, execOps, 60_000);

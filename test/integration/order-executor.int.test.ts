@@ -7,9 +7,7 @@ import { MnemonicSigner } from '@chainpipe/custody';
 import { createDb, type Knex } from '@chainpipe/db';
 import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder } from '@chainpipe/order-store';
 import { thorchainLimitMemo } from '@chainpipe/orders';
-import {
-  TEST_KEY_MNEMONIC, collectTopic, createRegistryTopics, freePort, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector,
-} from '@chainpipe/testing';
+import { collectTopic, createRegistryTopics, freePort, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
 import { orderFixture } from './order-fixtures';
 
 /**
@@ -36,6 +34,8 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
   const env = testEnv();
   const procs: Record<string, RunningProcess> = {};
   let db: Knex;
+  /** A database of the suite's own: its executor acts on every paid order it finds (suiteDatabase). */
+  let databaseUrl: string;
   let orders: OrderRepository;
   let transfers: OutgoingTransferRepository;
   let events: TopicCollector;
@@ -80,7 +80,8 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
   };
 
   before(async () => {
-    db = createDb({ url: env.databaseUrl, poolMax: 4 });
+    databaseUrl = await suiteDatabase('order_executor');
+    db = createDb({ url: databaseUrl, poolMax: 4 });
     orders = new OrderRepository(db);
     transfers = new OutgoingTransferRepository(db);
     integratorId = await new IntegratorRepository(db).createIntegrator('Executor test');
@@ -91,7 +92,7 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
     base = `http://127.0.0.1:${simPort}`;
     procs.sim = spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '300', SIM_THORCHAIN_SWAP_MS: '500', SIM_FUNDED_ACCOUNTS: payer.address });
     await waitReady(procs.sim, simOps, 60_000);
-    const upstreams = { THORNODE_API_URL: `${base}/thornode`, CHANGENOW_API_URL: `${base}/changenow`, CHAIN_RPC_DEFAULT_BASE: `${base}/rpc`, CHAIN_RPC_URLS: '', DATABASE_URL: env.databaseUrl, LOG_LEVEL: 'warn' };
+    const upstreams = { THORNODE_API_URL: `${base}/thornode`, CHANGENOW_API_URL: `${base}/changenow`, CHAIN_RPC_DEFAULT_BASE: `${base}/rpc`, CHAIN_RPC_URLS: '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' };
     executorEnv = { ...upstreams, ORDER_EXECUTOR_INTERVAL_MS: '300', ORDER_EXECUTOR_CONFIRMATIONS: 'ethereum=2', ORDER_EXECUTOR_CONFIRMATIONS_DEFAULT: '12' };
     procs.tracker = spawnTs('apps/order-tracker/src/main.ts', {
       ...upstreams, KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, OPS_PORT: String(trackerOps), ORDER_TRACKER_GROUP: `${prefix}tracker`, ORDER_TRACKER_INTERVAL_MS: '300', ORDER_TRACKER_SESSION_TIMEOUT_MS: '6000',

@@ -9,7 +9,7 @@ import { createDb, type Knex } from '@chainpipe/db';
 import { TopicProducer, createKafka } from '@chainpipe/kafka';
 import { OrderRepository, OutgoingTransferRepository, type NewOrder, type OrderPatch, type OrderRow } from '@chainpipe/order-store';
 import { createLogger } from '@chainpipe/runtime';
-import { TEST_KEY_MNEMONIC, collectTopic, createRegistryTopics, freePort, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
+import { collectTopic, createRegistryTopics, freePort, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
 import { runOrderCommand } from '../../apps/admin/src/order-commands';
 import { runTreasuryCommand } from '../../apps/admin/src/treasury-commands';
 import { RefundJob } from '../../apps/order-executor/src/refunds';
@@ -31,6 +31,8 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
   let sim: RunningProcess;
   let base = '';
   let db: Knex;
+  /** A database of the suite's own: its executor acts on every paid order it finds (suiteDatabase). */
+  let databaseUrl: string;
   let orders: OrderRepository;
   let stored: OutgoingTransferRepository;
   let sender: EvmSender;
@@ -80,10 +82,11 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
   };
 
   before(async () => {
+    databaseUrl = await suiteDatabase('refunds');
     const [port, ops] = await Promise.all([freePort(), freePort()]);
     base = `http://127.0.0.1:${port}`;
     sim = spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(port), OPS_PORT: String(ops), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '200', SIM_FUNDED_ACCOUNTS: payer.address });
-    db = createDb({ url: testEnv().databaseUrl, poolMax: 6 });
+    db = createDb({ url: databaseUrl, poolMax: 6 });
     orders = new OrderRepository(db);
     stored = new OutgoingTransferRepository(db);
     sender = new EvmSender({ url: `${base}/rpc/ethereum-mainnet`, chainId: 1, timeoutMs: 5000 }, signer);

@@ -20,3 +20,4 @@ export * from './messages';
 export * from './manual-clock';
 export * from './rejection';
 export * from './upstream-env';
+export * from './databases';
