@@ -5,7 +5,7 @@ import { Partitioners, type Kafka } from 'kafkajs';
 import pg from 'pg';
 import { Registry } from 'prom-client';
 import { WebSocketServer, WebSocket } from 'ws';
-import { TOPICS, loadContracts, type KlineCandleMessage, type MarketTickMessage } from '@chainpipe/contracts';
+import { TOPICS, loadContracts, type KlineCandlesMessage, type MarketTickMessage } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, ensureDatabase, migrateLatest, type Knex } from '@chainpipe/db';
 import { createKeyResolver, generateApiKey, listen, routeUpgrades } from '@chainpipe/http';
 import { BatchConsumer, TopicProducer, createKafka, ensureTopics, type BatchHandler } from '@chainpipe/kafka';
@@ -20,7 +20,7 @@ import { WsFleet } from './lib-ws-fleet';
 
 /**
  * The candlestick hot paths, each next to a raw baseline doing the same work in the same run:
- * 1. aggregator throughput (ticks → Postgres upserts of 6 intervals → Redis → kline.candles.v1)
+ * 1. aggregator throughput (ticks → Postgres upserts of 6 intervals → Redis → kline.candles.v2)
  *    vs a do-nothing consume of the same ticks by the same consumer, for 100, 1,000 and 10,000
  *    pools (BENCH_KLINE_POOLS), each on a ticks topic of its own; then the consumer lag while
  *    10,000 pools send one tick a second each for BENCH_KLINE_SUSTAIN_SECONDS;
@@ -127,8 +127,9 @@ function benchConsumer(setup: ConsumeSetup, handler: BatchHandler<MarketTickMess
 }
 
 /** Time for a consumer with `handler` to work through `count` records of `prefix`'s ticks topic. */
-async function consumeAll(setup: ConsumeSetup, handler: BatchHandler<MarketTickMessage>, count: number): Promise<number> {
+async function consumeAll(setup: ConsumeSetup, handler: BatchHandler<MarketTickMessage>, count: number): Promise<{ ms: number; calls: number }> {
   let seen = 0;
+  let calls = 0;
   let done!: () => void;
   const finished = new Promise<void>((r) => (done = r));
   const t0 = { v: 0 };
@@ -138,6 +139,7 @@ async function consumeAll(setup: ConsumeSetup, handler: BatchHandler<MarketTickM
       if (!t0.v) t0.v = Date.now();
       await handler(records, ctx);
       seen += records.length;
+      calls++;
       if (seen >= count) done();
     },
     true,
@@ -146,7 +148,7 @@ async function consumeAll(setup: ConsumeSetup, handler: BatchHandler<MarketTickM
   await finished;
   const ms = Date.now() - t0.v;
   await consumer.stop();
-  return ms;
+  return { ms, calls };
 }
 
 /**
@@ -230,10 +232,10 @@ export async function run(): Promise<void> {
     await createTopics(kafka, setPrefix);
     await produceAll(kafka, setPrefix + TOPICS.marketTicks.name, ticks);
     const rawCpu = process.cpuUsage();
-    const rawMs = await consumeAll({ ...consumeOpts, prefix: setPrefix }, async () => undefined, TICKS);
+    const { ms: rawMs } = await consumeAll({ ...consumeOpts, prefix: setPrefix }, async () => undefined, TICKS);
     const rawUs = cpuMicros(process.cpuUsage(rawCpu)) / TICKS;
     const aggCpu = process.cpuUsage();
-    const aggMs = await consumeAll({ ...consumeOpts, prefix: setPrefix }, aggregate, TICKS);
+    const { ms: aggMs, calls } = await consumeAll({ ...consumeOpts, prefix: setPrefix }, aggregate, TICKS);
     const aggUs = cpuMicros(process.cpuUsage(aggCpu)) / TICKS;
     // CPU of this process per tick: less disturbed by other load on the machine than the rates.
     throughput.push({
@@ -243,6 +245,7 @@ export async function run(): Promise<void> {
       'do-nothing ticks/s': Math.round((TICKS / rawMs) * 1000),
       'aggregator CPU µs/tick': Math.round(aggUs),
       'do-nothing CPU µs/tick': Math.round(rawUs),
+      'ticks per call': Math.round(TICKS / calls),
     });
     ratios.push(`aggregator with ${pools} pools: ${(rawMs / aggMs).toFixed(3)}x the do-nothing consume`);
   }
@@ -268,7 +271,7 @@ export async function run(): Promise<void> {
     return;
   }
 
-  // The gateway app with the kline module, its hub fed by kline.candles.v1.
+  // The gateway app with the kline module, its hub fed by kline.candles.v2.
   const keys = new ApiKeyRepository(db);
   const appId = `bench-${randomBytes(3).toString('hex')}`;
   await keys.createApp(appId, 'kline bench');
@@ -295,7 +298,7 @@ export async function run(): Promise<void> {
   // 2. Tick → WebSocket latency at a steady rate, vs raw Kafka produce → consume.
   const [latPool] = await seedPools(db, 1, 'cc');
   const aggConsumer = new BatchConsumer<MarketTickMessage>({ kafka, groupId: `bench-agg-${randomBytes(3).toString('hex')}`, spec: TOPICS.marketTicks, contracts, producer, handler: aggregate, logger: silent, registry: new Registry(), topicPrefix: prefix, fromBeginning: false, maxRecordsPerCall: 500, onFatal: (r, e) => console.error(r, e) });
-  const hubConsumer = new BatchConsumer<KlineCandleMessage>({ kafka, groupId: `bench-hub-${randomBytes(3).toString('hex')}`, spec: TOPICS.klineCandles, contracts, producer, handler: kline.candlesHandler, logger: silent, registry: new Registry(), topicPrefix: prefix, fromBeginning: false, onFatal: (r, e) => console.error(r, e) });
+  const hubConsumer = new BatchConsumer<KlineCandlesMessage>({ kafka, groupId: `bench-hub-${randomBytes(3).toString('hex')}`, spec: TOPICS.klineCandles, contracts, producer, handler: kline.candlesHandler, logger: silent, registry: new Registry(), topicPrefix: prefix, fromBeginning: false, onFatal: (r, e) => console.error(r, e) });
   await Promise.all([aggConsumer.start(), hubConsumer.start()]);
   await new Promise((r) => setTimeout(r, 4000));
   const client = new WebSocket(`${gwBase.replace('http', 'ws')}/kline/api/v1/kline/ws`, { headers: { 'x-api-key': key.token } });
@@ -348,7 +351,7 @@ export async function run(): Promise<void> {
   const lw = latencyStats(wsLat);
   const lr = latencyStats(rawLat);
   printTable([
-    { path: 'tick → aggregator → kline.candles.v1 → hub → ws client', samples: lw.count, 'p50 ms': +lw.p50.toFixed(1), 'p99 ms': +lw.p99.toFixed(1) },
+    { path: 'tick → aggregator → kline.candles.v2 → hub → ws client', samples: lw.count, 'p50 ms': +lw.p50.toFixed(1), 'p99 ms': +lw.p99.toFixed(1) },
     { path: 'raw kafkajs produce → consume', samples: lr.count, 'p50 ms': +lr.p50.toFixed(1), 'p99 ms': +lr.p99.toFixed(1) },
   ]);
   ratios.push(`tick → ws latency at ${rate}/s: p50 ${lw.p50.toFixed(1)} ms, p99 ${lw.p99.toFixed(1)} ms (${(lw.p50 / lr.p50).toFixed(1)}x / ${(lw.p99 / lr.p99).toFixed(1)}x one raw Kafka hop; the path has two hops and a Postgres transaction)`);
@@ -356,7 +359,7 @@ export async function run(): Promise<void> {
 
   // 3. Fan-out: hub vs raw ws broadcast of the same frames.
   const frames = 20;
-  const candle = (i: number): KlineCandleMessage => ({ pool_id: 1, chain_type: 'evm', chain_id: 1, pool_address: `0xcc${'1'.padStart(40, '0')}`, token: 'base', interval: '1s', open_time: latT0 + i, open: 1, high: 2, low: 0.5, close: 1.5, volume: i, updated_at: Date.now() });
+  const candle = (i: number): KlineCandlesMessage => ({ pool_id: 1, chain_type: 'evm', chain_id: 1, pool_address: `0xcc${'1'.padStart(40, '0')}`, token: 'base', updated_at: Date.now(), candles: [{ interval: '1s', open_time: latT0 + i, open: 1, high: 2, low: 0.5, close: 1.5, volume: i }] });
   const fanRows: Record<string, string | number>[] = [];
   const subscribe = { id: 's', type: 'subscribe', data: { chain_type: 'evm', chain_id: 1, pool_address: `0xcc${'1'.padStart(40, '0')}`, intervals: ['1s'] } };
   for (const n of FANOUT) {
@@ -376,7 +379,8 @@ export async function run(): Promise<void> {
     const rawClients = await WsFleet.connect({ url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, count: n });
     const rawMs = await rawClients.timeDelivery(frames, () => {
       for (let i = 0; i < frames; i++) {
-        const frame = JSON.stringify({ id: '', time: Date.now(), type: 'ohlcv', code: 0, data: candle(i), msg: 'ok' });
+        const { candles, ...pool } = candle(i);
+        const frame = JSON.stringify({ id: '', time: Date.now(), type: 'ohlcv', code: 0, data: { ...pool, ...candles[0] }, msg: 'ok' });
         for (const c of wss.clients) c.send(frame);
       }
     });

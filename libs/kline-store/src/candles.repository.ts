@@ -139,22 +139,39 @@ export class CandleRepository {
     });
   }
 
-  /** The 1w / 1M / 1Y candles containing the given daily candles, rolled up from stored days. */
+  /**
+   * The 1w / 1M / 1Y candles containing the given daily candles, rolled up from stored days in
+   * Postgres: one aggregate per pool and period (the rules of `rollUpDaily`: open of the first
+   * day with an open, close of the last day with a close, extremes of high/low, volumes summed
+   * in day order), so a pool's year of days is read by an index range scan and never leaves the
+   * database.
+   */
   async rollupsOf(days: readonly OhlcvRecord[], intervals: readonly RollupInterval[] = ['1w', '1M', '1Y']): Promise<OhlcvRecord[]> {
     if (!days.length) return [];
-    const poolIds = [...new Set(days.map((d) => d.pool_id))];
-    const since = Math.min(...days.map((d) => Math.min(...intervals.map((i) => alignOpenTime(i, d.open_time)))));
-    const rows = await this.db('kline.candles').select<CandleRow[]>(COLUMN_LIST).where('interval', '1d').whereIn('pool_id', poolIds).where('open_time', '>=', since).orderBy('open_time');
-    const byPool = new Map<number, OhlcvRecord[]>();
-    for (const r of rows) byPool.set(r.pool_id, [...(byPool.get(r.pool_id) ?? []), toRecord(r)]);
-    const wanted = new Set(days.flatMap((d) => intervals.map((i) => `${d.pool_id}|${i}|${alignOpenTime(i, d.open_time)}`)));
-    const out: OhlcvRecord[] = [];
-    for (const [, list] of byPool) {
+    const periods = new Map<string, { pool_id: number; interval: RollupInterval; start: number }>();
+    for (const d of days) {
       for (const interval of intervals) {
-        for (const c of rollUpDaily(interval, list)) if (wanted.has(`${c.pool_id}|${interval}|${c.open_time}`)) out.push(c);
+        const start = alignOpenTime(interval, d.open_time);
+        periods.set(`${d.pool_id}|${interval}|${start}`, { pool_id: d.pool_id, interval, start });
       }
     }
-    return out;
+    const list = [...periods.values()];
+    const { rows } = await this.db.raw<{ rows: RecordRow[] }>(
+      `select p.pool_id, p.interval, p.open_time, r.open, r.high, r.low, r.close, r.volume
+       from unnest(?::int[], ?::text[], ?::bigint[], ?::bigint[]) with ordinality as p(pool_id, interval, open_time, next_open_time, n)
+       cross join lateral (
+         select (array_agg(c.open order by c.open_time) filter (where c.open is not null))[1] as open,
+                max(c.high) as high, min(c.low) as low,
+                (array_agg(c.close order by c.open_time desc) filter (where c.close is not null))[1] as close,
+                sum(c.volume order by c.open_time) as volume, count(*) as days
+         from kline.candles c
+         where c.pool_id = p.pool_id and c.interval = '1d' and c.open_time >= p.open_time and c.open_time < p.next_open_time
+       ) r
+       where r.days > 0
+       order by p.n`,
+      [list.map((p) => p.pool_id), list.map((p) => p.interval), list.map((p) => p.start), list.map((p) => nextOpenTime(p.interval, p.start))],
+    );
+    return rows.map(toRecord);
   }
 
   /** Candles of a pool with from ≤ open_time ≤ to, ascending, at most `limit`. */

@@ -1,4 +1,4 @@
-import type { KlineCandleMessage } from '@chainpipe/contracts';
+import type { KlineCandle } from '@chainpipe/contracts';
 import type { Redis } from '@chainpipe/redis';
 
 /**
@@ -33,7 +33,7 @@ export class LatestCandles {
     this.redis = redis as unknown as WithLatest;
   }
 
-  async put(poolKey: string, candles: readonly KlineCandleMessage[]): Promise<void> {
+  async put(poolKey: string, candles: readonly KlineCandle[]): Promise<void> {
     await this.putMany([[poolKey, candles]]);
   }
 
@@ -41,7 +41,7 @@ export class LatestCandles {
    * The candles of many pools in one pipeline, one script call per pool (a handler's batch
    * costs one round trip, not one per pool); a pool's candles are applied in the given order.
    */
-  async putMany(byPool: Iterable<readonly [poolKey: string, candles: readonly KlineCandleMessage[]]>): Promise<void> {
+  async putMany(byPool: Iterable<readonly [poolKey: string, candles: readonly KlineCandle[]]>): Promise<void> {
     const pipe = this.redis.pipeline() as unknown as WithLatest & { exec: () => Promise<[Error | null, unknown][] | null>; length: number };
     for (const [poolKey, candles] of byPool) {
       if (!candles.length) continue;
@@ -56,12 +56,12 @@ export class LatestCandles {
   }
 
   /** Latest candles of a pool by interval (only those present). */
-  async get(poolKey: string, intervals: readonly string[]): Promise<Map<string, KlineCandleMessage>> {
-    const out = new Map<string, KlineCandleMessage>();
+  async get(poolKey: string, intervals: readonly string[]): Promise<Map<string, KlineCandle>> {
+    const out = new Map<string, KlineCandle>();
     if (!intervals.length) return out;
     const values = await this.redis.hmget(latestKey(poolKey), ...intervals);
     values.forEach((v, i) => {
-      if (v) out.set(intervals[i], JSON.parse(v) as KlineCandleMessage);
+      if (v) out.set(intervals[i], JSON.parse(v) as KlineCandle);
     });
     return out;
   }
