@@ -32,8 +32,8 @@ interface PoolOut {
   key: string;
   head: CandlesHead;
   candles: CandleValues[];
-  /** The newest candle of each interval: what the Redis snapshot can end up holding. */
-  newest: Map<string, KlineCandle>;
+  /** The same candles with their pool: what Redis keeps the newest of. */
+  latest: KlineCandle[];
 }
 
 /**
@@ -69,18 +69,15 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
       let out = byPool.get(c.pool_id);
       if (!out) {
         const m = meta.get(c.pool_id)!;
-        out = { key: poolKey(m), head: candlesHead(c.pool_id, m, updatedAt), candles: [], newest: new Map() };
+        out = { key: poolKey(m), head: candlesHead(c.pool_id, m, updatedAt), candles: [], latest: [] };
         byPool.set(c.pool_id, out);
       }
       const values: CandleValues = { interval: c.interval, open_time: c.open_time, open: c.open, high: c.high, low: c.low, close: c.close, volume: c.volume };
       out.candles.push(values);
-      const prev = out.newest.get(c.interval);
-      if (!prev || prev.open_time <= c.open_time) out.newest.set(c.interval, poolCandle(out.head, values));
+      out.latest.push(poolCandle(out.head, values));
       perInterval.set(c.interval, (perInterval.get(c.interval) ?? 0) + 1);
     }
-    // Redis keeps the newest candle per interval (never an older one): the pool's other candles
-    // of this call could not stay there, so only the newest of each interval is sent.
-    await deps.latest.putMany([...byPool.values()].map((p) => [p.key, [...p.newest.values()]] as const));
+    await deps.latest.putMany([...byPool.values()].map((p) => [p.key, p.latest] as const));
     const messages: OutgoingMessage<KlineCandlesMessage>[] = [];
     for (const p of byPool.values()) {
       for (let i = 0; i < p.candles.length; i += MAX_CANDLES_PER_RECORD) messages.push({ value: candlesMessage(p.head, p.candles.length <= MAX_CANDLES_PER_RECORD ? p.candles : p.candles.slice(i, i + MAX_CANDLES_PER_RECORD)) });
