@@ -31,7 +31,7 @@ const LAYERING_EXEMPTIONS = {
   // The benchmarks drive app internals (handlers, app factories, stores) in-process.
   'bench/publish.ts': ['../apps/chain-parser/src/tx-contract'],
   'bench/search.ts': ['../apps/tx-gateway/src/app', '../apps/tx-gateway/src/queries/repository', '../apps/tx-gateway/src/queries/request'],
-  'bench/kline.ts': ['../apps/kline-aggregator/src/ticks.handler', '../apps/market-gateway/src/app', '../apps/market-gateway/src/kline/module'],
+  'bench/kline.ts': ['../apps/kline-aggregator/src/config', '../apps/kline-aggregator/src/ticks.handler', '../apps/market-gateway/src/app', '../apps/market-gateway/src/kline/module'],
   'bench/delivery.ts': ['../apps/tx-matcher/src/address-index', '../apps/tx-matcher/src/plan', '../apps/tx-gateway/src/push/push.handler', '../apps/tx-gateway/src/push/resend-store', '../apps/tx-gateway/src/push/ws-hub', '../apps/tx-gateway/src/push/connection-cap'],
   'bench/quotes.ts': ['../apps/aggregator-gateway/src/app', '../apps/aggregator-gateway/src/quotes/module'],
   'bench/price.ts': ['../apps/market-gateway/src/app', '../apps/market-gateway/src/price/module', '../apps/price-writer/src/quotes.handler'],

@@ -12,6 +12,7 @@ import { BatchConsumer, TopicProducer, createKafka, ensureTopics, type BatchHand
 import { CandleRepository, LatestCandles } from '@chainpipe/kline-store';
 import { createRedis } from '@chainpipe/redis';
 import { createLogger, systemClock } from '@chainpipe/runtime';
+import { klineAggregatorConfig } from '../apps/kline-aggregator/src/config';
 import { createTicksHandler } from '../apps/kline-aggregator/src/ticks.handler';
 import { createMarketGatewayApp } from '../apps/market-gateway/src/app';
 import { klineModule } from '../apps/market-gateway/src/kline/module';
@@ -47,8 +48,12 @@ const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3_000);
 /** Alternating rounds of the ohlcv paths (DURATION_MS per path in all). */
 const OHLCV_ROUNDS = 4;
 const HISTORY_ROWS = 300_000;
-/** The aggregator's default KLINE_AGGREGATOR_MAX_RECORDS_PER_CALL. */
-const MAX_RECORDS = Number(process.env.BENCH_KLINE_MAX_RECORDS ?? 500);
+/** KLINE_AGGREGATOR_MAX_RECORDS_PER_CALL: the aggregator's default unless BENCH_KLINE_MAX_RECORDS names another. */
+const MAX_RECORDS = (() => {
+  const parsed = klineAggregatorConfig.KLINE_AGGREGATOR_MAX_RECORDS_PER_CALL.parse(process.env.BENCH_KLINE_MAX_RECORDS);
+  if ('error' in parsed) throw new Error(`BENCH_KLINE_MAX_RECORDS ${parsed.error}`);
+  return parsed.value;
+})();
 
 const silent = createLogger({ name: 'bench-kline', level: 'warn' });
 
@@ -297,7 +302,7 @@ export async function run(): Promise<void> {
 
   // 2. Tick → WebSocket latency at a steady rate, vs raw Kafka produce → consume.
   const [latPool] = await seedPools(db, 1, 'cc');
-  const aggConsumer = new BatchConsumer<MarketTickMessage>({ kafka, groupId: `bench-agg-${randomBytes(3).toString('hex')}`, spec: TOPICS.marketTicks, contracts, producer, handler: aggregate, logger: silent, registry: new Registry(), topicPrefix: prefix, fromBeginning: false, maxRecordsPerCall: 500, onFatal: (r, e) => console.error(r, e) });
+  const aggConsumer = new BatchConsumer<MarketTickMessage>({ kafka, groupId: `bench-agg-${randomBytes(3).toString('hex')}`, spec: TOPICS.marketTicks, contracts, producer, handler: aggregate, logger: silent, registry: new Registry(), topicPrefix: prefix, fromBeginning: false, maxRecordsPerCall: MAX_RECORDS, onFatal: (r, e) => console.error(r, e) });
   const hubConsumer = new BatchConsumer<KlineCandlesMessage>({ kafka, groupId: `bench-hub-${randomBytes(3).toString('hex')}`, spec: TOPICS.klineCandles, contracts, producer, handler: kline.candlesHandler, logger: silent, registry: new Registry(), topicPrefix: prefix, fromBeginning: false, onFatal: (r, e) => console.error(r, e) });
   await Promise.all([aggConsumer.start(), hubConsumer.start()]);
   await new Promise((r) => setTimeout(r, 4000));
