@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import type { KlineCandle, KlineCandlesMessage, MarketTickMessage } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
 import { alignOpenTime, INTERVALS, poolKey } from '@chainpipe/kline';
-import { CandleRepository, LatestCandles } from '@chainpipe/kline-store';
+import { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { systemClock } from '@chainpipe/runtime';
 import { randomIndex, seededRandom, testEnv } from '@chainpipe/testing';
@@ -90,6 +90,7 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
     let published: KlineCandle[] = [];
     const handler = createTicksHandler({
       candles: new CandleRepository(db),
+      pools: new PoolRepository(db),
       latest,
       registry: new Registry(),
       clock: systemClock,
@@ -120,6 +121,24 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
     await deliver([...batch(0), ...batch(1)]);
     for (const { id, scale } of pools) expect(await storedCandles(id), `pool ×${scale}, both replayed in one batch`).to.deep.equal(sortCandles(expectedFor(scale)));
     expect(await redisState(), 'Redis snapshots unchanged').to.deep.equal(redisBefore);
+  });
+
+  it('dead-letters a tick naming no registered pool and stores the rest of its call', async () => {
+    const handler = createTicksHandler({
+      candles: new CandleRepository(db),
+      pools: new PoolRepository(db),
+      latest: new LatestCandles(redis),
+      registry: new Registry(),
+      clock: systemClock,
+      publish: async () => {},
+    });
+    const [{ max }] = (await db('kline.pools').max<{ max: number }[]>({ max: 'id' })) as { max: number }[];
+    const good = [...batch(0), ...batch(1)];
+    const stray: MarketTickMessage = { ...good[0], pool_id: max + 1000 };
+    const records = [...good, stray].map((value, i) => ({ topic: 't', partition: 0, offset: String(i), key: null, value, headers: {}, timestamp: '0' }));
+    const result = await handler(records, { heartbeat: async () => {}, signal: new AbortController().signal });
+    expect(result?.deadLetters?.map((d) => [d.record.offset, d.code])).to.deep.equal([[String(good.length), 'STORE_REJECTED']]);
+    for (const { id, scale } of pools) expect(await storedCandles(id), `pool ×${scale}`).to.deep.equal(sortCandles(expectedFor(scale)));
   });
 });
 
@@ -231,7 +250,13 @@ describe('kline-aggregator: a replay in other chunks leaves the same candles', (
     }));
     const latest = new LatestCandles(redis);
     let records: KlineCandlesMessage[] = [];
-    const handler = createTicksHandler({ candles: new CandleRepository(db), latest, registry: new Registry(), clock: systemClock, publish: async (m) => void records.push(...m.map((x) => x.value)) });
+    const handler = createTicksHandler({ candles: new CandleRepository(db),
+      pools: new PoolRepository(db),
+      latest,
+      registry: new Registry(),
+      clock: systemClock,
+      publish: async (m) => void records.push(...m.map((x) => x.value)),
+    });
     const ctx = { heartbeat: async () => {}, signal: new AbortController().signal };
     /** Delivers `list` in calls of `size`; returns every candle published, the last version of each. */
     const deliver = async (list: MarketTickMessage[], size: number) => {

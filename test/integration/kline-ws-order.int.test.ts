@@ -155,6 +155,7 @@ describe('candlestick WebSocket: command order and snapshot age', () => {
     const heldAtPublish: { interval: string; close: unknown; inRedis: unknown }[] = [];
     const handler = createTicksHandler({
       candles,
+      pools: new PoolRepository(db),
       latest,
       registry: new Registry(),
       clock: systemClock,

@@ -1,12 +1,13 @@
 import { Counter, type Registry } from 'prom-client';
 import type { KlineCandle, KlineCandlesMessage, MarketTickMessage } from '@chainpipe/contracts';
-import type { BatchHandler, OutgoingMessage } from '@chainpipe/kafka';
+import type { BatchHandler, DeadLetter, OutgoingMessage } from '@chainpipe/kafka';
 import { candlesHead, candlesMessage, poolCandle, poolKey, updateRank, type CandlesHead, type CandleValues, type OhlcvRecord, type PoolUpdate } from '@chainpipe/kline';
-import type { CandleRepository, LatestCandles } from '@chainpipe/kline-store';
+import type { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import { NonRetryableError, type Clock } from '@chainpipe/runtime';
 
 export interface TicksHandlerDeps {
   candles: Pick<CandleRepository, 'applyUpdates' | 'rollupsOf'>;
+  pools: Pick<PoolRepository, 'existing'>;
   latest: Pick<LatestCandles, 'putMany'>;
   publish: (messages: OutgoingMessage<KlineCandlesMessage>[]) => Promise<void>;
   registry: Registry;
@@ -48,7 +49,13 @@ interface PoolOut {
  */
 export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketTickMessage> {
   const candlesOut = new Counter({ name: 'chainpipe_kline_candles_published_total', help: 'Candles published to kline.candles.v2, by interval', labelNames: ['interval'], registers: [deps.registry] });
-  return async (records) => {
+  return async (consumed) => {
+    // Ticks naming no registered pool are dead letters up front: left to the foreign key, one
+    // would fail the whole call and have it retried record by record (thousands of transactions).
+    const known = await deps.pools.existing([...new Set(consumed.map((r) => r.value.pool_id))]);
+    const deadLetters: DeadLetter[] = [];
+    const records = consumed.filter((r) => known.has(r.value.pool_id) || void deadLetters.push({ record: r, reason: `no registered pool ${r.value.pool_id}`, code: 'STORE_REJECTED' }));
+    if (!records.length) return { deadLetters };
     const meta = new Map<number, PoolMeta>();
     const updates: PoolUpdate[] = records.map(({ value: t }) => {
       meta.set(t.pool_id, { chain_type: t.chain_type, chain_id: t.chain_id, pool_address: t.pool_address, token: t.token });
@@ -84,5 +91,6 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
     }
     await deps.publish(messages);
     for (const [interval, n] of perInterval) candlesOut.inc({ interval }, n);
+    return deadLetters.length ? { deadLetters } : undefined;
   };
 }
