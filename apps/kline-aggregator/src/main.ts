@@ -18,6 +18,7 @@ runService('kline-aggregator', klineAggregatorConfig, async (svc) => {
   await kafka.consume(TOPICS.marketTicks, {
     groupId: config.KLINE_AGGREGATOR_GROUP,
     maxRecordsPerCall: config.KLINE_AGGREGATOR_MAX_RECORDS_PER_CALL,
+    partitionsConcurrently: config.KLINE_AGGREGATOR_PARTITIONS_CONCURRENTLY,
     handler: createTicksHandler({
       candles,
       pools: new PoolRepository(db),
