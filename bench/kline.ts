@@ -1,25 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
 import { Partitioners, type Kafka } from 'kafkajs';
 import pg from 'pg';
 import { Registry } from 'prom-client';
 import { WebSocketServer, WebSocket } from 'ws';
-import { TOPICS, loadContracts, type KlineCandleMessage, type MarketTickMessage } from '@chainpipe/contracts';
+import { TOPICS, loadContracts, type KlineCandlesMessage, type MarketTickMessage } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, ensureDatabase, migrateLatest, type Knex } from '@chainpipe/db';
 import { createKeyResolver, generateApiKey, listen, routeUpgrades } from '@chainpipe/http';
 import { BatchConsumer, TopicProducer, createKafka, ensureTopics, type BatchHandler } from '@chainpipe/kafka';
-import { CandleRepository, LatestCandles } from '@chainpipe/kline-store';
+import { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import { createRedis } from '@chainpipe/redis';
-import { createLogger, systemClock } from '@chainpipe/runtime';
-import { createTicksHandler } from '@chainpipe/kline-aggregator';
+import { createLogger, systemClock, type Field } from '@chainpipe/runtime';
+import { createTicksHandler, klineAggregatorConfig } from '@chainpipe/kline-aggregator';
 import { createMarketGatewayApp, klineModule } from '@chainpipe/market-gateway';
 import { latencyStats, machine, printTable, sustained } from './lib-stats';
 import { WsFleet } from './lib-ws-fleet';
 
 /**
  * The candlestick hot paths, each next to a raw baseline doing the same work in the same run:
- * 1. aggregator throughput (ticks → Postgres upserts of 6 intervals → Redis → kline.candles.v1)
+ * 1. aggregator throughput (ticks → Postgres upserts of 6 intervals → Redis → kline.candles.v2)
  *    vs a do-nothing consume of the same ticks by the same consumer, for 100, 1,000 and 10,000
  *    pools (BENCH_KLINE_POOLS), each on a ticks topic of its own; then the consumer lag while
  *    10,000 pools send one tick a second each for BENCH_KLINE_SUSTAIN_SECONDS;
@@ -46,8 +47,15 @@ const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3_000);
 /** Alternating rounds of the ohlcv paths (DURATION_MS per path in all). */
 const OHLCV_ROUNDS = 4;
 const HISTORY_ROWS = 300_000;
-/** The aggregator's default KLINE_AGGREGATOR_MAX_RECORDS_PER_CALL. */
-const MAX_RECORDS = Number(process.env.BENCH_KLINE_MAX_RECORDS ?? 500);
+/** KLINE_AGGREGATOR_MAX_RECORDS_PER_CALL: the aggregator's default unless BENCH_KLINE_MAX_RECORDS names another. */
+const aggregatorSetting = (field: Field<number>, env: string): number => {
+  const parsed = field.parse(process.env[env]);
+  if ('error' in parsed) throw new Error(`${env} ${parsed.error}`);
+  return parsed.value;
+};
+const MAX_RECORDS = aggregatorSetting(klineAggregatorConfig.KLINE_AGGREGATOR_MAX_RECORDS_PER_CALL, 'BENCH_KLINE_MAX_RECORDS');
+/** KLINE_AGGREGATOR_PARTITIONS_CONCURRENTLY: the aggregator's default unless BENCH_KLINE_PARTITIONS_CONCURRENTLY names another. */
+const PARTITIONS_CONCURRENTLY = aggregatorSetting(klineAggregatorConfig.KLINE_AGGREGATOR_PARTITIONS_CONCURRENTLY, 'BENCH_KLINE_PARTITIONS_CONCURRENTLY');
 
 const silent = createLogger({ name: 'bench-kline', level: 'warn' });
 
@@ -91,6 +99,8 @@ async function produceAll(kafka: Kafka, topic: string, ticks: MarketTickMessage[
 }
 
 const cpuMicros = (u: NodeJS.CpuUsage) => u.user + u.system;
+/** The machine's 1-minute load average: on a shared machine, the context of every figure. */
+const load = () => +loadavg()[0].toFixed(1);
 
 async function createTopics(kafka: Kafka, prefix: string): Promise<void> {
   const admin = kafka.admin();
@@ -117,6 +127,7 @@ function benchConsumer(setup: ConsumeSetup, handler: BatchHandler<MarketTickMess
     topicPrefix: setup.prefix,
     fromBeginning,
     maxRecordsPerCall: MAX_RECORDS,
+    partitionsConcurrently: PARTITIONS_CONCURRENTLY,
     onFatal: (reason, err) => {
       console.error(reason, err);
       process.exit(1);
@@ -125,27 +136,34 @@ function benchConsumer(setup: ConsumeSetup, handler: BatchHandler<MarketTickMess
   });
 }
 
-/** Time for a consumer with `handler` to work through `count` records of `prefix`'s ticks topic. */
-async function consumeAll(setup: ConsumeSetup, handler: BatchHandler<MarketTickMessage>, count: number): Promise<number> {
+/**
+ * Time for a consumer with `handler` to work through `count` records of `prefix`'s ticks topic:
+ * from the moment it has joined its group (kafkajs' run() resolves after the join) to the end of
+ * its last handler call, so the fetches and the decoding count for every handler alike; and how
+ * many calls it took.
+ */
+async function consumeAll(setup: ConsumeSetup, handler: BatchHandler<MarketTickMessage>, count: number): Promise<{ ms: number; calls: number }> {
   let seen = 0;
+  let calls = 0;
   let done!: () => void;
   const finished = new Promise<void>((r) => (done = r));
-  const t0 = { v: 0 };
+  let lastEnd = 0;
   const consumer = benchConsumer(
     setup,
     async (records, ctx) => {
-      if (!t0.v) t0.v = Date.now();
       await handler(records, ctx);
       seen += records.length;
+      calls++;
+      lastEnd = performance.now();
       if (seen >= count) done();
     },
     true,
   );
   await consumer.start();
+  const joined = performance.now();
   await finished;
-  const ms = Date.now() - t0.v;
   await consumer.stop();
-  return ms;
+  return { ms: lastEnd - joined, calls };
 }
 
 /**
@@ -210,6 +228,7 @@ export async function run(): Promise<void> {
   const candles = new CandleRepository(db);
   const aggregate = createTicksHandler({
     candles,
+    pools: new PoolRepository(db),
     latest: new LatestCandles(redis),
     publish: (messages) => producer.publish(TOPICS.klineCandles, messages),
     registry: new Registry(),
@@ -229,21 +248,25 @@ export async function run(): Promise<void> {
     await createTopics(kafka, setPrefix);
     await produceAll(kafka, setPrefix + TOPICS.marketTicks.name, ticks);
     const rawCpu = process.cpuUsage();
-    const rawMs = await consumeAll({ ...consumeOpts, prefix: setPrefix }, async () => undefined, TICKS);
+    const raw = await consumeAll({ ...consumeOpts, prefix: setPrefix }, async () => undefined, TICKS);
     const rawUs = cpuMicros(process.cpuUsage(rawCpu)) / TICKS;
     const aggCpu = process.cpuUsage();
-    const aggMs = await consumeAll({ ...consumeOpts, prefix: setPrefix }, aggregate, TICKS);
+    const agg = await consumeAll({ ...consumeOpts, prefix: setPrefix }, aggregate, TICKS);
     const aggUs = cpuMicros(process.cpuUsage(aggCpu)) / TICKS;
+    const rawRate = (TICKS / raw.ms) * 1000;
+    const aggRate = (TICKS / agg.ms) * 1000;
     // CPU of this process per tick: less disturbed by other load on the machine than the rates.
     throughput.push({
       pools,
       ticks: TICKS,
-      'aggregator ticks/s': Math.round((TICKS / aggMs) * 1000),
-      'do-nothing ticks/s': Math.round((TICKS / rawMs) * 1000),
+      'aggregator ticks/s': Math.round(aggRate),
+      'do-nothing ticks/s': Math.round(rawRate),
       'aggregator CPU µs/tick': Math.round(aggUs),
       'do-nothing CPU µs/tick': Math.round(rawUs),
+      'ticks per call': Math.round(TICKS / agg.calls),
+      'load average': load(),
     });
-    ratios.push(`aggregator with ${pools} pools: ${(rawMs / aggMs).toFixed(3)}x the do-nothing consume`);
+    ratios.push(`aggregator with ${pools} pools: ${(aggRate / rawRate).toFixed(3)}x the do-nothing consume`);
   }
   if (throughput.length) printTable(throughput);
 
@@ -257,7 +280,7 @@ export async function run(): Promise<void> {
     const feed = await sustainedFeed({ ...consumeOpts, prefix: setPrefix }, aggregate, ids, SUSTAIN_SECONDS);
     printTable(feed.samples);
     const drained = feed.leftAfterDrain === 0 ? `drained ${feed.drainMs} ms after the feed stopped` : `${feed.leftAfterDrain} ticks still behind ${feed.drainMs} ms after the feed stopped`;
-    ratios.push(`sustained ${pools} pools (${pools} ticks/s for ${SUSTAIN_SECONDS} s): lag at the end of the feed ${feed.maxLag} ticks (${(feed.maxLag / pools).toFixed(1)} s of feed), ${drained}`);
+    ratios.push(`sustained ${pools} pools (${pools} ticks/s for ${SUSTAIN_SECONDS} s): lag at most ${feed.maxLag} ticks (${(feed.maxLag / pools).toFixed(1)} s of feed), ${drained}; load average ${load()}`);
   }
   if (!PARTS.includes('gateway')) {
     console.log(ratios.map((r) => `  ${r}`).join('\n'));
@@ -267,7 +290,7 @@ export async function run(): Promise<void> {
     return;
   }
 
-  // The gateway app with the kline module, its hub fed by kline.candles.v1.
+  // The gateway app with the kline module, its hub fed by kline.candles.v2.
   const keys = new ApiKeyRepository(db);
   const appId = `bench-${randomBytes(3).toString('hex')}`;
   await keys.createApp(appId, 'kline bench');
@@ -293,8 +316,8 @@ export async function run(): Promise<void> {
 
   // 2. Tick → WebSocket latency at a steady rate, vs raw Kafka produce → consume.
   const [latPool] = await seedPools(db, 1, 'cc');
-  const aggConsumer = new BatchConsumer<MarketTickMessage>({ kafka, groupId: `bench-agg-${randomBytes(3).toString('hex')}`, spec: TOPICS.marketTicks, contracts, producer, handler: aggregate, logger: silent, registry: new Registry(), topicPrefix: prefix, fromBeginning: false, maxRecordsPerCall: 500, onFatal: (r, e) => console.error(r, e) });
-  const hubConsumer = new BatchConsumer<KlineCandleMessage>({ kafka, groupId: `bench-hub-${randomBytes(3).toString('hex')}`, spec: TOPICS.klineCandles, contracts, producer, handler: kline.candlesHandler, logger: silent, registry: new Registry(), topicPrefix: prefix, fromBeginning: false, onFatal: (r, e) => console.error(r, e) });
+  const aggConsumer = new BatchConsumer<MarketTickMessage>({ kafka, groupId: `bench-agg-${randomBytes(3).toString('hex')}`, spec: TOPICS.marketTicks, contracts, producer, handler: aggregate, logger: silent, registry: new Registry(), topicPrefix: prefix, fromBeginning: false, maxRecordsPerCall: MAX_RECORDS, partitionsConcurrently: PARTITIONS_CONCURRENTLY, onFatal: (r, e) => console.error(r, e) });
+  const hubConsumer = new BatchConsumer<KlineCandlesMessage>({ kafka, groupId: `bench-hub-${randomBytes(3).toString('hex')}`, spec: TOPICS.klineCandles, contracts, producer, handler: kline.candlesHandler, logger: silent, registry: new Registry(), topicPrefix: prefix, fromBeginning: false, onFatal: (r, e) => console.error(r, e) });
   await Promise.all([aggConsumer.start(), hubConsumer.start()]);
   await new Promise((r) => setTimeout(r, 4000));
   const client = new WebSocket(`${gwBase.replace('http', 'ws')}/kline/api/v1/kline/ws`, { headers: { 'x-api-key': key.token } });
@@ -347,7 +370,7 @@ export async function run(): Promise<void> {
   const lw = latencyStats(wsLat);
   const lr = latencyStats(rawLat);
   printTable([
-    { path: 'tick → aggregator → kline.candles.v1 → hub → ws client', samples: lw.count, 'p50 ms': +lw.p50.toFixed(1), 'p99 ms': +lw.p99.toFixed(1) },
+    { path: 'tick → aggregator → kline.candles.v2 → hub → ws client', samples: lw.count, 'p50 ms': +lw.p50.toFixed(1), 'p99 ms': +lw.p99.toFixed(1) },
     { path: 'raw kafkajs produce → consume', samples: lr.count, 'p50 ms': +lr.p50.toFixed(1), 'p99 ms': +lr.p99.toFixed(1) },
   ]);
   ratios.push(`tick → ws latency at ${rate}/s: p50 ${lw.p50.toFixed(1)} ms, p99 ${lw.p99.toFixed(1)} ms (${(lw.p50 / lr.p50).toFixed(1)}x / ${(lw.p99 / lr.p99).toFixed(1)}x one raw Kafka hop; the path has two hops and a Postgres transaction)`);
@@ -355,7 +378,7 @@ export async function run(): Promise<void> {
 
   // 3. Fan-out: hub vs raw ws broadcast of the same frames.
   const frames = 20;
-  const candle = (i: number): KlineCandleMessage => ({ pool_id: 1, chain_type: 'evm', chain_id: 1, pool_address: `0xcc${'1'.padStart(40, '0')}`, token: 'base', interval: '1s', open_time: latT0 + i, open: 1, high: 2, low: 0.5, close: 1.5, volume: i, updated_at: Date.now() });
+  const candle = (i: number): KlineCandlesMessage => ({ pool_id: 1, chain_type: 'evm', chain_id: 1, pool_address: `0xcc${'1'.padStart(40, '0')}`, token: 'base', updated_at: Date.now(), candles: [{ interval: '1s', open_time: latT0 + i, open: 1, high: 2, low: 0.5, close: 1.5, volume: i }] });
   const fanRows: Record<string, string | number>[] = [];
   const subscribe = { id: 's', type: 'subscribe', data: { chain_type: 'evm', chain_id: 1, pool_address: `0xcc${'1'.padStart(40, '0')}`, intervals: ['1s'] } };
   for (const n of FANOUT) {
@@ -375,7 +398,8 @@ export async function run(): Promise<void> {
     const rawClients = await WsFleet.connect({ url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, count: n });
     const rawMs = await rawClients.timeDelivery(frames, () => {
       for (let i = 0; i < frames; i++) {
-        const frame = JSON.stringify({ id: '', time: Date.now(), type: 'ohlcv', code: 0, data: candle(i), msg: 'ok' });
+        const { candles, ...pool } = candle(i);
+        const frame = JSON.stringify({ id: '', time: Date.now(), type: 'ohlcv', code: 0, data: { ...pool, ...candles[0] }, msg: 'ok' });
         for (const c of wss.clients) c.send(frame);
       }
     });

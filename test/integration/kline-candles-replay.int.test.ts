@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import type { KlineCandleMessage, MarketTickMessage } from '@chainpipe/contracts';
+import type { KlineCandle, KlineCandlesMessage, MarketTickMessage } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
-import { poolKey } from '@chainpipe/kline';
-import { CandleRepository, LatestCandles } from '@chainpipe/kline-store';
+import { alignOpenTime, INTERVALS, poolKey } from '@chainpipe/kline';
+import { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { systemClock } from '@chainpipe/runtime';
-import { testEnv } from '@chainpipe/testing';
+import { randomIndex, seededRandom, testEnv } from '@chainpipe/testing';
 import { createTicksHandler } from '../../apps/kline-aggregator/src/ticks.handler';
 
 /**
@@ -81,21 +81,24 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
       .select('interval', 'open_time', 'open', 'high', 'low', 'close', 'volume')) as { interval: string; open_time: string }[];
     return rows.map((r) => ({ ...r, open_time: Number(r.open_time) }));
   }
+  /** A kline.candles.v2 record's candles, each with its pool (the shape of the Redis snapshot). */
+  const flatten = ({ candles, ...head }: KlineCandlesMessage): KlineCandle[] => candles.map((c) => ({ ...head, ...c }));
   const sortCandles = <T extends { interval: string; open_time: number }>(list: T[]) => [...list].sort((a, b) => a.interval.localeCompare(b.interval) || a.open_time - b.open_time);
 
   it('stores, keeps in Redis and publishes the same candles when a batch comes again', async () => {
     const latest = new LatestCandles(redis);
-    let published: KlineCandleMessage[] = [];
+    let published: KlineCandle[] = [];
     const handler = createTicksHandler({
       candles: new CandleRepository(db),
+      pools: new PoolRepository(db),
       latest,
       registry: new Registry(),
       clock: systemClock,
-      publish: async (messages) => void (published = messages.map((m) => m.value)),
+      publish: async (messages) => void (published = messages.flatMap((m) => flatten(m.value))),
     });
     const ctx = { heartbeat: async () => {}, signal: new AbortController().signal };
     const deliver = (ticks: MarketTickMessage[]) => handler(ticks.map((value) => ({ value }) as unknown as Parameters<typeof handler>[0][number]), ctx);
-    const withoutTime = (list: KlineCandleMessage[]) => sortCandles(list.map(({ updated_at: _, ...c }) => c));
+    const withoutTime = (list: KlineCandle[]) => sortCandles(list.map(({ updated_at: _, ...c }) => c));
     // Each call stamps its candles' updated_at: the rest is what must not change.
     const redisState = async () =>
       Promise.all(pools.map(async ({ ref }) => withoutTime([...(await latest.get(poolKey(ref), ['1s', '1m', '15m', '1h', '4h', '1d', '1w', '1M', '1Y'])).values()])));
@@ -118,5 +121,179 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
     await deliver([...batch(0), ...batch(1)]);
     for (const { id, scale } of pools) expect(await storedCandles(id), `pool ×${scale}, both replayed in one batch`).to.deep.equal(sortCandles(expectedFor(scale)));
     expect(await redisState(), 'Redis snapshots unchanged').to.deep.equal(redisBefore);
+  });
+
+  it('dead-letters a tick naming no registered pool and stores the rest of its call', async () => {
+    const handler = createTicksHandler({
+      candles: new CandleRepository(db),
+      pools: new PoolRepository(db),
+      latest: new LatestCandles(redis),
+      registry: new Registry(),
+      clock: systemClock,
+      publish: async () => {},
+    });
+    const [{ max }] = (await db('kline.pools').max<{ max: number }[]>({ max: 'id' })) as { max: number }[];
+    const good = [...batch(0), ...batch(1)];
+    const stray: MarketTickMessage = { ...good[0], pool_id: max + 1000 };
+    const records = [...good, stray].map((value, i) => ({ topic: 't', partition: 0, offset: String(i), key: null, value, headers: {}, timestamp: '0' }));
+    const result = await handler(records, { heartbeat: async () => {}, signal: new AbortController().signal });
+    expect(result?.deadLetters?.map((d) => [d.record.offset, d.code])).to.deep.equal([[String(good.length), 'STORE_REJECTED']]);
+    for (const { id, scale } of pools) expect(await storedCandles(id), `pool ×${scale}`).to.deep.equal(sortCandles(expectedFor(scale)));
+  });
+});
+
+/**
+ * The aggregator folds a whole consumer call (many pools, many ticks of each) into one
+ * transaction and one kline.candles.v2 record per pool. Ticks of 20 pools around a new year
+ * (every interval's boundary), in a seeded shuffle, stored in calls of one size; then the same
+ * ticks replayed as one call and in calls of another size (a consumer restarted with another
+ * KLINE_AGGREGATOR_MAX_RECORDS_PER_CALL replays other chunk boundaries). Stored, published and
+ * Redis candles are compared with candles computed here from the ticks by the merge rules.
+ */
+describe('kline-aggregator: a replay in other chunks leaves the same candles', () => {
+  const env = testEnv();
+  let db: Knex;
+  let redis: Redis;
+  const NEW_YEAR = Date.parse('2027-01-01T00:00:00Z') / 1000;
+  const SECONDS = Array.from({ length: 20 }, (_, i) => i - 10);
+  const pools: { id: number; ref: { chain_type: string; chain_id: number; pool_address: string; token: 'base' } }[] = [];
+
+  before(async () => {
+    db = createDb({ url: env.databaseUrl, poolMax: 2 });
+    redis = createRedis({ url: env.redisUrl, keyPrefix: `${env.runId}:kline-rechunk:` });
+    for (let p = 0; p < 20; p++) {
+      const ref = { chain_type: 'evm', chain_id: 1, pool_address: `0x${randomBytes(20).toString('hex')}`, token: 'base' as const };
+      const [{ id }] = (await db('kline.pools').insert({ ...ref, chain_id: String(ref.chain_id), network_id: 'eth', is_active: true }).returning('id')) as { id: number }[];
+      pools.push({ id, ref });
+    }
+  });
+
+  after(async () => {
+    await db('kline.pools').whereIn('id', pools.map((p) => p.id)).delete();
+    await db.destroy();
+    redis.disconnect();
+  });
+
+  // Three snapshots of each second of each pool: the open fixed, high/low widening, volume
+  // growing, the close of the newest snapshot (by receive rank) 0.2 above the open.
+  const CLOSE_STEP = [0.3, 0.1, 0.2];
+  const allTicks = (): MarketTickMessage[] =>
+    pools.flatMap(({ id, ref }, p) =>
+      SECONDS.flatMap((s) =>
+        [0, 1, 2].map((j): MarketTickMessage => {
+          const base = 100 + s * 0.5 + p;
+          return {
+            pool_id: id, ...ref, network_id: 'eth', interval: '1s', open_time: NEW_YEAR + s,
+            open: base, high: base + 1 + j, low: base - 1 - j, close: base + CLOSE_STEP[j], volume: (s + 11) * (j + 1) * (p + 1),
+            received_at: 1_800_000_000_000 + (s + 10) * 1000 + j, seq: j,
+          };
+        }),
+      ),
+    );
+
+  /** The candles the merge rules give for `list`: 1s per second, every longer one from its seconds. */
+  function expectedCandles(list: MarketTickMessage[]): Map<string, KlineCandle> {
+    const seconds = new Map<string, { tick: MarketTickMessage; open: number; high: number; low: number; close: number; volume: number; rank: number }>();
+    for (const t of list) {
+      const id = `${t.pool_id}|${t.open_time}`;
+      const rank = t.received_at * 1000 + t.seq;
+      const cur = seconds.get(id);
+      if (!cur) {
+        seconds.set(id, { tick: t, open: t.open!, high: t.high!, low: t.low!, close: t.close!, volume: t.volume!, rank });
+        continue;
+      }
+      cur.high = Math.max(cur.high, t.high!);
+      cur.low = Math.min(cur.low, t.low!);
+      cur.volume = Math.max(cur.volume, t.volume!);
+      if (rank > cur.rank) [cur.close, cur.rank] = [t.close!, rank];
+    }
+    const out = new Map<string, KlineCandle>();
+    const ordered = [...seconds.values()].sort((a, b) => a.tick.open_time - b.tick.open_time);
+    for (const sec of ordered) {
+      const { pool_id, chain_type, chain_id, pool_address, token, open_time } = sec.tick;
+      for (const interval of INTERVALS) {
+        const start = alignOpenTime(interval, open_time);
+        const id = `${pool_id}|${interval}|${start}`;
+        const c = out.get(id);
+        if (!c) {
+          out.set(id, { pool_id, chain_type, chain_id, pool_address, token, updated_at: 0, interval, open_time: start, open: sec.open, high: sec.high, low: sec.low, close: sec.close, volume: sec.volume });
+          continue;
+        }
+        c.high = Math.max(c.high as number, sec.high);
+        c.low = Math.min(c.low as number, sec.low);
+        c.close = sec.close;
+        c.volume = (c.volume as number) + sec.volume;
+      }
+    }
+    return out;
+  }
+
+  const keyOf = (c: { pool_id: number; interval: string; open_time: number }) => `${c.pool_id}|${c.interval}|${c.open_time}`;
+  const withoutTime = ({ updated_at: _, ...c }: KlineCandle) => c;
+
+  async function stored(): Promise<Map<string, unknown>> {
+    const rows = (await db('kline.candles').whereIn('pool_id', pools.map((p) => p.id)).select('pool_id', 'interval', 'open_time', 'open', 'high', 'low', 'close', 'volume')) as { pool_id: number; interval: string; open_time: string }[];
+    return new Map(rows.map((r) => [keyOf({ ...r, open_time: Number(r.open_time) }), { ...r, open_time: Number(r.open_time) }]));
+  }
+
+  it('stores, publishes and keeps in Redis the candles of the ticks, however the calls are cut and replayed', async () => {
+    const rnd = seededRandom(30);
+    const shuffled = allTicks();
+    for (let i = shuffled.length - 1; i > 0; i--) {
+      const j = randomIndex(rnd, i + 1);
+      [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
+    }
+    const expected = expectedCandles(shuffled);
+    const expectedStored = new Map([...expected].filter(([, c]) => !['1w', '1M', '1Y'].includes(c.interval)).map(([k, c]) => {
+      const { pool_id, interval, open_time, open, high, low, close, volume } = c;
+      return [k, { pool_id, interval, open_time, open, high, low, close, volume }];
+    }));
+    const latest = new LatestCandles(redis);
+    let records: KlineCandlesMessage[] = [];
+    const handler = createTicksHandler({ candles: new CandleRepository(db),
+      pools: new PoolRepository(db),
+      latest,
+      registry: new Registry(),
+      clock: systemClock,
+      publish: async (m) => void records.push(...m.map((x) => x.value)),
+    });
+    const ctx = { heartbeat: async () => {}, signal: new AbortController().signal };
+    /** Delivers `list` in calls of `size`; returns every candle published, the last version of each. */
+    const deliver = async (list: MarketTickMessage[], size: number) => {
+      const lastPublished = new Map<string, KlineCandle>();
+      for (let i = 0; i < list.length; i += size) {
+        records = [];
+        const call = list.slice(i, i + size);
+        await handler(call.map((value) => ({ value }) as unknown as Parameters<typeof handler>[0][number]), ctx);
+        const poolsInCall = new Set(call.map((t) => t.pool_id));
+        expect(records.map((r) => r.pool_id).sort(), 'one record per pool of the call').to.deep.equal([...poolsInCall].sort());
+        for (const { candles, ...head } of records) {
+          const keys = candles.map((c) => `${c.interval}|${c.open_time}`);
+          expect(new Set(keys).size, 'each candle once in its record').to.equal(keys.length);
+          for (const c of candles) lastPublished.set(keyOf({ ...head, ...c }), { ...head, ...c });
+        }
+      }
+      return lastPublished;
+    };
+    const redisSnapshot = async () => {
+      const out = new Map<string, unknown>();
+      for (const { ref } of pools) for (const [interval, c] of await latest.get(poolKey(ref), [...INTERVALS])) out.set(`${poolKey(ref)}|${interval}`, withoutTime(c));
+      return out;
+    };
+    const newestExpected = new Map<string, unknown>();
+    for (const c of [...expected.values()].sort((a, b) => a.open_time - b.open_time)) newestExpected.set(`${poolKey(c)}|${c.interval}`, withoutTime(c));
+
+    const first = await deliver(shuffled, 97);
+    expect(await stored(), 'stored after calls of 97').to.deep.equal(expectedStored);
+    expect(new Map([...first].map(([k, c]) => [k, withoutTime(c)])), 'published after calls of 97').to.deep.equal(new Map([...expected].map(([k, c]) => [k, withoutTime(c)])));
+    expect(await redisSnapshot(), 'Redis holds the newest candle of each interval').to.deep.equal(newestExpected);
+
+    const again = await deliver(shuffled, shuffled.length);
+    expect(await stored(), 'stored after the whole replay in one call').to.deep.equal(expectedStored);
+    expect(new Map([...again].map(([k, c]) => [k, withoutTime(c)])), 'the replay publishes every candle as stored').to.deep.equal(new Map([...expected].map(([k, c]) => [k, withoutTime(c)])));
+
+    await deliver([...shuffled].reverse(), 251);
+    expect(await stored(), 'stored after a replay in calls of 251, reversed').to.deep.equal(expectedStored);
+    expect(await redisSnapshot(), 'Redis unchanged by the replays').to.deep.equal(newestExpected);
   });
 });

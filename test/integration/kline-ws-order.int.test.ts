@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { WebSocketServer } from 'ws';
-import type { KlineCandleMessage, MarketTickMessage } from '@chainpipe/contracts';
+import type { KlineCandle, KlineCandlesMessage, MarketTickMessage } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
 import { poolKey } from '@chainpipe/kline';
 import { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
@@ -86,9 +86,11 @@ describe('candlestick WebSocket: command order and snapshot age', () => {
     return c;
   };
   const data = { chain_type: 'evm', chain_id: 1 } as const;
-  const candle = (interval: KlineCandleMessage['interval'], openTime: number, close: number, updatedAt: number): KlineCandleMessage => ({
+  const candle = (interval: KlineCandle['interval'], openTime: number, close: number, updatedAt: number): KlineCandle => ({
     pool_id: 1, ...pool, interval, open_time: openTime, open: 1, high: Math.max(1, close), low: 1, close, volume: 10, updated_at: updatedAt,
   });
+  /** The kline.candles.v2 record of one candle. */
+  const record = ({ interval, open_time, open, high, low, close, volume, ...head }: KlineCandle): KlineCandlesMessage => ({ ...head, candles: [{ interval, open_time, open, high, low, close, volume }] });
   /** The first look-up is the slowest: run side by side, the later command would finish first. */
   const slowLookups = () => {
     let n = 0;
@@ -104,7 +106,7 @@ describe('candlestick WebSocket: command order and snapshot age', () => {
     expect(unsubscribed).to.include({ type: 'unsubscribed', code: 0 });
     expect(unsubscribed.data.removed_keys).to.deep.equal([key]);
     expect(c.received.map((m) => `${m.id}:${m.type}`), 'replies in command order').to.deep.equal(['s1:subscribed', 'u1:unsubscribed']);
-    hub.deliver(candle('1m', 1_800_000_000, 2, Date.now()));
+    hub.deliver(record(candle('1m', 1_800_000_000, 2, Date.now())));
     expect(await c.collect((m) => m.type === 'ohlcv', 300), 'no push after the unsubscribe').to.deep.equal([]);
   });
 
@@ -118,8 +120,8 @@ describe('candlestick WebSocket: command order and snapshot age', () => {
       ['s2', ['1m', '1h']],
       ['s3', ['1s']],
     ]);
-    hub.deliver(candle('1m', 1_800_000_060, 3, Date.now()));
-    hub.deliver(candle('1s', 1_800_000_061, 4, Date.now()));
+    hub.deliver(record(candle('1m', 1_800_000_060, 3, Date.now())));
+    hub.deliver(record(candle('1s', 1_800_000_061, 4, Date.now())));
     const push = await c.next((m) => m.type === 'ohlcv' && m.msg !== 'snapshot');
     expect(push.data).to.include({ interval: '1s', close: 4 });
     expect(await c.collect((m) => m.type === 'ohlcv' && m.data.interval === '1m', 300), 'the earlier intervals are gone').to.deep.equal([]);
@@ -139,7 +141,7 @@ describe('candlestick WebSocket: command order and snapshot age', () => {
     const c = await open();
     c.send({ id: 's4', type: 'subscribe', data: { ...data, pool_address: pool.pool_address, intervals: ['1m'] } });
     await read; // Redis answered with the candle at close 5
-    hub.deliver(candle('1m', openTime, 6, 2_000)); // the same candle, later: close 6
+    hub.deliver(record(candle('1m', openTime, 6, 2_000))); // the same candle, later: close 6
     expect((await c.next((m) => m.type === 'ohlcv' && m.msg !== 'snapshot')).data).to.include({ open_time: openTime, close: 6 });
     release();
     const snapshot = await c.next((m) => m.type === 'ohlcv' && m.msg === 'snapshot');
@@ -153,23 +155,26 @@ describe('candlestick WebSocket: command order and snapshot age', () => {
     const heldAtPublish: { interval: string; close: unknown; inRedis: unknown }[] = [];
     const handler = createTicksHandler({
       candles,
+      pools: new PoolRepository(db),
       latest,
       registry: new Registry(),
       clock: systemClock,
       publish: async (messages) => {
         for (const { value } of messages) {
-          const stored = (await latest.get(poolKey(value), [value.interval])).get(value.interval);
-          heldAtPublish.push({ interval: value.interval, close: value.close, inRedis: stored?.open_time === value.open_time ? stored.close : undefined });
+          for (const c of value.candles) {
+            const stored = (await latest.get(poolKey(value), [c.interval])).get(c.interval);
+            heldAtPublish.push({ interval: c.interval, close: c.close, inRedis: stored?.open_time === c.open_time ? stored.close : undefined });
+          }
         }
       },
     });
     const tick = (close: number, seq: number): MarketTickMessage => ({
       pool_id: poolId, ...pool, network_id: 'eth', interval: '1m', open_time: 1_800_000_180, open: 1, high: close, low: 1, close, volume: 1, received_at: Date.now(), seq,
     });
-    const record = (value: MarketTickMessage) => ({ value }) as unknown as Parameters<typeof handler>[0][number];
+    const consumed = (value: MarketTickMessage) => ({ value }) as unknown as Parameters<typeof handler>[0][number];
     const ctx = { heartbeat: async () => {}, signal: new AbortController().signal };
-    await handler([record(tick(7, 1))], ctx);
-    await handler([record(tick(8, 2))], ctx);
+    await handler([consumed(tick(7, 1))], ctx);
+    await handler([consumed(tick(8, 2))], ctx);
     const oneMinute = heldAtPublish.filter((h) => h.interval === '1m');
     expect(oneMinute.map((h) => h.close)).to.deep.equal([7, 8]);
     for (const h of oneMinute) expect(h.inRedis, 'Redis holds the published candle').to.equal(h.close);

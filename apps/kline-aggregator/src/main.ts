@@ -1,7 +1,7 @@
 import { TOPICS } from '@chainpipe/contracts';
 import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
-import { CandleRepository, LatestCandles } from '@chainpipe/kline-store';
+import { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import { addRedis } from '@chainpipe/redis';
 import { runService, systemClock } from '@chainpipe/runtime';
 import { klineAggregatorConfig } from './config';
@@ -18,8 +18,10 @@ runService('kline-aggregator', klineAggregatorConfig, async (svc) => {
   await kafka.consume(TOPICS.marketTicks, {
     groupId: config.KLINE_AGGREGATOR_GROUP,
     maxRecordsPerCall: config.KLINE_AGGREGATOR_MAX_RECORDS_PER_CALL,
+    partitionsConcurrently: config.KLINE_AGGREGATOR_PARTITIONS_CONCURRENTLY,
     handler: createTicksHandler({
       candles,
+      pools: new PoolRepository(db),
       latest: new LatestCandles(redis),
       publish: (messages) => producer.publish(TOPICS.klineCandles, messages),
       registry,

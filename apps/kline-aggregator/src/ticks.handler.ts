@@ -1,19 +1,27 @@
 import { Counter, type Registry } from 'prom-client';
-import type { KlineCandleMessage, MarketTickMessage } from '@chainpipe/contracts';
-import type { BatchHandler, OutgoingMessage } from '@chainpipe/kafka';
-import { poolKey, updateRank, type OhlcvRecord, type PoolUpdate } from '@chainpipe/kline';
-import type { CandleRepository, LatestCandles } from '@chainpipe/kline-store';
+import type { KlineCandle, KlineCandlesMessage, MarketTickMessage } from '@chainpipe/contracts';
+import type { BatchHandler, DeadLetter, OutgoingMessage } from '@chainpipe/kafka';
+import { candlesHead, candlesMessage, poolCandle, poolKey, updateRank, type CandlesHead, type CandleValues, type OhlcvRecord, type PoolUpdate } from '@chainpipe/kline';
+import type { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import { NonRetryableError, type Clock } from '@chainpipe/runtime';
 
 export interface TicksHandlerDeps {
   candles: Pick<CandleRepository, 'applyUpdates' | 'rollupsOf'>;
+  pools: Pick<PoolRepository, 'existing'>;
   latest: Pick<LatestCandles, 'putMany'>;
-  publish: (messages: OutgoingMessage<KlineCandleMessage>[]) => Promise<void>;
+  publish: (messages: OutgoingMessage<KlineCandlesMessage>[]) => Promise<void>;
   registry: Registry;
   clock: Pick<Clock, 'now'>;
 }
 
 type PoolMeta = Pick<MarketTickMessage, 'chain_type' | 'chain_id' | 'pool_address' | 'token'>;
+
+/**
+ * Candles of one pool in one kline.candles.v2 record at most (the schema's `maxItems`): a call
+ * catching up on a long backlog may change thousands of one pool's 1s candles, and a record must
+ * stay far within the topic's 1 MiB.
+ */
+export const MAX_CANDLES_PER_RECORD = 500;
 
 /** Postgres refused the data itself (a tick naming no registered pool): it will never succeed. */
 function isDataError(err: unknown): boolean {
@@ -21,19 +29,33 @@ function isDataError(err: unknown): boolean {
   return typeof code === 'string' && (code === '23503' || code.startsWith('22'));
 }
 
+interface PoolOut {
+  key: string;
+  head: CandlesHead;
+  candles: CandleValues[];
+  /** The same candles with their pool: what Redis keeps the newest of. */
+  latest: KlineCandle[];
+}
+
 /**
  * market.ticks.v1 → candles. One handler call stores its ticks in one transaction (every stored
  * interval), rolls the changed days up into 1w/1M/1Y, keeps the latest per pool and interval in
- * Redis (one pipeline for the whole call) and then publishes every resulting candle to kline.candles.v1; it resolves only then, so
- * the consumer commits offsets after all of it. Redis first: a gateway that pushed a candle from
- * kline.candles.v1 and then reads a snapshot from Redis must find that candle or a newer one,
- * never the one before it. A replay after a crash stores the same values
- * (order-insensitive merging) and publishes the same candles again (clients upsert by pool,
- * interval and open_time).
+ * Redis (one pipeline for the whole call) and then publishes each pool's changed candles in one
+ * kline.candles.v2 record; it resolves only then, so the consumer commits offsets after all of
+ * it. Redis first: a gateway that pushed a candle from kline.candles.v2 and then reads a
+ * snapshot from Redis must find that candle or a newer one, never the one before it. A replay
+ * after a crash stores the same values (order-insensitive merging) and publishes the same
+ * candles again (clients upsert by pool, interval and open_time).
  */
 export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketTickMessage> {
-  const candlesOut = new Counter({ name: 'chainpipe_kline_candles_published_total', help: 'Candles published to kline.candles.v1, by interval', labelNames: ['interval'], registers: [deps.registry] });
-  return async (records) => {
+  const candlesOut = new Counter({ name: 'chainpipe_kline_candles_published_total', help: 'Candles published to kline.candles.v2, by interval', labelNames: ['interval'], registers: [deps.registry] });
+  return async (consumed) => {
+    // Ticks naming no registered pool are dead letters up front: left to the foreign key, one
+    // would fail the whole call and have it retried record by record (thousands of transactions).
+    const known = await deps.pools.existing([...new Set(consumed.map((r) => r.value.pool_id))]);
+    const deadLetters: DeadLetter[] = [];
+    const records = consumed.filter((r) => known.has(r.value.pool_id) || void deadLetters.push({ record: r, reason: `no registered pool ${r.value.pool_id}`, code: 'STORE_REJECTED' }));
+    if (!records.length) return { deadLetters };
     const meta = new Map<number, PoolMeta>();
     const updates: PoolUpdate[] = records.map(({ value: t }) => {
       meta.set(t.pool_id, { chain_type: t.chain_type, chain_id: t.chain_id, pool_address: t.pool_address, token: t.token });
@@ -48,20 +70,27 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
     }
     const rolled = await deps.candles.rollupsOf(stored.filter((c) => c.interval === '1d'));
     const updatedAt = deps.clock.now();
-    const byPool = new Map<string, KlineCandleMessage[]>();
-    for (const c of [...stored, ...rolled]) {
-      const m = meta.get(c.pool_id)!;
-      const key = poolKey(m);
-      const msg: KlineCandleMessage = { pool_id: c.pool_id, ...m, interval: c.interval, open_time: c.open_time, open: c.open, high: c.high, low: c.low, close: c.close, volume: c.volume, updated_at: updatedAt };
-      const list = byPool.get(key);
-      if (list) list.push(msg);
-      else byPool.set(key, [msg]);
-    }
-    const messages = [...byPool.values()].flatMap((list) => list.map((value) => ({ value })));
-    await deps.latest.putMany(byPool);
-    await deps.publish(messages);
+    const byPool = new Map<number, PoolOut>();
     const perInterval = new Map<string, number>();
-    for (const m of messages) perInterval.set(m.value.interval, (perInterval.get(m.value.interval) ?? 0) + 1);
+    for (const c of [...stored, ...rolled]) {
+      let out = byPool.get(c.pool_id);
+      if (!out) {
+        const m = meta.get(c.pool_id)!;
+        out = { key: poolKey(m), head: candlesHead(c.pool_id, m, updatedAt), candles: [], latest: [] };
+        byPool.set(c.pool_id, out);
+      }
+      const values: CandleValues = { interval: c.interval, open_time: c.open_time, open: c.open, high: c.high, low: c.low, close: c.close, volume: c.volume };
+      out.candles.push(values);
+      out.latest.push(poolCandle(out.head, values));
+      perInterval.set(c.interval, (perInterval.get(c.interval) ?? 0) + 1);
+    }
+    await deps.latest.putMany([...byPool.values()].map((p) => [p.key, p.latest] as const));
+    const messages: OutgoingMessage<KlineCandlesMessage>[] = [];
+    for (const p of byPool.values()) {
+      for (let i = 0; i < p.candles.length; i += MAX_CANDLES_PER_RECORD) messages.push({ value: candlesMessage(p.head, p.candles.length <= MAX_CANDLES_PER_RECORD ? p.candles : p.candles.slice(i, i + MAX_CANDLES_PER_RECORD)) });
+    }
+    await deps.publish(messages);
     for (const [interval, n] of perInterval) candlesOut.inc({ interval }, n);
+    return deadLetters.length ? { deadLetters } : undefined;
   };
 }

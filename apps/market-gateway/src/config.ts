@@ -21,5 +21,5 @@ export const marketGatewayConfig = {
   KLINE_MARKET_TIMEOUT_MS: int({ default: 10_000, min: 100, doc: 'a market look-up not answered by then is 99001' }),
   KLINE_WS_PING_MS: int({ default: 30_000, min: 100, doc: 'WebSocket keep-alive: ping interval; a connection that missed the previous ping is closed' }),
   KLINE_WS_MAX_BUFFERED_BYTES: int({ default: 1024 * 1024, min: 1024, doc: 'a WebSocket client with more queued unsent is too slow and is closed' }),
-  KLINE_HUB_GROUP_PREFIX: str({ default: 'market-gateway-hub', doc: 'consumer group prefix for kline.candles.v1; each gateway process adds its host and a random suffix so every copy sees every candle; the group is deleted on a clean stop' }),
+  KLINE_HUB_GROUP_PREFIX: str({ default: 'market-gateway-hub', doc: 'consumer group prefix for kline.candles.v2; each gateway process adds its host and a random suffix so every copy sees every candle; the group is deleted on a clean stop' }),
 };

@@ -17,7 +17,7 @@ runService('market-gateway', marketGatewayConfig, async (svc) => {
   const resolveKey = createKeyResolver((keyId) => keys.findKey(keyId));
   const contracts = loadContracts();
 
-  // Candlesticks: pool notices out (kline.pools.v1), stored candles in (kline.candles.v1).
+  // Candlesticks: pool notices out (kline.pools.v1), stored candles in (kline.candles.v2).
   // The topics come from scripts/create-topics.ts (the k8s topics Job): an app creates none.
   const kafka = addKafka(svc, { contracts });
   const producer = await kafka.producer();

@@ -2,7 +2,7 @@ import type {
   KafkaAddressesChangesV1,
   KafkaChainFetchedV1,
   KafkaChainTxV1,
-  KafkaKlineCandlesV1,
+  KafkaKlineCandlesV2,
   KafkaKlinePoolsV1,
   KafkaMarketTicksV1,
   KafkaOrdersEventsV1,
@@ -73,8 +73,13 @@ export type AddressChangeMessage = KafkaAddressesChangesV1;
 export type TxPushMessage = KafkaTxPushV1;
 /** One upstream update of one candle of a registered pool. */
 export type MarketTickMessage = KafkaMarketTicksV1;
-/** A stored (or rolled-up) candle. */
-export type KlineCandleMessage = KafkaKlineCandlesV1;
+/** kline.candles.v2: the candles of one pool that one aggregator call stored or rolled up. */
+export type KlineCandlesMessage = KafkaKlineCandlesV2;
+/**
+ * One of those candles with its pool's identity and store time: the latest candle per pool and
+ * interval in Redis, and what the gateway's hub pushes to WebSocket clients.
+ */
+export type KlineCandle = Omit<KlineCandlesMessage, 'candles'> & KlineCandlesMessage['candles'][number];
 /** Pool activation notices and the ingester's ensure command. */
 export type KlinePoolNotice = KafkaKlinePoolsV1;
 export type PriceQuoteMessage = KafkaPriceQuotesV1;
@@ -182,10 +187,12 @@ export const TOPICS = {
     partitions: 3,
     configs: { 'retention.ms': String(24 * 3600 * 1000) },
   }),
-  klineCandles: topic<KlineCandleMessage>({
-    name: 'kline.candles.v1',
+  klineCandles: topic<KlineCandlesMessage>({
+    // v2: one record per pool and aggregator call carrying all of its candles (v1 had one record
+    // per candle, about nine per tick; its consumers cannot read the new shape, hence a new name).
+    name: 'kline.candles.v2',
     encoding: 'json',
-    schema: 'kafka/kline.candles.v1',
+    schema: 'kafka/kline.candles.v2',
     key: (m) => poolKey(m.value),
     keyDoc: 'pool key (chain_type:chain_id:pool_address:token)',
     maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,

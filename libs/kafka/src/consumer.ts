@@ -21,6 +21,12 @@ export interface BatchConsumerOptions<T> {
   topicPrefix?: string;
   /** Upper bound of records handed to one handler call (and of work lost to a crash). */
   maxRecordsPerCall?: number;
+  /**
+   * Partitions whose chunks are handled at the same time (default 1). Each partition's chunks
+   * stay in order and are committed on their own; only for handlers whose writes of different
+   * partitions never touch the same rows (keyed topics whose key is the unit of the writes).
+   */
+  partitionsConcurrently?: number;
   retry?: RetryPolicy;
   /** Called when the consumer cannot go on (retries exhausted, kafkajs crash): the app stops. */
   onFatal: (reason: string, err: unknown) => void;
@@ -154,7 +160,7 @@ export class BatchConsumer<T> {
     await this.consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 1,
+      partitionsConsumedConcurrently: this.opts.partitionsConcurrently ?? 1,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
         for (const part of chunk(batch.messages, this.maxRecords)) {
           // Between chunks only: a started chunk is finished (and committed) even while stopping.

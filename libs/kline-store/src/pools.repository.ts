@@ -36,6 +36,13 @@ export class PoolRepository {
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
+  /** Which of these ids name a registered pool (active or not). */
+  async existing(ids: readonly number[]): Promise<Set<number>> {
+    if (!ids.length) return new Set();
+    const { rows } = await this.db.raw<{ rows: { id: number }[] }>('select id from kline.pools where id = any(?::int[])', [`{${ids.join(',')}}`]);
+    return new Set(rows.map((r) => r.id));
+  }
+
   async get(id: number): Promise<PoolRecord | undefined> {
     const row = await this.db<PoolRow>('kline.pools').where({ id }).first();
     return row ? toRecord(row) : undefined;

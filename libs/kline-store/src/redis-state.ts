@@ -1,54 +1,97 @@
-import type { HttpKlineIngesterStatus, KlineCandleMessage } from '@chainpipe/contracts';
+import type { HttpKlineIngesterStatus, KlineCandle } from '@chainpipe/contracts';
 import type { Redis } from '@chainpipe/redis';
 
 /**
  * The latest candle per pool and interval (the WebSocket snapshot): one hash per pool key, a
  * field per interval. A candle replaces the stored one only if it does not open earlier, so
- * late or replayed candles never move the snapshot back.
+ * late or replayed candles never move the snapshot back. One script call for many pools, one
+ * HMGET and one HSET per pool (a command per field cost about twice the Redis time).
  */
 const SET_IF_NOT_OLDER = `
+local ttl = ARGV[1]
+local a = 2
 local set = 0
-for i = 2, #ARGV, 3 do
-  local cur = redis.call('HGET', KEYS[1], ARGV[i])
-  local t = cur and tonumber(string.match(cur, '"open_time":(%d+)'))
-  if not (t and t > tonumber(ARGV[i + 1])) then
-    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
-    set = set + 1
+for k = 1, #KEYS do
+  local n = tonumber(ARGV[a])
+  a = a + 1
+  local fields = {}
+  for i = 0, n - 1 do fields[i + 1] = ARGV[a + 3 * i] end
+  local cur = redis.call('HMGET', KEYS[k], unpack(fields))
+  local args = {}
+  for i = 0, n - 1 do
+    local c = cur[i + 1]
+    local t = c and tonumber(string.match(c, '"open_time":(%d+)'))
+    if not (t and t > tonumber(ARGV[a + 3 * i + 1])) then
+      args[#args + 1] = ARGV[a + 3 * i]
+      args[#args + 1] = ARGV[a + 3 * i + 2]
+    end
   end
+  if #args > 0 then
+    redis.call('HSET', KEYS[k], unpack(args))
+    redis.call('PEXPIRE', KEYS[k], ttl)
+    set = set + #args / 2
+  end
+  a = a + 3 * n
 end
-if set > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return set`;
+
+/**
+ * Pools per script call: the client's cost per pool halves against a call per pool (~30 µs
+ * instead of ~60 µs, most of it the arguments), and a call runs alone on the Redis server, so it
+ * stays short (a few ms).
+ */
+const POOLS_PER_CALL = 100;
 
 const latestKey = (poolKey: string) => `kline:latest:${poolKey}`;
 const STATUS_KEY = 'kline:ingester:status';
 
-/** The script's call: a pool's hash, the TTL, then (interval, open_time, candle JSON) per candle, applied in order. */
-type WithLatest = Redis & { klineSetLatest(key: string, ttlMs: number, ...triples: (string | number)[]): Promise<number> };
+/**
+ * The script's call: how many pools' hashes, the hashes, the TTL, then per hash how many candles
+ * and (interval, open_time, candle JSON) per candle, each interval once.
+ */
+type WithLatest = Redis & { klineSetLatest(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number> };
 
 export class LatestCandles {
   private readonly redis: WithLatest;
 
   constructor(redis: Redis, private readonly ttlMs = 7 * 24 * 3600 * 1000) {
-    if (!(redis as unknown as Partial<WithLatest>).klineSetLatest) redis.defineCommand('klineSetLatest', { numberOfKeys: 1, lua: SET_IF_NOT_OLDER });
+    if (!(redis as unknown as Partial<WithLatest>).klineSetLatest) redis.defineCommand('klineSetLatest', { lua: SET_IF_NOT_OLDER });
     this.redis = redis as unknown as WithLatest;
   }
 
-  async put(poolKey: string, candles: readonly KlineCandleMessage[]): Promise<void> {
+  async put(poolKey: string, candles: readonly KlineCandle[]): Promise<void> {
     await this.putMany([[poolKey, candles]]);
   }
 
   /**
-   * The candles of many pools in one pipeline, one script call per pool (a handler's batch
-   * costs one round trip, not one per pool); a pool's candles are applied in the given order.
+   * The candles of many pools in one pipeline of script calls of up to POOLS_PER_CALL pools each
+   * (a handler's batch costs one round trip); of a pool's candles, the newest of each interval.
    */
-  async putMany(byPool: Iterable<readonly [poolKey: string, candles: readonly KlineCandleMessage[]]>): Promise<void> {
+  async putMany(byPool: Iterable<readonly [poolKey: string, candles: readonly KlineCandle[]]>): Promise<void> {
     const pipe = this.redis.pipeline() as unknown as WithLatest & { exec: () => Promise<[Error | null, unknown][] | null>; length: number };
+    let keys: string[] = [];
+    let args: (string | number)[] = [];
+    const flush = () => {
+      if (!keys.length) return;
+      void pipe.klineSetLatest(keys.length, ...keys, this.ttlMs, ...args);
+      keys = [];
+      args = [];
+    };
     for (const [poolKey, candles] of byPool) {
       if (!candles.length) continue;
-      const args: (string | number)[] = [];
-      for (const c of candles) args.push(c.interval, c.open_time, JSON.stringify(c));
-      void pipe.klineSetLatest(latestKey(poolKey), this.ttlMs, ...args);
+      // The newest of each interval (the later one of equal open times): the script compares
+      // each with the stored one only, and an older candle of the same call could not stay.
+      const newest = new Map<string, KlineCandle>();
+      for (const c of candles) {
+        const prev = newest.get(c.interval);
+        if (!prev || prev.open_time <= c.open_time) newest.set(c.interval, c);
+      }
+      keys.push(latestKey(poolKey));
+      args.push(newest.size);
+      for (const c of newest.values()) args.push(c.interval, c.open_time, JSON.stringify(c));
+      if (keys.length === POOLS_PER_CALL) flush();
     }
+    flush();
     if (!pipe.length) return;
     const results = await pipe.exec();
     const failed = results?.find(([err]) => err);
@@ -56,12 +99,12 @@ export class LatestCandles {
   }
 
   /** Latest candles of a pool by interval (only those present). */
-  async get(poolKey: string, intervals: readonly string[]): Promise<Map<string, KlineCandleMessage>> {
-    const out = new Map<string, KlineCandleMessage>();
+  async get(poolKey: string, intervals: readonly string[]): Promise<Map<string, KlineCandle>> {
+    const out = new Map<string, KlineCandle>();
     if (!intervals.length) return out;
     const values = await this.redis.hmget(latestKey(poolKey), ...intervals);
     values.forEach((v, i) => {
-      if (v) out.set(intervals[i], JSON.parse(v) as KlineCandleMessage);
+      if (v) out.set(intervals[i], JSON.parse(v) as KlineCandle);
     });
     return out;
   }

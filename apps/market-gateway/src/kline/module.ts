@@ -1,5 +1,5 @@
 import express from 'express';
-import type { KlineCandleMessage } from '@chainpipe/contracts';
+import type { KlineCandlesMessage } from '@chainpipe/contracts';
 import { ApiRoutes, WsConnectionSet, apiKeyAuth, type WsPeer } from '@chainpipe/http';
 import type { BatchHandler } from '@chainpipe/kafka';
 import { LatestCandles, PoolRepository } from '@chainpipe/kline-store';
@@ -21,8 +21,8 @@ export interface KlineModule extends RouteModule {
   websockets: { start(): void; closeAll(): Promise<void> };
   /** Takes over the upgrade of a candlestick WebSocket path; false for other paths. */
   upgrade: UpgradeHandler;
-  /** Handler of kline.candles.v1 (every gateway copy reads it with a group of its own). */
-  candlesHandler: BatchHandler<KlineCandleMessage>;
+  /** Handler of kline.candles.v2 (every gateway copy reads it with a group of its own). */
+  candlesHandler: BatchHandler<KlineCandlesMessage>;
 }
 
 /**

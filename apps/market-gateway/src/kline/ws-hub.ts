@@ -1,8 +1,8 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { WebSocket } from 'ws';
-import type { HttpKlineHubStatus, KlineCandleMessage, WsKlineOhlcvPush, WsKlineServerMessage } from '@chainpipe/contracts';
+import type { HttpKlineHubStatus, KlineCandle, KlineCandlesMessage, WsKlineOhlcvPush, WsKlineServerMessage } from '@chainpipe/contracts';
 import { WsConnectionSet, type WsPeer } from '@chainpipe/http';
-import { envelope, INTERVALS, parseClientMessage, poolKey, WS_CODE, type Interval, type PoolRecord } from '@chainpipe/kline';
+import { envelope, INTERVALS, parseClientMessage, poolCandle, poolKey, WS_CODE, type Interval, type PoolRecord } from '@chainpipe/kline';
 import type { LatestCandles } from '@chainpipe/kline-store';
 import { errorMessage, type Clock, type Logger } from '@chainpipe/runtime';
 
@@ -10,7 +10,7 @@ interface Connection extends WsPeer {
   /** pool key → intervals pushed to this connection. */
   subs: Map<string, Set<Interval>>;
   /** `pool key|interval` → the newest candle pushed to this connection (a snapshot is never older). */
-  pushed: Map<string, KlineCandleMessage>;
+  pushed: Map<string, KlineCandle>;
   /** The tail of this connection's commands: each starts when the one before has answered. */
   commands: Promise<void>;
 }
@@ -137,27 +137,33 @@ export class KlineHub {
     if (!set) this.byPool.set(key, (set = new Set()));
     set.add(conn);
     this.reply(conn, 'subscribed', { key, token: pool.token, intervals: cmd.intervals }, { id: cmd.id });
-    const latest = await this.deps.latest.get(key, cmd.intervals).catch(() => new Map<string, KlineCandleMessage>());
+    const latest = await this.deps.latest.get(key, cmd.intervals).catch(() => new Map<string, KlineCandle>());
     // A live push may have left while Redis was read: the snapshot is the newer of the two.
     const first = cmd.intervals.map((i) => newerCandle(latest.get(i), conn.pushed.get(pushedKey(key, i)))).find((c) => c !== undefined);
     if (first) this.reply(conn, 'ohlcv', pushData(first), { id: cmd.id, msg: 'snapshot' });
   }
 
-  /** A stored candle from kline.candles.v1: pushed to the connections subscribed to its pool and interval. */
-  deliver(candle: KlineCandleMessage): void {
-    const key = poolKey(candle);
+  /**
+   * A pool's stored candles from kline.candles.v2, in order: each pushed to the connections
+   * subscribed to its pool and interval (the pool's connections are looked up once per record).
+   */
+  deliver(message: KlineCandlesMessage): void {
+    const key = poolKey(message);
     this.lastIngestAt = this.deps.clock.now();
     this.lastIngestKey = key;
     const set = this.byPool.get(key);
     if (!set) return;
-    let frame: string | undefined;
-    const sentKey = pushedKey(key, candle.interval);
-    for (const conn of set) {
-      if (!conn.subs.get(key)?.has(candle.interval)) continue;
-      frame ??= JSON.stringify(envelope('ohlcv', pushData(candle), { now: this.deps.clock.now() }));
-      conn.pushed.set(sentKey, newerCandle(conn.pushed.get(sentKey), candle)!);
-      this.send(conn, frame);
-      this.metrics.pushes.inc();
+    for (const values of message.candles) {
+      const candle = poolCandle(message, values);
+      let frame: string | undefined;
+      const sentKey = pushedKey(key, candle.interval);
+      for (const conn of set) {
+        if (!conn.subs.get(key)?.has(candle.interval)) continue;
+        frame ??= JSON.stringify(envelope('ohlcv', pushData(candle), { now: this.deps.clock.now() }));
+        conn.pushed.set(sentKey, newerCandle(conn.pushed.get(sentKey), candle)!);
+        this.send(conn, frame);
+        this.metrics.pushes.inc();
+      }
     }
   }
 
@@ -180,14 +186,14 @@ export class KlineHub {
 const pushedKey = (key: string, interval: string) => `${key}|${interval}`;
 
 /** The later of two versions of a candle: by open time, then by when the aggregator stored it. */
-function newerCandle(a: KlineCandleMessage | undefined, b: KlineCandleMessage | undefined): KlineCandleMessage | undefined {
+function newerCandle(a: KlineCandle | undefined, b: KlineCandle | undefined): KlineCandle | undefined {
   if (!a || !b) return a ?? b;
   if (a.open_time !== b.open_time) return a.open_time > b.open_time ? a : b;
   return a.updated_at >= b.updated_at ? a : b;
 }
 
 /** The `ohlcv` push's data (spec, "Real-time push data"). */
-export function pushData(c: KlineCandleMessage): WsKlineOhlcvPush {
+export function pushData(c: KlineCandle): WsKlineOhlcvPush {
   return {
     chain_type: c.chain_type,
     chain_id: c.chain_id,

@@ -132,14 +132,9 @@ export type HttpTxTransferList = (NormalizedTx & {
   id: number;
 })[];
 /**
- * kline.candles.v1: one candle after it was stored (1s…1d) or rolled up from stored daily candles (1w, 1M, 1Y); keyed by pool key
+ * one candle of a pool: its interval, open time and values
  */
-export type KafkaKlineCandlesV1 = OhlcvValues & {
-  pool_id: number;
-  chain_type: string;
-  chain_id: number;
-  pool_address: string;
-  token: 'base' | 'quote';
+export type PoolCandle = OhlcvValues & {
   interval: '1s' | '1m' | '15m' | '1h' | '4h' | '1d' | '1w' | '1M' | '1Y';
   /**
    * Unix seconds
@@ -150,10 +145,6 @@ export type KafkaKlineCandlesV1 = OhlcvValues & {
   low?: unknown;
   close?: unknown;
   volume?: unknown;
-  /**
-   * Unix milliseconds when the aggregator stored it
-   */
-  updated_at: number;
 };
 /**
  * market.ticks.v1: one upstream update of one candle of one registered pool (keyed by pool key)
@@ -462,7 +453,7 @@ export interface SchemaIndex {
   KafkaChainFetchedV1?: KafkaChainFetchedV1;
   KafkaChainRawV1Headers?: KafkaChainRawV1Headers;
   KafkaChainTxV1?: KafkaChainTxV1;
-  KafkaKlineCandlesV1?: KafkaKlineCandlesV1;
+  KafkaKlineCandlesV2?: KafkaKlineCandlesV2;
   KafkaKlinePoolsV1?: KafkaKlinePoolsV1;
   KafkaMarketTicksV1?: KafkaMarketTicksV1;
   KafkaOrdersEventsV1?: KafkaOrdersEventsV1;
@@ -471,6 +462,7 @@ export interface SchemaIndex {
   Network?: Network;
   NormalizedTx?: NormalizedTx;
   OhlcvValues?: OhlcvValues;
+  PoolCandle?: PoolCandle;
   SseAggQuoteDone?: SseAggQuoteDone;
   SseAggQuoteError?: SseAggQuoteError;
   TransactionResult?: TransactionResult;
@@ -1853,6 +1845,27 @@ export interface KafkaChainTxV1 {
   tx: NormalizedTx;
 }
 /**
+ * kline.candles.v2: the candles of one pool that one aggregator step stored (1s…1d) or rolled up from stored daily candles (1w, 1M, 1Y), each candle's newest values once; keyed by pool key
+ *
+ * Replaces kline.candles.v1 (one record per candle): a pool's ticks of one consumer call change up to 9 candles, and one record carries them all. A consumer applies the candles in order; a candle replaces the one of the same pool, interval and open_time.
+ */
+export interface KafkaKlineCandlesV2 {
+  pool_id: number;
+  chain_type: string;
+  chain_id: number;
+  pool_address: string;
+  token: 'base' | 'quote';
+  /**
+   * Unix milliseconds when the aggregator stored them
+   */
+  updated_at: number;
+  /**
+   * @minItems 1
+   * @maxItems 500
+   */
+  candles: PoolCandle[];
+}
+/**
  * kline.pools.v1: a pool was activated or deactivated, or the ingester is asked to reconnect and resubscribe (ensure); keyed by pool id, `ensure` for ensure
  */
 export interface KafkaKlinePoolsV1 {
@@ -2113,6 +2126,7 @@ export interface SchemaTypes {
   'common/network': Network;
   'common/normalized-tx': NormalizedTx;
   'common/ohlcv-values': OhlcvValues;
+  'common/pool-candle': PoolCandle;
   'common/transaction-result': TransactionResult;
   'common/tx-v2-record': TxV2Record;
   'http/agg/channel-quote': HttpAggChannelQuote;
@@ -2180,7 +2194,7 @@ export interface SchemaTypes {
   'kafka/chain.fetched.v1': KafkaChainFetchedV1;
   'kafka/chain.raw.v1.headers': KafkaChainRawV1Headers;
   'kafka/chain.tx.v1': KafkaChainTxV1;
-  'kafka/kline.candles.v1': KafkaKlineCandlesV1;
+  'kafka/kline.candles.v2': KafkaKlineCandlesV2;
   'kafka/kline.pools.v1': KafkaKlinePoolsV1;
   'kafka/market.ticks.v1': KafkaMarketTicksV1;
   'kafka/orders.events.v1': KafkaOrdersEventsV1;
