@@ -8,6 +8,9 @@
  *   4. aggregator: a quote stream (SSE), the best channel, an order with a deposit address
  *   5. aggregator: the development payer pays the deposit address on the simulated chain; the
  *      order goes Depositing → Exchanging (forwarded) → Completed → Settled with no manual step
+ *   6. aggregator: an order whose minimum output cannot be met is paid, forwards nothing
+ *      (SlippageFailed → RefundAddressPending), and after the user's refund request the
+ *      principal less the network fee goes back on the chain (Refunded, its hash on the order)
  *
  * Talks to the running stack only over its public APIs, with the development credentials of
  * .run/dev.env. Exits 1 when a step fails, so it doubles as a smoke test of `make up`.
@@ -166,7 +169,7 @@ async function matcherIndexSize(): Promise<number> {
   return Number(size);
 }
 
-async function aggregator(integratorKey: string): Promise<{ orderNo: string; depositAddress: string; amountIn: bigint; channel: string; indexBefore: number }> {
+async function aggregator(integratorKey: string): Promise<Order> {
   step('Aggregator: stream quotes (SSE) for 0.1 ETH → BTC, pick the best channel, create an order');
   const amountIn = '100000000000000000';
   const res = await fetch(url('aggregator-gateway', `/api/v2/quote/stream?src_token_id=101&dst_token_id=1001&amount_in=${amountIn}&slippage=0.01`), {
@@ -194,7 +197,18 @@ async function aggregator(integratorKey: string): Promise<{ orderNo: string; dep
   show('event done', `${channels.length} channel quotes`);
   if (channels.length === 0) throw new Error('no channel quoted');
   const best = channels.reduce((a, b) => (BigInt(b.estimated_out_str) > BigInt(a.estimated_out_str) ? b : a));
-  const minOut = ((BigInt(best.estimated_out_str) * 99n) / 100n).toString();
+  const order = await createOrder(integratorKey, channels, best, amountIn, 99n);
+  const read = await call('GET', url('aggregator-gateway', `/api/v1/integrator/orders/${order.orderNo}`), { 'X-Integrator-Api-Key': integratorKey });
+  expectStatus(read, [200], 'read order');
+  show('order read back', `state ${read.json.data.state}, integrator commission ${read.json.data.fee_integrator} wei`);
+  return order;
+}
+
+type Order = Awaited<ReturnType<typeof createOrder>>;
+
+/** An order of 0.1 ETH → BTC on `best`, its minimum output `minPercent` % of the channel's estimate. */
+async function createOrder(integratorKey: string, channels: any[], best: any, amountIn: string, minPercent: bigint) {
+  const minOut = ((BigInt(best.estimated_out_str) * minPercent) / 100n).toString();
   const indexBefore = await matcherIndexSize();
   const order = await call('POST', url('aggregator-gateway', '/api/v1/integrator/orders'), { 'X-Integrator-Api-Key': integratorKey }, {
     src_token_id: 101,
@@ -210,11 +224,8 @@ async function aggregator(integratorKey: string): Promise<{ orderNo: string; dep
   });
   expectStatus(order, [200], 'create order');
   const o = order.json.data;
-  show('order', `${o.order_id} (${o.order_no}) via channel ${best.channel_id} ${best.name}: send ${amountIn} wei to ${o.deposit_address} before ${o.expire_at}`);
-  const read = await call('GET', url('aggregator-gateway', `/api/v1/integrator/orders/${o.order_no}`), { 'X-Integrator-Api-Key': integratorKey });
-  expectStatus(read, [200], 'read order');
-  show('order read back', `state ${read.json.data.state}, integrator commission ${read.json.data.fee_integrator} wei`);
-  return { orderNo: o.order_no, depositAddress: o.deposit_address, amountIn: BigInt(amountIn), channel: String(best.name), indexBefore };
+  show('order', `${o.order_id} (${o.order_no}) via channel ${best.channel_id} ${best.name}, minimum output ${minOut}: send ${amountIn} wei to ${o.deposit_address} before ${o.expire_at}`);
+  return { orderNo: o.order_no as string, depositAddress: o.deposit_address as string, amountIn: BigInt(amountIn), channel: String(best.name), indexBefore, channels, best };
 }
 
 /**
@@ -224,26 +235,43 @@ async function aggregator(integratorKey: string): Promise<{ orderNo: string; dep
  * deposit through /stream, the forward of the net amount by order-executor, THORChain's swap,
  * the tracker's Completed and Settled.
  */
-async function payAndFollow(env: Record<string, string>, integratorKey: string, order: Awaited<ReturnType<typeof aggregator>>): Promise<void> {
+async function payAndFollow(env: Record<string, string>, integratorKey: string, order: Order): Promise<void> {
   step('Aggregator: the user pays the deposit address on the simulated chain; the platform forwards it; the channel swaps');
   if (!/thorchain/i.test(order.channel)) {
     show('skipped', `the best channel is ${order.channel}: only THORChain forwards are built, so the order would stay paid at its deposit address`);
     return;
   }
+  await pay(env, order);
+  await follow(integratorKey, order, ['Depositing', 'Exchanging', 'Completed'], 'Settled');
+}
+
+/**
+ * The development payer (DEV_SIGNER_MNEMONIC's EVM account 1, funded on the simulator's chains)
+ * sends amount_in to the order's deposit address once tx-matcher knows it (a transaction before
+ * that pays nobody, as on a real chain). Returns the payer's address.
+ */
+async function pay(env: Record<string, string>, order: Order): Promise<string> {
   const deadline = Date.now() + STEP_TIMEOUT_MS * 4;
   while ((await matcherIndexSize()) <= order.indexBefore) {
     if (Date.now() > deadline) throw new Error('tx-matcher never learned the deposit address');
     await new Promise((r) => setTimeout(r, 200));
   }
-  const rpc = async (method: string, params: unknown[]) => {
-    const r = await call('POST', url('upstream-sim', '/rpc/ethereum-mainnet'), {}, { jsonrpc: '2.0', id: 1, method, params });
-    if (r.json?.error) throw new Error(`${method}: ${r.json.error.message}`);
-    return r.json.result;
-  };
   const payer = mnemonicToAccount(mnemonicWords(env.DEV_SIGNER_MNEMONIC), { accountIndex: 1 });
   const nonce = Number(await rpc('eth_getTransactionCount', [payer.address, 'pending']));
   const raw = await payer.signTransaction({ chainId: 1, type: 'eip1559', to: order.depositAddress as Hex, value: order.amountIn, nonce, gas: 21_000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: parseGwei('1') });
   show('deposit sent', `${await rpc('eth_sendRawTransaction', [raw])} from ${payer.address}`);
+  return payer.address;
+}
+
+async function rpc(method: string, params: unknown[]): Promise<any> {
+  const r = await call('POST', url('upstream-sim', '/rpc/ethereum-mainnet'), {}, { jsonrpc: '2.0', id: 1, method, params });
+  if (r.json?.error) throw new Error(`${method}: ${r.json.error.message}`);
+  return r.json.result;
+}
+
+/** Reads the order until it reaches `end`, showing each state it passes; any state outside `passing` fails. */
+async function follow(integratorKey: string, order: Order, passing: string[], end: string): Promise<any> {
+  const deadline = Date.now() + STEP_TIMEOUT_MS * 4;
   let last = '';
   for (;;) {
     const read = await call('GET', url('aggregator-gateway', `/api/v1/integrator/orders/${order.orderNo}`), { 'X-Integrator-Api-Key': integratorKey });
@@ -252,14 +280,43 @@ async function payAndFollow(env: Record<string, string>, integratorKey: string, 
     const seen = `${d.state}${d.state === 'Exchanging' && d.forward_tx_hash ? ' (forwarded)' : ''}`;
     if (seen !== last) {
       last = seen;
-      const detail = d.state === 'Settled' ? `payout ${d.payout_tx_hash}` : d.forward_tx_hash ? `forward ${d.forward_tx_hash}` : d.deposit_tx_hash ? `deposit ${d.deposit_tx_hash} of ${d.deposit_amount} wei` : '';
+      const detail =
+        d.state === 'Settled' ? `payout ${d.payout_tx_hash}`
+        : d.state === 'Refunded' ? `refund ${d.refund_tx_hash} to ${d.refund_address}`
+        : d.forward_tx_hash ? `forward ${d.forward_tx_hash}`
+        : d.deposit_tx_hash ? `deposit ${d.deposit_tx_hash} of ${d.deposit_amount} wei`
+        : '';
       show(seen, detail);
     }
-    if (d.state === 'Settled') return;
-    if (!['Depositing', 'Exchanging', 'Completed'].includes(d.state)) throw new Error(`order ${order.orderNo} went ${d.state}`);
+    if (d.state === end) return d;
+    if (!passing.includes(d.state)) throw new Error(`order ${order.orderNo} went ${d.state}`);
     if (Date.now() > deadline) throw new Error(`order ${order.orderNo} still ${d.state}`);
     await new Promise((r) => setTimeout(r, 500));
   }
+}
+
+/**
+ * A failed swap refunded: an order whose minimum output is three times the channel's estimate.
+ * The executor's fresh quote is below it, so nothing is forwarded (SlippageFailed, then
+ * RefundAddressPending: the order has no refund address); the user asks for a refund to the
+ * paying account, and the executor sends the principal less the network fee back.
+ */
+async function failAndRefund(env: Record<string, string>, integratorKey: string, first: Order): Promise<void> {
+  step('Aggregator: an order whose minimum output cannot be met is paid; nothing is forwarded; the user asks for a refund and gets it');
+  if (!/thorchain/i.test(first.channel)) {
+    show('skipped', `the best channel is ${first.channel}: only THORChain forwards are built`);
+    return;
+  }
+  const order = await createOrder(integratorKey, first.channels, first.best, first.amountIn.toString(), 300n);
+  const payer = await pay(env, order);
+  await follow(integratorKey, order, ['Depositing', 'Exchanging', 'SlippageFailed'], 'RefundAddressPending');
+  const refund = await call('POST', url('aggregator-gateway', `/api/v1/integrator/orders/${order.orderNo}/request_refund`), { 'X-Integrator-Api-Key': integratorKey }, { refund_address: payer });
+  expectStatus(refund, [200], 'request refund');
+  show('refund requested', `to ${payer}`);
+  const done = await follow(integratorKey, order, ['RefundAddressPending'], 'Refunded');
+  const tx = await rpc('eth_getTransactionByHash', [done.refund_tx_hash]);
+  if (!tx || String(tx.to).toLowerCase() !== payer.toLowerCase()) throw new Error(`refund ${done.refund_tx_hash} is not a transfer to ${payer}`);
+  show('on the chain', `${BigInt(tx.value)} wei of ${order.amountIn} back to ${tx.to} (the rest paid the network fee)`);
 }
 
 async function main(): Promise<void> {
@@ -269,7 +326,9 @@ async function main(): Promise<void> {
   await candlesticks(env.DEMO_API_KEY);
   await addressMonitoring(env);
   await prices(env.DEMO_API_KEY);
-  await payAndFollow(env, env.DEMO_INTEGRATOR_KEY, await aggregator(env.DEMO_INTEGRATOR_KEY));
+  const order = await aggregator(env.DEMO_INTEGRATOR_KEY);
+  await payAndFollow(env, env.DEMO_INTEGRATOR_KEY, order);
+  await failAndRefund(env, env.DEMO_INTEGRATOR_KEY, order);
   console.log(`\ndemo: every step passed in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
