@@ -32,6 +32,7 @@ describe('http library on a real server with keys in the real database', () => {
       await new Promise((r) => setTimeout(r, 600));
       sendOk(res, 'late but whole');
     });
+    a.get('/a/big', (_req, res) => sendOk(res, { text: 'ünïcødé '.repeat(300), n: [1, 2.5, null] }, { message: 'ok' }));
     a.get('/a/teapot', () => {
       throw new HttpError(418, 'short and stout', 41800);
     });
@@ -75,6 +76,18 @@ describe('http library on a real server with keys in the real database', () => {
     const big = await call('/a/changes', { method: 'POST', body: JSON.stringify({ pad: 'x'.repeat(5000) }) });
     expect(big.status).to.equal(413);
     expect(await readJson(big)).to.deep.equal({ code: 413, message: 'request body too large', data: null });
+  });
+
+  it('sends JSON bodies as express would: type, byte length, no body for HEAD; conditional requests the same', async () => {
+    const expected = JSON.stringify({ code: 0, message: 'ok', data: { text: 'ünïcødé '.repeat(300), n: [1, 2.5, null] } });
+    const res = await call('/a/big');
+    expect([res.status, res.headers.get('content-type'), res.headers.get('content-length')]).to.deep.equal([200, 'application/json; charset=utf-8', String(Buffer.byteLength(expected))]);
+    expect(await res.text()).to.equal(expected);
+    const head = await call('/a/big', { method: 'HEAD' });
+    expect([head.status, head.headers.get('content-length'), await head.text()]).to.deep.equal([200, String(Buffer.byteLength(expected)), '']);
+    // Conditional requests take express's own path (its freshness rules); the answer is the same.
+    const conditional = await call('/a/big', { headers: { 'if-modified-since': new Date().toUTCString() } });
+    expect([conditional.status, conditional.headers.get('content-type'), await conditional.text()]).to.deep.equal([200, 'application/json; charset=utf-8', expected]);
   });
 
   it('answers 504 at the deadline, maps HttpErrors, hides internal errors, 404s unknown routes', async () => {
