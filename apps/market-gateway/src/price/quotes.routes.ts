@@ -4,10 +4,9 @@ import { formatErrors, type Contracts } from '@chainpipe/contracts';
 import { sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
 import type { Clock } from '@chainpipe/runtime';
 import { addressQuoteItem, fiatRateItems, latestQuoteItem, parseTokenIds, usdFactor, type CryptoQuoteMessage, type FiatRow } from '@chainpipe/price';
-import { type QuoteStore } from '@chainpipe/price-store';
+import { type QuoteStore, type ReferenceSnapshot } from '@chainpipe/price-store';
 import { EXAMPLE_ADDRESS_QUOTE, EXAMPLE_LATEST_QUOTE } from './api-examples';
 import { PRICE_AUTH, PRICE_PREFIX, PriceCode, sendPriceError } from './envelope';
-import type { ReferenceSnapshot } from './reference-snapshot';
 
 export interface QuotesRouteDeps {
   snapshot: ReferenceSnapshot;
