@@ -403,7 +403,9 @@ export async function run(): Promise<void> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   const rawServer = http.createServer(async (req, res) => {
     const q = new URL(req.url ?? '/', 'http://raw').searchParams;
-    // The same two statements the gateway runs: the pool by address, then the candles.
+    // The gateway's two statements, both on every request: the pool by address, then the
+    // candles (the gateway keeps the pool a few seconds, HISTORY_POOL_AGE, so its pages
+    // mostly run the second alone).
     const p = await pool.query(`select id from kline.pools where chain_type = $1 and chain_id = $2 and lower(pool_address) = lower($3) order by is_active desc, id asc limit 1`, ['evm', '1', address]);
     const { rows } = await pool.query(
       `select pool_id, interval, open_time, open, high, low, close, volume from kline.candles where pool_id = $1 and interval = $2 and open_time between $3 and $4 order by open_time asc limit $5`,
