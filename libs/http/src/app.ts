@@ -26,9 +26,6 @@ export interface HttpAppOptions {
 
 const DEADLINE = 'requestDeadline';
 
-/** Express 5's `req.query`: a getter that parses the query string again on every read. */
-const parseQuery = Object.getOwnPropertyDescriptor(express.request, 'query')!.get!;
-
 /**
  * Takes a response out of the request deadline: a stream whose own timing the spec gives (the
  * quote stream's per-channel timeout, its heartbeats) must not be cut by the 504 of ordinary
@@ -75,14 +72,6 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   app.locals[ENVELOPE_CHOICE] = envelopeFor;
 
   app.use((req, res, next) => {
-    // Parsed once per request, on first read: parameter validation and handlers all read it.
-    let query: unknown;
-    Object.defineProperty(req, 'query', {
-      configurable: true,
-      enumerable: true,
-      get: () => (query ??= parseQuery.call(req)),
-      set: (value: unknown) => void (query = value),
-    });
     const incoming = req.header('x-request-id');
     const id = incoming && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = id;

@@ -61,9 +61,11 @@ export function quotesRoutes(api: ApiRoutes, deps: QuotesRouteDeps): void {
       errors: { 400: 'code 20001: `ids is required`, bad ids, or an unsupported fiat', 503: 'no exchange rate for the fiat yet' },
     },
     async (req, res) => {
-    const parsed = parseTokenIds(one(req.query.ids), MAX_QUOTE_IDS);
+    // Express 5 parses the query string on every read of req.query: once here.
+    const query = req.query;
+    const parsed = parseTokenIds(one(query.ids), MAX_QUOTE_IDS);
     if (!parsed.ok) return sendPriceError(res, 400, PriceCode.missingParameter, parsed.error);
-    const target = await resolveFiat(res, one(req.query.fiat));
+    const target = await resolveFiat(res, one(query.fiat));
     if (!target) return;
     const tokens = (await deps.snapshot.tokensByIds(parsed.ids)).filter((t) => t?.external_id);
     const quotes = await deps.store.readQuotes(tokens.map((t) => t!.external_id!));
