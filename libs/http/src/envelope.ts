@@ -46,13 +46,15 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * Sends JSON text as Express's `res.json` would (status, `application/json; charset=utf-8`,
  * `Content-Length`, no body for HEAD), without its per-request work: settings look-ups,
  * content-type parsing and, past 1,000 characters, a copy of the body into a Buffer. A
- * conditional request (`If-None-Match`, `If-Modified-Since`) and a response whose content type
- * or transfer encoding a handler already set go through Express, which keeps its rules for them.
+ * conditional request (`If-None-Match`, `If-Modified-Since`), a status without a body (204, 205,
+ * 304) and a response whose content type or transfer encoding a handler already set go through
+ * Express, which keeps its rules for them.
  */
 export function sendJsonText(res: Response, status: number, text: string): void {
   const req = res.req;
   const headers = req.headers;
-  if (headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined || res.hasHeader('content-type') || res.hasHeader('transfer-encoding')) {
+  const bodiless = status === 204 || status === 205 || status === 304;
+  if (bodiless || headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined || res.hasHeader('content-type') || res.hasHeader('transfer-encoding')) {
     res.status(status).type('json').send(text);
     return;
   }
