@@ -36,7 +36,8 @@ export interface ModularAppOptions {
 /**
  * A gateway composed of route modules: one express app, each path answered in the envelope of
  * the module that owns it (decided before anything runs, so auth failures, malformed bodies and
- * timeouts use it too), and one API document of every module's routes.
+ * timeouts use it too), and one API document of every module's routes. Routes without path
+ * parameters are dispatched from a table (`exactRouteDispatcher`) before the routers.
  */
 export function createModularApp(opts: ModularAppOptions): Express {
   const envelopeFor = (path: string) => {
