@@ -32,7 +32,7 @@ import { WsFleet } from './lib-ws-fleet';
  *    `node:http` + pg handler running the same SQL, in alternating rounds; page 1000 (limit 100) next to page 1.
  * Uses a database of its own (BENCH_KLINE_DATABASE_URL, default chainpipe_bench_kline), its own
  * topics (random prefix) and Redis keys. BENCH_KLINE_PARTS picks the parts (throughput,
- * sustained,gateway: the last is 2–4). About 3–5 minutes on 2 cores.
+ * sustained,gateway: the last is 2–4; `ohlcv` alone is 4). About 3–5 minutes on 2 cores.
  */
 
 const TICKS = Number(process.env.BENCH_KLINE_TICKS ?? 40_000);
@@ -40,12 +40,12 @@ const POOLS = (process.env.BENCH_KLINE_POOLS ?? '100,1000,10000').split(',').map
 const SUSTAIN_POOLS = Number(process.env.BENCH_KLINE_SUSTAIN_POOLS ?? 10_000);
 const SUSTAIN_SECONDS = Number(process.env.BENCH_KLINE_SUSTAIN_SECONDS ?? 20);
 const SUSTAIN_DRAIN_MS = Number(process.env.BENCH_KLINE_SUSTAIN_DRAIN_MS ?? 60_000);
-/** Which parts run: throughput, sustained, gateway (tick → ws latency, fan-out, ohlcv history). */
+/** Which parts run: throughput, sustained, gateway (tick → ws latency, fan-out, ohlcv history), ohlcv (the history alone). */
 const PARTS = (process.env.BENCH_KLINE_PARTS ?? 'throughput,sustained,gateway').split(',');
 const FANOUT = (process.env.BENCH_KLINE_FANOUT ?? '1000,10000').split(',').map(Number);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3_000);
 /** Alternating rounds of the ohlcv paths (DURATION_MS per path in all). */
-const OHLCV_ROUNDS = 4;
+const OHLCV_ROUNDS = Number(process.env.BENCH_KLINE_OHLCV_ROUNDS ?? 4);
 const HISTORY_ROWS = 300_000;
 /** KLINE_AGGREGATOR_MAX_RECORDS_PER_CALL: the aggregator's default unless BENCH_KLINE_MAX_RECORDS names another. */
 const aggregatorSetting = (field: Field<number>, env: string): number => {
@@ -282,7 +282,7 @@ export async function run(): Promise<void> {
     const drained = feed.leftAfterDrain === 0 ? `drained ${feed.drainMs} ms after the feed stopped` : `${feed.leftAfterDrain} ticks still behind ${feed.drainMs} ms after the feed stopped`;
     ratios.push(`sustained ${pools} pools (${pools} ticks/s for ${SUSTAIN_SECONDS} s): lag at most ${feed.maxLag} ticks (${(feed.maxLag / pools).toFixed(1)} s of feed), ${drained}; load average ${load()}`);
   }
-  if (!PARTS.includes('gateway')) {
+  if (!PARTS.includes('gateway') && !PARTS.includes('ohlcv')) {
     console.log(ratios.map((r) => `  ${r}`).join('\n'));
     await producer.disconnect();
     redis.disconnect();
@@ -314,102 +314,104 @@ export async function run(): Promise<void> {
   routeUpgrades(gw.server, [kline.upgrade]);
   const gwBase = `http://127.0.0.1:${gw.address.port}`;
 
-  // 2. Tick → WebSocket latency at a steady rate, vs raw Kafka produce → consume.
-  const [latPool] = await seedPools(db, 1, 'cc');
-  const aggConsumer = new BatchConsumer<MarketTickMessage>({ kafka, groupId: `bench-agg-${randomBytes(3).toString('hex')}`, spec: TOPICS.marketTicks, contracts, producer, handler: aggregate, logger: silent, registry: new Registry(), topicPrefix: prefix, fromBeginning: false, maxRecordsPerCall: MAX_RECORDS, partitionsConcurrently: PARTITIONS_CONCURRENTLY, onFatal: (r, e) => console.error(r, e) });
-  const hubConsumer = new BatchConsumer<KlineCandlesMessage>({ kafka, groupId: `bench-hub-${randomBytes(3).toString('hex')}`, spec: TOPICS.klineCandles, contracts, producer, handler: kline.candlesHandler, logger: silent, registry: new Registry(), topicPrefix: prefix, fromBeginning: false, onFatal: (r, e) => console.error(r, e) });
-  await Promise.all([aggConsumer.start(), hubConsumer.start()]);
-  await new Promise((r) => setTimeout(r, 4000));
-  const client = new WebSocket(`${gwBase.replace('http', 'ws')}/kline/api/v1/kline/ws`, { headers: { 'x-api-key': key.token } });
-  await new Promise((r) => client.once('open', r));
-  client.send(JSON.stringify({ id: '1', type: 'subscribe', data: { chain_type: 'evm', chain_id: 1, pool_address: `0xcc${'1'.padStart(40, '0')}`, intervals: ['1s'] } }));
-  const sentAt = new Map<number, number>();
-  const wsLat: number[] = [];
-  client.on('message', (d) => {
-    const m = JSON.parse(d.toString());
-    if (m.type !== 'ohlcv' || m.msg !== 'ok') return;
-    const at = sentAt.get(m.data.close);
-    if (at !== undefined) {
-      wsLat.push(Date.now() - at);
-      sentAt.delete(m.data.close);
-    }
-  });
-  const rate = 50;
-  const latT0 = Math.floor(Date.now() / 1000);
-  for (let i = 1; i <= rate * 5; i++) {
-    // A unique close per tick: the push carrying it is that tick's.
-    const t = { ...tickFor(latPool, i, latT0), pool_address: `0xcc${'1'.padStart(40, '0')}`, close: 1000 + i, high: 2000, low: 1, received_at: Date.now(), seq: i };
-    sentAt.set(t.close, Date.now());
-    void producer.publish(TOPICS.marketTicks, [{ value: t }]);
-    await new Promise((r) => setTimeout(r, 1000 / rate));
-  }
-  await new Promise((r) => setTimeout(r, 2000));
-  const rawLat: number[] = [];
-  {
-    const topic = prefix + 'raw-latency';
-    const a2 = kafka.admin();
-    await a2.connect();
-    await a2.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
-    await a2.disconnect();
-    const c = kafka.consumer({ groupId: `bench-raw-${randomBytes(3).toString('hex')}` });
-    await c.connect();
-    await c.subscribe({ topic, fromBeginning: true });
-    await c.run({ eachMessage: async ({ message }) => void rawLat.push(Date.now() - Number(message.value!.toString())) });
+  if (PARTS.includes('gateway')) {
+    // 2. Tick → WebSocket latency at a steady rate, vs raw Kafka produce → consume.
+    const [latPool] = await seedPools(db, 1, 'cc');
+    const aggConsumer = new BatchConsumer<MarketTickMessage>({ kafka, groupId: `bench-agg-${randomBytes(3).toString('hex')}`, spec: TOPICS.marketTicks, contracts, producer, handler: aggregate, logger: silent, registry: new Registry(), topicPrefix: prefix, fromBeginning: false, maxRecordsPerCall: MAX_RECORDS, partitionsConcurrently: PARTITIONS_CONCURRENTLY, onFatal: (r, e) => console.error(r, e) });
+    const hubConsumer = new BatchConsumer<KlineCandlesMessage>({ kafka, groupId: `bench-hub-${randomBytes(3).toString('hex')}`, spec: TOPICS.klineCandles, contracts, producer, handler: kline.candlesHandler, logger: silent, registry: new Registry(), topicPrefix: prefix, fromBeginning: false, onFatal: (r, e) => console.error(r, e) });
+    await Promise.all([aggConsumer.start(), hubConsumer.start()]);
     await new Promise((r) => setTimeout(r, 4000));
-    const p = kafka.producer();
-    await p.connect();
-    for (let i = 0; i < rate * 5; i++) {
-      await p.send({ topic, acks: -1, messages: [{ value: String(Date.now()) }] });
+    const client = new WebSocket(`${gwBase.replace('http', 'ws')}/kline/api/v1/kline/ws`, { headers: { 'x-api-key': key.token } });
+    await new Promise((r) => client.once('open', r));
+    client.send(JSON.stringify({ id: '1', type: 'subscribe', data: { chain_type: 'evm', chain_id: 1, pool_address: `0xcc${'1'.padStart(40, '0')}`, intervals: ['1s'] } }));
+    const sentAt = new Map<number, number>();
+    const wsLat: number[] = [];
+    client.on('message', (d) => {
+      const m = JSON.parse(d.toString());
+      if (m.type !== 'ohlcv' || m.msg !== 'ok') return;
+      const at = sentAt.get(m.data.close);
+      if (at !== undefined) {
+        wsLat.push(Date.now() - at);
+        sentAt.delete(m.data.close);
+      }
+    });
+    const rate = 50;
+    const latT0 = Math.floor(Date.now() / 1000);
+    for (let i = 1; i <= rate * 5; i++) {
+      // A unique close per tick: the push carrying it is that tick's.
+      const t = { ...tickFor(latPool, i, latT0), pool_address: `0xcc${'1'.padStart(40, '0')}`, close: 1000 + i, high: 2000, low: 1, received_at: Date.now(), seq: i };
+      sentAt.set(t.close, Date.now());
+      void producer.publish(TOPICS.marketTicks, [{ value: t }]);
       await new Promise((r) => setTimeout(r, 1000 / rate));
     }
     await new Promise((r) => setTimeout(r, 2000));
-    await p.disconnect();
-    await c.disconnect();
-  }
-  client.close();
-  const lw = latencyStats(wsLat);
-  const lr = latencyStats(rawLat);
-  printTable([
-    { path: 'tick → aggregator → kline.candles.v2 → hub → ws client', samples: lw.count, 'p50 ms': +lw.p50.toFixed(1), 'p99 ms': +lw.p99.toFixed(1) },
-    { path: 'raw kafkajs produce → consume', samples: lr.count, 'p50 ms': +lr.p50.toFixed(1), 'p99 ms': +lr.p99.toFixed(1) },
-  ]);
-  ratios.push(`tick → ws latency at ${rate}/s: p50 ${lw.p50.toFixed(1)} ms, p99 ${lw.p99.toFixed(1)} ms (${(lw.p50 / lr.p50).toFixed(1)}x / ${(lw.p99 / lr.p99).toFixed(1)}x one raw Kafka hop; the path has two hops and a Postgres transaction)`);
-  await Promise.all([aggConsumer.stop(), hubConsumer.stop()]);
-
-  // 3. Fan-out: hub vs raw ws broadcast of the same frames.
-  const frames = 20;
-  const candle = (i: number): KlineCandlesMessage => ({ pool_id: 1, chain_type: 'evm', chain_id: 1, pool_address: `0xcc${'1'.padStart(40, '0')}`, token: 'base', updated_at: Date.now(), candles: [{ interval: '1s', open_time: latT0 + i, open: 1, high: 2, low: 0.5, close: 1.5, volume: i }] });
-  const fanRows: Record<string, string | number>[] = [];
-  const subscribe = { id: 's', type: 'subscribe', data: { chain_type: 'evm', chain_id: 1, pool_address: `0xcc${'1'.padStart(40, '0')}`, intervals: ['1s'] } };
-  for (const n of FANOUT) {
-    // Clients live in child processes (WsFleet): this process holds only the server side of
-    // every connection, so 10,000 fit its file descriptor limit and the memory is the server's.
-    global.gc?.();
-    const mem0 = process.memoryUsage().rss;
-    const hubClients = await WsFleet.connect({ url: `${gwBase.replace('http', 'ws')}/kline/api/v1/kline/ws`, headers: { 'x-api-key': key.token }, count: n, subscribe });
-    const memPer = (process.memoryUsage().rss - mem0) / n;
-    const hubMs = await hubClients.timeDelivery(frames, () => {
-      for (let i = 0; i < frames; i++) kline.hub.deliver(candle(i));
-    });
-    await hubClients.close();
-    // Raw ws broadcast of the same frames to as many connections.
-    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false, backlog: 4096 });
-    await new Promise((r) => wss.once('listening', r));
-    const rawClients = await WsFleet.connect({ url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, count: n });
-    const rawMs = await rawClients.timeDelivery(frames, () => {
-      for (let i = 0; i < frames; i++) {
-        const { candles, ...pool } = candle(i);
-        const frame = JSON.stringify({ id: '', time: Date.now(), type: 'ohlcv', code: 0, data: { ...pool, ...candles[0] }, msg: 'ok' });
-        for (const c of wss.clients) c.send(frame);
+    const rawLat: number[] = [];
+    {
+      const topic = prefix + 'raw-latency';
+      const a2 = kafka.admin();
+      await a2.connect();
+      await a2.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+      await a2.disconnect();
+      const c = kafka.consumer({ groupId: `bench-raw-${randomBytes(3).toString('hex')}` });
+      await c.connect();
+      await c.subscribe({ topic, fromBeginning: true });
+      await c.run({ eachMessage: async ({ message }) => void rawLat.push(Date.now() - Number(message.value!.toString())) });
+      await new Promise((r) => setTimeout(r, 4000));
+      const p = kafka.producer();
+      await p.connect();
+      for (let i = 0; i < rate * 5; i++) {
+        await p.send({ topic, acks: -1, messages: [{ value: String(Date.now()) }] });
+        await new Promise((r) => setTimeout(r, 1000 / rate));
       }
-    });
-    await rawClients.close();
-    await new Promise((r) => wss.close(() => r(undefined)));
-    fanRows.push({ connections: n, frames, 'hub ms': +hubMs.toFixed(1), 'raw ws ms': +rawMs.toFixed(1), 'hub frames/s': Math.round(((n * frames) / hubMs) * 1000), 'server KiB per connection': +(memPer / 1024).toFixed(1) });
-    ratios.push(`fan-out to ${n}: hub ${(hubMs / rawMs).toFixed(2)}x the raw ws broadcast time`);
-    await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, 2000));
+      await p.disconnect();
+      await c.disconnect();
+    }
+    client.close();
+    const lw = latencyStats(wsLat);
+    const lr = latencyStats(rawLat);
+    printTable([
+      { path: 'tick → aggregator → kline.candles.v2 → hub → ws client', samples: lw.count, 'p50 ms': +lw.p50.toFixed(1), 'p99 ms': +lw.p99.toFixed(1) },
+      { path: 'raw kafkajs produce → consume', samples: lr.count, 'p50 ms': +lr.p50.toFixed(1), 'p99 ms': +lr.p99.toFixed(1) },
+    ]);
+    ratios.push(`tick → ws latency at ${rate}/s: p50 ${lw.p50.toFixed(1)} ms, p99 ${lw.p99.toFixed(1)} ms (${(lw.p50 / lr.p50).toFixed(1)}x / ${(lw.p99 / lr.p99).toFixed(1)}x one raw Kafka hop; the path has two hops and a Postgres transaction)`);
+    await Promise.all([aggConsumer.stop(), hubConsumer.stop()]);
+
+    // 3. Fan-out: hub vs raw ws broadcast of the same frames.
+    const frames = 20;
+    const candle = (i: number): KlineCandlesMessage => ({ pool_id: 1, chain_type: 'evm', chain_id: 1, pool_address: `0xcc${'1'.padStart(40, '0')}`, token: 'base', updated_at: Date.now(), candles: [{ interval: '1s', open_time: latT0 + i, open: 1, high: 2, low: 0.5, close: 1.5, volume: i }] });
+    const fanRows: Record<string, string | number>[] = [];
+    const subscribe = { id: 's', type: 'subscribe', data: { chain_type: 'evm', chain_id: 1, pool_address: `0xcc${'1'.padStart(40, '0')}`, intervals: ['1s'] } };
+    for (const n of FANOUT) {
+      // Clients live in child processes (WsFleet): this process holds only the server side of
+      // every connection, so 10,000 fit its file descriptor limit and the memory is the server's.
+      global.gc?.();
+      const mem0 = process.memoryUsage().rss;
+      const hubClients = await WsFleet.connect({ url: `${gwBase.replace('http', 'ws')}/kline/api/v1/kline/ws`, headers: { 'x-api-key': key.token }, count: n, subscribe });
+      const memPer = (process.memoryUsage().rss - mem0) / n;
+      const hubMs = await hubClients.timeDelivery(frames, () => {
+        for (let i = 0; i < frames; i++) kline.hub.deliver(candle(i));
+      });
+      await hubClients.close();
+      // Raw ws broadcast of the same frames to as many connections.
+      const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false, backlog: 4096 });
+      await new Promise((r) => wss.once('listening', r));
+      const rawClients = await WsFleet.connect({ url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, count: n });
+      const rawMs = await rawClients.timeDelivery(frames, () => {
+        for (let i = 0; i < frames; i++) {
+          const { candles, ...pool } = candle(i);
+          const frame = JSON.stringify({ id: '', time: Date.now(), type: 'ohlcv', code: 0, data: { ...pool, ...candles[0] }, msg: 'ok' });
+          for (const c of wss.clients) c.send(frame);
+        }
+      });
+      await rawClients.close();
+      await new Promise((r) => wss.close(() => r(undefined)));
+      fanRows.push({ connections: n, frames, 'hub ms': +hubMs.toFixed(1), 'raw ws ms': +rawMs.toFixed(1), 'hub frames/s': Math.round(((n * frames) / hubMs) * 1000), 'server KiB per connection': +(memPer / 1024).toFixed(1) });
+      ratios.push(`fan-out to ${n}: hub ${(hubMs / rawMs).toFixed(2)}x the raw ws broadcast time`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    printTable(fanRows);
   }
-  printTable(fanRows);
 
   // 4. ohlcv history: 300,000 1m candles of one pool.
   const [histPool] = await seedPools(db, 1, 'dd');
@@ -424,7 +426,9 @@ export async function run(): Promise<void> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   const rawServer = http.createServer(async (req, res) => {
     const q = new URL(req.url ?? '/', 'http://raw').searchParams;
-    // The same two statements the gateway runs: the pool by address, then the candles.
+    // The gateway's two statements, both on every request: the pool by address, then the
+    // candles (the gateway keeps the pool a few seconds, HISTORY_POOL_AGE, so its pages
+    // mostly run the second alone).
     const p = await pool.query(`select id from kline.pools where chain_type = $1 and chain_id = $2 and lower(pool_address) = lower($3) order by is_active desc, id asc limit 1`, ['evm', '1', address]);
     const { rows } = await pool.query(
       `select pool_id, interval, open_time, open, high, low, close, volume from kline.candles where pool_id = $1 and interval = $2 and open_time between $3 and $4 order by open_time asc limit $5`,
@@ -452,15 +456,19 @@ export async function run(): Promise<void> {
     // machine's load, or the page cache warming, then falls on both alike.
     const ga = { latencies: [] as number[] };
     const ra = { latencies: [] as number[] };
+    const roundRatios: number[] = [];
     for (let round = 0; round < OHLCV_ROUNDS; round++) {
       const each = { concurrency: 1, durationMs: DURATION_MS / OHLCV_ROUNDS, warmupMs: round === 0 ? 500 : 0 };
-      ga.latencies.push(...(await sustained(async () => void (await (await fetch(gwUrl, { headers: { 'x-api-key': key.token } })).arrayBuffer()), each)).latencies);
-      ra.latencies.push(...(await sustained(async () => void (await (await fetch(rUrl)).arrayBuffer()), each)).latencies);
+      const g = (await sustained(async () => void (await (await fetch(gwUrl, { headers: { 'x-api-key': key.token } })).arrayBuffer()), each)).latencies;
+      const r = (await sustained(async () => void (await (await fetch(rUrl)).arrayBuffer()), each)).latencies;
+      ga.latencies.push(...g);
+      ra.latencies.push(...r);
+      roundRatios.push(latencyStats(g).p50 / latencyStats(r).p50);
     }
     const sa = latencyStats(ga.latencies);
     const sr = latencyStats(ra.latencies);
     histRows.push({ query: label, 'gateway p50 ms': +sa.p50.toFixed(2), 'gateway p99 ms': +sa.p99.toFixed(2), 'raw p50 ms': +sr.p50.toFixed(2), 'raw p99 ms': +sr.p99.toFixed(2) });
-    ratios.push(`ohlcv ${label}: gateway/raw p50 ${(sa.p50 / sr.p50).toFixed(2)}x, p99 ${(sa.p99 / sr.p99).toFixed(2)}x`);
+    ratios.push(`ohlcv ${label}: gateway/raw p50 ${(sa.p50 / sr.p50).toFixed(2)}x, p99 ${(sa.p99 / sr.p99).toFixed(2)}x; p50 ratio of each round ${roundRatios.map((x) => x.toFixed(2)).join(' ')} (median ${latencyStats(roundRatios).p50.toFixed(2)})`);
   }
   printTable(histRows);
   console.log(ratios.map((r) => `  ${r}`).join('\n'));

@@ -25,15 +25,20 @@ import { latencyStats, machine, sustained } from './lib-stats';
  *    Postgres, latest in Redis), until all are committed — next to raw kafkajs send + eachBatch
  *    doing the same insert and Redis writes without validation, retries or metrics.
  *
+ * BENCH_PRICE_PARTS picks the parts (latest,pipeline; both by default) and BENCH_PRICE_SIZES the
+ * id counts of the first (1,100,1000).
+ *
  * Uses BENCH_PRICE_DATABASE_URL (default chainpipe_bench: migrated; 1000 bench tokens are
  * upserted on the Ethereum chain, ids stable across runs), Redis under a key prefix of its own
  * (deleted afterwards), and the broker of BENCH_KAFKA_BROKERS / KAFKA_BROKERS.
  */
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 2_500);
-const ROUNDS = 2;
+const ROUNDS = Number(process.env.BENCH_PRICE_ROUNDS ?? 2);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
-const SIZES = [1, 100, 1000];
+const SIZES = (process.env.BENCH_PRICE_SIZES ?? '1,100,1000').split(',').map(Number);
+/** `latest` (the quotes/latest request rates) and/or `pipeline` (the write side). */
+const PARTS = (process.env.BENCH_PRICE_PARTS ?? 'latest,pipeline').split(',');
 const PIPELINE_QUOTES = Number(process.env.BENCH_PRICE_PIPELINE_QUOTES ?? 20_000);
 
 type Json = any;
@@ -157,14 +162,29 @@ async function quotesLatest(db: Knex, redis: Redis, prefix: string, redisUrl: st
     if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`gateway and raw answers differ for ${size} ids`);
     const lat = { gateway: [] as number[], raw: [] as number[] };
     const ms = { gateway: 0, raw: 0 };
+    // CPU of this process (client, server, Redis client) per request: what each path costs
+    // whatever else the machine runs, where the rates mostly say how long it waited for a core.
+    const cpuUs = { gateway: 0, raw: 0 };
+    const cpuRequests = { gateway: 0, raw: 0 };
     let errors = 0;
+    const roundRatios: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
+      const rate = { gateway: 0, raw: 0 };
       for (const which of ['gateway', 'raw'] as const) {
+        const cpu0 = process.cpuUsage();
         const r = await sustained(get(which === 'gateway' ? gatewayUrl : raw.url), { concurrency: CONCURRENCY, durationMs: DURATION_MS / ROUNDS, warmupMs: round === 0 ? 500 : 0 });
+        const cpu = process.cpuUsage(cpu0);
         lat[which].push(...r.latencies);
         ms[which] += r.elapsedMs;
+        // The first round's warm-up is not counted in its requests.
+        if (round > 0 || ROUNDS === 1) {
+          cpuUs[which] += cpu.user + cpu.system;
+          cpuRequests[which] += r.latencies.length;
+        }
         errors += r.errors;
+        rate[which] = r.latencies.length / r.elapsedMs;
       }
+      roundRatios.push(rate.gateway / rate.raw);
     }
     const g = latencyStats(lat.gateway);
     const w = latencyStats(lat.raw);
@@ -175,9 +195,12 @@ async function quotesLatest(db: Knex, redis: Redis, prefix: string, redisUrl: st
       'gateway req/s': Math.round(rpsG),
       'raw req/s': Math.round(rpsW),
       'req/s ratio': Number((rpsG / rpsW).toFixed(2)),
+      'median round ratio': Number(latencyStats(roundRatios).p50.toFixed(2)),
       'gateway p99 ms': Number(g.p99.toFixed(2)),
       'raw p99 ms': Number(w.p99.toFixed(2)),
       'p99 ratio': Number((g.p99 / w.p99).toFixed(2)),
+      'gateway CPU µs/req': Math.round(cpuUs.gateway / cpuRequests.gateway),
+      'raw CPU µs/req': Math.round(cpuUs.raw / cpuRequests.raw),
       errors,
     });
   }
@@ -288,8 +311,8 @@ export async function run(): Promise<void> {
   const redis = createRedis({ url: redisUrl, keyPrefix: prefix });
   console.log(`machine: ${machine()}; concurrency ${CONCURRENCY}; ${DURATION_MS / 1000} s per size and path in ${ROUNDS} alternating rounds`);
   try {
-    await quotesLatest(db, redis, prefix, redisUrl);
-    await pipeline(db, redis, brokers);
+    if (PARTS.includes('latest')) await quotesLatest(db, redis, prefix, redisUrl);
+    if (PARTS.includes('pipeline')) await pipeline(db, redis, brokers);
   } finally {
     await deletePrefix(redis, prefix);
     redis.disconnect();

@@ -23,7 +23,7 @@ import { latencyStats, machine } from './lib-stats';
  */
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 4_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const ROUNDS = 2;
+const ROUNDS = Number(process.env.BENCH_QUOTES_ROUNDS ?? 2);
 const DELAYS = [20, 40, 60, 80, 100];
 const QUERY = 'src_token_id=101&dst_token_id=1001&amount_in=100000000000000000&slippage=0.01';
 
@@ -120,13 +120,21 @@ export async function run(): Promise<void> {
     await stream(gwUrl);
     await stream(raw.url);
     const all = { gw: { first: [] as number[], last: [] as number[], cpuMs: 0 }, raw: { first: [] as number[], last: [] as number[], cpuMs: 0 } };
+    // Ratios of each round (gateway / raw): first event p50, p99 and streams.
+    const perRound = { p50: [] as number[], p99: [] as number[], streams: [] as number[] };
     for (let r = 0; r < ROUNDS; r++) {
+      const round: Record<string, { first: number[] }> = {};
       for (const [name, target] of [['gw', gwUrl], ['raw', raw.url]] as const) {
         const m = await measure(target);
         all[name].first.push(...m.first);
         all[name].last.push(...m.last);
         all[name].cpuMs += m.cpuMs;
+        round[name] = m;
       }
+      const [g, w] = [latencyStats(round.gw.first), latencyStats(round.raw.first)];
+      perRound.p50.push(g.p50 / w.p50);
+      perRound.p99.push(g.p99 / w.p99);
+      perRound.streams.push(g.count / w.count);
     }
     const row = (name: 'gw' | 'raw') => {
       const f = latencyStats(all[name].first);
@@ -140,6 +148,8 @@ export async function run(): Promise<void> {
     // shared machine's load mostly say how long the process waited for a core.
     console.log(`gateway : ${g.streams} streams, first event p50 ${fmt(g.firstP50)} / p99 ${fmt(g.firstP99)} ms, done p50 ${fmt(g.doneP50)} / p99 ${fmt(g.doneP99)} ms, CPU ${fmt(g.cpuPerStream)} ms per stream`);
     console.log(`raw     : ${b.streams} streams, first event p50 ${fmt(b.firstP50)} / p99 ${fmt(b.firstP99)} ms, done p50 ${fmt(b.doneP50)} / p99 ${fmt(b.doneP99)} ms, CPU ${fmt(b.cpuPerStream)} ms per stream`);
+    const med = (xs: number[]) => latencyStats(xs).p50.toFixed(2);
+    console.log(`rounds  : first p50 ${perRound.p50.map((x) => x.toFixed(2)).join(' ')} (median ${med(perRound.p50)}); p99 ${perRound.p99.map((x) => x.toFixed(2)).join(' ')} (median ${med(perRound.p99)}); streams ${perRound.streams.map((x) => x.toFixed(2)).join(' ')} (median ${med(perRound.streams)})`);
     console.log(
       `ratio   : streams ${(g.streams / b.streams).toFixed(2)}x, CPU per stream ${(g.cpuPerStream / b.cpuPerStream).toFixed(2)}x, first p50 ${(g.firstP50 / b.firstP50).toFixed(2)}x, p99 ${(g.firstP99 / b.firstP99).toFixed(2)}x; done p50 ${(g.doneP50 / b.doneP50).toFixed(2)}x, p99 ${(g.doneP99 / b.doneP99).toFixed(2)}x`,
     );

@@ -32,14 +32,17 @@ import { latencyStats, machine, sustained } from './lib-stats';
  *
  * Uses a database of its own (BENCH_SEARCH_DATABASE_URL, default chainpipe_bench_search: not the
  * parse benchmark's chainpipe_bench, whose tx tables that benchmark truncates) and truncates its
- * tx tables. About 3 minutes on 2 cores, a third of it the fill.
+ * tx tables. About 3 minutes on 2 cores, a third of it the fill (BENCH_SEARCH_KEEP_FILL=1 keeps
+ * a whole history of an earlier run instead); BENCH_SEARCH_ROUNDS sets the alternating rounds.
  */
 
 const ROWS = Number(process.env.BENCH_SEARCH_ROWS ?? 1_000_000);
 const LIMIT = 20;
 /** Measured time per query and path, split into alternating rounds. */
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 4_000);
-const ROUNDS = 4;
+const ROUNDS = Number(process.env.BENCH_SEARCH_ROUNDS ?? 4);
+/** Keep the history of an earlier run of this bench when it is whole (BENCH_SEARCH_KEEP_FILL=1): the fill is most of a run. */
+const KEEP_FILL = process.env.BENCH_SEARCH_KEEP_FILL === '1';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 1);
 const COUNTERPARTIES = 50_000;
 /** Rows one page's scans may read: keys × LIMIT with room to spare, far below any history's size. */
@@ -256,8 +259,10 @@ export async function run(): Promise<void> {
 
   const address = '0x' + 'be'.repeat(20);
   const token = '0x' + 'dac17f958d2ee523a2206206994597c13d831ec7';
-  const fillMs = await fill(db, address, token);
-  console.log(`machine: ${machine()}; filled ${ROWS.toLocaleString('en')} transactions (${(2 * ROWS).toLocaleString('en')} index rows) in ${(fillMs / 1000).toFixed(1)} s; limit ${LIMIT}; concurrency ${CONCURRENCY}; ${DURATION_MS / 1000} s per query and path in ${ROUNDS} alternating rounds`);
+  const { rows: held } = await db.raw<{ rows: { n: string; top: string | null }[] }>('select count(*) as n, max(id) as top from tx.transactions');
+  const whole = held[0].n === String(ROWS) && held[0].top === String(ROWS) && (await db('tx.address_index').where({ address }).first('tx_id')) !== undefined;
+  const fillMs = KEEP_FILL && whole ? 0 : await fill(db, address, token);
+  console.log(`machine: ${machine()}; ${fillMs ? 'filled' : 'kept'} ${ROWS.toLocaleString('en')} transactions (${(2 * ROWS).toLocaleString('en')} index rows)${fillMs ? ` in ${(fillMs / 1000).toFixed(1)} s` : ' of an earlier run'}; limit ${LIMIT}; concurrency ${CONCURRENCY}; ${DURATION_MS / 1000} s per query and path in ${ROUNDS} alternating rounds`);
 
   // Cursor of page 1000: the id of the last record of page 999 (OFFSET here only, to find it).
   const { rows: cur } = await db.raw<{ rows: { tx_id: string }[] }>(
@@ -349,7 +354,9 @@ export async function run(): Promise<void> {
     // Alternating short rounds, so that background noise (checkpoints, caches) hits both alike.
     const app = { latencies: [] as number[], errors: 0 };
     const base = { latencies: [] as number[], errors: 0 };
+    const roundRatios: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
+      const p50s: number[] = [];
       for (const [into, target, headers] of [
         [app, gatewayUrl, { 'x-api-key': key.token }],
         [base, raw.url, {}],
@@ -357,7 +364,9 @@ export async function run(): Promise<void> {
         const r = await measure(target, headers, DURATION_MS / ROUNDS);
         into.latencies.push(...r.latencies);
         into.errors += r.errors;
+        p50s.push(latencyStats(r.latencies).p50);
       }
+      roundRatios.push(p50s[0] / p50s[1]);
     }
     const a = latencyStats(app.latencies);
     const b = latencyStats(base.latencies);
@@ -365,7 +374,7 @@ export async function run(): Promise<void> {
       { query: label, path: 'tx-gateway (express)', requests: a.count, errors: app.errors, 'p50 ms': +a.p50.toFixed(2), 'p99 ms': +a.p99.toFixed(2) },
       { query: label, path: 'raw node:http + pg', requests: b.count, errors: base.errors, 'p50 ms': +b.p50.toFixed(2), 'p99 ms': +b.p99.toFixed(2) },
     );
-    ratios.push(`${label}: gateway/raw p50 ${(a.p50 / b.p50).toFixed(2)}x, p99 ${(a.p99 / b.p99).toFixed(2)}x`);
+    ratios.push(`${label}: gateway/raw p50 ${(a.p50 / b.p50).toFixed(2)}x, p99 ${(a.p99 / b.p99).toFixed(2)}x; p50 ratio of each round ${roundRatios.map((x) => x.toFixed(2)).join(' ')} (median ${latencyStats(roundRatios).p50.toFixed(2)})`);
   }
   console.table(rows);
   for (const r of ratios) console.log(`ratio ${r}`);

@@ -4,7 +4,7 @@ import express from 'express';
 import { Registry } from 'prom-client';
 import { loadContracts } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
-import { HttpError, createHttpApp, createKeyResolver, finishHttpApp, leaveRequestDeadline, listen, messageEnvelope, msgEnvelope, requireApiKey, sendOk, validateBody, type StartedServer } from '@chainpipe/http';
+import { ApiRoutes, HttpError, createHttpApp, createKeyResolver, exactRouteDispatcher, finishHttpApp, leaveRequestDeadline, listen, messageEnvelope, msgEnvelope, requireApiKey, sendOk, validateBody, type StartedServer } from '@chainpipe/http';
 import { createRedis, redisComponent } from '@chainpipe/redis';
 import { createLogger } from '@chainpipe/runtime';
 import { createAppWithKey,parsePrometheusText, readJson, testEnv } from '@chainpipe/testing';
@@ -32,6 +32,7 @@ describe('http library on a real server with keys in the real database', () => {
       await new Promise((r) => setTimeout(r, 600));
       sendOk(res, 'late but whole');
     });
+    a.get('/a/big', (_req, res) => sendOk(res, { text: 'ünïcødé '.repeat(300), n: [1, 2.5, null] }, { message: 'ok' }));
     a.get('/a/teapot', () => {
       throw new HttpError(418, 'short and stout', 41800);
     });
@@ -77,6 +78,18 @@ describe('http library on a real server with keys in the real database', () => {
     expect(await readJson(big)).to.deep.equal({ code: 413, message: 'request body too large', data: null });
   });
 
+  it('sends JSON bodies as express would: type, byte length, no body for HEAD; conditional requests the same', async () => {
+    const expected = JSON.stringify({ code: 0, message: 'ok', data: { text: 'ünïcødé '.repeat(300), n: [1, 2.5, null] } });
+    const res = await call('/a/big');
+    expect([res.status, res.headers.get('content-type'), res.headers.get('content-length')]).to.deep.equal([200, 'application/json; charset=utf-8', String(Buffer.byteLength(expected))]);
+    expect(await res.text()).to.equal(expected);
+    const head = await call('/a/big', { method: 'HEAD' });
+    expect([head.status, head.headers.get('content-length'), await head.text()]).to.deep.equal([200, String(Buffer.byteLength(expected)), '']);
+    // Conditional requests take express's own path (its freshness rules); the answer is the same.
+    const conditional = await call('/a/big', { headers: { 'if-modified-since': new Date().toUTCString() } });
+    expect([conditional.status, conditional.headers.get('content-type'), await conditional.text()]).to.deep.equal([200, 'application/json; charset=utf-8', expected]);
+  });
+
   it('answers 504 at the deadline, maps HttpErrors, hides internal errors, 404s unknown routes', async () => {
     const t0 = Date.now();
     const slow = await call('/a/slow');
@@ -107,6 +120,59 @@ describe('http library on a real server with keys in the real database', () => {
     const e = parsePrometheusText(await registry.metrics());
     const teapots = e.samples.find((s) => s.name === 'chainpipe_http_requests_total' && s.labels.route === '/a/teapot' && s.labels.status === '418');
     expect(teapots?.value).to.be.at.least(1);
+  });
+});
+
+describe('exact routes dispatched from a table (exactRouteDispatcher)', () => {
+  let server: StartedServer;
+  let base: string;
+  const registry = new Registry();
+  const steps: string[] = [];
+
+  before(async () => {
+    const logger = createLogger({ name: 'http-test', level: 'silent' });
+    const app = createHttpApp({ logger, registry, defaultEnvelope: msgEnvelope, timeoutMs: 1_000 });
+    const gate: express.RequestHandler = async (req, res, next) => {
+      await new Promise((r) => setImmediate(r));
+      if (req.header('x-stop')) return sendOk(res, 'stopped at the gate');
+      steps.push('gate');
+      next();
+    };
+    const api = new ApiRoutes({ contracts: loadContracts(), auth: { gate: { handler: gate, scheme: { type: 'apiKey', in: 'header', name: 'x-stop' }, errors: {} } } });
+    const ok = { data: { type: 'string' }, description: 'd' } as const;
+    // Declared first with a parameter, it answers /p/exact too: the exact route after it must never run.
+    api.route({ method: 'get', path: '/p/:tx_hash', summary: 's', auth: 'none', request: { params: 'http/tx/queries-transaction', checkedByHandler: true }, ok }, (req, res) => sendOk(res, `param ${req.params.tx_hash}`));
+    api.route({ method: 'get', path: '/p/exact', summary: 's', auth: 'none', ok }, (_req, res) => sendOk(res, 'exact, shadowed'));
+    api.route({ method: 'get', path: '/q/fast', summary: 's', auth: 'gate', ok }, (_req, res) => sendOk(res, 'fast'));
+    api.route({ method: 'get', path: '/q/boom', summary: 's', auth: 'gate', ok }, async () => {
+      throw new HttpError(418, 'short and stout', 41800);
+    });
+    api.route({ method: 'get', path: '/q/silent', summary: 's', auth: 'none', ok }, (_req, _res, next) => next());
+    app.use(exactRouteDispatcher([api]));
+    app.use(api.router);
+    finishHttpApp(app, logger);
+    server = await listen(app, 0, '127.0.0.1');
+    base = `http://127.0.0.1:${server.address.port}`;
+  });
+  after(() => server.close());
+
+  it('runs the same handlers in order, errors to the error handler, HEAD as GET, any case and a trailing slash; a path an earlier parameter route matches stays with it', async () => {
+    const get = async (path: string, init: RequestInit = {}) => {
+      const res = await fetch(base + path, init);
+      return [res.status, init.method === 'HEAD' ? await res.text() : await res.json()];
+    };
+    expect(await get('/q/fast')).to.deep.equal([200, { code: 0, msg: 'success', data: 'fast' }]);
+    expect(await get('/Q/Fast/')).to.deep.equal([200, { code: 0, msg: 'success', data: 'fast' }]);
+    expect(await get('/q/fast', { headers: { 'x-stop': '1' } })).to.deep.equal([200, { code: 0, msg: 'success', data: 'stopped at the gate' }]);
+    expect(steps).to.deep.equal(['gate', 'gate']);
+    expect(await get('/q/fast', { method: 'HEAD' })).to.deep.equal([200, '']);
+    expect(await get('/q/boom')).to.deep.equal([418, { code: 41800, msg: 'short and stout', data: null }]);
+    expect(await get('/p/exact')).to.deep.equal([200, { code: 0, msg: 'success', data: 'param exact' }]);
+    expect(await get('/q/silent')).to.deep.equal([404, { code: 404, msg: 'no route for GET /q/silent', data: null }]);
+    expect(await get('/q/fast', { method: 'POST' })).to.deep.equal([404, { code: 404, msg: 'no route for POST /q/fast', data: null }]);
+    const metrics = await registry.metrics();
+    expect(metrics).to.include('route="/q/fast",status="200"');
+    expect(metrics).to.include('route="/q/boom",status="418"');
   });
 });
 

@@ -10,7 +10,8 @@ function recordingSink(clock: ManualClock) {
     sent,
     end: () => (writable = false),
     sink: {
-      open: () => void sent.push([clock.now(), 'open']),
+      // Flushed only when no held event follows to carry the response head.
+      open: (flush: boolean) => void sent.push([clock.now(), flush ? 'open, head flushed' : 'open']),
       write: (chunk: string) => void sent.push([clock.now(), chunk]),
       writable: () => writable,
     },
@@ -76,7 +77,7 @@ describe('HeldStream (the quote stream start rule) on a manual clock', () => {
     out.end();
     stream.write('channel b');
     await clock.advance(3_000);
-    expect(out.sent).to.deep.equal([[0, 'open']]);
+    expect(out.sent).to.deep.equal([[0, 'open, head flushed']]);
     stream.close();
   });
 });

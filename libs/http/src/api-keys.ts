@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { type Clock, systemClock } from '@chainpipe/runtime';
 import type { RequestHandler } from 'express';
 import type { ApiAuth } from './api-routes';
@@ -33,10 +33,10 @@ export function parseApiKey(token: string): { keyId: string; secret: string } | 
   return m ? { keyId: m[1], secret: m[2] } : undefined;
 }
 
-/** Constant-time check of a presented secret against the stored hash. */
-export function secretMatches(secret: string, storedHash: string): boolean {
-  const a = Buffer.from(hashSecret(secret), 'hex');
-  const b = Buffer.from(storedHash, 'hex');
+/** Constant-time check of a presented secret against the stored hash (hex, or its bytes). */
+export function secretMatches(secret: string, storedHash: string | Buffer): boolean {
+  const a = hash('sha256', secret, 'buffer');
+  const b = typeof storedHash === 'string' ? Buffer.from(storedHash, 'hex') : storedHash;
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
@@ -64,25 +64,50 @@ export interface StoredKey {
 /** Finds a key by id; the store never sees the secret. */
 export type KeyLookup = (keyId: string) => Promise<StoredKey | undefined>;
 
+/** A cached look-up: the stored key with its hash's bytes, and when the look-up began. */
+interface CachedKey {
+  at: number;
+  key: (StoredKey & { hashBytes: Buffer }) | undefined;
+}
+
 /**
  * Resolves a presented key to its application, with a short cache so that a busy client does
- * not cost a database round trip per request. Revocation takes effect within `cacheTtlMs`.
+ * not cost a database round trip per request. Revocation takes effect within `cacheTtlMs`: an
+ * entry answers only while younger than that, counted from when its look-up began. A key in use
+ * is looked up again in the background once half that age, so its requests do not wait for the
+ * database; concurrent requests of a key not cached share one look-up. Only the stored hash is
+ * cached, never a presented secret: each request hashes its secret and compares in constant time.
  */
 export function createKeyResolver(lookup: KeyLookup, opts: { cacheTtlMs?: number; clock?: Pick<Clock, 'now'> } = {}) {
   const ttl = opts.cacheTtlMs ?? 10_000;
   const clock = opts.clock ?? systemClock;
-  const cache = new Map<string, { key: StoredKey | undefined; at: number }>();
+  const cache = new Map<string, CachedKey>();
+  const pending = new Map<string, Promise<CachedKey>>();
+  const load = (keyId: string): Promise<CachedKey> => {
+    let running = pending.get(keyId);
+    if (!running) {
+      const at = clock.now();
+      running = lookup(keyId)
+        .then((key): CachedKey => {
+          const entry = { at, key: key && { ...key, hashBytes: Buffer.from(key.secretHash, 'hex') } };
+          if (cache.size > 10_000) cache.clear();
+          cache.set(keyId, entry);
+          return entry;
+        })
+        .finally(() => pending.delete(keyId));
+      pending.set(keyId, running);
+    }
+    return running;
+  };
   return async (token: string): Promise<Principal | undefined> => {
     const parsed = parseApiKey(token);
     if (!parsed) return undefined;
     let entry = cache.get(parsed.keyId);
-    if (!entry || clock.now() - entry.at >= ttl) {
-      entry = { key: await lookup(parsed.keyId), at: clock.now() };
-      if (cache.size > 10_000) cache.clear();
-      cache.set(parsed.keyId, entry);
-    }
-    const key = entry.key;
-    if (!key || !key.active || !secretMatches(parsed.secret, key.secretHash)) return undefined;
+    const age = entry ? clock.now() - entry.at : Infinity;
+    if (age >= ttl) entry = await load(parsed.keyId);
+    else if (age >= ttl / 2 && !pending.has(parsed.keyId)) void load(parsed.keyId).catch(() => undefined);
+    const key = entry!.key;
+    if (!key || !key.active || !secretMatches(parsed.secret, key.hashBytes)) return undefined;
     return { appId: key.appId, keyId: key.keyId };
   };
 }

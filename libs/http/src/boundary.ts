@@ -12,10 +12,28 @@ export const NUL_KEYWORD = 'nul';
 /** The schema keywords whose failure means "no stored row can hold this value", not "malformed". */
 const UNSTORABLE_KEYWORDS = new Set([NUL_KEYWORD, 'decimalMaximum']);
 
+/** True when some string or object key of `value` holds a NUL; allocates nothing. */
+function holdsNul(node: unknown): boolean {
+  if (typeof node === 'string') return node.includes('\u0000');
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) if (holdsNul(node[i])) return true;
+    return false;
+  }
+  if (node && typeof node === 'object') {
+    for (const k in node) {
+      if (!Object.prototype.hasOwnProperty.call(node, k)) continue;
+      if (k.includes('\u0000') || holdsNul((node as Record<string, unknown>)[k])) return true;
+    }
+  }
+  return false;
+}
+
 /** Every string (and object key) of `value` holding a NUL, as ajv-shaped errors naming where. */
 export function nulErrors(value: unknown, instancePath = ''): ErrorObject[] {
+  // Every request crosses this check: the common case (no NUL anywhere) is one walk that builds nothing.
+  if (!holdsNul(value)) return [];
   const out: ErrorObject[] = [];
-  // Every request crosses this walk: the path of a value is only spelled out when it holds a NUL.
+  // The path of a value is only spelled out when it holds a NUL.
   const segments: string[] = [];
   const record = (last?: string) => {
     const at = [...segments, ...(last === undefined ? [] : [last])].map((k) => `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');

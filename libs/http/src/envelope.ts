@@ -40,14 +40,67 @@ export function setEnvelope(res: Response, style: EnvelopeStyle): void {
   res.locals[ENVELOPE_KEY] = style;
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Sends JSON text as Express's `res.json` would (status, `application/json; charset=utf-8`,
+ * `Content-Length`, no body for HEAD), without its per-request work: settings look-ups,
+ * content-type parsing and, past 1,000 characters, a copy of the body into a Buffer. A
+ * conditional request (`If-None-Match`, `If-Modified-Since`), a status without a body (204, 205,
+ * 304) and a response whose content type or transfer encoding a handler already set go through
+ * Express, which keeps its rules for them.
+ */
+export function sendJsonText(res: Response, status: number, text: string): void {
+  const req = res.req;
+  const headers = req.headers;
+  const bodiless = status === 204 || status === 205 || status === 304;
+  if (bodiless || headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined || res.hasHeader('content-type') || res.hasHeader('transfer-encoding')) {
+    res.status(status).type('json').send(text);
+    return;
+  }
+  res.statusCode = status;
+  res.setHeader('Content-Type', JSON_TYPE);
+  res.setHeader('Content-Length', Buffer.byteLength(text, 'utf8'));
+  if (req.method === 'HEAD') res.end();
+  else res.end(text, 'utf8');
+}
+
+/** A unique string a style places where `data` goes, to cut its rendered envelope in two. */
+const DATA_MARK = '\u0000chainpipe-envelope-data\u0000';
+const DATA_MARK_JSON = JSON.stringify(DATA_MARK);
+
+/**
+ * The JSON text of a style's success envelope around `data`, with the text before and after
+ * `data` rendered once per style, code and message: a request then stringifies its data only.
+ * A style that does not place `data` as given (one that reshapes it) is rendered whole.
+ */
+const okFragments = new WeakMap<EnvelopeStyle, Map<string, readonly [string, string] | null>>();
+
+function okText(style: EnvelopeStyle, data: unknown, code: number, message: string): string {
+  let byCall = okFragments.get(style);
+  if (!byCall) okFragments.set(style, (byCall = new Map()));
+  const key = `${code}\u0000${message}`;
+  let parts = byCall.get(key);
+  if (parts === undefined) {
+    const whole = JSON.stringify(style.ok(DATA_MARK, code, message));
+    const at = whole.indexOf(DATA_MARK_JSON);
+    parts = at >= 0 && whole.indexOf(DATA_MARK_JSON, at + 1) < 0 ? [whole.slice(0, at), whole.slice(at + DATA_MARK_JSON.length)] : null;
+    if (byCall.size < 1000) byCall.set(key, parts);
+  }
+  const rendered = data === undefined ? undefined : JSON.stringify(data);
+  // undefined data leaves its key out of the envelope: render that the plain way.
+  if (parts === null || rendered === undefined) return JSON.stringify(style.ok(data, code, message));
+  return parts[0] + rendered + parts[1];
+}
+
 /** Sends a success body in the router's style. */
 export function sendOk(res: Response, data: unknown, opts: { code?: number; message?: string; status?: number } = {}): void {
   if (res.headersSent) return;
-  res.status(opts.status ?? 200).json(envelopeOf(res).ok(data, opts.code ?? 0, opts.message ?? 'success'));
+  sendJsonText(res, opts.status ?? 200, okText(envelopeOf(res), data, opts.code ?? 0, opts.message ?? 'success'));
 }
 
 /** Sends an error body in the router's style; `code` defaults to the HTTP status. */
 export function sendError(res: Response, status: number, message: string, opts: { code?: number; details?: unknown } = {}): void {
   if (res.headersSent) return;
-  res.status(status).json(envelopeOf(res).error(status, opts.code ?? status, message, opts.details));
+  sendJsonText(res, status, JSON.stringify(envelopeOf(res).error(status, opts.code ?? status, message, opts.details)));
 }

@@ -38,6 +38,37 @@ describe('API keys', () => {
     expect(lookups).to.equal(2);
   });
 
+  it('looks a key in use up again before its entry expires, so a revocation lands within the TTL without a request waiting, and shares concurrent look-ups', async () => {
+    const k = generateApiKey();
+    let lookups = 0;
+    const clock = new ManualClock(0);
+    const store = new Map<string, StoredKey>([[k.keyId, { appId: 'app-1', keyId: k.keyId, secretHash: k.secretHash, active: true }]]);
+    const tick = () => new Promise<void>((r) => setImmediate(r));
+    const resolve = createKeyResolver(
+      async (id) => {
+        lookups++;
+        await tick();
+        return store.get(id);
+      },
+      { cacheTtlMs: 1000, clock },
+    );
+    const principal = { appId: 'app-1', keyId: k.keyId };
+    expect(await Promise.all([resolve(k.token), resolve(k.token), resolve(k.token)])).to.deep.equal([principal, principal, principal]);
+    expect(lookups).to.equal(1);
+    store.set(k.keyId, { ...store.get(k.keyId)!, active: false });
+    await clock.advance(400);
+    expect(await resolve(k.token)).to.deep.equal(principal); // young entry: no look-up
+    expect(lookups).to.equal(1);
+    await clock.advance(200);
+    // Past half the TTL: still answered from the entry, while a look-up runs behind it.
+    expect(await resolve(k.token)).to.deep.equal(principal);
+    expect(lookups).to.equal(2);
+    await tick();
+    await tick();
+    expect(await resolve(k.token)).to.equal(undefined); // revoked, 600 ms after: within the 1 s TTL
+    expect(lookups).to.equal(2);
+  });
+
   it('compares shared secrets of any length', () => {
     expect(safeEqual('abc', 'abc')).to.equal(true);
     expect(safeEqual('abc', 'abcd')).to.equal(false);

@@ -1,2 +1,3 @@
 export * from './quote-store';
 export * from './reference.repository';
+export * from './reference-snapshot';

@@ -11,3 +11,4 @@ export * from './secret-box';
 export * from './ports';
 export * from './service';
 export * from './periodic';
+export * from './refreshed-value';

@@ -2,8 +2,11 @@ import { systemClock, type Clock, type Timer } from '@chainpipe/runtime';
 
 /** The response an SSE stream is written to. */
 export interface StreamSink {
-  /** Sends the response head (status and SSE headers). */
-  open(): void;
+  /**
+   * Sets the response head (status and SSE headers); `flush`: send it now, as no event follows
+   * at once (otherwise the first event's write carries it, one packet instead of two).
+   */
+  open(flush: boolean): void;
   write(chunk: string): void;
   /** False once the response ended or the client left: nothing more is sent. */
   writable(): boolean;
@@ -38,7 +41,7 @@ export class HeldStream {
     if (this.begun || !this.sink.writable()) return;
     this.begun = true;
     this.grace.cancel();
-    this.sink.open();
+    this.sink.open(this.held.length === 0);
     for (const e of this.held.splice(0)) this.sink.write(e);
     this.heartbeat = this.clock.setInterval(() => {
       if (this.sink.writable()) this.sink.write(': heartbeat\n\n');

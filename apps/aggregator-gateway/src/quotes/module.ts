@@ -5,9 +5,9 @@ import { AmountBelowProviderMinimum, netQuote, ProviderError, tokenRefOf, type C
 import type { Contracts, HttpAggChannelQuote, HttpAggQuoteStreamBody, HttpAggQuoteStreamQuery, SseAggQuoteDone, SseAggQuoteError } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import { ApiRoutes, leaveRequestDeadline, msgEnvelope, requestParams, sendError, type EnvelopeStyle, type HandlerFor, type RequestIds } from '@chainpipe/http';
-import { type TokenRow } from '@chainpipe/price';
-import { QuoteStore, ReferenceRepository } from '@chainpipe/price-store';
-import { systemClock, timeoutSignal, type Clock, type Logger } from '@chainpipe/runtime';
+import { type CryptoQuoteMessage, type TokenRow } from '@chainpipe/price';
+import { QuoteStore, ReferenceRepository, ReferenceSnapshot } from '@chainpipe/price-store';
+import { RefreshedValue, systemClock, timeoutSignal, type Clock, type Logger } from '@chainpipe/runtime';
 import { HeldStream } from './held-stream';
 import { parseQuoteRequest, sseEvent, type QuoteRequest } from './request';
 
@@ -30,9 +30,27 @@ export interface QuotesModuleDeps {
   upstreamTimeoutMs: number;
   /** Comment line sent while a stream is quiet, so proxies keep it open. */
   heartbeatMs: number;
-  /** Time of the stream's start grace, heartbeats and upstream timeouts. */
-  clock?: Pick<Clock, 'setTimeout' | 'setInterval'>;
+  /** Time of the stream's start grace, heartbeats and upstream timeouts, and of the reference rows' age. */
+  clock?: Pick<Clock, 'setTimeout' | 'setInterval' | 'now'>;
 }
+
+/**
+ * How long the stream's reference rows are answered from memory: the channel list is read again
+ * behind the requests once a second old and never answers past 5 s (a channel disabled is out of
+ * new streams within 5 s); tokens are read again every 30 s and never answer past 2 min, and an
+ * unknown token id reloads them at once (at most once a second), so a new token is quoted at
+ * once. The destination token's USD price (a display figure of the events) is read from Redis
+ * again once a second old and never answers past 3 s.
+ */
+export const QUOTE_REFERENCE_AGE = {
+  channelsRefreshMs: 1_000,
+  channelsMaxAgeMs: 5_000,
+  tokensRefreshMs: 30_000,
+  tokensMaxAgeMs: 120_000,
+  tokenMissReloadMs: 1_000,
+  usdPriceRefreshMs: 1_000,
+  usdPriceMaxAgeMs: 3_000,
+} as const;
 
 interface ChannelRow {
   id: number;
@@ -40,6 +58,10 @@ interface ChannelRow {
   icon_url: string | null;
   adapter_kind: string;
   base_fee_pct: string;
+}
+
+interface ChannelListRow extends ChannelRow {
+  enabled: boolean;
 }
 
 const tokenRef = (t: TokenRow): TokenRef => tokenRefOf(t);
@@ -57,9 +79,35 @@ function usd(units: bigint, decimals: number, price: number | undefined): string
  * channel, and `done` last. Closing the connection aborts every upstream call still running.
  */
 export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFor(path: string): EnvelopeStyle | undefined; api: ApiRoutes } {
-  const reference = new ReferenceRepository(deps.db);
-  const prices = new QuoteStore(deps.redis);
   const clock = deps.clock ?? systemClock;
+  const tokens = new ReferenceSnapshot(new ReferenceRepository(deps.db), {
+    refreshMs: QUOTE_REFERENCE_AGE.tokensRefreshMs,
+    maxAgeMs: QUOTE_REFERENCE_AGE.tokensMaxAgeMs,
+    missReloadMs: QUOTE_REFERENCE_AGE.tokenMissReloadMs,
+    clock,
+  });
+  const channelList = new RefreshedValue({
+    load: () => deps.db('agg.channels').orderBy('id').select<ChannelListRow[]>('id', 'name', 'icon_url', 'adapter_kind', 'base_fee_pct', 'enabled'),
+    refreshMs: QUOTE_REFERENCE_AGE.channelsRefreshMs,
+    maxAgeMs: QUOTE_REFERENCE_AGE.channelsMaxAgeMs,
+    clock,
+  });
+  const quoteStore = new QuoteStore(deps.redis);
+  // One entry per destination token asked for (known tokens only: an unknown one was refused).
+  const usdPrices = new Map<string, RefreshedValue<CryptoQuoteMessage | undefined>>();
+  const usdPriceOf = (externalId: string): Promise<CryptoQuoteMessage | undefined> => {
+    let price = usdPrices.get(externalId);
+    if (!price) {
+      price = new RefreshedValue({
+        load: async () => (await quoteStore.readQuotes([externalId]))[0],
+        refreshMs: QUOTE_REFERENCE_AGE.usdPriceRefreshMs,
+        maxAgeMs: QUOTE_REFERENCE_AGE.usdPriceMaxAgeMs,
+        clock,
+      });
+      usdPrices.set(externalId, price);
+    }
+    return price.get();
+  };
   const byKind = new Map(deps.adapters.map((a) => [a.kind, a]));
   const log = deps.logger.child({ component: 'quote-stream' });
   const metrics = {
@@ -76,23 +124,18 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
       }),
   });
 
-  interface ChannelListRow extends ChannelRow {
-    enabled: boolean;
-  }
-
   /**
-   * The stream's reference rows in one round of parallel reads (tokens, the channel list, the
-   * promo): the first channel event waits for this round and the slowest upstream, nothing more.
+   * The stream's reference rows: tokens and the channel list from memory (QUOTE_REFERENCE_AGE),
+   * the promo (when one is given) read alongside, so a stream's first channel event waits for
+   * the slowest of these and the upstream, and usually for no Postgres round trip at all.
    * The refusals keep their order: tokens, then the channel, then no channel left.
    */
   async function prepare(q: QuoteRequest): Promise<{ src: TokenRow; dst: TokenRow; channels: ChannelRow[]; discount: number | null } | string> {
-    const [tokens, listed, promo] = await Promise.all([
-      reference.tokensByIds(q.srcTokenId === q.dstTokenId ? [q.srcTokenId] : [q.srcTokenId, q.dstTokenId]),
-      deps.db('agg.channels').orderBy('id').select<ChannelListRow[]>('id', 'name', 'icon_url', 'adapter_kind', 'base_fee_pct', 'enabled'),
+    const [[src, dst], listed, promo] = await Promise.all([
+      tokens.tokensByIds([q.srcTokenId, q.dstTokenId]),
+      channelList.get(),
       q.promoCode ? deps.db('agg.promos').where({ code: q.promoCode, enabled: true }).first<{ discount_pct: string } | undefined>('discount_pct') : undefined,
     ]);
-    const src = tokens.find((t) => t.id === q.srcTokenId);
-    const dst = tokens.find((t) => t.id === q.dstTokenId);
     for (const [row, tokenId] of [[src, q.srcTokenId], [dst, q.dstTokenId]] as const) {
       if (!row) return (await deps.db('price.tokens').where({ id: tokenId }).first('id')) ? 'chain not found' : 'token not found';
     }
@@ -117,8 +160,7 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
       // The USD display price is read while the channels are asked, not before them. It is a
       // display figure only: without Redis the events carry an empty `estimated_out_usd`.
       const dstPriceRead = dst.external_id
-        ? prices.readQuotes([dst.external_id]).then(
-            ([p]) => p,
+        ? usdPriceOf(dst.external_id).catch(
             (err: unknown) => {
               log.warn({ msg: 'usd_price_unavailable', err: (err as Error)?.message });
               return undefined;
@@ -140,14 +182,14 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
       });
       const sse = new HeldStream(
         {
-          open: () => {
+          open: (flush) => {
             res.status(200);
             res.setHeader('content-type', 'text/event-stream; charset=utf-8');
             res.setHeader('cache-control', 'no-cache, no-transform');
             res.setHeader('x-accel-buffering', 'no');
             res.setHeader('connection', 'keep-alive');
-            res.flushHeaders();
             res.socket?.setNoDelay(true);
+            if (flush) res.flushHeaders();
           },
           write: (chunk) => void res.write(chunk),
           writable: () => !res.writableEnded && !abort.signal.aborted,
@@ -187,8 +229,9 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
                 discount_pct: discount,
               };
               metrics.upstream.observe({ kind: c.adapter_kind, outcome: 'ok' }, Number(process.hrtime.bigint() - t0) / 1e9);
-              sse.begin();
+              // Held, then begun: the first event's write carries the response head.
               write('channel', event);
+              sse.begin();
             } catch (err) {
               if (err instanceof AmountBelowProviderMinimum) {
                 // The provider answered: the amount is under its minimum. The channel's error event
@@ -216,8 +259,8 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
           metrics.events.inc({ event: 'pre_stream_502' });
           return sendError(res, 502, timeouts === failures ? 'quote service timed out' : 'quote service unavailable');
         }
-        sse.begin();
         write('done', {});
+        sse.begin();
       } finally {
         finished = true;
         sse.close();
@@ -228,7 +271,7 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
   const doc = {
     summary: 'Stream quotes of every channel (SSE)',
     description:
-      'Errors before the stream starts are JSON envelopes: 400 for the request, tokens and channels; 502 `quote service timed out` / `quote service unavailable` when every channel failed before the stream began (it begins with the first channel quote, or after the heartbeat period without one). Then `text/event-stream; charset=utf-8`: a `channel` event per channel as it answers (`http/agg/channel-quote`), an `error` event `{channel_id, msg}` per failed channel (others continue; a channel past the upstream timeout, 60 s by default, is `quote service timed out`), and one `done` `{}` last. Once the request is checked the stream is outside the request deadline; a quiet stream gets an SSE comment (`: heartbeat`) every heartbeat period so that proxies keep it open. Closing the connection cancels every upstream call.',
+      'Errors before the stream starts are JSON envelopes: 400 for the request, tokens and channels; 502 `quote service timed out` / `quote service unavailable` when every channel failed before the stream began (it begins with the first channel quote, or after the heartbeat period without one). Then `text/event-stream; charset=utf-8`: a `channel` event per channel as it answers (`http/agg/channel-quote`), an `error` event `{channel_id, msg}` per failed channel (others continue; a channel past the upstream timeout, 60 s by default, is `quote service timed out`), and one `done` `{}` last. Once the request is checked the stream is outside the request deadline; a quiet stream gets an SSE comment (`: heartbeat`) every heartbeat period so that proxies keep it open. Closing the connection cancels every upstream call. Tokens, channels and the USD price are read from memory, refreshed behind the requests: a channel enabled or disabled is seen by new streams within 5 s, a token change within 2 minutes (a new token id at once).',
     tags: ['quotes'],
     auth: 'none',
     ok: { data: { type: 'string' }, bare: true, mediaType: 'text/event-stream', description: 'the event stream', example: 'event: done\ndata: {}\n\n' },

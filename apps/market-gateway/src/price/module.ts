@@ -1,14 +1,13 @@
 import express, { type RequestHandler } from 'express';
 import { formatErrors } from '@chainpipe/contracts';
 import { ApiRoutes, apiKeyAuth } from '@chainpipe/http';
-import { QuoteStore, ReferenceRepository } from '@chainpipe/price-store';
+import { QuoteStore, ReferenceRepository, ReferenceSnapshot } from '@chainpipe/price-store';
 import type { RouteModule } from '@chainpipe/http';
 import type { PriceDeps } from './deps';
 import { PRICE_AUTH, PriceCode, priceEnvelopeFor, sendPriceError } from './envelope';
 import { PoolDetailService } from './pool-detail.service';
 import { poolsRoutes } from './pools.routes';
 import { quotesRoutes } from './quotes.routes';
-import { ReferenceSnapshot } from './reference-snapshot';
 import { referenceRoutes } from './reference.routes';
 
 /** The JSON body parser of the price routes: a malformed body is the spec's 20003 `invalid JSON body`. */

@@ -4,10 +4,9 @@ import { formatErrors, type Contracts } from '@chainpipe/contracts';
 import { sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
 import type { Clock } from '@chainpipe/runtime';
 import { addressQuoteItem, fiatRateItems, latestQuoteItem, parseTokenIds, usdFactor, type CryptoQuoteMessage, type FiatRow } from '@chainpipe/price';
-import { type QuoteStore } from '@chainpipe/price-store';
+import { type QuoteStore, type ReferenceSnapshot } from '@chainpipe/price-store';
 import { EXAMPLE_ADDRESS_QUOTE, EXAMPLE_LATEST_QUOTE } from './api-examples';
 import { PRICE_AUTH, PRICE_PREFIX, PriceCode, sendPriceError } from './envelope';
-import type { ReferenceSnapshot } from './reference-snapshot';
 
 export interface QuotesRouteDeps {
   snapshot: ReferenceSnapshot;
@@ -62,9 +61,11 @@ export function quotesRoutes(api: ApiRoutes, deps: QuotesRouteDeps): void {
       errors: { 400: 'code 20001: `ids is required`, bad ids, or an unsupported fiat', 503: 'no exchange rate for the fiat yet' },
     },
     async (req, res) => {
-    const parsed = parseTokenIds(one(req.query.ids), MAX_QUOTE_IDS);
+    // Express 5 parses the query string on every read of req.query: once here.
+    const query = req.query;
+    const parsed = parseTokenIds(one(query.ids), MAX_QUOTE_IDS);
     if (!parsed.ok) return sendPriceError(res, 400, PriceCode.missingParameter, parsed.error);
-    const target = await resolveFiat(res, one(req.query.fiat));
+    const target = await resolveFiat(res, one(query.fiat));
     if (!target) return;
     const tokens = (await deps.snapshot.tokensByIds(parsed.ids)).filter((t) => t?.external_id);
     const quotes = await deps.store.readQuotes(tokens.map((t) => t!.external_id!));

@@ -1,13 +1,12 @@
 import { addressKey } from '@chainpipe/chains';
 import type { FiatRow, TokenRow } from '@chainpipe/price';
-import type { ReferenceRepository } from '@chainpipe/price-store';
-import type { Clock } from '@chainpipe/runtime';
+import { RefreshedValue, type Clock } from '@chainpipe/runtime';
+import type { ReferenceRepository } from './reference.repository';
 
 /** Placeholders wallets use for a chain's native coin in contract-address fields. */
 const NATIVE_PLACEHOLDERS = new Set(['0x0000000000000000000000000000000000000000', '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee']);
 
 interface Snapshot {
-  at: number;
   byId: Map<number, TokenRow>;
   /** `chain_type:protocol_chain_id:address_key` → token. */
   byChainAddress: Map<string, TokenRow>;
@@ -26,23 +25,25 @@ const push = <K, V>(m: Map<K, V[]>, k: K, v: V) => {
 };
 
 /**
- * The tokens and fiats the quote endpoints resolve ids and addresses against, held in memory
- * so a quote request costs Redis reads only. Reloaded from Postgres in the background once older
- * than `refreshMs`, and at once (at most every `missReloadMs`) when a lookup misses, so an
- * operator's import is served within a second.
+ * The tokens and fiats that requests resolve ids and addresses against (the price service's
+ * quotes, the quote stream's tokens), held in memory so a request costs no Postgres read for
+ * them. Reloaded in the background once older than `refreshMs`, and at once (at most every
+ * `missReloadMs`) when a lookup misses, so an operator's import is served within a second. With
+ * `maxAgeMs`, a snapshot that old (after a quiet spell) is reloaded before it answers.
  */
 export class ReferenceSnapshot {
-  private current?: Snapshot;
-  private loading?: Promise<Snapshot>;
+  private readonly value: RefreshedValue<Snapshot>;
 
   constructor(
     private readonly repo: Pick<ReferenceRepository, 'allTokens' | 'listFiats'>,
-    private readonly opts: { refreshMs: number; missReloadMs: number; clock: Pick<Clock, 'now'> },
-  ) {}
+    private readonly opts: { refreshMs: number; missReloadMs: number; maxAgeMs?: number; clock: Pick<Clock, 'now'> },
+  ) {
+    this.value = new RefreshedValue({ load: () => this.load(), refreshMs: opts.refreshMs, maxAgeMs: opts.maxAgeMs, clock: opts.clock });
+  }
 
   private async load(): Promise<Snapshot> {
     const [tokens, fiatList] = await Promise.all([this.repo.allTokens(), this.repo.listFiats()]);
-    const s: Snapshot = { at: this.opts.clock.now(), byId: new Map(), byChainAddress: new Map(), byTypeAddress: new Map(), natives: new Map(), fiats: new Map(), fiatList };
+    const s: Snapshot = { byId: new Map(), byChainAddress: new Map(), byTypeAddress: new Map(), natives: new Map(), fiats: new Map(), fiatList };
     for (const t of tokens) {
       s.byId.set(t.id, t);
       const pid = t.protocol_chain_id === null ? '' : String(t.protocol_chain_id);
@@ -59,34 +60,17 @@ export class ReferenceSnapshot {
     return s;
   }
 
-  private reload(): Promise<Snapshot> {
-    this.loading ??= this.load().then(
-      (s) => {
-        this.current = s;
-        this.loading = undefined;
-        return s;
-      },
-      (err) => {
-        this.loading = undefined;
-        throw err;
-      },
-    );
-    return this.loading;
-  }
-
   /** The snapshot to answer from: loads the first one, refreshes stale ones in the background. */
-  async get(): Promise<Snapshot> {
-    if (!this.current) return this.reload();
-    if (this.opts.clock.now() - this.current.at > this.opts.refreshMs) void this.reload().catch(() => undefined);
-    return this.current;
+  get(): Promise<Snapshot> {
+    return this.value.get();
   }
 
   /** Runs `lookup`; when it misses something, reloads (if the snapshot is old enough) and runs it again. */
   private async withMissReload<T>(lookup: (s: Snapshot) => { value: T; missed: boolean }): Promise<T> {
     const s = await this.get();
     const first = lookup(s);
-    if (!first.missed || this.opts.clock.now() - s.at < this.opts.missReloadMs) return first.value;
-    return lookup(await this.reload()).value;
+    if (!first.missed || this.opts.clock.now() - (this.value.loadedAt ?? 0) < this.opts.missReloadMs) return first.value;
+    return lookup(await this.value.reload()).value;
   }
 
   tokensByIds(ids: readonly number[]): Promise<(TokenRow | undefined)[]> {
