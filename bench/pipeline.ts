@@ -20,6 +20,9 @@
  * chain.raw.v1's three partitions (keyed by network), COPY; each pipeline figure is set against
  * the mean of the COPY runs on either side of it. The load average is printed with each figure.
  *
+ * After each set-up, the parser copies' own means (parse per record, store per block, handler call)
+ * say where their time went; BENCH_PIPELINE_PARSER_NODE_OPTIONS gives them NODE_OPTIONS (a profiler's `--require`).
+ *
  * Needs a broker (BENCH_KAFKA_BROKERS), Postgres (BENCH_PIPELINE_DATABASE_URL, a database whose
  * name contains "bench"; created and migrated here, rows are only added) and Redis (REDIS_URL).
  */
@@ -51,7 +54,7 @@ import {
   type RunningProcess,
 } from '@chainpipe/testing';
 import { copyBlock } from './lib-pg-copy';
-import { machine, printTable } from './lib-stats';
+import { histogramMeans, machine, printTable } from './lib-stats';
 
 type Json = any;
 
@@ -73,6 +76,8 @@ const MAX_IN_FLIGHT = 16;
 const BROKERS = (process.env.BENCH_KAFKA_BROKERS ?? process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
 const DATABASE_URL = process.env.BENCH_PIPELINE_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/chainpipe_bench';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+/** NODE_OPTIONS of the parser copies (a `--require` of a profiler, say). */
+const PARSER_NODE_OPTIONS = process.env.BENCH_PIPELINE_PARSER_NODE_OPTIONS;
 
 const load = () => os.loadavg()[0].toFixed(1);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -229,7 +234,8 @@ export async function run(): Promise<void> {
   const matcherGroup = `${prefix}matcher`;
   const startParser = async () => {
     const ops = await freePort();
-    const p = spawnTs('apps/chain-parser/src/main.ts', { ...common, OPS_PORT: String(ops), CHAIN_PARSER_GROUP: parserGroup }, { quiet: true });
+    const profile: Record<string, string> = PARSER_NODE_OPTIONS ? { NODE_OPTIONS: PARSER_NODE_OPTIONS } : {};
+    const p = spawnTs('apps/chain-parser/src/main.ts', { ...common, ...profile, OPS_PORT: String(ops), CHAIN_PARSER_GROUP: parserGroup }, { quiet: true });
     return { p, ops };
   };
   const [ingestPort, ingestOps, matcherOps] = await Promise.all([freePort(), freePort(), freePort()]);
@@ -367,6 +373,11 @@ export async function run(): Promise<void> {
         await drained(600_000);
         if (!r.held) break;
         best = r;
+      }
+      // Where a parser copy's time went over the steps of this set-up: its own duration histograms.
+      for (const [k, { ops }] of procs.parsers.entries()) {
+        const means = await histogramMeans(ops, `chain-parser ${k + 1}`, ['chainpipe_parser_parse_duration_seconds', 'chainpipe_parser_store_duration_seconds', 'chainpipe_consumer_batch_duration_seconds']);
+        console.log(`  ${means.map((m) => `${m.what}: ${m.count} × ${m.meanMs.toFixed(1)} ms`).join('; ')}`);
       }
       const before = copies.at(-1)!;
       await addCopy();
