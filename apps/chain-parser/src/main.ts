@@ -26,6 +26,9 @@ runService('chain-parser', chainParserConfig, async (svc) => {
   await kafka.consume(TOPICS.chainRaw, {
     groupId: config.CHAIN_PARSER_GROUP,
     maxRecordsPerCall: config.CHAIN_PARSER_MAX_RECORDS_PER_CALL,
+    // Networks on different partitions store side by side (disjoint rows and block locks); the
+    // handler keeps no state between calls.
+    partitionsConcurrently: config.CHAIN_PARSER_PARTITIONS_CONCURRENTLY,
     sessionTimeoutMs: config.CHAIN_PARSER_SESSION_TIMEOUT_MS,
     handler: handlers.chainRaw,
   });

@@ -21,6 +21,12 @@ export interface BatchConsumerOptions<T> {
   topicPrefix?: string;
   /** Upper bound of records handed to one handler call (and of work lost to a crash). */
   maxRecordsPerCall?: number;
+  /**
+   * How many partitions' records are handled side by side (1 by default): calls for different
+   * partitions may then run at once, so the handler must allow that; one partition's records
+   * still come in order, one call at a time, each committed after it.
+   */
+  partitionsConcurrently?: number;
   retry?: RetryPolicy;
   /** Called when the consumer cannot go on (retries exhausted, kafkajs crash): the app stops. */
   onFatal: (reason: string, err: unknown) => void;
@@ -154,7 +160,7 @@ export class BatchConsumer<T> {
     await this.consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 1,
+      partitionsConsumedConcurrently: this.opts.partitionsConcurrently ?? 1,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
         for (const part of chunk(batch.messages, this.maxRecords)) {
           // Between chunks only: a started chunk is finished (and committed) even while stopping.
