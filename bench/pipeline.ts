@@ -15,7 +15,8 @@
  *
  * Baseline, in the same run and alternating with the pipeline: a raw `COPY … FROM STDIN` of the
  * same rows (the same blocks parsed, then block row, transactions, address and token index rows,
- * one DB transaction per block; `copyBlock`) on one connection, in transactions per second.
+ * one DB transaction per block; `copyBlock`) on one connection, in transactions per second. (A
+ * parser copy stores up to three partitions, so networks, side by side on as many connections.)
  * Order: COPY, pipeline with one parser, COPY, pipeline with two parser copies in one group on
  * chain.raw.v1's three partitions (keyed by network), COPY; each pipeline figure is set against
  * the mean of the COPY runs on either side of it. The load average is printed with each figure.
