@@ -61,9 +61,9 @@ type Json = any;
 
 const WINDOW_S = Number(process.env.BENCH_PIPELINE_WINDOW_S ?? 60);
 /** First rate tried, transactions per second, and the factor between steps. */
-const START_TPS = Number(process.env.BENCH_PIPELINE_START_TPS ?? 300);
+const START_TPS = Number(process.env.BENCH_PIPELINE_START_TPS ?? 500);
 const STEP = Number(process.env.BENCH_PIPELINE_STEP ?? 1.25);
-const MAX_STEPS = Number(process.env.BENCH_PIPELINE_MAX_STEPS ?? 12);
+const MAX_STEPS = Number(process.env.BENCH_PIPELINE_MAX_STEPS ?? 15);
 /** A lag is bounded while it stays under this many seconds of the step's input. */
 const LAG_S = Number(process.env.BENCH_PIPELINE_LAG_S ?? 5);
 /** Seconds of each raw COPY run. */
