@@ -392,6 +392,9 @@ export async function run(): Promise<void> {
       }
     }
     printTable(rows);
+    // chain.raw is keyed by network: how the four networks fell on its partitions decides what a second copy can take.
+    const perPartition = (await admin.fetchTopicOffsets(rawTopic)).map((p) => `partition ${p.partition}: ${p.high} records`);
+    console.log(`  ${rawTopic}: ${perPartition.join(', ')}`);
     console.log(ratios.map((r) => `  ${r}`).join('\n'));
   } finally {
     await Promise.all([procs.ingest, procs.matcher, ...procs.parsers.map((x) => x.p)].map((p) => stopProcess(p)));
