@@ -104,8 +104,20 @@ function suffixOf(n: number): string {
   return Array.from({ length: 6 }, (_, i) => SUFFIX_DIGITS[Math.floor(n / 15 ** i) % 15]).join('');
 }
 
+/**
+ * The network each family's block is posted under (BENCH_PIPELINE_NETWORKS, `family=network,…`):
+ * the fixtures' own by default. chain.raw.v1 is keyed by network, and the four default names all
+ * hash to one of its three partitions; e.g. `evm=base-mainnet,svm=solana-mainnet` spreads them
+ * over all three (what a deployment with many networks sees).
+ */
+const NETWORKS: Record<FixtureFamily, string> = {
+  ...FIXTURE_NETWORKS,
+  ...Object.fromEntries((process.env.BENCH_PIPELINE_NETWORKS ?? '').split(',').filter(Boolean).map((kv) => kv.split('='))),
+};
+
 function template(family: FixtureFamily, item: Json, markerHeight: number): BlockTemplate {
-  const network = networkByName(FIXTURE_NETWORKS[family])!;
+  const network = networkByName(NETWORKS[family]);
+  if (network?.family !== family) throw new Error(`${NETWORKS[family]} is not a network of the ${family} family`);
   const original = JSON.stringify(item);
   for (const marker of [MARKER_SUFFIX, String(markerHeight), String(markerHeight - 1), markerHeight.toString(16)]) {
     if (original.includes(marker)) throw new Error(`marker ${marker} occurs in the ${family} fixture`);
@@ -211,7 +223,7 @@ export async function run(): Promise<void> {
   const heightBase = 2_000_000_000 + (Math.floor(Date.now() / 1000) % 90_000) * 10_000;
   const templates = [template('evm', evmBlockItem(), 3_987_654_321), template('svm', solanaBlockItem(), 3_987_654_321), template('tvm', tronBlockItem(), 3_987_654_321), template('utxo', bitcoinBlockItem(766390), 3_987_654_321)];
   const source = new BlockSource(templates, heightBase, randomBytes(3).readUIntBE(0, 3) % 10_000_000);
-  console.log(`cycle: ${templates.map((t) => `${t.family} ${t.txs} txs (${(t.text.length / 1e6).toFixed(2)} MB)`).join(', ')} = ${source.txsPerCycle} txs`);
+  console.log(`cycle: ${templates.map((t) => `${t.network.network} ${t.txs} txs (${(t.text.length / 1e6).toFixed(2)} MB)`).join(', ')} = ${source.txsPerCycle} txs`);
 
   const prefix = `bench-pl-${randomBytes(3).toString('hex')}.`;
   process.env.TEST_KAFKA_BROKERS = BROKERS.join(',');
