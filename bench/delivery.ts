@@ -15,9 +15,9 @@ import { AddressIndex, matchRecords } from '@chainpipe/tx-matcher';
 import { ConnectionCap, ResendStore, WsHub, transactionFrame } from '@chainpipe/tx-gateway';
 import { TOPICS } from '@chainpipe/contracts';
 import { generateApiKey, routeUpgrades } from '@chainpipe/http';
-import { connectWs, createRegistryTopics, evmBlockItem, freePort, parsePrometheusText, readTopic, rebaseBlock, randomSuffix, spawnTs, stopProcess, streamerBody, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { connectWs, createRegistryTopics, evmBlockItem, freePort, readTopic, rebaseBlock, randomSuffix, spawnTs, stopProcess, streamerBody, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 import { Kafka, logLevel } from 'kafkajs';
-import { latencyStats, machine, printTable } from './lib-stats';
+import { histogramMeans, latencyStats, machine, printTable } from './lib-stats';
 import { WsFleet } from './lib-ws-fleet';
 
 /**
@@ -286,16 +286,6 @@ async function stageLatencies(prefix: string, sentAt: Map<string, number>, wsAt:
     [r - t0, t - r, p - t, wsAt.get(hash)! - p, hookAt.get(hash)! - p].forEach((v, k) => stages[k].push(v));
   });
   return out;
-}
-
-/** Mean of each histogram (all label sets together) an app exposes on its ops port. */
-async function histogramMeans(opsPort: number, app: string, names: string[]): Promise<Array<{ what: string; count: number; meanMs: number }>> {
-  const { samples } = parsePrometheusText(await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text());
-  const total = (name: string) => samples.filter((x) => x.name === name).reduce((a, x) => a + x.value, 0);
-  return names.map((n) => {
-    const count = total(`${n}_count`);
-    return { what: `${app} ${n.replace(/^chainpipe_/, '')}`, count, meanMs: count ? (total(`${n}_sum`) / count) * 1000 : 0 };
-  });
 }
 
 /** One kafkajs produce → consume hop, the same rate, in the same run. */

@@ -1,4 +1,7 @@
 import type pg from 'pg';
+import type { NetworkInfo } from '@chainpipe/chains';
+import type { ParsedBlock } from '@chainpipe/tx-parsers';
+import { INDEX_INSERT_COLUMNS, TX_INSERT_COLUMNS, indexRowValues, tokenIndexRowValues, txRowValues, type IndexRowValues } from '@chainpipe/tx-store';
 
 /**
  * `COPY … FROM STDIN` over a plain `pg` client, without pg-copy-streams: a query object that pg
@@ -87,4 +90,34 @@ export async function copyFrom(client: pg.Client, table: string, columns: readon
   const q = new CopyFromQuery(`COPY ${table} (${columns.join(', ')}) FROM STDIN WITH (FORMAT csv)`, chunks);
   void client.query(q as unknown as pg.QueryConfig);
   return q.done;
+}
+
+/**
+ * The raw baseline of storing one parsed block: one transaction, ids from the sequence, then
+ * `COPY … FROM STDIN` of the block row, the transactions and their address and token index rows,
+ * the rows storeBlock writes for a new block, built by the same row functions. No lock, no
+ * conflict handling, no reorg check, nothing read back. Returns the transactions copied.
+ */
+export async function copyBlock(client: pg.Client, network: NetworkInfo, b: ParsedBlock): Promise<number> {
+  await client.query('BEGIN');
+  try {
+    const ids = await client.query<{ id: string }>("SELECT nextval('tx.transactions_id_seq') AS id FROM generate_series(1, $1)", [b.transactions.length]);
+    const txRows: CopyValue[][] = [];
+    const indexRows: IndexRowValues[] = [];
+    b.transactions.forEach((tx, i) => {
+      const id = ids.rows[i].id;
+      txRows.push([id, ...txRowValues(network, tx)]);
+      indexRows.push(...indexRowValues(network, id, tx));
+    });
+    await copyFrom(client, 'tx.blocks', ['network', 'height', 'hash', 'parent_hash', 'block_time', 'tx_count'], [[network.network, b.block.height, b.block.hash, b.block.parent_hash, b.block.time, b.transactions.length]]);
+    await copyFrom(client, 'tx.transactions', ['id', ...TX_INSERT_COLUMNS], txRows);
+    await copyFrom(client, 'tx.address_index', INDEX_INSERT_COLUMNS, indexRows);
+    const tokenRows = tokenIndexRowValues(indexRows);
+    if (tokenRows.length) await copyFrom(client, 'tx.address_token_index', ['address', 'token', 'chain_type', 'chain_id', 'tx_id', 'transfer_type'], tokenRows);
+    await client.query('COMMIT');
+    return b.transactions.length;
+  } catch (err) {
+    await client.query('ROLLBACK');
+    throw err;
+  }
 }

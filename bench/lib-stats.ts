@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { parsePrometheusText } from '@chainpipe/testing';
 
 export interface LatencyStats {
   count: number;
@@ -45,4 +46,14 @@ export function machine(): string {
 
 export function printTable(rows: Record<string, string | number>[]): void {
   console.table(rows);
+}
+
+/** Mean of each histogram (all label sets together) an app exposes on its ops port. */
+export async function histogramMeans(opsPort: number, app: string, names: string[]): Promise<Array<{ what: string; count: number; meanMs: number }>> {
+  const { samples } = parsePrometheusText(await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text());
+  const total = (name: string) => samples.filter((x) => x.name === name).reduce((a, x) => a + x.value, 0);
+  return names.map((n) => {
+    const count = total(`${n}_count`);
+    return { what: `${app} ${n.replace(/^chainpipe_/, '')}`, count, meanMs: count ? (total(`${n}_sum`) / count) * 1000 : 0 };
+  });
 }

@@ -12,6 +12,7 @@ const BENCHES: Record<string, string> = {
   quotes: './quotes',
   publish: './publish',
   startup: './startup',
+  pipeline: './pipeline',
 };
 
 async function main(): Promise<void> {

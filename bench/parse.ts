@@ -10,7 +10,8 @@
  *                            (INSERT … ON CONFLICT DO UPDATE … RETURNING), address index;
  *    - parse + storeBlock    the chain-parser's work per block, from raw body to committed rows;
  *    - raw COPY              baseline: plain `pg`, one transaction, ids from the sequence, then
- *                            COPY FROM STDIN (CSV) of the block row, transactions and index rows;
+ *                            COPY FROM STDIN (CSV) of the block row, transactions, address and
+ *                            token index rows (`copyBlock`);
  *    - raw INSERT            baseline: plain `pg`, one transaction, plain multi-row INSERTs
  *                            (no ON CONFLICT, no lock, no reorg check), RETURNING ids.
  *    Every iteration writes a new block (fresh hashes and height); row building (record JSON,
@@ -35,7 +36,7 @@ import type { NetworkInfo } from '@chainpipe/chains';
 import { networkByName } from '@chainpipe/chains';
 import { createDb, ensureDatabase, migrateLatest, type Knex } from '@chainpipe/db';
 import { parseChainPayload, type NormalizedTx, type ParsedBlock } from '@chainpipe/tx-parsers';
-import { INDEX_INSERT_COLUMNS, TX_INSERT_COLUMNS, indexRowValues, storeBlock, txRowValues, type IndexRowValues, type TxRowValues } from '@chainpipe/tx-store';
+import { INDEX_INSERT_COLUMNS, TX_INSERT_COLUMNS, indexRowValues, storeBlock, txRowValues, type TxRowValues } from '@chainpipe/tx-store';
 import {
   FIXTURE_NETWORKS,
   bitcoinBlockItem,
@@ -49,7 +50,7 @@ import {
   tronBlockItem,
   type FixtureFamily,
 } from '@chainpipe/testing';
-import { copyFrom } from './lib-pg-copy';
+import { copyBlock as rawCopy } from './lib-pg-copy';
 
 type Json = any;
 
@@ -208,27 +209,6 @@ function variant(parsed: ParsedBlock, tag: string, height: number): ParsedBlock 
     block: { ...parsed.block, height, hash },
     transactions: parsed.transactions.map((t) => ({ ...t, tx_hash: `${t.tx_hash}${tag}`, block_hash: hash, height })),
   };
-}
-
-async function rawCopy(client: pg.Client, network: NetworkInfo, b: ParsedBlock): Promise<void> {
-  await client.query('BEGIN');
-  try {
-    const ids = await client.query<{ id: string }>("SELECT nextval('tx.transactions_id_seq') AS id FROM generate_series(1, $1)", [b.transactions.length]);
-    const txRows: (string | number | null)[][] = [];
-    const indexRows: IndexRowValues[] = [];
-    b.transactions.forEach((tx, i) => {
-      const id = ids.rows[i].id;
-      txRows.push([id, ...txRowValues(network, tx)]);
-      indexRows.push(...indexRowValues(network, id, tx));
-    });
-    await copyFrom(client, 'tx.blocks', ['network', 'height', 'hash', 'parent_hash', 'block_time', 'tx_count'], [[network.network, b.block.height, b.block.hash, b.block.parent_hash, b.block.time, b.transactions.length]]);
-    await copyFrom(client, 'tx.transactions', ['id', ...TX_INSERT_COLUMNS], txRows);
-    await copyFrom(client, 'tx.address_index', INDEX_INSERT_COLUMNS, indexRows);
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK');
-    throw err;
-  }
 }
 
 function placeholders(rows: number, cols: number, casts: Record<number, string> = {}): string {

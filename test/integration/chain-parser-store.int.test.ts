@@ -15,7 +15,7 @@ import {
   withSuffix,
 } from '@chainpipe/testing';
 import { addressIndexEntries, type NormalizedTx, type ParsedBlock } from '@chainpipe/tx-parsers';
-import { classifyStoreError, storeBlock, storeLooseTransactions, type StoredTx } from '@chainpipe/tx-store';
+import { classifyStoreError, storeBlock, storeBlocks, storeLooseTransactions, type StoreBlockResult, type StoredTx } from '@chainpipe/tx-store';
 
 /**
  * tx-store against the real Postgres. Every test stores real fixture blocks (parsed by the real
@@ -341,6 +341,45 @@ describe('tx-store: storeBlock / storeLooseTransactions (real Postgres)', () => 
     expect(classifyStoreError(error)).to.equal('data');
     expect((error as Error).message).to.match(/out of range for type integer/);
     expect((error as Error).message.length, 'the statement and its values are not in the message').to.be.lessThan(300);
+    expect(await txRows(network).count<{ n: string }[]>({ n: '*' })).to.deep.equal([{ n: '0' }]);
+    expect(await blockRows(network)).to.deep.equal([]);
+  });
+
+  it('storeBlocks: blocks sharing one DB transaction end as stored one after the other, a reorg among them included; a rejected one rolls back all', async () => {
+    // The same deliveries on two networks of their own: one block per DB transaction on the first,
+    // all in one on the second (a block, the next height, and a reorg of the first height).
+    const [alone, shared] = [testNetwork('evm', 'store-alone'), testNetwork('evm', 'store-shared')];
+    const deliveries = (network: NetworkInfo) => {
+      const parsed = parseFixture('evm', evmItem, network);
+      const nextHeight = { block: { ...parsed.block, height: parsed.block.height! + 1, hash: withSuffix(parsed.block.hash!, 'b2b2b2') }, transactions: parsed.transactions.slice(0, 3).map((t) => ({ ...t, tx_hash: withSuffix(t.tx_hash, 'c3c3c3') })) };
+      return [parsed, nextHeight, replacement(parsed, 'a1a1a1', parsed.transactions.slice(0, 120))].map((b, i) => ({ network, ...b, source: `delivery-${i}` }));
+    };
+    const oneByOne: StoreBlockResult[] = [];
+    for (const input of deliveries(alone)) oneByOne.push(await storeBlock(db, input));
+    const together = await storeBlocks(db, deliveries(shared));
+
+    // Ids differ between the networks: compare what each block's result says by hash.
+    const shape = (r: StoreBlockResult) => ({
+      stored: r.stored.map((s) => [s.tx.tx_hash, s.tx.block_hash, s.orphaned, s.is_reorg_resend]),
+      changed: r.changed.map((s) => s.tx.tx_hash),
+      orphaned: r.orphaned.map((s) => s.tx.tx_hash).sort(),
+      replacedBlocks: r.replacedBlocks,
+      inserted: r.inserted,
+    });
+    expect(together.map(shape)).to.deep.equal(oneByOne.map(shape));
+    expect(together[2].replacedBlocks, 'the reorg saw the block stored earlier in the same DB transaction').to.have.length(1);
+    const rowsOf = async (network: NetworkInfo) => (await txRows(network).select('tx_hash', 'block_hash', 'orphaned', 'is_reorg_resend')).map((r) => `${r.tx_hash} ${r.block_hash} ${r.orphaned} ${r.is_reorg_resend}`).sort();
+    expect(await rowsOf(shared)).to.deep.equal(await rowsOf(alone));
+    expect((await blockRows(shared)).map((b) => [b.height, b.hash, b.orphaned])).to.deep.equal((await blockRows(alone)).map((b) => [b.height, b.hash, b.orphaned]));
+    expect(await indexCount(shared)).to.equal(await indexCount(alone));
+
+    // A block Postgres rejects fails the whole DB transaction: the good block before it is not stored either.
+    const network = testNetwork('evm', 'store-shared-bad');
+    const parsed = parseFixture('evm', evmItem, network);
+    const bad = { block: { ...parsed.block, height: parsed.block.height! + 1, hash: withSuffix(parsed.block.hash!, 'd4d4d4') }, transactions: [{ ...parsed.transactions[3], tx_hash: withSuffix(parsed.transactions[3].tx_hash, 'd4d4d4'), tx_index: 2 ** 40 }] };
+    let error: unknown;
+    await storeBlocks(db, [{ network, ...parsed }, { network, ...bad }]).catch((err) => (error = err));
+    expect(classifyStoreError(error)).to.equal('data');
     expect(await txRows(network).count<{ n: string }[]>({ n: '*' })).to.deep.equal([{ n: '0' }]);
     expect(await blockRows(network)).to.deep.equal([]);
   });

@@ -6,10 +6,11 @@ import { classifyStoreError, type StoreBlockInput, type StoreBlockResult } from 
 import { blockMessages, blockOutcome, deliverySource, planFetched, planRecord, type StorePlan, type TxCheck } from './plan';
 
 export interface ChainRawHandlerDeps {
-  /** Stores one block atomically (tx-store's storeBlock bound to the pool). */
-  storeBlock: (input: StoreBlockInput) => Promise<StoreBlockResult>;
-  /** Completes what a block's records leave to stored data (Bitcoin inputs); identity when absent. */
-  resolveInputs?: (input: StoreBlockInput) => Promise<StoreBlockInput>;
+  /**
+   * Stores blocks in order, all or none, in one DB transaction (tx-store's storeBlocks bound to
+   * the pool, completing what a block's records leave to stored data, such as Bitcoin inputs).
+   */
+  storeBlocks: (inputs: StoreBlockInput[]) => Promise<StoreBlockResult[]>;
   /**
    * Publishes to chain.tx.v1 (the producer's publishSkippingTooLarge): resolves once the broker
    * acknowledged every message sent, with the ones left out for being alone above the topic's limit.
@@ -19,6 +20,13 @@ export interface ChainRawHandlerDeps {
   logger: Logger;
   registry: Registry;
 }
+
+/**
+ * The blocks of one handler call share a DB transaction up to about this many transactions (a
+ * larger block has one of its own): one commit for many small blocks, and locks held for a
+ * bounded time.
+ */
+const MAX_TXS_PER_DB_TRANSACTION = 5_000;
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** How many issues of one record are logged in full; the metric counts all of them. */
@@ -34,7 +42,7 @@ function parserMetrics(registry: Registry) {
     issues: new Counter({ name: 'chainpipe_parser_parse_issues_total', help: 'Blocks or transactions the parsers could not read (the rest of the payload is stored)', labelNames: ['network'], registers: [registry] }),
     skipped: new Counter({ name: 'chainpipe_parser_chain_tx_skipped_total', help: 'Stored transactions not published to chain.tx (message above the topic limit)', labelNames: ['network'], registers: [registry] }),
     parseDuration: new Histogram({ name: 'chainpipe_parser_parse_duration_seconds', help: 'Parse time of one raw record', labelNames: ['network'], buckets: DURATION_BUCKETS, registers: [registry] }),
-    storeDuration: new Histogram({ name: 'chainpipe_parser_store_duration_seconds', help: 'Time to store one block (one DB transaction)', labelNames: ['network'], buckets: DURATION_BUCKETS, registers: [registry] }),
+    storeDuration: new Histogram({ name: 'chainpipe_parser_store_duration_seconds', help: 'Time to store one block (its share of the DB transaction that stored the blocks of a handler call)', labelNames: ['network'], buckets: DURATION_BUCKETS, registers: [registry] }),
     // The pipeline's end-to-end latency as far as the parser sees it: from chain-ingest's
     // acknowledgement (the record's received_at header) to its transactions acknowledged on chain.tx.v1.
     ingestToPublish: new Histogram({ name: 'chainpipe_parser_ingest_to_publish_seconds', help: 'From chain-ingest receiving a delivery to its transactions published on chain.tx.v1 (replays included)', labelNames: ['network'], buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300], registers: [registry] }),
@@ -50,8 +58,9 @@ export interface ParserHandlers {
 
 /**
  * The chain-parser's handlers: plan each record (chain.raw.v1: parse the delivery;
- * chain.fetched.v1: the one fetched transaction as a block-less delivery), store each block (one
- * DB transaction per block, `changed_by` naming the record), then publish the transactions the
+ * chain.fetched.v1: the one fetched transaction as a block-less delivery), store their blocks in
+ * record order (each as storeBlock stores it, `changed_by` naming its record; the blocks of a call
+ * share one DB transaction, up to MAX_TXS_PER_DB_TRANSACTION), then publish the transactions each
  * record changed (and the ones a reorg orphaned) to chain.tx.v1 and only then return, so the
  * consumer commits offsets after rows and messages are durable. A crash in between replays the
  * records: storing is idempotent and `changed_by` returns the rows the record changed, so the
@@ -59,10 +68,31 @@ export interface ParserHandlers {
  * origin's answer is merged, published and never hides a later change from the stream.
  *
  * Failures: a record that cannot be parsed, or a block Postgres rejects for its data, is
- * dead-lettered (the rest of the batch goes on); a record parsed only in part is stored and
+ * dead-lettered (the rest of the batch goes on: when Postgres rejects a shared DB transaction for
+ * its data, its blocks are stored again one DB transaction each, so only the record of the
+ * rejected block is dead-lettered, and its later blocks are not stored); a record parsed only in part is stored and
  * dead-lettered too (`PARTIAL_PARSE`), keeping its bytes for a replay; anything else (database or broker down) is a
  * RetryableError and the whole call is retried with backoff.
  */
+/** Consecutive groups of block indexes of up to MAX_TXS_PER_DB_TRANSACTION transactions (a larger block alone). */
+function groupsOf(blocks: ReadonlyArray<{ input: StoreBlockInput }>): number[][] {
+  const groups: number[][] = [];
+  let current: number[] = [];
+  let txs = 0;
+  blocks.forEach((b, i) => {
+    const n = b.input.transactions.length;
+    if (current.length && txs + n > MAX_TXS_PER_DB_TRANSACTION) {
+      groups.push(current);
+      current = [];
+      txs = 0;
+    }
+    current.push(i);
+    txs += n;
+  });
+  if (current.length) groups.push(current);
+  return groups;
+}
+
 export function createParserHandlers(deps: ChainRawHandlerDeps): ParserHandlers {
   const metrics = parserMetrics(deps.registry);
   const log = deps.logger.child({ component: 'chain-parser' });
@@ -82,6 +112,8 @@ export function createParserHandlers(deps: ChainRawHandlerDeps): ParserHandlers 
         metrics.records.inc({ network, outcome: 'dead_letter' });
       };
 
+      // 1. Plan every record: parse, contract checks; dead letters and empty records are done here.
+      const planned: Array<{ record: ConsumedRecord<T>; plan: Extract<StorePlan, { kind: 'store' }> }> = [];
       for (const record of records) {
         const endParse = metrics.parseDuration.startTimer();
         const plan = planOf(record);
@@ -99,23 +131,29 @@ export function createParserHandlers(deps: ChainRawHandlerDeps): ParserHandlers 
           metrics.records.inc({ network, outcome: 'empty' });
           continue;
         }
+        planned.push({ record, plan });
+      }
 
+      // 2. Store every block, in record order.
+      const blocks = planned.flatMap(({ record, plan }, at) => plan.blocks.map((b) => ({ at, input: { ...b, source: deliverySource(record) } })));
+      const outcomes = await storeInGroups(blocks);
+
+      // 3. Per record: its blocks' messages, or its dead letter.
+      let k = 0;
+      for (const [at, { record, plan }] of planned.entries()) {
+        const network = plan.network.network;
         let rejected = false;
         for (const input of plan.blocks) {
-          const end = metrics.storeDuration.startTimer({ network });
-          let result: StoreBlockResult;
-          try {
-            result = await deps.storeBlock({ ...(deps.resolveInputs ? await deps.resolveInputs(input) : input), source: deliverySource(record) });
-          } catch (err) {
-            if (classifyStoreError(err) === 'data') {
-              const reason = `block ${input.block.height ?? '?'} ${input.block.hash ?? ''} rejected by the database: ${errorMessage(err)}`;
-              dead(record, network, 'STORE_REJECTED', reason);
-              rejected = true;
-              break;
-            }
-            throw new RetryableError(`storing block ${input.block.height ?? '?'} of ${network} failed: ${errorMessage(err)}`, 'STORE_FAILED', { cause: err });
+          const outcome = outcomes[k++];
+          if (rejected) continue;
+          if (outcome instanceof Error) {
+            const reason = `block ${input.block.height ?? '?'} ${input.block.hash ?? ''} rejected by the database: ${errorMessage(outcome)}`;
+            dead(record, network, 'STORE_REJECTED', reason);
+            rejected = true;
+            continue;
           }
-          end();
+          if (!outcome) throw new Error(`record ${at}: block ${input.block.height ?? '?'} neither stored nor rejected`);
+          const result = outcome;
           const kind = blockOutcome(result);
           metrics.blocks.inc({ network, kind });
           metrics.txs.inc({ network }, result.stored.length);
@@ -145,6 +183,56 @@ export function createParserHandlers(deps: ChainRawHandlerDeps): ParserHandlers 
       for (const s of stored) metrics.ingestToPublish.observe({ network: s.network }, Math.max(0, now - s.receivedAt) / 1000);
       return { deadLetters };
     };
+  }
+
+  /**
+   * Stores the blocks (`at`: their record's place in the call) in consecutive groups of up to
+   * MAX_TXS_PER_DB_TRANSACTION transactions, one DB transaction each. Gives, per block in order,
+   * its result, or the error for which Postgres rejected its data, or nothing for a block not
+   * stored because an earlier block of its record was rejected. When Postgres rejects a group
+   * for its data, its blocks are stored again one DB transaction each to find the culprit. Any
+   * other failure is a RetryableError (the whole call is retried: storing is idempotent).
+   */
+  async function storeInGroups(blocks: Array<{ at: number; input: StoreBlockInput }>): Promise<Array<StoreBlockResult | Error | undefined>> {
+    const outcomes: Array<StoreBlockResult | Error | undefined> = new Array(blocks.length);
+    const rejectedRecords = new Set<number>();
+    const store = async (group: number[]): Promise<void> => {
+      const t0 = performance.now();
+      const results = await deps.storeBlocks(group.map((i) => blocks[i].input));
+      // Each block is timed as its share (by transactions) of the DB transaction.
+      const seconds = (performance.now() - t0) / 1000;
+      const txs = group.reduce((n, i) => n + blocks[i].input.transactions.length, 0);
+      group.forEach((i, j) => {
+        outcomes[i] = results[j];
+        metrics.storeDuration.observe({ network: blocks[i].input.network.network }, txs ? (seconds * blocks[i].input.transactions.length) / txs : seconds / group.length);
+      });
+    };
+    const retryable = (err: unknown, group: number[]) => {
+      const first = blocks[group[0]].input;
+      const what = group.length === 1 ? `block ${first.block.height ?? '?'} of ${first.network.network}` : `${group.length} blocks from block ${first.block.height ?? '?'} of ${first.network.network}`;
+      return new RetryableError(`storing ${what} failed: ${errorMessage(err)}`, 'STORE_FAILED', { cause: err });
+    };
+    for (const group of groupsOf(blocks)) {
+      const live = group.filter((i) => !rejectedRecords.has(blocks[i].at));
+      if (!live.length) continue;
+      try {
+        await store(live);
+        continue;
+      } catch (err) {
+        if (classifyStoreError(err) !== 'data') throw retryable(err, live);
+      }
+      for (const i of live) {
+        if (rejectedRecords.has(blocks[i].at)) continue;
+        try {
+          await store([i]);
+        } catch (err) {
+          if (classifyStoreError(err) !== 'data') throw retryable(err, [i]);
+          outcomes[i] = err instanceof Error ? err : new Error(errorMessage(err));
+          rejectedRecords.add(blocks[i].at);
+        }
+      }
+    }
+    return outcomes;
   }
 
   /**

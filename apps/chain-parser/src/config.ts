@@ -13,5 +13,11 @@ export const chainParserConfig = {
     max: 500,
     doc: 'raw records per handler call: their blocks are stored, then their chain.tx messages published, then the offsets committed',
   }),
+  CHAIN_PARSER_PARTITIONS_CONCURRENTLY: int({
+    default: 3,
+    min: 1,
+    max: 64,
+    doc: 'chain.raw.v1 partitions (keyed by network) a copy stores side by side, each call in DB transactions of its own; one partition is still read in order',
+  }),
   CHAIN_PARSER_SESSION_TIMEOUT_MS: int({ default: 30_000, min: 6_000, max: 300_000, doc: 'Kafka session timeout: how long a crashed copy holds its partitions' }),
 };

@@ -2,7 +2,7 @@ import { TOPICS } from '@chainpipe/contracts';
 import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
 import { runService } from '@chainpipe/runtime';
-import { resolveStoredInputs, storeBlock } from '@chainpipe/tx-store';
+import { resolveStoredInputs, storeBlocks } from '@chainpipe/tx-store';
 import { createParserHandlers } from './chain-raw.handler';
 import { chainParserConfig } from './config';
 import { normalizedTxCheck } from './tx-contract';
@@ -13,8 +13,7 @@ runService('chain-parser', chainParserConfig, async (svc) => {
   const kafka = addKafka(svc);
   const producer = await kafka.producer();
   const handlers = createParserHandlers({
-    storeBlock: (input) => storeBlock(db, input),
-    resolveInputs: (input) => resolveStoredInputs(db, input),
+    storeBlocks: (inputs) => storeBlocks(db, inputs, { prepare: resolveStoredInputs }),
     // Every tx was checked against common/normalized-tx before its block was stored (checkTx),
     // and what is published is the stored record (checked records merged by storeBlock, Bitcoin
     // inputs filled from stored outputs): the producer checks the envelope only. Every consumer
@@ -27,6 +26,9 @@ runService('chain-parser', chainParserConfig, async (svc) => {
   await kafka.consume(TOPICS.chainRaw, {
     groupId: config.CHAIN_PARSER_GROUP,
     maxRecordsPerCall: config.CHAIN_PARSER_MAX_RECORDS_PER_CALL,
+    // Networks on different partitions store side by side (disjoint rows and block locks); the
+    // handler keeps no state between calls.
+    partitionsConcurrently: config.CHAIN_PARSER_PARTITIONS_CONCURRENTLY,
     sessionTimeoutMs: config.CHAIN_PARSER_SESSION_TIMEOUT_MS,
     handler: handlers.chainRaw,
   });

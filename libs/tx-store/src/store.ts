@@ -151,8 +151,40 @@ const toStored = (network: string, row: RecordReturning): StoredTx => ({
  *   consumers storing the same block at once (a rebalance) behave as a store and a replay.
  */
 export async function storeBlock(db: Knex, input: StoreBlockInput, opts: StoreOptions = {}): Promise<StoreBlockResult> {
+  const prepared = prepareBlock(input);
+  return inTransaction(db, (trx) => storeBlockIn(trx, prepared, opts));
+}
+
+/**
+ * Several blocks in one DB transaction, in the order given, each stored exactly as storeBlock
+ * stores it alone (its advisory lock, reorg handling, merge, index), so the results are those of
+ * storing them one after the other: a later block sees what an earlier one wrote. Either all are
+ * stored or none (a failure rolls every block back). One commit instead of one per block: the
+ * chain-parser stores the blocks of a consumer batch this way. `prepare` completes an input
+ * inside the transaction before it is stored (chain-parser: Bitcoin inputs resolved from stored
+ * outputs, which then include the outputs of the earlier blocks of the same call).
+ */
+export async function storeBlocks(
+  db: Knex,
+  inputs: readonly StoreBlockInput[],
+  opts: StoreOptions & { prepare?: (trx: Knex.Transaction, input: StoreBlockInput) => Promise<StoreBlockInput> } = {},
+): Promise<StoreBlockResult[]> {
+  if (!inputs.length) return [];
+  return inTransaction(db, async (trx) => {
+    const results: StoreBlockResult[] = [];
+    for (const input of inputs) results.push(await storeBlockIn(trx, prepareBlock(opts.prepare ? await opts.prepare(trx, input) : input), opts));
+    return results;
+  });
+}
+
+interface PreparedBlock {
+  input: StoreBlockInput;
+  txs: NormalizedTx[];
+}
+
+/** The block's transactions, each once, placed in the block; throws for a transaction of another chain. */
+function prepareBlock(input: StoreBlockInput): PreparedBlock {
   const { network, block } = input;
-  const source = input.source ?? null;
   const hasBlockRow = block.height !== null && block.hash !== null;
   // The block is the unit of reorg handling: its transactions are stored in it, whatever a
   // parser put in their own block fields.
@@ -160,64 +192,69 @@ export async function storeBlock(db: Knex, input: StoreBlockInput, opts: StoreOp
     hasBlockRow && (tx.block_hash !== block.hash || tx.height !== block.height) ? { ...tx, block_hash: block.hash, height: block.height } : tx,
   );
   for (const tx of txs) assertSameChain(network, tx);
+  return { input, txs };
+}
 
-  return inTransaction(db, async (trx) => {
-    if (block.height !== null) await trx.raw(BLOCK_LOCK_SQL, [`${network.network}:${block.height}`]);
+/** storeBlock's work inside a DB transaction. */
+async function storeBlockIn(trx: Knex.Transaction, { input, txs }: PreparedBlock, opts: StoreOptions): Promise<StoreBlockResult> {
+  const { network, block } = input;
+  const source = input.source ?? null;
+  const hasBlockRow = block.height !== null && block.hash !== null;
+  if (block.height !== null) await trx.raw(BLOCK_LOCK_SQL, [`${network.network}:${block.height}`]);
 
-    let replacedBlocks: string[] = [];
-    let earlierOrphans: string[] = [];
-    if (hasBlockRow) {
-      // `reorged` needs nothing extra: any canonical block of this height under another hash is
-      // replaced either way, and the same hash again is a replay whatever the streamer says.
-      const at = [network.network, block.height, block.hash];
-      const old = await trx.raw<{ rows: { hash: string; replaced: boolean }[] }>(ORPHAN_OLD_BLOCKS_SQL, [...at, ...at]);
-      replacedBlocks = old.rows.filter((r) => r.replaced).map((r) => r.hash);
-      earlierOrphans = old.rows.filter((r) => !r.replaced).map((r) => r.hash);
-      await trx.raw(UPSERT_BLOCK_SQL, [network.network, block.height, block.hash, block.parent_hash, block.time, txs.length]);
+  let replacedBlocks: string[] = [];
+  let earlierOrphans: string[] = [];
+  if (hasBlockRow) {
+    // `reorged` needs nothing extra: any canonical block of this height under another hash is
+    // replaced either way, and the same hash again is a replay whatever the streamer says.
+    const at = [network.network, block.height, block.hash];
+    const old = await trx.raw<{ rows: { hash: string; replaced: boolean }[] }>(ORPHAN_OLD_BLOCKS_SQL, [...at, ...at]);
+    replacedBlocks = old.rows.filter((r) => r.replaced).map((r) => r.hash);
+    earlierOrphans = old.rows.filter((r) => !r.replaced).map((r) => r.hash);
+    await trx.raw(UPSERT_BLOCK_SQL, [network.network, block.height, block.hash, block.parent_hash, block.time, txs.length]);
+  }
+
+  // New transactions go in as they are; the others are read, merged, and written if changed.
+  const inserted = await upsertTransactions(trx, txs.map((tx) => txRowValues(network, tx)), INSERT_NEW_BLOCK_TXS_SQL, opts, [source]);
+  const byHash = new Map(inserted.map((r) => [r.tx_hash, r]));
+  const isNew = new Set(byHash.keys());
+  const existing = await storedRows(trx, network, txs.filter((tx) => !isNew.has(tx.tx_hash)));
+  const plans: WritePlan[] = txs.map((tx) => (isNew.has(tx.tx_hash) ? { write: tx } : planWrite(existing.get(tx.tx_hash), tx)));
+  const updates = plans.flatMap((p) => (p.write && !isNew.has(p.write.tx_hash) ? [p.write] : []));
+  const updated = await upsertTransactions(trx, updates.map((tx) => txRowValues(network, tx)), UPSERT_BLOCK_TXS_SQL, opts, [source]);
+  for (const r of updated) byHash.set(r.tx_hash, r);
+  const written: StoredTx[] = [];
+  const changed: StoredTx[] = [];
+  const previous = new Map<string, PreviousTx>();
+  const stored: StoredTx[] = plans.map((p) => {
+    if (!p.write) {
+      const kept = toStored(network.network, p.row);
+      if (source !== null && p.row.changed_by === source) changed.push(kept);
+      return kept;
     }
-
-    // New transactions go in as they are; the others are read, merged, and written if changed.
-    const inserted = await upsertTransactions(trx, txs.map((tx) => txRowValues(network, tx)), INSERT_NEW_BLOCK_TXS_SQL, opts, [source]);
-    const byHash = new Map(inserted.map((r) => [r.tx_hash, r]));
-    const isNew = new Set(byHash.keys());
-    const existing = await storedRows(trx, network, txs.filter((tx) => !isNew.has(tx.tx_hash)));
-    const plans: WritePlan[] = txs.map((tx) => (isNew.has(tx.tx_hash) ? { write: tx } : planWrite(existing.get(tx.tx_hash), tx)));
-    const updates = plans.flatMap((p) => (p.write && !isNew.has(p.write.tx_hash) ? [p.write] : []));
-    const updated = await upsertTransactions(trx, updates.map((tx) => txRowValues(network, tx)), UPSERT_BLOCK_TXS_SQL, opts, [source]);
-    for (const r of updated) byHash.set(r.tx_hash, r);
-    const written: StoredTx[] = [];
-    const changed: StoredTx[] = [];
-    const previous = new Map<string, PreviousTx>();
-    const stored: StoredTx[] = plans.map((p) => {
-      if (!p.write) {
-        const kept = toStored(network.network, p.row);
-        if (source !== null && p.row.changed_by === source) changed.push(kept);
-        return kept;
-      }
-      const row = byHash.get(p.write.tx_hash);
-      if (!row) throw new Error(`upsert returned no row for ${p.write.tx_hash}`);
-      const s: StoredTx = { id: row.id, network: network.network, is_reorg_resend: row.is_reorg_resend, orphaned: row.orphaned, tx: storedRecord(p.write, row) };
-      if (p.row) previous.set(row.id, { tx: p.row.record, is_reorg_resend: p.row.is_reorg_resend, orphaned: p.row.orphaned });
-      written.push(s);
-      changed.push(s);
-      return s;
-    });
-
-    const updatedIds = new Set(updated.filter((r) => !r.inserted).map((r) => r.id));
-    await writeIndex(trx, network, written, updatedIds, opts);
-
-    let orphaned: StoredTx[] = [];
-    if (replacedBlocks.length) {
-      const res = await trx.raw<{ rows: RecordReturning[] }>(ORPHAN_OLD_TXS_SQL, [source, network.network, replacedBlocks]);
-      orphaned = res.rows.map((r) => toStored(network.network, r));
-    }
-    if (source !== null && earlierOrphans.length) {
-      // A replay of the delivery that orphaned them (its publish may have been lost).
-      const res = await trx.raw<{ rows: RecordReturning[] }>(REPLAYED_ORPHANS_SQL, [network.network, earlierOrphans, source]);
-      orphaned.push(...res.rows.map((r) => toStored(network.network, r)));
-    }
-    return { stored, orphaned, replacedBlocks, inserted: inserted.length + updated.length - updatedIds.size, changed, previous };
+    const row = byHash.get(p.write.tx_hash);
+    if (!row) throw new Error(`upsert returned no row for ${p.write.tx_hash}`);
+    const s: StoredTx = { id: row.id, network: network.network, is_reorg_resend: row.is_reorg_resend, orphaned: row.orphaned, tx: storedRecord(p.write, row) };
+    if (p.row) previous.set(row.id, { tx: p.row.record, is_reorg_resend: p.row.is_reorg_resend, orphaned: p.row.orphaned });
+    written.push(s);
+    changed.push(s);
+    return s;
   });
+
+  const updatedIds = new Set(updated.filter((r) => !r.inserted).map((r) => r.id));
+  await writeIndex(trx, network, written, updatedIds, opts);
+
+  let orphaned: StoredTx[] = [];
+  if (replacedBlocks.length) {
+    const res = await trx.raw<{ rows: RecordReturning[] }>(ORPHAN_OLD_TXS_SQL, [source, network.network, replacedBlocks]);
+    orphaned = res.rows.map((r) => toStored(network.network, r));
+  }
+  if (source !== null && earlierOrphans.length) {
+    // A replay of the delivery that orphaned them (its publish may have been lost).
+    const res = await trx.raw<{ rows: RecordReturning[] }>(REPLAYED_ORPHANS_SQL, [network.network, earlierOrphans, source]);
+    orphaned.push(...res.rows.map((r) => toStored(network.network, r)));
+  }
+  return { stored, orphaned, replacedBlocks, inserted: inserted.length + updated.length - updatedIds.size, changed, previous };
 }
 
 interface StoredRow extends RecordReturning {
