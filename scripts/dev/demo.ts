@@ -237,10 +237,6 @@ async function createOrder(integratorKey: string, channels: any[], best: any, am
  */
 async function payAndFollow(env: Record<string, string>, integratorKey: string, order: Order): Promise<void> {
   step('Aggregator: the user pays the deposit address on the simulated chain; the platform forwards it; the channel swaps');
-  if (!/thorchain/i.test(order.channel)) {
-    show('skipped', `the best channel is ${order.channel}: only THORChain forwards are built, so the order would stay paid at its deposit address`);
-    return;
-  }
   await pay(env, order);
   await follow(integratorKey, order, ['Depositing', 'Exchanging', 'Completed'], 'Settled');
 }
@@ -303,10 +299,6 @@ async function follow(integratorKey: string, order: Order, passing: string[], en
  */
 async function failAndRefund(env: Record<string, string>, integratorKey: string, first: Order): Promise<void> {
   step('Aggregator: an order whose minimum output cannot be met is paid; nothing is forwarded; the user asks for a refund and gets it');
-  if (!/thorchain/i.test(first.channel)) {
-    show('skipped', `the best channel is ${first.channel}: only THORChain forwards are built`);
-    return;
-  }
   const order = await createOrder(integratorKey, first.channels, first.best, first.amountIn.toString(), 300n);
   const payer = await pay(env, order);
   await follow(integratorKey, order, ['Depositing', 'Exchanging', 'SlippageFailed'], 'RefundAddressPending');

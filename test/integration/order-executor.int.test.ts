@@ -90,7 +90,7 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
     events = await collectTopic(`${prefix}${TOPICS.ordersEvents.name}`);
     const [simPort, simOps, trackerOps] = await Promise.all([freePort(), freePort(), freePort()]);
     base = `http://127.0.0.1:${simPort}`;
-    procs.sim = spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '300', SIM_THORCHAIN_SWAP_MS: '500', SIM_FUNDED_ACCOUNTS: payer.address });
+    procs.sim = spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '300', SIM_THORCHAIN_SWAP_MS: '500', SIM_CHANGENOW_STEP_MS: '200', SIM_FUNDED_ACCOUNTS: payer.address });
     await waitReady(procs.sim, simOps, 60_000);
     const upstreams = { THORNODE_API_URL: `${base}/thornode`, CHANGENOW_API_URL: `${base}/changenow`, CHAIN_RPC_DEFAULT_BASE: `${base}/rpc`, CHAIN_RPC_URLS: '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' };
     executorEnv = { ...upstreams, ORDER_EXECUTOR_INTERVAL_MS: '300', ORDER_EXECUTOR_CONFIRMATIONS: 'ethereum=2', ORDER_EXECUTOR_CONFIRMATIONS_DEFAULT: '12' };
@@ -148,6 +148,36 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
     const forwardedEvent = events.messages.map((m) => JSON.parse(m.value!.toString())).find((e) => e.order_id === order.id && e.event === 'forwarded');
     expect(forwardedEvent).to.deep.include({ from_state: 'Exchanging', to_state: 'Exchanging' });
     expect(forwardedEvent.detail).to.include({ tx_hash: forwarded.forward_tx_hash, amount: net.toString() });
+  });
+
+  it('a ChangeNOW order: a fixed-rate exchange of exactly the net amount, paid from the deposit address; ChangeNOW finishes it; followed by that exchange, Completed, then Settled', async () => {
+    const changenow = (await db('agg.channels').where({ adapter_kind: 'changenow' }).first('id')) as { id: number };
+    const amountIn = parseEther('0.4');
+    const feePlatform = 1_200_000_000_000_000n;
+    const feeIntegrator = 800_000_000_000_000n;
+    const net = amountIn - feePlatform - feeIntegrator;
+    const { order, address } = await paidOrder(
+      { channel_id: changenow.id, channel_kind: 'changenow', provider_order_id: `made-with-the-order-${randomBytes(4).toString('hex')}`, src_token_id: ETH, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: feePlatform.toString(), fee_integrator: feeIntegrator.toString(), min_acceptable_out: '1', integrator_id: integratorId },
+      (a) => pay(a, amountIn),
+    );
+
+    await waitFor(async () => (await orders.findById(order.id))?.forward_tx_hash ?? undefined, { timeoutMs: 30_000, what: 'the forward recorded on the order' });
+    const forwarded = (await orders.findById(order.id))!;
+    await mined(forwarded.forward_tx_hash!);
+    const tx = await rpc('eth_getTransactionByHash', [forwarded.forward_tx_hash]);
+    const execution = forwarded.execution as Record<string, string>;
+    expect(tx.from).to.equal(address);
+    expect(tx.to).to.equal(execution.payin_address.toLowerCase());
+    expect(BigInt(tx.value), 'the net amount, read off the chain').to.equal(net);
+    // the exchange the forward pays is the one the tracker follows, and ChangeNOW knows it for that amount
+    expect(forwarded.provider_order_id).to.equal(execution.provider_order_id).and.not.equal(order.provider_order_id);
+    const exchange = (await (await fetch(`${base}/changenow/v2/exchange/by-id?id=${execution.provider_order_id}`, { headers: { 'x-changenow-api-key': 'test' } })).json()) as Record<string, unknown>;
+    expect(exchange).to.include({ flow: 'fixed-rate', refundAddress: address });
+    expect(Number(exchange.expectedAmountFrom)).to.equal(Number(net) / 1e18);
+
+    await waitFor(async () => (await orders.findById(order.id))?.state === 'Settled', { timeoutMs: 30_000, what: 'finished by ChangeNOW, then settled' });
+    const audit = (await orders.audit(order.id)).map((a) => [a.event, a.to_state]);
+    expect(audit).to.deep.equal([['created', 'Exchanging'], ['forwarded', 'Exchanging'], ['channel_status', 'Completed'], ['settle', 'Settled']]);
   });
 
   it('a fresh quote under min_acceptable_out_amount forwards nothing: SlippageFailed with the quote recorded; its refund address gets principal − network fee: Refunded', async () => {

@@ -131,7 +131,8 @@ export class OrderExecutor {
     const { moved } = await this.orders.apply(
       order,
       { type: 'forwarded' },
-      () => ({ forward_tx_hash: forward.tx_hash, execution }),
+      // a forwarder that opened its own exchange with the provider (ChangeNOW) names it: the tracker follows that one
+      () => ({ forward_tx_hash: forward.tx_hash, execution, ...(typeof forward.detail.provider_order_id === 'string' ? { provider_order_id: forward.detail.provider_order_id } : {}) }),
       { event: 'forwarded', detail: { tx_hash: forward.tx_hash, amount: forward.amount, to: forward.to_address, chain_type: forward.chain_type, ...(typeof forward.detail.memo === 'string' ? { memo: forward.detail.memo } : {}) } },
     );
     if (!moved) return;

@@ -1,5 +1,5 @@
-import { ProviderError, thorAsset, type ThorchainAdapter, type TokenRef } from '@chainpipe/aggregator';
-import { memoCalldata, approveCalldata, routerDepositCalldata, type DepositKeyRef, type OutgoingTransferIntent } from '@chainpipe/custody';
+import { ProviderError, thorAsset, type ChangeNowAdapter, type ThorchainAdapter, type TokenRef } from '@chainpipe/aggregator';
+import { memoCalldata, approveCalldata, routerDepositCalldata, transferCalldata, type DepositKeyRef, type OutgoingTransferIntent } from '@chainpipe/custody';
 import type { OrderRow } from '@chainpipe/order-store';
 import { thorchainLimitMemo } from '@chainpipe/orders';
 
@@ -22,8 +22,7 @@ export class ForwardWait extends Error {}
 /**
  * How the platform forwards a paid order to a channel of one kind (`agg.channels.adapter_kind`):
  * a fresh quote for the net amount, and the transfers that pay the channel. The executor keeps
- * one per kind; a kind without one is left in `Exchanging`, counted (ChangeNOW's forward, on its
- * fixed-rate flow with a refund address, plugs in here).
+ * one per kind; a kind without one is left in `Exchanging`, counted.
  */
 export interface ChannelForwarder {
   readonly kind: string;
@@ -88,5 +87,35 @@ export class ThorchainForwarder implements ChannelForwarder {
       ],
       execution: detail,
     };
+  }
+}
+
+/**
+ * ChangeNOW on its fixed-rate flow: the fresh quote is a fixed-rate estimate for the net amount;
+ * the forward creates an exchange of exactly the net amount with the `rateId` of a new estimate
+ * (ChangeNOW delivers that rate's output or refunds), the deposit address as `refundAddress` (a
+ * refund comes back to the platform, which refunds the user), and pays its payin address: the
+ * native coin by a plain transfer, a token by `transfer(payin, net)`. The exchange created with
+ * the order (for `amount_in`, before the fees were known to be received) is left to expire; the
+ * tracker follows the forward's exchange (`provider_order_id` in the execution details).
+ */
+export class ChangeNowForwarder implements ChannelForwarder {
+  readonly kind = 'changenow';
+
+  constructor(private readonly adapter: Pick<ChangeNowAdapter, 'quote' | 'createDeposit'>) {}
+
+  async quote(ctx: Omit<ForwardContext, 'minOut' | 'from'>): Promise<bigint> {
+    return (await this.adapter.quote({ src: ctx.src, dst: ctx.dst, amountIn: ctx.net, signal: ctx.signal })).amountOut;
+  }
+
+  async plan(ctx: ForwardContext) {
+    const exchange = await this.adapter.createDeposit({ src: ctx.src, dst: ctx.dst, amountIn: ctx.net, dstAddress: ctx.order.dst_address, refundAddress: ctx.from.address, signal: ctx.signal });
+    // the rate fixed now is what ChangeNOW delivers: under the minimum, nothing is sent (the next pass quotes again)
+    if (exchange.estimatedOut < ctx.minOut) throw new ForwardWait(`the fixed rate of exchange ${exchange.providerOrderId} gives ${exchange.estimatedOut}, under the minimum ${ctx.minOut}`);
+    if (exchange.memo) throw new Error(`changenow exchange ${exchange.providerOrderId} wants a payin extra id: not an EVM payin`);
+    const execution: Record<string, unknown> = { channel: 'changenow', provider_order_id: exchange.providerOrderId, payin_address: exchange.depositAddress, fixed_out: exchange.estimatedOut.toString(), rate_valid_until: exchange.expireAt.toISOString() };
+    const token = ctx.src.contractAddress;
+    const call = token ? { to: token, value: 0n, data: transferCalldata(exchange.depositAddress, ctx.net) } : { to: exchange.depositAddress, value: ctx.net };
+    return { transfers: [{ kind: 'forward' as const, call, asset: token ?? null, amount: ctx.net, detail: execution }], execution };
   }
 }

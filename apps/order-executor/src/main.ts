@@ -1,4 +1,4 @@
-import { ThorchainAdapter } from '@chainpipe/aggregator';
+import { ChangeNowAdapter, ThorchainAdapter } from '@chainpipe/aggregator';
 import { chainOriginsFromConfig } from '@chainpipe/chains';
 import { OutgoingTransfers, evmSendersByChainType, signerFromConfig } from '@chainpipe/custody';
 import { addPostgres } from '@chainpipe/db';
@@ -6,7 +6,7 @@ import { OutgoingTransferRepository } from '@chainpipe/order-store';
 import { periodicJob, runService, systemClock } from '@chainpipe/runtime';
 import { orderExecutorConfig } from './config';
 import { OrderExecutor } from './executor';
-import { ThorchainForwarder } from './forwarders';
+import { ChangeNowForwarder, ThorchainForwarder } from './forwarders';
 import { RefundJob } from './refunds';
 
 runService('order-executor', orderExecutorConfig, async (svc) => {
@@ -19,16 +19,17 @@ runService('order-executor', orderExecutorConfig, async (svc) => {
   const confirmations = (chainType: string) => config.ORDER_EXECUTOR_CONFIRMATIONS[chainType as keyof typeof config.ORDER_EXECUTOR_CONFIRMATIONS] ?? config.ORDER_EXECUTOR_CONFIRMATIONS_DEFAULT;
   const transfers = new OutgoingTransfers({ store: new OutgoingTransferRepository(db), chain: senders, confirmations });
   const thorchain = new ThorchainAdapter({ baseUrl: config.THORNODE_API_URL, clientId: config.THORNODE_CLIENT_ID, timeoutMs: config.THORNODE_TIMEOUT_MS });
+  const changenow = new ChangeNowAdapter({ baseUrl: config.CHANGENOW_API_URL, apiKey: config.CHANGENOW_API_KEY, timeoutMs: config.CHANGENOW_TIMEOUT_MS, depositWindowMs: config.CHANGENOW_DEPOSIT_WINDOW_MS });
   const executor = new OrderExecutor({
     db,
     transfers,
     chain: senders,
     confirmations,
-    forwarders: [new ThorchainForwarder(thorchain, { now: () => systemClock.now(), depositExpirySec: config.ORDER_EXECUTOR_DEPOSIT_EXPIRY_SEC })],
+    forwarders: [new ThorchainForwarder(thorchain, { now: () => systemClock.now(), depositExpirySec: config.ORDER_EXECUTOR_DEPOSIT_EXPIRY_SEC }), new ChangeNowForwarder(changenow)],
     logger,
     registry,
     batchSize: config.ORDER_EXECUTOR_BATCH,
-    callTimeoutMs: config.THORNODE_TIMEOUT_MS,
+    callTimeoutMs: Math.max(config.THORNODE_TIMEOUT_MS, config.CHANGENOW_TIMEOUT_MS),
   });
   // One pass at a time, the first at start (stored transfers are broadcast again before anything new is decided).
   svc.serve(periodicJob({ name: 'execute', intervalMs: config.ORDER_EXECUTOR_INTERVAL_MS, run: () => executor.pass(), logger, runAtStart: true }));

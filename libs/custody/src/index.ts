@@ -6,3 +6,4 @@ export * from './evm-transaction';
 export * from './outgoing-transfers';
 export * from './thorchain-router';
 export * from './evm-senders';
+export * from './erc20';
