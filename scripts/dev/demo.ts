@@ -7,7 +7,8 @@
  *   3. token prices: the latest quotes of ETH and USDC
  *   4. aggregator: a quote stream (SSE), the best channel, an order with a deposit address
  *   5. aggregator: the development payer pays the deposit address on the simulated chain; the
- *      order goes Depositing → Exchanging (forwarded) → Completed → Settled with no manual step
+ *      order goes Depositing → Exchanging (forwarded) → Completed → Settled with no manual step,
+ *      each step also shown from the order's events on orders.events.v1
  *   6. aggregator: an order whose minimum output cannot be met is paid, forwards nothing
  *      (SlippageFailed → RefundAddressPending), and after the user's refund request the
  *      principal less the network fee goes back on the chain (Refunded, its hash on the order)
@@ -20,9 +21,11 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createParser } from 'eventsource-parser';
+import { Kafka, logLevel } from 'kafkajs';
 import WebSocket from 'ws';
 import { parseGwei, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
+import { TOPICS, type OrderEventMessage } from '@chainpipe/contracts';
 import { mnemonicWords } from '@chainpipe/custody';
 import { appPorts, publicPort, type PublicAppName } from '@chainpipe/runtime';
 import { replayFixtures, withDevEnv } from '@chainpipe/upstream-sim';
@@ -239,6 +242,41 @@ async function payAndFollow(env: Record<string, string>, integratorKey: string, 
   step('Aggregator: the user pays the deposit address on the simulated chain; the platform forwards it; the channel swaps');
   await pay(env, order);
   await follow(integratorKey, order, ['Depositing', 'Exchanging', 'Completed'], 'Settled');
+  // Completed and Settled come in one tracker pass: the event stream shows every step.
+  const events = await orderEvents(env, order.orderNo, 'settle');
+  show('orders.events.v1', events.map((e) => `${e.event} → ${e.to_state}`).join(', '));
+}
+
+/** The order's events on orders.events.v1 (what an integrator's backend would follow), up to `last`. */
+async function orderEvents(env: Record<string, string>, orderNo: string, last: string): Promise<OrderEventMessage[]> {
+  const kafka = new Kafka({ clientId: 'demo', brokers: env.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING });
+  const groupId = `demo-${randomBytes(4).toString('hex')}`;
+  const consumer = kafka.consumer({ groupId });
+  const events: OrderEventMessage[] = [];
+  let seenLast!: () => void;
+  const finished = new Promise<void>((resolve) => (seenLast = resolve));
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic: TOPICS.ordersEvents.name, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const e = JSON.parse(message.value!.toString()) as OrderEventMessage;
+        if (e.order_no !== orderNo) return;
+        events.push(e);
+        if (e.event === last) seenLast();
+      },
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no ${last} event of ${orderNo} on ${TOPICS.ordersEvents.name}`)), STEP_TIMEOUT_MS * 2)));
+    await Promise.race([finished, timedOut]).finally(() => clearTimeout(timer));
+  } finally {
+    await consumer.disconnect();
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.deleteGroups([groupId]).catch(() => undefined);
+    await admin.disconnect();
+  }
+  return events;
 }
 
 /**
@@ -313,7 +351,7 @@ async function failAndRefund(env: Record<string, string>, integratorKey: string,
 
 async function main(): Promise<void> {
   const env = withDevEnv(process.env) as Record<string, string>;
-  for (const name of ['DEMO_API_KEY', 'DEMO_INTEGRATOR_KEY', 'STREAM_SECRET', 'DEV_SIGNER_MNEMONIC']) if (!env[name]) throw new Error(`${name} missing from .run/dev.env: run \`make up\` first`);
+  for (const name of ['DEMO_API_KEY', 'DEMO_INTEGRATOR_KEY', 'STREAM_SECRET', 'DEV_SIGNER_MNEMONIC', 'KAFKA_BROKERS']) if (!env[name]) throw new Error(`${name} missing from .run/dev.env: run \`make up\` first`);
   const t0 = Date.now();
   await candlesticks(env.DEMO_API_KEY);
   await addressMonitoring(env);

@@ -14,7 +14,9 @@ const SECRET = 'fault-suite-stream-secret';
  * reconnects after each close as a client does, also what was matched while no gateway ran.
  */
 describe('faults of WebSocket delivery: gateway restarts and rolls under load', function () {
-  this.timeout(300_000);
+  // Each step has its own bound (named when it fails); this is their sum on a loaded machine
+  // (the CI runs this suite beside the integration suites of the other Kafka line).
+  this.timeout(540_000);
   let db: Knex;
   let ingest: AppProcess;
   let parser: AppProcess;
@@ -53,6 +55,16 @@ describe('faults of WebSocket delivery: gateway restarts and rolls under load', 
     await c.next((m) => m.type === 'connected');
     return c;
   }
+
+  /** The client's socket closed (the gateway it was on stopped), within 30 s. */
+  const closeOf = (c: TestWsClient) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the client socket did not close within 30 s of its gateway stopping')), 30_000);
+      c.ws.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
 
   const received = () => new Set(clients.flatMap((c) => c.received.filter((m: any) => m.type === 'transaction').map((m: any) => m.id as string)));
 
@@ -99,14 +111,14 @@ describe('faults of WebSocket delivery: gateway restarts and rolls under load', 
 
     // Roll: a new copy starts, the old one stops; the client reconnects to the new one.
     const second = await startGateway();
-    const closed = new Promise((r) => client.ws.once('close', r));
+    const closed = closeOf(client);
     await stopGateway(first);
     await closed;
     await open(second.url);
     await load!.waitAcked(5);
 
     // Restart: no copy runs while blocks keep being matched.
-    const gone = new Promise((r) => clients[clients.length - 1].ws.once('close', r));
+    const gone = closeOf(clients[clients.length - 1]);
     await stopGateway(second);
     await gone;
     await load!.waitAcked(5);

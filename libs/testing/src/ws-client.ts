@@ -28,7 +28,8 @@ export interface WsClientOptions {
 
 /** A real `ws` client for tests, with a queue of parsed text messages. */
 export async function connectWs(url: string, headers: Record<string, string> = {}, opts: WsClientOptions = {}): Promise<TestWsClient> {
-  const ws = new WebSocket(url, opts.protocols ?? [], { headers });
+  // A handshake the server never finishes fails the test in 15 s instead of hanging it.
+  const ws = new WebSocket(url, opts.protocols ?? [], { headers, handshakeTimeout: 15_000 });
   const received: any[] = [];
   const problems: string[] = [];
   let taken = 0;
