@@ -327,8 +327,8 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
     // deposit address, so the principal is back with the platform, which sends the refund itself
     expect((await exchanges()).find((e) => e.id === order.provider_order_id)).to.include({ refundAddress: order.deposit_address });
     expect((await put('refunded', { refundHash: 'ab'.repeat(32) })).status).to.equal(200);
-    // the tracker sweeps every 300 ms: some sweeps have read the channel's refund by then
-    await new Promise((r) => setTimeout(r, 2000));
+    // the tracker records the channel's refund once, in place (provider_outcome), and moves nothing
+    await waitFor(async () => ((await orders.findById(order.id))?.execution as Record<string, unknown> | null)?.provider_outcome === 'Refunded', { timeoutMs: 30_000, what: "the channel's refund read by the tracker" });
     const after = (await orders.findById(order.id))!;
     expect(after, 'a channel refund to the platform does not make the order Refunded').to.include({ state: 'RefundAddressPending', refund_address: '0x' + '2'.repeat(40) });
     expect(await orders.ledgerOf(order.id), 'no commission for a failed swap').to.equal(undefined);
