@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { parseEther, parseGwei, type Hex } from 'viem';
+import { parseEther } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { AmountBelowProviderMinimum, ChangeNowAdapter, ProviderError, type TokenRef } from '@chainpipe/aggregator';
-import { TEST_KEY_MNEMONIC, freePort, spawnTs, stopProcess, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { freePort, simChain, spawnTs, stopProcess, TEST_KEY_MNEMONIC, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 
 /**
  * The ChangeNOW adapter against the upstream-sim stand-in of API v2: exchanges on the fixed-rate
@@ -23,18 +23,8 @@ describe('ChangeNOW adapter against the API v2 stand-in', function () {
   const adapter = () => new ChangeNowAdapter({ baseUrl: `${base}/changenow`, apiKey: 'test-key', timeoutMs: 5000, depositWindowMs: 30 * 60_000 });
   const put = (path: string, body: unknown) => fetch(`${base}${path}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const exchanges = async () => (await (await fetch(`${base}/sim/changenow/exchanges`)).json()) as Record<string, unknown>[];
-  const rpc = async (method: string, params: unknown[]) => {
-    const res = await fetch(`${base}/rpc/ethereum-mainnet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-    const body = (await res.json()) as { result?: any; error?: { message: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
-  const pay = async (to: string, value: bigint) => {
-    const nonce = Number(await rpc('eth_getTransactionCount', [payer.address, 'pending']));
-    const raw = await payer.signTransaction({ chainId: 1, type: 'eip1559', to: to as Hex, value, nonce, gas: 21_000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: parseGwei('1') });
-    const hash = await rpc('eth_sendRawTransaction', [raw]);
-    await waitFor(async () => (await rpc('eth_getTransactionReceipt', [hash]))?.status === '0x1', { timeoutMs: 20_000, what: 'payin mined' });
-  };
+  const { rpc, pay: payFrom } = simChain(() => base);
+  const pay = (to: string, value: bigint) => payFrom(payer, to, value);
 
   before(async () => {
     const [port, ops] = await Promise.all([freePort(), freePort()]);

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { hexToString, parseEther, parseGwei, type Hex } from 'viem';
+import { hexToString, parseEther } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { EvmSender, MnemonicSigner, memoCalldata } from '@chainpipe/custody';
 import { ThorchainAdapter } from '@chainpipe/aggregator';
 import { netToForward, thorchainLimitMemo } from '@chainpipe/orders';
-import { TEST_KEY_MNEMONIC, freePort, spawnTs, stopProcess, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { freePort, simChain, spawnTs, stopProcess, TEST_KEY_MNEMONIC, waitReady, type RunningProcess } from '@chainpipe/testing';
 
 /**
  * The forward's transaction on the simulator's chain: a deposit address of the platform (a key
@@ -20,14 +20,8 @@ describe('a deposit address forwards its net amount on the simulated chain, sign
   let sim: RunningProcess;
   let base = '';
 
-  const rpc = async (method: string, params: unknown[]) => {
-    const res = await fetch(`${base}/rpc/ethereum-mainnet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-    const body = (await res.json()) as { result?: any; error?: { message: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
+  const { rpc, mined, pay } = simChain(() => base);
   const thorchain = () => new ThorchainAdapter({ baseUrl: `${base}/thornode`, clientId: '', timeoutMs: 5000 });
-  const mined = (hash: string) => waitFor(async () => (await rpc('eth_getTransactionReceipt', [hash]))?.status === '0x1', { timeoutMs: 20_000, what: `${hash} mined` });
 
   before(async () => {
     const [port, ops] = await Promise.all([freePort(), freePort()]);
@@ -45,9 +39,7 @@ describe('a deposit address forwards its net amount on the simulated chain, sign
     const feeIntegrator = 1_250_000_000_000_000n;
 
     // the user pays the deposit address
-    const nonce = Number(await rpc('eth_getTransactionCount', [payer.address, 'pending']));
-    const pay = await payer.signTransaction({ chainId: 1, type: 'eip1559', to: deposit.address as Hex, value: amountIn, nonce, gas: 21_000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: parseGwei('1') });
-    await mined(await rpc('eth_sendRawTransaction', [pay]));
+    await pay(payer, deposit.address, amountIn);
 
     const eth = await thorchain().inboundAddress(1);
     const memo = thorchainLimitMemo('BTC.BTC', 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', 1_234_567n, 8);

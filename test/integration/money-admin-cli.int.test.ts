@@ -2,12 +2,12 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { parseEther, parseGwei, type Hex } from 'viem';
+import { parseEther } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { MnemonicSigner } from '@chainpipe/custody';
 import { createDb, type Knex } from '@chainpipe/db';
 import { OrderRepository, OutgoingTransferRepository, type NewOrder, type OrderRow } from '@chainpipe/order-store';
-import { freePort, platformKeyEnv, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { freePort, platformKeyEnv, simChain, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 import { orderFixture } from './order-fixtures';
 
 const run = promisify(execFile);
@@ -29,20 +29,8 @@ describe('admin money commands with the order executor (real stack)', function (
   let base = '';
   let nextIndex = 1_500_000_000 + Math.floor(Math.random() * 100_000_000);
 
-  const rpc = async (method: string, params: unknown[]) => {
-    const res = await fetch(`${base}/rpc/ethereum-mainnet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-    const body = (await res.json()) as { result?: any; error?: { message: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
-  const mined = (hash: string) => waitFor(async () => (await rpc('eth_getTransactionReceipt', [hash]))?.status === '0x1', { timeoutMs: 20_000, what: `${hash} mined` });
-  const pay = async (to: string, value: bigint) => {
-    const nonce = Number(await rpc('eth_getTransactionCount', [payer.address, 'pending']));
-    const raw = await payer.signTransaction({ chainId: 1, type: 'eip1559', to: to as Hex, value, nonce, gas: 21_000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: parseGwei('1') });
-    const hash: string = await rpc('eth_sendRawTransaction', [raw]);
-    await mined(hash);
-    return hash;
-  };
+  const { rpc, mined, pay: payFrom } = simChain(() => base);
+  const pay = (to: string, value: bigint) => payFrom(payer, to, value);
   /** An order of a fresh deposit index, paid `paid` on the chain, in `state`. */
   const paidOrder = async (state: OrderRow['state'], paid: bigint, over: Partial<NewOrder> = {}) => {
     const index = nextIndex++;

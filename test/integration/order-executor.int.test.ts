@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { decodeEventLog, decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, hexToString, parseAbi, parseEther, parseGwei, type Hex } from 'viem';
+import { decodeEventLog, decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, hexToString, parseAbi, parseEther, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { TOPICS } from '@chainpipe/contracts';
 import { MnemonicSigner } from '@chainpipe/custody';
 import { createDb, type Knex } from '@chainpipe/db';
 import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder } from '@chainpipe/order-store';
 import { thorchainLimitMemo } from '@chainpipe/orders';
-import { collectTopic, createRegistryTopics, freePort, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
+import { collectTopic, createRegistryTopics, freePort, simChain, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
 import { orderFixture } from './order-fixtures';
 
 /**
@@ -43,20 +43,8 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
   let executorEnv: Record<string, string> = {};
   let integratorId = '';
 
-  const rpc = async (method: string, params: unknown[]) => {
-    const res = await fetch(`${base}/rpc/ethereum-mainnet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-    const body = (await res.json()) as { result?: any; error?: { message: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
-  const mined = (hash: string) => waitFor(async () => (await rpc('eth_getTransactionReceipt', [hash]))?.status === '0x1', { timeoutMs: 20_000, what: `${hash} mined` });
-  const pay = async (to: string, value: bigint, data?: Hex) => {
-    const nonce = Number(await rpc('eth_getTransactionCount', [payer.address, 'pending']));
-    const raw = await payer.signTransaction({ chainId: 1, type: 'eip1559', to: to as Hex, value, data, nonce, gas: 100_000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: parseGwei('1') });
-    const hash: string = await rpc('eth_sendRawTransaction', [raw]);
-    await mined(hash);
-    return hash;
-  };
+  const { rpc, mined, pay: payFrom } = simChain(() => base);
+  const pay = (to: string, value: bigint, data?: Hex) => payFrom(payer, to, value, { data, gas: 100_000n });
   const thornode = async (path: string) => (await (await fetch(`${base}/thornode${path}`)).json()) as any;
   /** THORNode's output now for `amount1e8` of `fromAsset` to BTC (sats). */
   const quotedSats = async (fromAsset: string, amount1e8: bigint) => BigInt((await thornode(`/thorchain/quote/swap?from_asset=${fromAsset}&to_asset=BTC.BTC&amount=${amount1e8}`)).expected_amount_out);

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { parseEther, parseGwei, type Hex } from 'viem';
+import { parseEther } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { EvmSender, MnemonicSigner, OutgoingTransfers } from '@chainpipe/custody';
 import { createDb, type Knex } from '@chainpipe/db';
 import { OrderRepository, OutgoingTransferRepository } from '@chainpipe/order-store';
-import { TEST_KEY_MNEMONIC, freePort, spawnTs, stopProcess, testEnv, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { freePort, simChain, spawnTs, stopProcess, TEST_KEY_MNEMONIC, testEnv, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 import { orderFixture } from './order-fixtures';
 
 /**
@@ -23,20 +23,10 @@ describe('outgoing transfers: stored before the broadcast, broadcast again from 
   let sender: EvmSender;
   let transfers: OutgoingTransfers;
 
-  const rpc = async (method: string, params: unknown[]) => {
-    const res = await fetch(`${base}/rpc/ethereum-mainnet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-    const body = (await res.json()) as { result?: any; error?: { message: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
+  const { rpc, pay } = simChain(() => base);
   const refuseBroadcasts = (refuse: boolean) =>
     fetch(`${base}/sim/chain/ethereum-mainnet/broadcasts`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refuse }) });
-  const fund = async (to: string, value: bigint) => {
-    const nonce = Number(await rpc('eth_getTransactionCount', [payer.address, 'pending']));
-    const raw = await payer.signTransaction({ chainId: 1, type: 'eip1559', to: to as Hex, value, nonce, gas: 21_000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: parseGwei('1') });
-    const hash = await rpc('eth_sendRawTransaction', [raw]);
-    await waitFor(async () => (await rpc('eth_getTransactionReceipt', [hash]))?.status === '0x1', { timeoutMs: 20_000, what: 'funding mined' });
-  };
+  const fund = (to: string, value: bigint) => pay(payer, to, value);
   /** An order of a fresh deposit index (derived from the test mnemonic), paid. */
   const paidOrder = async (index: number) => {
     const address = await signer.addressAt('evm', index);

@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import { parseEther, parseGwei, type Hex } from 'viem';
+import { parseEther } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { TOPICS, loadContracts, type OrderEventMessage } from '@chainpipe/contracts';
 import { EvmSender, MnemonicSigner, OutgoingTransfers } from '@chainpipe/custody';
@@ -9,7 +9,7 @@ import { createDb, type Knex } from '@chainpipe/db';
 import { TopicProducer, createKafka } from '@chainpipe/kafka';
 import { OrderRepository, OutgoingTransferRepository, type NewOrder, type OrderPatch, type OrderRow } from '@chainpipe/order-store';
 import { createLogger } from '@chainpipe/runtime';
-import { collectTopic, createRegistryTopics, freePort, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
+import { collectTopic, createRegistryTopics, freePort, simChain, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
 import { runOrderCommand } from '../../apps/admin/src/order-commands';
 import { runTreasuryCommand } from '../../apps/admin/src/treasury-commands';
 import { RefundJob } from '../../apps/order-executor/src/refunds';
@@ -42,20 +42,8 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
   let tracker: OrderTracker;
   let events: TopicCollector;
 
-  const rpc = async (method: string, params: unknown[]) => {
-    const res = await fetch(`${base}/rpc/ethereum-mainnet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-    const body = (await res.json()) as { result?: any; error?: { message: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
-  const mined = (hash: string) => waitFor(async () => (await rpc('eth_getTransactionReceipt', [hash]))?.status === '0x1', { timeoutMs: 20_000, what: `${hash} mined` });
-  const pay = async (to: string, value: bigint): Promise<string> => {
-    const nonce = Number(await rpc('eth_getTransactionCount', [payer.address, 'pending']));
-    const raw = await payer.signTransaction({ chainId: 1, type: 'eip1559', to: to as Hex, value, nonce, gas: 21_000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: parseGwei('1') });
-    const hash = await rpc('eth_sendRawTransaction', [raw]);
-    await mined(hash);
-    return hash;
-  };
+  const { rpc, mined, pay: payFrom } = simChain(() => base);
+  const pay = (to: string, value: bigint) => payFrom(payer, to, value);
   const freshAddress = () => '0x' + randomBytes(20).toString('hex');
   const reload = async (o: OrderRow) => (await orders.findById(o.id))!;
   const eventsOf = (o: OrderRow): OrderEventMessage[] => events.messages.map((m) => JSON.parse(m.value!.toString()) as OrderEventMessage).filter((e) => e.order_no === o.order_no);

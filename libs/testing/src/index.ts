@@ -21,3 +21,4 @@ export * from './manual-clock';
 export * from './rejection';
 export * from './upstream-env';
 export * from './databases';
+export * from './sim-chain';

@@ -154,14 +154,16 @@ export class KlineHub {
     const set = this.byPool.get(key);
     if (!set) return;
     for (const values of message.candles) {
-      const candle = poolCandle(message, values);
-      let frame: string | undefined;
-      const sentKey = pushedKey(key, candle.interval);
+      // built once a connection wants this interval: most of a record's intervals have no subscriber
+      let pushed: { candle: KlineCandle; frame: string; sentKey: string } | undefined;
       for (const conn of set) {
-        if (!conn.subs.get(key)?.has(candle.interval)) continue;
-        frame ??= JSON.stringify(envelope('ohlcv', pushData(candle), { now: this.deps.clock.now() }));
-        conn.pushed.set(sentKey, newerCandle(conn.pushed.get(sentKey), candle)!);
-        this.send(conn, frame);
+        if (!conn.subs.get(key)?.has(values.interval)) continue;
+        if (!pushed) {
+          const candle = poolCandle(message, values);
+          pushed = { candle, frame: JSON.stringify(envelope('ohlcv', pushData(candle), { now: this.deps.clock.now() })), sentKey: pushedKey(key, values.interval) };
+        }
+        conn.pushed.set(pushed.sentKey, newerCandle(conn.pushed.get(pushed.sentKey), pushed.candle)!);
+        this.send(conn, pushed.frame);
         this.metrics.pushes.inc();
       }
     }
