@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { canonicalAddress } from '@chainpipe/chains';
-import type { EvmFeePlan, OutgoingTransfers } from '@chainpipe/custody';
+import type { FeePlan, OutgoingTransfers } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
 import { OutgoingTransferRepository, type OrderRow } from '@chainpipe/order-store';
 import { SWEEPABLE_STATES, decideSweep } from '@chainpipe/orders';
@@ -37,7 +37,7 @@ function evmAddress(doc: string): Field<string> {
 /** What a sweep needs of a chain besides the outgoing transfer (`EvmSender` has both). */
 export interface SweepChain {
   balanceOf(address: string): Promise<bigint>;
-  feePlan(from: string, to: string): Promise<EvmFeePlan>;
+  feePlan(from: string, to: string): Promise<FeePlan>;
 }
 
 export interface TreasuryDeps {

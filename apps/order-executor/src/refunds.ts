@@ -1,5 +1,5 @@
 import { Counter, type Registry } from 'prom-client';
-import type { EvmFeePlan, OutgoingTransfers, TransferChain } from '@chainpipe/custody';
+import type { FeePlan, OutgoingTransfers, TransferChain } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
 import { OrderRepository, OutgoingTransferRepository, channelReturned, type OrderRow, type OutgoingTransferRow } from '@chainpipe/order-store';
 import { REFUND_SENDING_STATES, refundAmount, refundReady } from '@chainpipe/orders';
@@ -8,7 +8,7 @@ import { errorMessage, type Logger } from '@chainpipe/runtime';
 /** What a refund needs of a chain besides the outgoing transfer itself (`EvmSender` has both). */
 export interface RefundChain extends Pick<TransferChain, 'receipt'> {
   balanceOf(address: string): Promise<bigint>;
-  feePlan(from: string, to: string): Promise<EvmFeePlan>;
+  feePlan(from: string, to: string): Promise<FeePlan>;
 }
 
 export interface RefundJobDeps {

@@ -1,6 +1,6 @@
 import { keccak256, serializeTransaction, stringToHex, type Hex, type TransactionSerializableEIP1559 } from 'viem';
 import { OriginError, jsonRpcCall } from '@chainpipe/upstreams';
-import type { SignedTransfer, TransferCall, TransferChain, TransferReceipt } from './outgoing-transfers';
+import type { FeePlan, SignedTransfer, TransferCall, TransferChain, TransferReceipt } from './outgoing-transfers';
 import type { Signer } from './signer';
 
 /** A deposit address and the index of the key that owns it. */
@@ -57,13 +57,15 @@ export interface EvmOrigin {
   timeoutMs: number;
 }
 
-/** What a transfer will cost at most: the gas limit at the fee cap. */
-export interface EvmFeePlan {
+/** What an EVM transfer will cost at most: the gas limit at the fee cap (maxNetworkFee = gas × maxFeePerGas). */
+export interface EvmFeePlan extends FeePlan {
   gas: bigint;
   maxFeePerGas: bigint;
   maxPriorityFeePerGas: bigint;
-  /** gas × maxFeePerGas: what the sender must hold on top of the value. */
-  maxNetworkFee: bigint;
+}
+
+function isEvmFeePlan(plan: FeePlan | undefined): plan is EvmFeePlan {
+  return plan !== undefined && 'gas' in plan && 'maxFeePerGas' in plan && 'maxPriorityFeePerGas' in plan;
 }
 
 const quantity = (v: unknown, what: string): bigint => {
@@ -107,7 +109,8 @@ export class EvmSender implements TransferChain {
 
   /** Signs `call` from a deposit address at its next nonce, fees from the call or the node; nothing is sent. */
   async sign(from: DepositKeyRef, call: TransferCall, plan?: EvmFeePlan): Promise<SignedTransfer> {
-    const fees = plan ?? call.fees ?? (await this.feePlan(from.address, call.to, call.data as Hex | undefined));
+    if (call.fees !== undefined && !isEvmFeePlan(call.fees)) throw new Error('the fee terms of an EVM transfer need gas and fee caps');
+    const fees = plan ?? (isEvmFeePlan(call.fees) ? call.fees : await this.feePlan(from.address, call.to, call.data as Hex | undefined));
     const nonce = await this.nextNonce(from.address);
     const { raw, hash } = await signEvmTransaction(this.signer, from, { chainId: this.origin.chainId, nonce, to: call.to, value: call.value, data: call.data as Hex | undefined, ...fees });
     return { raw, hash, nonce };

@@ -1,6 +1,15 @@
 import type { NewOutgoingTransfer, OutgoingTransferKind, OutgoingTransferRepository, OutgoingTransferRow } from '@chainpipe/order-store';
 import type { DepositKeyRef } from './evm-transaction';
 
+/**
+ * What a transfer will cost at most, in the chain's native smallest unit, with the chain's own
+ * terms beside it (`EvmFeePlan`: gas and fee caps); each chain's sender reads its own kind.
+ */
+export interface FeePlan {
+  /** What the sender must hold on top of the value. */
+  maxNetworkFee: bigint;
+}
+
 /** The transaction a transfer sends: recipient, native value, calldata (hex; a memo, a contract call). */
 export interface TransferCall {
   to: string;
@@ -11,7 +20,7 @@ export interface TransferCall {
    * what is left after the network fee: other terms at signing could overdraw the address).
    * Absent: the chain's current terms.
    */
-  fees?: { gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint; maxNetworkFee: bigint };
+  fees?: FeePlan;
 }
 
 export interface SignedTransfer {
