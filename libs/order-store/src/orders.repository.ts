@@ -250,6 +250,23 @@ export class OrderRepository {
     throw new Error(`order ${order.order_no}: state kept changing under ${audit.event}`);
   }
 
+  /**
+   * Records a movement of funds that changes no state (the gas station's top-up of the deposit
+   * address): an audit row in the order's current state, so an orders.events.v1 event, once per
+   * `detail.tx_hash` however many passes or processes record it (they wait on the order's row).
+   * False when it was recorded before.
+   */
+  async note(orderId: string, audit: { event: string; detail: Record<string, unknown> & { tx_hash: string } }): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      const order: Pick<OrderRow, 'state'> | undefined = await trx('agg.orders').where({ id: orderId }).forUpdate().first('state');
+      if (!order) throw new Error(`order ${orderId} not found`);
+      const seen = await trx('agg.order_audit').where({ order_id: orderId, event: audit.event }).whereRaw("detail->>'tx_hash' = ?", [audit.detail.tx_hash]).first('id');
+      if (seen) return false;
+      await trx('agg.order_audit').insert({ order_id: orderId, from_state: order.state, to_state: order.state, event: audit.event, detail: JSON.stringify(audit.detail) });
+      return true;
+    });
+  }
+
   audit(orderId: string): Promise<{ from_state: string | null; to_state: string; event: string; detail: Record<string, unknown>; created_at: Date }[]> {
     return this.db('agg.order_audit').where({ order_id: orderId }).orderBy('id').select('from_state', 'to_state', 'event', 'detail', 'created_at');
   }
