@@ -1,4 +1,5 @@
 import type { Knex } from '@chainpipe/db';
+import type { OutgoingTransferRow } from './outgoing-transfers.repository';
 import { nextState, type ManualResolution, type OrderEvent, type OrderFacts, type OrderState } from '@chainpipe/orders';
 
 /** One row of agg.orders (numeric columns arrive from pg as strings). */
@@ -264,6 +265,17 @@ export class OrderRepository {
       if (seen) return false;
       await trx('agg.order_audit').insert({ order_id: orderId, from_state: order.state, to_state: order.state, event: audit.event, detail: JSON.stringify(audit.detail) });
       return true;
+    });
+  }
+
+  /**
+   * The `gas_topup` event of a confirmed top-up of the order's deposit address by the gas
+   * station (an outgoing transfer of kind `gas_topup_<purpose>`), once per top-up.
+   */
+  async recordGasTopUp(topUp: Pick<OutgoingTransferRow, 'order_id' | 'tx_hash' | 'amount' | 'from_address' | 'to_address' | 'chain_type' | 'detail'>): Promise<boolean> {
+    return this.note(topUp.order_id, {
+      event: 'gas_topup',
+      detail: { tx_hash: topUp.tx_hash, purpose: topUp.detail.purpose, amount: topUp.amount, from: topUp.from_address, to: topUp.to_address, chain_type: topUp.chain_type },
     });
   }
 
