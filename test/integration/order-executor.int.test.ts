@@ -5,7 +5,7 @@ import { mnemonicToAccount } from 'viem/accounts';
 import { TOPICS } from '@chainpipe/contracts';
 import { GAS_STATION_INDEX, MnemonicSigner } from '@chainpipe/custody';
 import { createDb, type Knex } from '@chainpipe/db';
-import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder } from '@chainpipe/order-store';
+import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder, type OrderRow, type OutgoingTransferKind } from '@chainpipe/order-store';
 import { thorchainLimitMemo } from '@chainpipe/orders';
 import { collectTopic, createRegistryTopics, freePort, simChain, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
 import { orderFixture } from './order-fixtures';
@@ -298,38 +298,29 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
   });
 
   it('an executor killed after storing the forward and before any broadcast reached the chain broadcasts the stored transaction after its restart: one forward, its hash', async () => {
-    const refuse = (on: boolean) => fetch(`${base}/sim/chain/ethereum-mainnet/broadcasts`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refuse: on }) });
     const amountIn = parseEther('0.3');
     const net = amountIn - 900_000_000_000_000n;
     const minOut = ((await quotedSats('ETH.ETH', net / 10n ** 10n)) * 9n) / 10n;
-    let order;
-    let address = '';
-    try {
-      ({ order, address } = await paidOrder({ src_token_id: ETH, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: '900000000000000', min_acceptable_out: minOut.toString() }, async (a) => {
+    const { order, address } = await killWhenStored('forward', (refuse) =>
+      paidOrder({ src_token_id: ETH, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: '900000000000000', min_acceptable_out: minOut.toString() }, async (a) => {
         const hash = await pay(a, amountIn);
-        await refuse(true); // the node takes nothing from now on: the executor stores the forward, its broadcasts fail
+        await refuse(); // the node takes nothing from now on: the executor stores the forward, its broadcasts fail
         return hash;
-      }));
-      const o = order;
-      await waitFor(async () => (await transfers.find(o.id, 'forward'))?.status === 'signed', { timeoutMs: 30_000, what: 'the forward stored, not broadcast' });
-      procs.executor.kill('SIGKILL');
-      await procs.executor.exited;
-    } finally {
-      await refuse(false);
-    }
-    const stored = (await transfers.find(order!.id, 'forward'))!;
+      }),
+    );
+    const stored = (await transfers.find(order.id, 'forward'))!;
     expect(await rpc('eth_getTransactionByHash', [stored.tx_hash]), 'nothing on the chain before the restart').to.equal(null);
-    expect((await orders.findById(order!.id))!.forward_tx_hash).to.equal(null);
+    expect((await orders.findById(order.id))!.forward_tx_hash).to.equal(null);
 
     await startExecutor();
-    await waitFor(async () => (await orders.findById(order!.id))?.forward_tx_hash ?? undefined, { timeoutMs: 30_000, what: 'the forward recorded after the restart' });
-    expect((await orders.findById(order!.id))!.forward_tx_hash, 'the stored transaction, not a new one').to.equal(stored.tx_hash);
+    await waitFor(async () => (await orders.findById(order.id))?.forward_tx_hash ?? undefined, { timeoutMs: 30_000, what: 'the forward recorded after the restart' });
+    expect((await orders.findById(order.id))!.forward_tx_hash, 'the stored transaction, not a new one').to.equal(stored.tx_hash);
     await mined(stored.tx_hash);
     const tx = await rpc('eth_getTransactionByHash', [stored.tx_hash]);
     expect(BigInt(tx.value)).to.equal(net);
-    expect(await transfers.listByOrder(order!.id)).to.have.length(1);
-    expect((await transfers.find(order!.id, 'forward'))!.raw_tx).to.equal(stored.raw_tx);
-    await waitFor(async () => (await transfers.find(order!.id, 'forward'))?.status === 'confirmed', { timeoutMs: 20_000, what: 'the forward confirmed' });
+    expect(await transfers.listByOrder(order.id)).to.have.length(1);
+    expect((await transfers.find(order.id, 'forward'))!.raw_tx).to.equal(stored.raw_tx);
+    await waitFor(async () => (await transfers.find(order.id, 'forward'))?.status === 'confirmed', { timeoutMs: 20_000, what: 'the forward confirmed' });
     expect(Number(await rpc('eth_getTransactionCount', [address, 'latest'])), 'one transaction ever left the deposit address').to.equal(1);
   });
   /** A USDT order paid to a deposit address that holds no ether (as on a real chain: only the token arrived). */
@@ -348,6 +339,23 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
       },
     );
     return { ...paid, net };
+  };
+  /**
+   * Places an order whose deposit is made before `refuse` is called (from then on the node takes
+   * no transaction), waits until the executor has stored the order's `kind` transfer unbroadcast,
+   * kills the executor, and lets the node take transactions again.
+   */
+  const killWhenStored = async <T extends { order: OrderRow }>(kind: OutgoingTransferKind, place: (refuse: () => Promise<void>) => Promise<T>): Promise<T> => {
+    const refuse = (on: boolean) => fetch(`${base}/sim/chain/ethereum-mainnet/broadcasts`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refuse: on }) });
+    try {
+      const placed = await place(async () => void (await refuse(true)));
+      await waitFor(async () => (await transfers.find(placed.order.id, kind))?.status === 'signed', { timeoutMs: 30_000, what: `the ${kind} stored, not broadcast` });
+      procs.executor.kill('SIGKILL');
+      await procs.executor.exited;
+      return placed;
+    } finally {
+      await refuse(false);
+    }
   };
   const metric = async (pattern: RegExp) => Number(pattern.exec(await (await fetch(`http://127.0.0.1:${executorOps}/metrics`)).text())?.[1] ?? 0);
 
@@ -386,24 +394,14 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
   });
 
   it('an executor killed after storing a gas top-up and before its broadcast reached the chain broadcasts the stored top-up after its restart: one top-up, its bytes', async () => {
-    const refuse = (on: boolean) => fetch(`${base}/sim/chain/ethereum-mainnet/broadcasts`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refuse: on }) });
-    let order;
-    try {
-      ({ order } = await tokenOrderWithoutGas(90_000_000n, async () => void (await refuse(true))));
-      const o = order;
-      await waitFor(async () => (await transfers.find(o.id, 'gas_topup_forward'))?.status === 'signed', { timeoutMs: 30_000, what: 'the top-up stored, not broadcast' });
-      procs.executor.kill('SIGKILL');
-      await procs.executor.exited;
-    } finally {
-      await refuse(false);
-    }
-    const stored = (await transfers.find(order!.id, 'gas_topup_forward'))!;
+    const { order } = await killWhenStored('gas_topup_forward', (refuse) => tokenOrderWithoutGas(90_000_000n, refuse));
+    const stored = (await transfers.find(order.id, 'gas_topup_forward'))!;
     expect(await rpc('eth_getTransactionByHash', [stored.tx_hash]), 'nothing on the chain before the restart').to.equal(null);
     await startExecutor();
-    await waitFor(async () => (await orders.findById(order!.id))?.forward_tx_hash ?? undefined, { timeoutMs: 40_000, what: 'the forward after the restart' });
-    const after = (await transfers.find(order!.id, 'gas_topup_forward'))!;
+    await waitFor(async () => (await orders.findById(order.id))?.forward_tx_hash ?? undefined, { timeoutMs: 40_000, what: 'the forward after the restart' });
+    const after = (await transfers.find(order.id, 'gas_topup_forward'))!;
     expect(after).to.include({ status: 'confirmed', tx_hash: stored.tx_hash, raw_tx: stored.raw_tx });
     expect((await rpc('eth_getTransactionReceipt', [stored.tx_hash])).status, 'the stored top-up mined').to.equal('0x1');
-    expect((await transfers.listByOrder(order!.id)).map((t) => t.kind)).to.deep.equal(['gas_topup_forward', 'approve', 'forward']);
+    expect((await transfers.listByOrder(order.id)).map((t) => t.kind)).to.deep.equal(['gas_topup_forward', 'approve', 'forward']);
   });
 });
