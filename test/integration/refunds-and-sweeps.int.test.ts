@@ -329,4 +329,43 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
     expect(again.rows.map((r) => r[1])).to.deep.equal(['already sent']);
     expect(await tokenBalance(treasury), 'nothing sent twice').to.equal(500_000n);
   });
+  it("the executor's and the admin's gas stations topping up at once never sign one nonce twice: consecutive nonces, every top-up mined", async () => {
+    // two processes' stations: each its own database pool, sender and outgoing transfers
+    const other = createDb({ url: databaseUrl, poolMax: 1 });
+    try {
+      const otherStore = new OutgoingTransferRepository(other);
+      const otherSender = new EvmSender({ url: `${base}/rpc/ethereum-mainnet`, chainId: 1, timeoutMs: 5000 }, signer);
+      const otherChain = (ct: string) => (ct === 'ethereum' ? otherSender : undefined);
+      const otherGas = new GasStation({
+        transfers: new OutgoingTransfers({ store: otherStore, chain: otherChain, confirmations: () => 1 }),
+        store: otherStore,
+        chain: otherChain,
+        station: { index: GAS_STATION_INDEX, address: station },
+        recordTopUp: async (row) => void (await new OrderRepository(other).recordGasTopUp(row)),
+      });
+      const placed: OrderRow[] = [];
+      // the payer pays one after the other (its own nonces); the stations race
+      for (let i = 0; i < 6; i++) placed.push(await paidTokenOrder('Completed', {}, 1_000_000n));
+      const need = (o: OrderRow, i: number) => ({ orderId: o.id, purpose: 'sweep' as const, chainType: 'ethereum', address: o.deposit_address, plans: [{ maxNetworkFee: 1_000_000_000_000n * BigInt(i + 1) }] });
+      const first = await Promise.all(placed.map((o, i) => (i % 2 ? otherGas : gas).ensure(need(o, i))));
+      expect(first.map((g) => g.kind).every((k) => k === 'waiting' || k === 'ready')).to.equal(true);
+      const rows = await Promise.all(placed.map(async (o) => (await stored.find(o.id, 'gas_topup_sweep'))!));
+      const nonces = rows.map((r) => Number(r.nonce)).sort((a, b) => a - b);
+      expect(new Set(nonces).size, 'six nonces').to.equal(6);
+      expect(nonces.at(-1)! - nonces[0], 'consecutive').to.equal(5);
+      for (const [i, o] of placed.entries()) {
+        const ready = await waitFor(async () => {
+          const g = await gas.ensure(need(o, i));
+          return g.kind === 'ready' ? g : undefined;
+        }, { timeoutMs: 20_000, what: `top-up of order ${i}` });
+        const tx = await rpc('eth_getTransactionByHash', [ready.topUp.tx_hash]);
+        expect(tx).to.include({ from: station, to: o.deposit_address });
+        expect(Number(tx.nonce)).to.equal(Number(ready.topUp.nonce));
+        // the address held nothing: exactly the plan's network fee
+        expect(BigInt(await rpc('eth_getBalance', [o.deposit_address, 'latest']))).to.equal(1_000_000_000_000n * BigInt(i + 1));
+      }
+    } finally {
+      await other.destroy();
+    }
+  });
 });
