@@ -45,6 +45,9 @@ export interface OrderExecutorDeps {
  * transfers and `OutgoingTransfers` signs, stores and broadcasts them. The forward's hash goes on
  * the order with a `forwarded` event; the tracker follows the channel by it. An order has one
  * forward: once stored, it is what is broadcast (again) and recorded, whatever a quote says later.
+ * A token's transfers are signed with the fee plans the deposit address holds the native coin
+ * for: the gas station tops it up first when it does not, and the order waits for the top-up's
+ * confirmations (`gas_topup`).
  */
 export class OrderExecutor {
   private readonly orders: OrderRepository;
