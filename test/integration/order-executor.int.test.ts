@@ -8,7 +8,7 @@ import { createDb, type Knex } from '@chainpipe/db';
 import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder, type OrderRow, type OutgoingTransferKind } from '@chainpipe/order-store';
 import { thorchainLimitMemo } from '@chainpipe/orders';
 import { collectTopic, createRegistryTopics, freePort, simChain, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
-import { orderFixture } from './order-fixtures';
+import { orderFixture, voidEarlierChainTransfers } from './order-fixtures';
 
 /**
  * The order executor on the real stack: Postgres, Kafka (the tracker's event outbox), the
@@ -74,6 +74,7 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
     db = createDb({ url: databaseUrl, poolMax: 4 });
     orders = new OrderRepository(db);
     transfers = new OutgoingTransferRepository(db);
+    await voidEarlierChainTransfers(db);
     integratorId = await new IntegratorRepository(db).createIntegrator('Executor test');
     const prefix = uniquePrefix('exec');
     await createRegistryTopics(prefix);

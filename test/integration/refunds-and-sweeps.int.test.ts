@@ -14,7 +14,7 @@ import { runOrderCommand } from '../../apps/admin/src/order-commands';
 import { runTreasuryCommand } from '../../apps/admin/src/treasury-commands';
 import { RefundJob } from '../../apps/order-executor/src/refunds';
 import { OrderTracker } from '../../apps/order-tracker/src/tracker';
-import { orderFixture } from './order-fixtures';
+import { orderFixture, voidEarlierChainTransfers } from './order-fixtures';
 
 /**
  * Money the platform sends back or keeps, on the simulated chain of upstream-sim with the real
@@ -96,6 +96,7 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
     db = createDb({ url: databaseUrl, poolMax: 6 });
     orders = new OrderRepository(db);
     stored = new OutgoingTransferRepository(db);
+    await voidEarlierChainTransfers(db);
     sender = new EvmSender({ url: `${base}/rpc/ethereum-mainnet`, chainId: 1, timeoutMs: 5000 }, signer);
     const chain = (chainType: string) => (chainType === 'ethereum' ? sender : undefined);
     transfers = new OutgoingTransfers({ store: stored, chain, confirmations: () => 1 });
