@@ -1,5 +1,5 @@
 import { mnemonicToAccount } from 'viem/accounts';
-import { mnemonicWords, newMnemonic } from '@chainpipe/custody';
+import { DepositAddresses, GAS_STATION_INDEX, accountXpubsOf, mnemonicWords, newMnemonic } from '@chainpipe/custody';
 import { publicPort } from '@chainpipe/runtime';
 import { developmentSimulatorBase, platformKeyEnv, simulatorUpstreamEnv } from '@chainpipe/testing';
 
@@ -9,14 +9,17 @@ import { developmentSimulatorBase, platformKeyEnv, simulatorUpstreamEnv } from '
  * platform's development keys from DEV_SIGNER_MNEMONIC (the one kept in .run/dev.env), or from a
  * new mnemonic when there is none yet. The simulator's chains post their blocks to this stack's
  * chain-ingest, and the development payer (the mnemonic's EVM account 1, m/44'/60'/1'/0/0, apart
- * from the deposit keys of account 0) starts funded on them, so a demo can pay deposits.
+ * from the deposit keys of account 0) starts funded on them, so a demo can pay deposits, and so
+ * does the gas station (account 0's reserved index 2^31 − 1), which pays the gas of token
+ * deposit addresses.
  */
 const mnemonic = process.env.DEV_SIGNER_MNEMONIC || newMnemonic();
 const payer = mnemonicToAccount(mnemonicWords(mnemonic), { accountIndex: 1 });
+const station = new DepositAddresses(accountXpubsOf(mnemonic)).addressAt('evm', GAS_STATION_INDEX);
 const env = {
   ...simulatorUpstreamEnv(developmentSimulatorBase()),
   ...platformKeyEnv(mnemonic),
   SIM_STREAM_URL: `http://127.0.0.1:${publicPort('chain-ingest')}/stream`,
-  SIM_FUNDED_ACCOUNTS: payer.address,
+  SIM_FUNDED_ACCOUNTS: `${payer.address},${station}`,
 };
 for (const [name, value] of Object.entries(env)) console.log(`${name}=${value}`);
