@@ -1,5 +1,5 @@
 import { chainOriginConfig } from '@chainpipe/chains';
-import { signerConfig } from '@chainpipe/custody';
+import { bitcoinSenderConfig, signerConfig } from '@chainpipe/custody';
 import { int } from '@chainpipe/runtime';
 import { treasuryConfig } from './treasury-commands';
 
@@ -11,5 +11,6 @@ export const sweepConfig = {
   ...treasuryConfig,
   ...signerConfig,
   ...chainOriginConfig,
+  ...bitcoinSenderConfig,
   TRANSFER_CONFIRMATIONS: int({ default: 1, min: 1, max: 10_000, doc: 'confirmations (its own block included) before a sweep transfer shows confirmed' }),
 };

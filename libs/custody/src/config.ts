@@ -61,3 +61,14 @@ export function signerFromConfig(config: { SIGNER_URL: string; SIGNER_TOKEN: str
     throw new ConfigError([`DEV_SIGNER_MNEMONIC ${(err as Error).message}`]);
   }
 }
+
+/** How Bitcoin transfers from deposit addresses are priced (apps that send on Bitcoin). */
+export const bitcoinSenderConfig = {
+  BITCOIN_FEE_CONF_TARGET: int({ default: 3, min: 1, max: 1008, doc: "blocks within which estimatesmartfee's fee rate should get a Bitcoin transfer mined" }),
+  BITCOIN_MIN_FEE_RATE_SAT_VB: int({ default: 2, min: 1, max: 10_000, doc: 'lowest fee rate of a Bitcoin transfer (sat/vB), whatever the estimate (Core answers none without enough data)' }),
+};
+
+/** The sender options of `bitcoinSendersByChainType` from that configuration. */
+export function bitcoinSenderOptions(config: { BITCOIN_FEE_CONF_TARGET: number; BITCOIN_MIN_FEE_RATE_SAT_VB: number; CHAIN_RPC_TIMEOUT_MS: number }) {
+  return { timeoutMs: config.CHAIN_RPC_TIMEOUT_MS, confTarget: config.BITCOIN_FEE_CONF_TARGET, minFeeRate: BigInt(config.BITCOIN_MIN_FEE_RATE_SAT_VB) };
+}

@@ -10,11 +10,16 @@ export interface FeePlan {
   maxNetworkFee: bigint;
 }
 
-/** The transaction a transfer sends: recipient, native value, calldata (hex; a memo, a contract call). */
+/** The transaction a transfer sends: recipient, native value, calldata (hex; a contract call), a memo. */
 export interface TransferCall {
   to: string;
   value: bigint;
   data?: string;
+  /**
+   * THORChain's memo, carried as the chain carries it (EVM: UTF-8 calldata when `data` is absent;
+   * Bitcoin: an OP_RETURN output), so one forwarder serves every source chain.
+   */
+  memo?: string;
   /**
    * The fee terms to sign with, when the value was computed from them (a refund or a sweep sends
    * what is left after the network fee: other terms at signing could overdraw the address).
