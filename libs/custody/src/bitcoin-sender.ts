@@ -93,10 +93,12 @@ export class BitcoinSender implements TransferChain {
   }
 
   /**
-   * Broadcasts a signed transaction. Already mined or in the pool (`already in block chain`,
-   * `txn-already-known`, `txn-already-in-mempool`): `known`. Its inputs missing or spent by
-   * another transaction (`Missing inputs`, `bad-txns-inputs-missingorspent`, `txn-mempool-conflict`)
-   * while the node does not know it: `replaced`, it can never be mined.
+   * Broadcasts a signed transaction (Core answers its txid again for one already in its pool).
+   * Already mined (-27 `Transaction outputs already in utxo set`, before v25 `Transaction already
+   * in block chain`) or known (`txn-already-known`, `txn-already-in-mempool`): `known`. Its inputs
+   * missing or spent (-25 `Inputs missing or spent`, before v22 `Missing inputs`) or taken by
+   * another pooled transaction (-26 `txn-mempool-conflict`) while the node does not know it:
+   * `replaced`, it can never be mined.
    */
   async broadcast(raw: string, hash: string): Promise<'accepted' | 'known' | 'replaced'> {
     try {
@@ -108,7 +110,7 @@ export class BitcoinSender implements TransferChain {
       const message = err.rpcError?.message ?? '';
       if (err.rpcError?.code === -27 || /already in (block ?chain|utxo set)|txn-already-known|txn-already-in-mempool/i.test(message)) return 'known';
       // an input spent: by this very transaction once mined (its outputs spent since), or by another
-      if (/missing inputs|inputs-missingorspent|txn-mempool-conflict|missing-inputs/i.test(message)) return (await this.known(hash)) ? 'known' : 'replaced';
+      if (/inputs missing or spent|missing inputs|inputs-missingorspent|txn-mempool-conflict/i.test(message)) return (await this.known(hash)) ? 'known' : 'replaced';
       throw err;
     }
   }
