@@ -127,6 +127,25 @@ describe('Bitcoin-paid orders: forward to THORChain, refund, restart, sweep (rea
     settled = { orderId: order.id, address, index: order.deposit_index!, feePlatform, feeIntegrator };
   });
 
+  it('a ChangeNOW order: a fixed-rate exchange of exactly the net amount, paid by a plain transfer to its BTC payin address (no memo); ChangeNOW sees the payin and finishes: Settled', async () => {
+    const changenow = (await db('agg.channels').where({ adapter_kind: 'changenow' }).first('id')) as { id: number };
+    const amountIn = 4_000_000n;
+    const feePlatform = 12_000n;
+    const net = amountIn - feePlatform;
+    const { order, address } = await paidOrder({ channel_id: changenow.id, channel_kind: 'changenow', provider_order_id: `made-with-the-order-${nextIndex}`, amount_in: amountIn.toString(), fee_platform: feePlatform.toString(), min_acceptable_out: '1' } as Partial<NewOrder>);
+    const forwardHash = await waitFor(async () => (await orders.findById(order.id))?.forward_tx_hash ?? undefined, { timeoutMs: 30_000, what: 'the forward recorded on the order' });
+    const execution = (await orders.findById(order.id))!.execution as Record<string, string>;
+    const tx = await btc.mined(forwardHash);
+    // the payin and the change home; no OP_RETURN output
+    expect(tx.vout.map((o: any) => [o.scriptPubKey.address, o.scriptPubKey.type])).to.deep.equal([[execution.payin_address, 'witness_v0_keyhash'], [address, 'witness_v0_keyhash']]);
+    expect(sats(tx.vout[0].value), 'the net amount').to.equal(net);
+    const exchange = (await (await fetch(`${base}/changenow/v2/exchange/by-id?id=${execution.provider_order_id}`, { headers: { 'x-changenow-api-key': 'test' } })).json()) as Record<string, unknown>;
+    expect(exchange).to.include({ flow: 'fixed-rate', fromNetwork: 'btc', refundAddress: address });
+    await waitFor(async () => (await orders.findById(order.id))?.state === 'Settled', { timeoutMs: 30_000, what: 'finished by ChangeNOW, then settled' });
+    const seen = (await (await fetch(`${base}/changenow/v2/exchange/by-id?id=${execution.provider_order_id}`, { headers: { 'x-changenow-api-key': 'test' } })).json()) as Record<string, unknown>;
+    expect(seen).to.include({ status: 'finished', amountFrom: Number(net) / 1e8 });
+  });
+
   it('a fresh quote under the minimum forwards nothing: SlippageFailed, then a refund of principal − network fee (one input, two P2WPKH outputs: 141 vB) to the refund address: Refunded', async () => {
     const amountIn = 3_000_000n;
     const net = amountIn - 9_000n;

@@ -1,5 +1,4 @@
-import { secp256k1 } from '@noble/curves/secp256k1';
-import { BitcoinSender, addressOfPublicKey, rootOfMnemonic, type Signer } from '@chainpipe/custody';
+import { BitcoinSender, SingleKeySigner, rootOfMnemonic, type Signer } from '@chainpipe/custody';
 import { waitFor } from './wait';
 
 /** A user's P2WPKH wallet: its address, and a Signer of its one key (as a wallet signs its inputs). */
@@ -13,17 +12,8 @@ export interface BitcoinWallet {
  * account 1 is apart from the platform's deposit keys (account 0), as the EVM payer is.
  */
 export function bitcoinWallet(mnemonic: string, account = 1): BitcoinWallet {
-  const key = rootOfMnemonic(mnemonic).derive(`m/84'/0'/${account}'/0/0`);
-  const address = addressOfPublicKey('utxo', key.publicKey!);
-  const signer: Signer = {
-    addressAt: async () => address,
-    sign: async (req) =>
-      req.digests.map((digest) => {
-        const sig = secp256k1.sign(digest, key.privateKey!, { lowS: true });
-        return { r: sig.r.toString(16).padStart(64, '0'), s: sig.s.toString(16).padStart(64, '0'), recovery: sig.recovery as 0 | 1 };
-      }),
-  };
-  return { address, signer };
+  const signer = new SingleKeySigner('utxo', rootOfMnemonic(mnemonic).derive(`m/84'/0'/${account}'/0/0`).privateKey!);
+  return { address: signer.address, signer };
 }
 
 /** The simulated Bitcoin mainnet of upstream-sim, as a wallet sees it over Core's JSON-RPC. */

@@ -169,19 +169,35 @@ export class BitcoinLedger {
     return { feerate: Number(this.opts.feeRateSatVb * 1000n) / 1e8, blocks: Math.max(2, confTarget) };
   }
 
+  /** What `estimatesmartfee` answers (sat/vB). */
+  get feeRateSatVb(): bigint {
+    return this.opts.feeRateSatVb;
+  }
+
+  /** The mined unspent outputs paying `address` (satoshis), with their height. */
+  unspentOf(address: string): { txid: string; vout: number; value: bigint; height: number }[] {
+    const target = hex(btcAddress.toOutputScript(address, networks.bitcoin));
+    const out: { txid: string; vout: number; value: bigint; height: number }[] = [];
+    for (const [key, coin] of this.utxos) {
+      if (coin.height === null || hex(coin.script) !== target) continue;
+      const [txid, vout] = key.split(':');
+      out.push({ txid, vout: Number(vout), value: coin.value, height: coin.height });
+    }
+    return out;
+  }
+
   /** `scantxoutset start [addr(…)]`: the mined unspent outputs paying the addresses. */
   scan(addresses: readonly string[]): JsonObject {
-    const scripts = new Map(addresses.map((a) => [hex(btcAddress.toOutputScript(a, networks.bitcoin)), a]));
-    const unspents: JsonObject[] = [];
-    let total = 0n;
-    for (const [key, coin] of this.utxos) {
-      const address = scripts.get(hex(coin.script));
-      if (!address || coin.height === null) continue;
-      const [txid, vout] = key.split(':');
-      unspents.push({ txid, vout: Number(vout), scriptPubKey: hex(coin.script), amount: btc(coin.value), coinbase: false, height: coin.height });
-      total += coin.value;
-    }
-    return { success: true, txouts: this.utxos.size, height: this.tipHeight(), bestblock: this.chain.tip?.hash ?? '0'.repeat(64), unspents, total_amount: btc(total) };
+    const unspents = addresses.flatMap((a) => this.unspentOf(a).map((u) => ({ txid: u.txid, vout: u.vout, scriptPubKey: hex(btcAddress.toOutputScript(a, networks.bitcoin)), amount: btc(u.value), coinbase: false, height: u.height, value: u.value })));
+    const total = unspents.reduce((sum, u) => sum + u.value, 0n);
+    return {
+      success: true,
+      txouts: this.utxos.size,
+      height: this.tipHeight(),
+      bestblock: this.chain.tip?.hash ?? '0'.repeat(64),
+      unspents: unspents.map(({ value: _value, ...u }) => u),
+      total_amount: btc(total),
+    };
   }
 
   /** A pooled transaction as `getrawtransaction <txid> true` shows it (no block yet); undefined when not pooled. */
