@@ -19,32 +19,22 @@ export const TREASURY_USAGE = `  treasury:sweep [--dry-run] [--limit N] [--order
 
 /** The treasuries where swept fees go, per chain family: EVM required, Bitcoin optional; checked at start. */
 export const treasuryConfig = {
-  TREASURY_ADDRESS_EVM: evmAddress('the platform treasury on the EVM chains: fee sweeps (treasury:sweep) send the fees of completed orders there'),
-  TREASURY_ADDRESS_UTXO: bitcoinAddress('the platform treasury on Bitcoin (a mainnet address: 1…, 3…, bc1…): fee sweeps of Bitcoin deposit addresses go there; empty: they are skipped'),
+  TREASURY_ADDRESS_EVM: treasuryAddress('evm', { required: true, doc: 'the platform treasury on the EVM chains: fee sweeps (treasury:sweep) send the fees of completed orders there' }),
+  TREASURY_ADDRESS_UTXO: treasuryAddress('utxo', { required: false, doc: 'the platform treasury on Bitcoin (a mainnet address: 1…, 3…, bc1…): fee sweeps of Bitcoin deposit addresses go there; empty: they are skipped' }),
 };
 
-function bitcoinAddress(doc: string): Field<string> {
-  const base = str({ default: '', doc });
-  return {
-    ...base,
-    kind: 'bitcoin-address',
-    parse(raw) {
-      if (raw === undefined || raw.trim() === '') return { value: '' };
-      const checked = canonicalAddress('utxo', raw.trim());
-      return checked.ok ? { value: checked.address } : { error: `is not a Bitcoin mainnet address: ${raw}` };
-    },
-  };
-}
+const FAMILY_NAMES = { evm: 'an EVM address', utxo: 'a Bitcoin mainnet address' } as const;
 
-function evmAddress(doc: string): Field<string> {
-  const base = str({ doc });
+/** A treasury address of one chain family in its canonical form; optional ones are '' when unset. */
+function treasuryAddress(family: keyof typeof FAMILY_NAMES, opts: { required: boolean; doc: string }): Field<string> {
+  const base = str({ ...(opts.required ? {} : { default: '' }), doc: opts.doc });
   return {
     ...base,
-    kind: 'evm-address',
+    kind: family === 'evm' ? 'evm-address' : 'bitcoin-address',
     parse(raw) {
-      if (raw === undefined || raw.trim() === '') return { error: 'is required' };
-      const checked = canonicalAddress('evm', raw.trim());
-      return checked.ok ? { value: checked.address } : { error: `is not an EVM address: ${raw}` };
+      if (raw === undefined || raw.trim() === '') return opts.required ? { error: 'is required' } : { value: '' };
+      const checked = canonicalAddress(family, raw.trim());
+      return checked.ok ? { value: checked.address } : { error: `is not ${FAMILY_NAMES[family]}: ${raw}` };
     },
   };
 }
