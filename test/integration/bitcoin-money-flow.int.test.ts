@@ -205,6 +205,32 @@ describe('Bitcoin-paid orders: forward to THORChain, refund, restart, sweep (rea
     expect(await transfers.listByOrder(orderId)).to.have.length(1);
   });
 
+  it("BitcoinSender's broadcast outcomes against the node: accepted (again while pooled), known once mined, replaced once another transaction spent its input; receipts count confirmations", async () => {
+    const index = nextIndex++;
+    const from = { index, address: await signer.addressAt('utxo', index) };
+    await btc.pay(wallet, from.address, 500_000n);
+    const sender = new BitcoinSender({ url: `${base}/rpc/bitcoin-mainnet`, timeoutMs: 5000, confTarget: 2, minFeeRate: 1n }, signer);
+    const shop = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
+    // two transactions spending the same output: only one can ever be mined
+    const first = await sender.sign(from, { to: shop, value: 100_000n });
+    const rival = await sender.sign(from, { to: shop, value: 200_000n });
+    expect(first.nonce).to.equal(null);
+    expect(await sender.receipt(first.hash)).to.deep.equal({ mined: false });
+    expect(await sender.broadcast(first.raw, first.hash)).to.equal('accepted');
+    // Core answers a transaction already in its pool with its txid again
+    expect(await sender.broadcast(first.raw, first.hash), 'pooled').to.equal('accepted');
+    expect(await sender.broadcast(rival.raw, rival.hash), 'its input taken by a pooled transaction').to.equal('replaced');
+    const mined = await btc.mined(first.hash);
+    expect(await sender.broadcast(first.raw, first.hash), 'mined').to.equal('known');
+    expect(await sender.broadcast(rival.raw, rival.hash), 'its input spent in a block').to.equal('replaced');
+    const header = await btc.rpc('getblockheader', [mined.blockhash, true]);
+    expect(await sender.receipt(first.hash)).to.deep.include({ mined: true, success: true, blockNumber: header.height });
+    await waitFor(async () => ((await sender.receipt(first.hash)) as { confirmations?: number }).confirmations! >= 2, { timeoutMs: 10_000, what: 'a second confirmation' });
+    // what is left at the address: the change of the first transfer
+    expect(mined.vout[1].scriptPubKey.address).to.equal(from.address);
+    expect(await sender.balanceOf(from.address)).to.equal(sats(mined.vout[1].value));
+  });
+
   it('treasury:sweep moves what the settled order left at its deposit address, less the network fee of 141 vB, to the Bitcoin treasury, once', async () => {
     expect(settled, 'the forward test settled an order').to.not.equal(undefined);
     const { orderId, address } = settled!;
