@@ -54,8 +54,14 @@ export class BitcoinSender implements TransferChain {
     return jsonRpcCall(this.origin.url, method, params, this.origin.timeoutMs);
   }
 
+  /** The scan running now: Core runs one `scantxoutset` at a time and refuses a second ("Scan already in progress"). */
+  private scanning: Promise<unknown> = Promise.resolve();
+
   async utxos(address: string): Promise<BitcoinUtxo[]> {
-    const answer = (await this.rpc('scantxoutset', ['start', [`addr(${address})`]])) as { success?: boolean; unspents?: { txid: string; vout: number; amount: number }[] } | null;
+    // the executor's jobs share this sender: their scans go one after the other
+    const scan = this.scanning.catch(() => undefined).then(() => this.rpc('scantxoutset', ['start', [`addr(${address})`]]));
+    this.scanning = scan;
+    const answer = (await scan) as { success?: boolean; unspents?: { txid: string; vout: number; amount: number }[] } | null;
     if (!answer || answer.success === false || !Array.isArray(answer.unspents)) throw new Error(`the origin's scan of ${address} did not finish`);
     return answer.unspents.map((u) => ({ txid: u.txid, vout: u.vout, value: satoshis(u.amount) }));
   }
