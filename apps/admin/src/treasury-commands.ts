@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { canonicalAddress } from '@chainpipe/chains';
+import { CHAINS, canonicalAddress, type ChainType } from '@chainpipe/chains';
 import { gasTopUp, transferCalldata, type FeePlan, type GasStation, type OutgoingTransfers } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
 import { OutgoingTransferRepository, type OrderRow } from '@chainpipe/order-store';
@@ -9,7 +9,8 @@ import { UsageError, type Output } from './commands';
 
 export const TREASURY_USAGE = `  treasury:sweep [--dry-run] [--limit N] [--order ORDER_NO]
       move fee_platform + fee_integrator left at the deposit addresses of Completed and Settled
-      orders to TREASURY_ADDRESS_EVM, once per order, leaving the network fee of the transfer;
+      orders to the treasury of their chain's family (TREASURY_ADDRESS_EVM, TREASURY_ADDRESS_UTXO),
+      once per order, leaving the network fee of the transfer;
       prints each transfer's hash (--dry-run: what it would move, nothing signed; --order: that
       order only). A token's fees leave by the token's transfer, its gas sent to the deposit
       address by the gas station first: such an order shows its top-up; run again once it is
@@ -18,28 +19,33 @@ export const TREASURY_USAGE = `  treasury:sweep [--dry-run] [--limit N] [--order
       origins (CHAIN_RPC_URLS / CHAIN_RPC_DEFAULT_BASE)
 `;
 
-/** The treasury of the EVM chains: where swept fees go. Required, checked at start. */
+/** The treasuries where swept fees go, per chain family: EVM required, Bitcoin optional; checked at start. */
 export const treasuryConfig = {
-  TREASURY_ADDRESS_EVM: evmAddress('the platform treasury on the EVM chains: fee sweeps (treasury:sweep) send the fees of completed orders there'),
+  TREASURY_ADDRESS_EVM: treasuryAddress('evm', { required: true, doc: 'the platform treasury on the EVM chains: fee sweeps (treasury:sweep) send the fees of completed orders there' }),
+  TREASURY_ADDRESS_UTXO: treasuryAddress('utxo', { required: false, doc: 'the platform treasury on Bitcoin (a mainnet address: 1…, 3…, bc1…): fee sweeps of Bitcoin deposit addresses go there; empty: they are skipped' }),
 };
 
-function evmAddress(doc: string): Field<string> {
-  const base = str({ doc });
+const FAMILY_NAMES = { evm: 'an EVM address', utxo: 'a Bitcoin mainnet address' } as const;
+
+/** A treasury address of one chain family in its canonical form; optional ones are '' when unset. */
+function treasuryAddress(family: keyof typeof FAMILY_NAMES, opts: { required: boolean; doc: string }): Field<string> {
+  const base = str({ ...(opts.required ? {} : { default: '' }), doc: opts.doc });
   return {
     ...base,
-    kind: 'evm-address',
+    kind: family === 'evm' ? 'evm-address' : 'bitcoin-address',
     parse(raw) {
-      if (raw === undefined || raw.trim() === '') return { error: 'is required' };
-      const checked = canonicalAddress('evm', raw.trim());
-      return checked.ok ? { value: checked.address } : { error: `is not an EVM address: ${raw}` };
+      if (raw === undefined || raw.trim() === '') return opts.required ? { error: 'is required' } : { value: '' };
+      const checked = canonicalAddress(family, raw.trim());
+      return checked.ok ? { value: checked.address } : { error: `is not ${FAMILY_NAMES[family]}: ${raw}` };
     },
   };
 }
 
-/** What a sweep needs of a chain besides the outgoing transfer (`EvmSender` has both). */
+/** What a sweep needs of a chain besides the outgoing transfer (`EvmSender` and `BitcoinSender` have both). */
 export interface SweepChain {
   balanceOf(address: string): Promise<bigint>;
-  tokenBalanceOf(token: string, holder: string): Promise<bigint>;
+  /** What `holder` holds of a token contract; absent on chains without tokens (Bitcoin). */
+  tokenBalanceOf?(token: string, holder: string): Promise<bigint>;
   feePlan(from: string, to: string, data?: `0x${string}`): Promise<FeePlan>;
 }
 
@@ -51,6 +57,16 @@ export interface TreasuryDeps {
   treasuryEvm: string;
   /** Tops up a token's deposit address with the sweep's gas; absent: token fees are skipped. */
   gas?: Pick<GasStation, 'ensure'>;
+  /** Canonical Bitcoin treasury address; unset: Bitcoin deposit addresses are not swept. */
+  treasuryUtxo?: string;
+}
+
+/** The treasury of a chain type's family; undefined where none is configured. */
+function treasuryOf(deps: TreasuryDeps, chainType: string): string | undefined {
+  const family = CHAINS[chainType as ChainType]?.family;
+  if (family === 'evm') return deps.treasuryEvm;
+  if (family === 'utxo') return deps.treasuryUtxo || undefined;
+  return undefined;
 }
 
 /**
@@ -96,26 +112,31 @@ export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io:
       }
       const chain = deps.chains(o.deposit_chain_type);
       const token = o.is_native ? null : o.contract_address;
-      if (!chain || (!o.is_native && (!token || !deps.gas))) {
-        io.out(`${o.order_no}\tskipped\t${chain ? 'a token, and no gas station to pay its transfer' : 'not an EVM chain'} (${o.deposit_chain_type}, token ${o.src_token_id})`);
+      const treasury = treasuryOf(deps, o.deposit_chain_type);
+      if (!chain || (!o.is_native && (!token || !deps.gas || !chain.tokenBalanceOf))) {
+        io.out(`${o.order_no}\tskipped\t${chain ? 'a token, and no gas station to pay its transfer' : 'not a chain the platform sends on'} (${o.deposit_chain_type}, token ${o.src_token_id})`);
+        continue;
+      }
+      if (!treasury) {
+        io.out(`${o.order_no}\tskipped\tno treasury is configured for ${o.deposit_chain_type}`);
         continue;
       }
       const facts = { state: o.state, feePlatform: BigInt(o.fee_platform), feeIntegrator: BigInt(o.fee_integrator) };
       if (token) {
         // the fees are the token's; the transfer's gas is the station's native coin, nothing of the token pays for it
-        const held = await chain.tokenBalanceOf(token, o.deposit_address);
+        const held = await chain.tokenBalanceOf!(token, o.deposit_address);
         const decision = decideSweep({ ...facts, held, networkFee: 0n });
         if (decision.kind === 'skip') {
           io.out(`${o.order_no}\tskipped\t${decision.reason} (holds ${held} of ${token})`);
           continue;
         }
-        const data = transferCalldata(deps.treasuryEvm, decision.value);
+        const data = transferCalldata(treasury, decision.value);
         const plan = await chain.feePlan(o.deposit_address, token, data);
         if (dryRun) {
           const topUp = gasTopUp([plan], await chain.balanceOf(o.deposit_address));
           totals.set(o.deposit_chain_type, (totals.get(o.deposit_chain_type) ?? 0n) + decision.value);
           count += 1;
-          io.out(`${o.order_no}\twould sweep\t${decision.value}\tof ${token} from ${o.deposit_address}\tto ${deps.treasuryEvm}\t(fees ${decision.fees}; gas top-up ${topUp.kind === 'top_up' ? topUp.value : 0})`);
+          io.out(`${o.order_no}\twould sweep\t${decision.value}\tof ${token} from ${o.deposit_address}\tto ${treasury}\t(fees ${decision.fees}; gas top-up ${topUp.kind === 'top_up' ? topUp.value : 0})`);
           continue;
         }
         const gas = await deps.gas!.ensure({ orderId: o.id, purpose: 'sweep', chainType: o.deposit_chain_type, address: o.deposit_address, plans: [plan] });
@@ -133,14 +154,14 @@ export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io:
           call: { to: token, value: 0n, data, fees },
           asset: token,
           amount: decision.value,
-          detail: { fees: decision.fees.toString(), fee_platform: o.fee_platform, fee_integrator: o.fee_integrator, held: held.toString(), network_fee: fees.maxNetworkFee.toString(), recipient: deps.treasuryEvm, ...(gas.kind === 'ready' ? { gas_topup_tx_hash: gas.topUp.tx_hash } : {}) },
+          detail: { fees: decision.fees.toString(), fee_platform: o.fee_platform, fee_integrator: o.fee_integrator, held: held.toString(), network_fee: fees.maxNetworkFee.toString(), recipient: treasury, ...(gas.kind === 'ready' ? { gas_topup_tx_hash: gas.topUp.tx_hash } : {}) },
         });
         totals.set(o.deposit_chain_type, (totals.get(o.deposit_chain_type) ?? 0n) + decision.value);
         count += 1;
         io.out(`${o.order_no}\tswept\t${decision.value}\t${row.tx_hash}\t${row.status}`);
         continue;
       }
-      const [plan, held] = await Promise.all([chain.feePlan(o.deposit_address, deps.treasuryEvm), chain.balanceOf(o.deposit_address)]);
+      const [plan, held] = await Promise.all([chain.feePlan(o.deposit_address, treasury), chain.balanceOf(o.deposit_address)]);
       const decision = decideSweep({ ...facts, held, networkFee: plan.maxNetworkFee });
       if (decision.kind === 'skip') {
         io.out(`${o.order_no}\tskipped\t${decision.reason} (holds ${held}, network fee up to ${plan.maxNetworkFee})`);
@@ -149,7 +170,7 @@ export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io:
       totals.set(o.deposit_chain_type, (totals.get(o.deposit_chain_type) ?? 0n) + decision.value);
       count += 1;
       if (dryRun) {
-        io.out(`${o.order_no}\twould sweep\t${decision.value}\tfrom ${o.deposit_address}\tto ${deps.treasuryEvm}\t(fees ${decision.fees}, network fee up to ${plan.maxNetworkFee})`);
+        io.out(`${o.order_no}\twould sweep\t${decision.value}\tfrom ${o.deposit_address}\tto ${treasury}\t(fees ${decision.fees}, network fee up to ${plan.maxNetworkFee})`);
         continue;
       }
       const row = await deps.transfers.send({
@@ -157,7 +178,7 @@ export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io:
         kind: 'sweep',
         chainType: o.deposit_chain_type,
         from: { index: o.deposit_index!, address: o.deposit_address },
-        call: { to: deps.treasuryEvm, value: decision.value, fees: plan },
+        call: { to: treasury, value: decision.value, fees: plan },
         asset: null,
         amount: decision.value,
         detail: { fees: decision.fees.toString(), fee_platform: o.fee_platform, fee_integrator: o.fee_integrator, held: held.toString(), network_fee: plan.maxNetworkFee.toString() },

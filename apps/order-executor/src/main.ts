@@ -1,6 +1,6 @@
 import { ChangeNowAdapter, ThorchainAdapter } from '@chainpipe/aggregator';
 import { chainOriginsFromConfig } from '@chainpipe/chains';
-import { GAS_STATION_INDEX, GasStation, OutgoingTransfers, evmChainTypesWithOrigin, evmSendersByChainType, signerFromConfig } from '@chainpipe/custody';
+import { GAS_STATION_INDEX, GasStation, OutgoingTransfers, bitcoinSenderOptions, bitcoinSendersByChainType, evmChainTypesWithOrigin, evmSendersByChainType, signerFromConfig } from '@chainpipe/custody';
 import { addPostgres } from '@chainpipe/db';
 import { OrderRepository, OutgoingTransferRepository } from '@chainpipe/order-store';
 import { periodicJob, runService, systemClock } from '@chainpipe/runtime';
@@ -15,8 +15,10 @@ runService('order-executor', orderExecutorConfig, async (svc) => {
   const db = addPostgres(svc);
   const signer = signerFromConfig(config);
   const origins = chainOriginsFromConfig(config);
-  // one sender per EVM chain type, on its mainnet (deposits are seen on the monitored mainnets)
-  const senders = evmSendersByChainType(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
+  // one sender per chain type (EVM chains, Bitcoin), on its mainnet (deposits are seen on the monitored mainnets)
+  const evm = evmSendersByChainType(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
+  const bitcoin = bitcoinSendersByChainType(origins, signer, bitcoinSenderOptions(config));
+  const senders = (chainType: string) => evm(chainType) ?? bitcoin(chainType);
   const confirmations = (chainType: string) => config.ORDER_EXECUTOR_CONFIRMATIONS[chainType as keyof typeof config.ORDER_EXECUTOR_CONFIRMATIONS] ?? config.ORDER_EXECUTOR_CONFIRMATIONS_DEFAULT;
   const store = new OutgoingTransferRepository(db);
   const transfers = new OutgoingTransfers({ store, chain: senders, confirmations });
@@ -24,7 +26,7 @@ runService('order-executor', orderExecutorConfig, async (svc) => {
   const station = { index: GAS_STATION_INDEX, address: await signer.addressAt('evm', GAS_STATION_INDEX) };
   logger.info({ msg: 'gas_station', address: station.address, index: station.index });
   const orders = new OrderRepository(db);
-  const gas = new GasStation({ transfers, store, chain: senders, station, recordTopUp: async (row) => void (await orders.recordGasTopUp(row)) });
+  const gas = new GasStation({ transfers, store, chain: evm, station, recordTopUp: async (row) => void (await orders.recordGasTopUp(row)) });
   const thorchain = new ThorchainAdapter({ baseUrl: config.THORNODE_API_URL, clientId: config.THORNODE_CLIENT_ID, timeoutMs: config.THORNODE_TIMEOUT_MS });
   const changenow = new ChangeNowAdapter({ baseUrl: config.CHANGENOW_API_URL, apiKey: config.CHANGENOW_API_KEY, timeoutMs: config.CHANGENOW_TIMEOUT_MS, depositWindowMs: config.CHANGENOW_DEPOSIT_WINDOW_MS });
   const executor = new OrderExecutor({

@@ -9,3 +9,5 @@ export * from './evm-senders';
 export * from './erc20';
 export * from './gas-topup';
 export * from './gas-station';
+export * from './bitcoin-transaction';
+export * from './bitcoin-sender';

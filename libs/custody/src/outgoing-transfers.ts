@@ -10,11 +10,16 @@ export interface FeePlan {
   maxNetworkFee: bigint;
 }
 
-/** The transaction a transfer sends: recipient, native value, calldata (hex; a memo, a contract call). */
+/** The transaction a transfer sends: recipient, native value, calldata (hex; a contract call), a memo. */
 export interface TransferCall {
   to: string;
   value: bigint;
   data?: string;
+  /**
+   * THORChain's memo, carried as the chain carries it (EVM: UTF-8 calldata when `data` is absent;
+   * Bitcoin: an OP_RETURN output), so one forwarder serves every source chain.
+   */
+  memo?: string;
   /**
    * The fee terms to sign with, when the value was computed from them (a refund or a sweep sends
    * what is left after the network fee: other terms at signing could overdraw the address).
@@ -47,7 +52,8 @@ export interface TransferChain {
   sign(from: DepositKeyRef, call: TransferCall): Promise<SignedTransfer>;
   /**
    * Broadcasts signed bytes: `accepted`, `known` (the node has it already: in its pool or
-   * mined), or `replaced` (its nonce went to another transaction: it can never be mined).
+   * mined), or `replaced` (its nonce, or on Bitcoin one of its inputs, went to another
+   * transaction: it can never be mined).
    * Throws when the node could not be asked or refused it for another reason (tried again later).
    */
   broadcast(raw: string, hash: string): Promise<'accepted' | 'known' | 'replaced'>;
@@ -134,8 +140,10 @@ export class OutgoingTransfers {
     if (row.status === 'confirmed' || row.status === 'failed') return row;
     const outcome = await this.chainOf(row.chain_type).broadcast(row.raw_tx, row.tx_hash);
     if (outcome === 'replaced') {
-      await this.deps.store.markFailed(row.id, 'its nonce was taken by another transaction');
-      return { ...row, status: 'failed', error: 'its nonce was taken by another transaction' };
+      // its nonce (EVM) or an input (Bitcoin) went to another transaction: it can never be mined
+      const error = row.nonce === null ? 'an input was spent by another transaction' : 'its nonce was taken by another transaction';
+      await this.deps.store.markFailed(row.id, error);
+      return { ...row, status: 'failed', error };
     }
     if (row.status === 'signed') await this.deps.store.markBroadcast(row.id);
     return { ...row, status: 'broadcast' };

@@ -6,6 +6,7 @@ import { erc20Call, type CallEffect, type SimContract, type SimLog, type TokenSt
 import type { EvmChain } from './evm-node';
 import { simulatedBalance } from './evm-node';
 import { toQuantity, type JsonObject } from './json';
+import type { ProducedBlock } from './block-producer';
 
 /** Gas of a plain transfer; calldata adds 16 per non-zero and 4 per zero byte (EIP-2028). */
 const TRANSFER_GAS = 21_000n;
@@ -239,7 +240,7 @@ export class EvmLedger {
    * contract's code, else ERC-20 semantics (`transfer`, `approve`, `transferFrom` at the token's
    * address); a reverted call moves nothing and is charged its gas.
    */
-  produceBlock(timestampSec: number): { number: number; block: JsonObject; receipts: JsonObject[] } {
+  produceBlock(timestampSec: number): ProducedBlock {
     const number = (this.chain.head ?? 0) + 1;
     const parent = this.chain.blocks.get(number - 1);
     const parentHash = typeof parent?.hash === 'string' ? parent.hash : ZERO_HASH;
@@ -333,6 +334,6 @@ export class EvmLedger {
       this.chain.receipts.set(String(t.hash), receipts[i]);
     });
     this.chain.head = number;
-    return { number, block, receipts };
+    return { number, block, receipts, dataset: 'block_with_receipts', item: { block, receipts } };
   }
 }
