@@ -7,3 +7,5 @@ export * from './outgoing-transfers';
 export * from './thorchain-router';
 export * from './evm-senders';
 export * from './erc20';
+export * from './solana-keys';
+export * from './deposit-address-book';

@@ -1,5 +1,5 @@
 import express, { type Router, type Response } from 'express';
-import { MnemonicSigner, isDerivableFamily, type SignRequest } from '@chainpipe/custody';
+import { MnemonicSigner, isDerivableFamily, isKeyFamily, type SignRequest } from '@chainpipe/custody';
 
 /**
  * A stand-in of the platform's signing service (the contract `HttpSigner` of `@chainpipe/custody`
@@ -25,7 +25,7 @@ export function signerRouter(deps: { mnemonic: string; token: string }): Router 
 
   router.get('/signer/v1/addresses/:family/:index', async (req, res) => {
     const index = Number(req.params.index);
-    if (!isDerivableFamily(req.params.family)) return fail(res, 400, `unknown family ${req.params.family}`);
+    if (!isKeyFamily(req.params.family)) return fail(res, 400, `unknown family ${req.params.family}`);
     try {
       res.json({ address: await signer!.addressAt(req.params.family, index) });
     } catch (err) {
@@ -34,7 +34,19 @@ export function signerRouter(deps: { mnemonic: string; token: string }): Router 
   });
 
   router.post('/signer/v1/sign', express.json(), async (req, res) => {
-    const body = req.body as Partial<SignRequest>;
+    const body = req.body as Partial<Omit<SignRequest, 'family'>> & { family?: string; message?: unknown };
+    if (body?.family === 'svm') {
+      if (typeof body.index !== 'number' || typeof body.address !== 'string' || typeof body.message !== 'string') return fail(res, 400, 'family, index, address and message required');
+      try {
+        const request = { family: 'svm' as const, index: body.index, address: body.address, message: Buffer.from(body.message, 'base64') };
+        const signature = forge
+          ? await signer!.signMessage({ ...request, index: request.index + 1, address: await signer!.addressAt('svm', request.index + 1) })
+          : await signer!.signMessage(request);
+        return res.json({ signature: Buffer.from(signature).toString('base64') });
+      } catch (err) {
+        return fail(res, 400, (err as Error).message);
+      }
+    }
     if (typeof body?.family !== 'string' || !isDerivableFamily(body.family) || typeof body.index !== 'number' || typeof body.address !== 'string' || !Array.isArray(body.digests)) {
       return fail(res, 400, 'family, index, address and digests required');
     }
