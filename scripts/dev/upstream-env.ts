@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { mnemonicToAccount } from 'viem/accounts';
-import { mnemonicWords, newMnemonic } from '@chainpipe/custody';
+import { mnemonicEnvValue, mnemonicWords, newMnemonic } from '@chainpipe/custody';
 import { publicPort } from '@chainpipe/runtime';
 import { developmentSimulatorBase, platformKeyEnv, simulatorUpstreamEnv } from '@chainpipe/testing';
 
@@ -9,14 +10,22 @@ import { developmentSimulatorBase, platformKeyEnv, simulatorUpstreamEnv } from '
  * platform's development keys from DEV_SIGNER_MNEMONIC (the one kept in .run/dev.env), or from a
  * new mnemonic when there is none yet. The simulator's chains post their blocks to this stack's
  * chain-ingest, and the development payer (the mnemonic's EVM account 1, m/44'/60'/1'/0/0, apart
- * from the deposit keys of account 0) starts funded on them, so a demo can pay deposits.
+ * from the deposit keys of account 0) starts funded on them, so a demo can pay deposits. The
+ * simulator's signing service holds the same mnemonic: the gateway asks it for Solana deposit
+ * addresses (DEPOSIT_SIGNER_URL; Solana keys derive hardened only, the gateway holds no key), and
+ * the order executor's development signer derives the same keys.
  */
 const mnemonic = process.env.DEV_SIGNER_MNEMONIC || newMnemonic();
 const payer = mnemonicToAccount(mnemonicWords(mnemonic), { accountIndex: 1 });
+const signerToken = randomBytes(16).toString('hex');
 const env = {
   ...simulatorUpstreamEnv(developmentSimulatorBase()),
   ...platformKeyEnv(mnemonic),
   SIM_STREAM_URL: `http://127.0.0.1:${publicPort('chain-ingest')}/stream`,
   SIM_FUNDED_ACCOUNTS: payer.address,
+  SIM_SIGNER_MNEMONIC: mnemonicEnvValue(mnemonic),
+  SIM_SIGNER_TOKEN: signerToken,
+  DEPOSIT_SIGNER_URL: `${developmentSimulatorBase()}/signer`,
+  DEPOSIT_SIGNER_TOKEN: signerToken,
 };
 for (const [name, value] of Object.entries(env)) console.log(`${name}=${value}`);
