@@ -9,3 +9,4 @@ export * from './evm-senders';
 export * from './erc20';
 export * from './solana-keys';
 export * from './deposit-address-book';
+export * from './solana-transaction';

@@ -41,12 +41,19 @@ export interface TransferChain {
   sign(from: DepositKeyRef, call: TransferCall): Promise<SignedTransfer>;
   /**
    * Broadcasts signed bytes: `accepted`, `known` (the node has it already: in its pool or
-   * mined), or `replaced` (its nonce went to another transaction: it can never be mined).
+   * mined), or `replaced` (it can never be mined: its nonce went to another transaction, or, on
+   * Solana, its recent blockhash expired before the chain took it).
    * Throws when the node could not be asked or refused it for another reason (tried again later).
    */
   broadcast(raw: string, hash: string): Promise<'accepted' | 'known' | 'replaced'>;
   receipt(hash: string): Promise<TransferReceipt>;
 }
+
+/** Why a `replaced` transfer failed for good, as the record says it. */
+const NEVER_MINED = {
+  nonce: 'its nonce was taken by another transaction',
+  svm: 'its blockhash expired before the chain took it',
+} as const;
 
 /** What to send: a transfer of an order, of one kind, from a deposit address. */
 export interface OutgoingTransferIntent {
@@ -119,8 +126,9 @@ export class OutgoingTransfers {
     if (row.status === 'confirmed' || row.status === 'failed') return row;
     const outcome = await this.chainOf(row.chain_type).broadcast(row.raw_tx, row.tx_hash);
     if (outcome === 'replaced') {
-      await this.deps.store.markFailed(row.id, 'its nonce was taken by another transaction');
-      return { ...row, status: 'failed', error: 'its nonce was taken by another transaction' };
+      const error = NEVER_MINED[row.chain_type === 'solana' ? 'svm' : 'nonce'];
+      await this.deps.store.markFailed(row.id, error);
+      return { ...row, status: 'failed', error };
     }
     if (row.status === 'signed') await this.deps.store.markBroadcast(row.id);
     return { ...row, status: 'broadcast' };
