@@ -2,9 +2,10 @@ import { addHttpServer } from '@chainpipe/http';
 import { periodicJob, runService, systemClock } from '@chainpipe/runtime';
 import { createUpstreamSimApp } from './app';
 import { loadFixtureDocs } from './chain-nodes/load-fixtures';
-import { BlockProducer } from './chain-nodes/block-producer';
+import { BlockProducer, evmBlockLedger } from './chain-nodes/block-producer';
 import { fundedAccounts, GWEI } from './chain-nodes/evm-ledger';
 import { buildChainNodes } from './chain-nodes/nodes';
+import { fundedSolanaAccounts } from './chain-nodes/solana-ledger';
 import { upstreamSimConfig } from './config';
 import { HeldRequests } from './faults';
 import { loadTopHolders } from './market/coingecko-router';
@@ -20,6 +21,7 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
   const chainNodes = buildChainNodes(loadFixtureDocs(config.FIXTURES_DIR), {
     clientVersion: 'chainpipe-upstream-sim/0.1.0',
     ledger: { baseFeeWei: BigInt(config.SIM_BASE_FEE_GWEI) * GWEI, funded: fundedAccounts(config.SIM_FUNDED_ACCOUNTS) },
+    solanaLedger: { funded: fundedSolanaAccounts(config.SIM_FUNDED_ACCOUNTS) },
   });
   for (const [network, node] of chainNodes.nodes) logger.info({ msg: 'chain_node_ready', network, ...node.summary });
   for (const s of chainNodes.skipped) logger[s.expected ? 'debug' : 'warn']({ msg: 'fixture_skipped', file: s.source, reason: s.reason });
@@ -70,7 +72,7 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
   http.upgrade(stream.upgrade);
   svc.serve({ name: 'ohlcv-stream', stop: () => stream.close() });
   const producer = new BlockProducer({
-    ledgers: [...chainNodes.nodes.values()].flatMap((n) => (n.ledger ? [n.ledger] : [])),
+    ledgers: [...chainNodes.nodes.values()].flatMap((n) => [...(n.ledger ? [evmBlockLedger(n.ledger)] : []), ...(n.solanaLedger ? [n.solanaLedger] : [])]),
     logger,
     target: config.SIM_STREAM_URL ? { url: config.SIM_STREAM_URL, secret: config.STREAM_SECRET } : undefined,
     nowSec: () => Math.floor(systemClock.now() / 1000),

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { keccak256, parseEther, parseGwei, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { TEST_KEY_MNEMONIC } from '@chainpipe/testing';
-import { BlockProducer } from '../src/chain-nodes/block-producer';
+import { BlockProducer, evmBlockLedger } from '../src/chain-nodes/block-producer';
 import { EvmLedger, FUNDED_BALANCE_WEI, GWEI, fundedAccounts } from '../src/chain-nodes/evm-ledger';
 import { emptyEvmChain, evmNode, simulatedBalance } from '../src/chain-nodes/evm-node';
 import { call, result } from './helpers';
@@ -139,7 +139,7 @@ describe('Block producer', () => {
   it('stays still on a chain that never got a transaction, then delivers each block as a streamer does, in order after a failure', async () => {
     const { ledger, rpc } = freshChain(500);
     let now = 1_700_000_000;
-    const producer = new BlockProducer({ ledgers: [ledger], logger: pino({ level: 'silent' }), target: { url, secret: 's3cret' }, nowSec: () => now });
+    const producer = new BlockProducer({ ledgers: [evmBlockLedger(ledger)], logger: pino({ level: 'silent' }), target: { url, secret: 's3cret' }, nowSec: () => now });
     await producer.tick();
     expect(received).to.deep.equal([]);
     expect(result(rpc, 'eth_blockNumber')).to.equal(`0x${(500).toString(16)}`);

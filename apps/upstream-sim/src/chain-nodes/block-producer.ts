@@ -10,8 +10,41 @@ export interface StreamTarget {
   secret: string;
 }
 
+/** A produced block as the streamer delivers it: its dataset's item, and the raw EVM parts for chain watchers. */
+export interface ProducedBlock {
+  number: number;
+  /** The streamer dataset the item belongs to (`block_with_receipts` for EVM, `block` for Solana). */
+  dataset: string;
+  item: unknown;
+  txs: number;
+  /** EVM chains: the block and its receipts, for the watchers of `onBlock` (the simulated THORChain). */
+  evm?: { block: JsonObject; receipts: JsonObject[] };
+}
+
+/** A simulated chain that produces blocks of what was sent to it (EVM ledgers, the Solana ledger). */
+export interface BlockLedger {
+  /** False while nothing was ever sent: a dormant chain produces nothing. */
+  readonly active: boolean;
+  readonly network: string;
+  produceBlock(nowSec: number): ProducedBlock;
+}
+
+/** An EVM ledger as a block ledger: `block_with_receipts` items. */
+export function evmBlockLedger(ledger: EvmLedger): BlockLedger {
+  return {
+    get active() {
+      return ledger.active;
+    },
+    network: ledger.network,
+    produceBlock(nowSec) {
+      const { number, block, receipts } = ledger.produceBlock(nowSec);
+      return { number, dataset: 'block_with_receipts', item: { block, receipts }, txs: Array.isArray(block.transactions) ? block.transactions.length : 0, evm: { block, receipts } };
+    },
+  };
+}
+
 export interface BlockProducerDeps {
-  ledgers: readonly EvmLedger[];
+  ledgers: readonly BlockLedger[];
   logger: Logger;
   /** Unset: blocks are only served by the nodes, never posted. */
   target?: StreamTarget;
@@ -22,9 +55,9 @@ export interface BlockProducerDeps {
 }
 
 /**
- * Mines a block on every tick for each EVM chain that ever received a transaction (a dormant
- * chain stays still, so the stream is not flooded with empty blocks of every network), and
- * delivers the blocks to chain-ingest in order as the `block_with_receipts` dataset. A delivery
+ * Mines a block (a slot on Solana) on every tick for each simulated chain that ever received a
+ * transaction (a dormant chain stays still, so the stream is not flooded with empty blocks of
+ * every network), and delivers the blocks to chain-ingest in order, each in its chain's dataset. A delivery
  * that fails is tried again on the next tick before any newer block, as a stream does.
  */
 export class BlockProducer {
@@ -40,13 +73,12 @@ export class BlockProducer {
     try {
       for (const ledger of this.deps.ledgers) {
         if (!ledger.active) continue;
-        const { number, block, receipts } = ledger.produceBlock(this.deps.nowSec());
-        this.deps.onBlock?.(ledger.network, block, receipts);
-        const txs = Array.isArray(block.transactions) ? block.transactions.length : 0;
+        const { number, dataset, item, txs, evm } = ledger.produceBlock(this.deps.nowSec());
+        if (evm) this.deps.onBlock?.(ledger.network, evm.block, evm.receipts);
         if (txs > 0) this.deps.logger.info({ msg: 'sim_block_produced', network: ledger.network, number, txs });
         if (!this.deps.target) continue;
         const queue = this.backlog.get(ledger.network) ?? [];
-        queue.push({ network: ledger.network, dataset: 'block_with_receipts', items: [{ block, receipts }], startRange: number, endRange: number, label: `${ledger.network}-${number}` });
+        queue.push({ network: ledger.network, dataset, items: [item], startRange: number, endRange: number, label: `${ledger.network}-${number}` });
         this.backlog.set(ledger.network, queue);
       }
       if (this.deps.target) await this.deliver(this.deps.target);
