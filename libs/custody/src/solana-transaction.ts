@@ -5,7 +5,7 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
 } from '@solana/transaction-messages';
 import { compileTransaction, getBase64EncodedWireTransaction, type Transaction } from '@solana/transactions';
-import { base58Encode } from '@chainpipe/chains';
+import { base58Encode, NETWORKS, type ChainOrigins } from '@chainpipe/chains';
 import { OriginError, jsonRpcCall } from '@chainpipe/upstreams';
 import type { DepositKeyRef } from './evm-transaction';
 import type { FeePlan, SignedTransfer, TransferCall, TransferChain, TransferReceipt } from './outgoing-transfers';
@@ -190,4 +190,14 @@ export class SolanaSender implements TransferChain {
     if (typeof head !== 'number') throw new Error('the origin answered a slot that is not a number');
     return { mined: true, success: status.err === null, blockNumber: status.slot, confirmations: Math.max(head - status.slot + 1, 1) };
   }
+}
+
+/**
+ * The Solana sender of deposit addresses: the mainnet (deposits are seen on the monitored
+ * mainnet) through its configured origin; undefined without one.
+ */
+export function solanaSenderOf(origins: ChainOrigins, signer: Signer, timeoutMs: number): SolanaSender | undefined {
+  const mainnet = NETWORKS.find((n) => n.family === 'svm' && !n.testnet);
+  const url = mainnet && origins.urlFor(mainnet.network);
+  return url ? new SolanaSender({ url, timeoutMs }, signer) : undefined;
 }
