@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mnemonicToAccount } from 'viem/accounts';
-import { mnemonicEnvValue, mnemonicWords, newMnemonic } from '@chainpipe/custody';
+import { mnemonicEnvValue, mnemonicWords, newMnemonic, seedOfMnemonic, slip10Derive, solanaAddressOf, solanaPublicKeyOf } from '@chainpipe/custody';
 import { publicPort } from '@chainpipe/runtime';
 import { developmentSimulatorBase, platformKeyEnv, simulatorUpstreamEnv } from '@chainpipe/testing';
 
@@ -11,18 +11,21 @@ import { developmentSimulatorBase, platformKeyEnv, simulatorUpstreamEnv } from '
  * new mnemonic when there is none yet. The simulator's chains post their blocks to this stack's
  * chain-ingest, and the development payer (the mnemonic's EVM account 1, m/44'/60'/1'/0/0, apart
  * from the deposit keys of account 0) starts funded on them, so a demo can pay deposits. The
+ * Solana payer is the mnemonic's m/44'/501'/0'/1' (change 1': no deposit index derives it, those
+ * are m/44'/501'/i'/0'), funded on the simulator's Solana mainnet. The
  * simulator's signing service holds the same mnemonic: the gateway asks it for Solana deposit
  * addresses (DEPOSIT_SIGNER_URL; Solana keys derive hardened only, the gateway holds no key), and
  * the order executor's development signer derives the same keys.
  */
 const mnemonic = process.env.DEV_SIGNER_MNEMONIC || newMnemonic();
 const payer = mnemonicToAccount(mnemonicWords(mnemonic), { accountIndex: 1 });
+const solanaPayer = solanaAddressOf(solanaPublicKeyOf(slip10Derive(seedOfMnemonic(mnemonic), "m/44'/501'/0'/1'").key));
 const signerToken = randomBytes(16).toString('hex');
 const env = {
   ...simulatorUpstreamEnv(developmentSimulatorBase()),
   ...platformKeyEnv(mnemonic),
   SIM_STREAM_URL: `http://127.0.0.1:${publicPort('chain-ingest')}/stream`,
-  SIM_FUNDED_ACCOUNTS: payer.address,
+  SIM_FUNDED_ACCOUNTS: `${payer.address},${solanaPayer}`,
   SIM_SIGNER_MNEMONIC: mnemonicEnvValue(mnemonic),
   SIM_SIGNER_TOKEN: signerToken,
   DEPOSIT_SIGNER_URL: `${developmentSimulatorBase()}/signer`,
