@@ -3,7 +3,7 @@ import { secp256k1 } from '@noble/curves/secp256k1';
 import { HDKey } from '@scure/bip32';
 import { canonicalAddress } from '@chainpipe/chains';
 import { upstreamJson, upstreamUrl } from '@chainpipe/upstreams';
-import { ACCOUNT_PATHS, DERIVABLE_FAMILIES, MAX_DEPOSIT_INDEX, addressOfPublicKey, isDerivableFamily, type DerivableFamily } from './deposit-keys';
+import { ACCOUNT_PATHS, DERIVABLE_FAMILIES, MAX_DEPOSIT_INDEX, addressOfPublicKey, type DerivableFamily } from './deposit-keys';
 import { seedOfMnemonic } from './mnemonic';
 import { slip10Derive, solanaAddressOf, solanaDepositPath, solanaPublicKeyOf, verifiesSolanaSignature } from './solana-keys';
 
@@ -55,7 +55,8 @@ export interface MessageSignRequest {
 
 /**
  * Signs for the platform's deposit addresses. The gateway never holds one (it derives addresses
- * from public keys only); the part that moves funds (forwards, refunds, fee sweeps) does. Every
+ * from public keys, and asks the signing service for Solana's); the part that moves funds
+ * (forwards, refunds, fee sweeps) does. Every
  * request names the address it expects, so a key that does not own it (another xpub configured
  * than the signer's) never signs a transaction that would fail or spend elsewhere.
  */
@@ -74,6 +75,13 @@ function checkRequest(family: string, index: number, digests: readonly string[] 
   if (!isKeyFamily(family)) throw new Error(`the ${family} family has no deposit key`);
   if (!Number.isInteger(index) || index < 0 || index > MAX_DEPOSIT_INDEX) throw new Error(`deposit index ${index} is outside 0…${MAX_DEPOSIT_INDEX}`);
   for (const d of digests) if (!DIGEST.test(d)) throw new Error('a digest is not 32 bytes of lower-case hex');
+}
+
+/** secp256k1 families sign digests, Solana's ed25519 keys sign messages: a request of the other kind is refused. */
+function checkKind(family: string, kind: 'digests' | 'message'): void {
+  const signsMessages = family === 'svm';
+  if (kind === 'digests' && signsMessages) throw new Error(`the ${family} family signs messages, not digests`);
+  if (kind === 'message' && !signsMessages) throw new Error(`the ${family} family signs digests, not messages`);
 }
 
 /**
@@ -107,7 +115,7 @@ export class MnemonicSigner implements Signer {
 
   async signMessage(req: MessageSignRequest): Promise<Uint8Array> {
     checkRequest(req.family, req.index);
-    if (req.family !== 'svm') throw new Error(`the ${String(req.family)} family signs digests, not messages`);
+    checkKind(req.family, 'message');
     const key = this.solanaKeyAt(req.index);
     if (solanaAddressOf(solanaPublicKeyOf(key)) !== req.address) throw new Error(`the key of svm index ${req.index} does not own ${req.address}`);
     return ed25519.sign(req.message, key);
@@ -115,7 +123,7 @@ export class MnemonicSigner implements Signer {
 
   async sign(req: SignRequest): Promise<DigestSignature[]> {
     checkRequest(req.family, req.index, req.digests);
-    if (!isDerivableFamily(req.family)) throw new Error(`the ${String(req.family)} family signs messages, not digests`);
+    checkKind(req.family, 'digests');
     const owner = this.keyAt(req.family, req.index);
     if (addressOfPublicKey(req.family, owner.publicKey!) !== req.address) throw new Error(`the key of ${req.family} index ${req.index} does not own ${req.address}`);
     const key = owner.privateKey!;
@@ -176,7 +184,7 @@ export class SigningServiceAddresses {
 export class HttpSigner extends SigningServiceAddresses implements Signer {
   async signMessage(req: MessageSignRequest, signal?: AbortSignal): Promise<Uint8Array> {
     checkRequest(req.family, req.index);
-    if (req.family !== 'svm') throw new Error(`the ${String(req.family)} family signs digests, not messages`);
+    checkKind(req.family, 'message');
     const body = { family: req.family, index: req.index, address: req.address, message: Buffer.from(req.message).toString('base64') };
     const answer = (await this.call('/v1/sign', body, signal)) as { signature?: unknown };
     const signature = typeof answer?.signature === 'string' ? Buffer.from(answer.signature, 'base64') : undefined;
@@ -187,6 +195,7 @@ export class HttpSigner extends SigningServiceAddresses implements Signer {
 
   async sign(req: SignRequest, signal?: AbortSignal): Promise<DigestSignature[]> {
     checkRequest(req.family, req.index, req.digests);
+    checkKind(req.family, 'digests');
     const answer = (await this.call('/v1/sign', { family: req.family, index: req.index, address: req.address, digests: req.digests }, signal)) as { signatures?: unknown };
     const signatures = answer?.signatures;
     if (!Array.isArray(signatures) || signatures.length !== req.digests.length) throw new Error('the signing service answered another number of signatures than digests');
