@@ -1,9 +1,16 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { expect } from 'chai';
+import express from 'express';
+import pino from 'pino';
+import { Registry } from 'prom-client';
 import { networkByName } from '@chainpipe/chains';
-import { MnemonicSigner, RENT_EXEMPT_MINIMUM, signSolanaTransfer } from '@chainpipe/custody';
+import { MnemonicSigner, RENT_EXEMPT_MINIMUM, SolanaSender, signSolanaTransfer } from '@chainpipe/custody';
 import { streamerBody } from '@chainpipe/testing';
 import { parseChainPayload } from '@chainpipe/tx-parsers';
 import { RpcError } from '../src/json-rpc';
+import { buildChainNodes } from '../src/chain-nodes/nodes';
+import { chainNodesRouter } from '../src/chain-nodes/router';
 import { FUNDED_LAMPORTS, SolanaLedger } from '../src/chain-nodes/solana-ledger';
 import { emptySolanaChain, solanaNode } from '../src/chain-nodes/solana-node';
 
@@ -108,5 +115,72 @@ describe('simulated Solana ledger: sendTransaction preflight and produced slots'
     // the wire transaction is 1 (count) + 64 (signature) bytes, then the message
     const message = Buffer.from(raw, 'base64').subarray(65).toString('base64');
     expect(call('getFeeForMessage', [message])).to.deep.include({ value: 5000 });
+  });
+});
+
+/**
+ * The executor's Solana sender against the simulated node over HTTP (the simulator's own router
+ * in this process, slots produced by hand): fee terms, the rent rule before signing, broadcast
+ * outcomes (an expired blockhash is `replaced`, a processed transaction `known`) and receipts.
+ */
+describe('SolanaSender against the simulated Solana node', () => {
+  const signer = new MnemonicSigner(MNEMONIC);
+  let server: Server;
+  let ledger: SolanaLedger;
+  let sender: SolanaSender;
+  let payer: { index: number; address: string };
+
+  beforeEach(async () => {
+    payer = { index: 901, address: await signer.addressAt('svm', 901) };
+    const chainNodes = buildChainNodes([], { clientVersion: 'test', solanaLedger: { funded: new Map([[payer.address, FUNDED_LAMPORTS]]) } });
+    ledger = chainNodes.nodes.get('solana-mainnet')!.solanaLedger!;
+    const app = express();
+    app.use(chainNodesRouter({ chainNodes, logger: pino({ level: 'silent' }), registry: new Registry(), bodyLimitBytes: 1024 * 1024, maxBatch: 10 }));
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    sender = new SolanaSender({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/rpc/solana-mainnet`, timeoutMs: 5000 }, signer);
+  });
+  afterEach(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('plans the fee the node prices, sends, and reads the receipt with the slots since (its own counting)', async () => {
+    const to = await signer.addressAt('svm', 11);
+    const plan = await sender.feePlan(payer.address, to);
+    expect(plan).to.include({ maxNetworkFee: 5000n, blockhash: ledger.latestBlockhash().blockhash });
+    const signed = await sender.sign(payer, { to, value: 3_000_000_000n, fees: plan });
+    expect(signed.nonce).to.equal(null);
+    expect(await sender.receipt(signed.hash)).to.deep.equal({ mined: false });
+    expect(await sender.broadcast(signed.raw, signed.hash)).to.equal('accepted');
+    ledger.produceBlock(1);
+    ledger.produceBlock(2);
+    expect(await sender.receipt(signed.hash)).to.deep.equal({ mined: true, success: true, blockNumber: 1, confirmations: 2 });
+    expect(await sender.balanceOf(to)).to.equal(3_000_000_000n);
+    // broadcast again (a restart): the node has processed it
+    expect(await sender.broadcast(signed.raw, signed.hash)).to.equal('known');
+  });
+
+  it('a stored transaction whose blockhash expired before it reached the chain is replaced (it can never land); one that landed stays known', async () => {
+    const to = await signer.addressAt('svm', 12);
+    const stored = await sender.sign(payer, { to, value: RENT_EXEMPT_MINIMUM });
+    const landed = await sender.sign(payer, { to: await signer.addressAt('svm', 13), value: RENT_EXEMPT_MINIMUM });
+    expect(await sender.broadcast(landed.raw, landed.hash)).to.equal('accepted');
+    for (let i = 0; i < 151; i++) ledger.produceBlock(i);
+    expect(await sender.broadcast(stored.raw, stored.hash)).to.equal('replaced');
+    expect(await sender.broadcast(landed.raw, landed.hash)).to.equal('known');
+  });
+
+  it('refuses before signing what the chain would refuse for rent: dust left at the sender, too little for a new account; emptying the account passes', async () => {
+    const deposit = { index: 14, address: await signer.addressAt('svm', 14) };
+    const fund = await sender.sign(payer, { to: deposit.address, value: 10_000_000n });
+    await sender.broadcast(fund.raw, fund.hash);
+    ledger.produceBlock(1);
+    const fresh = await signer.addressAt('svm', 15);
+    const refused = (value: bigint) => sender.sign(deposit, { to: fresh, value }).then(() => 'signed', (e: Error) => e.message);
+    expect(await refused(10_000_000n - 5000n - 1n)).to.match(/leave .* with 1 lamports, under the rent-exempt minimum/);
+    expect(await refused(RENT_EXEMPT_MINIMUM - 1n)).to.match(/stay under the rent-exempt minimum/);
+    const plan = await sender.feePlan(deposit.address, fresh);
+    const empties = await sender.sign(deposit, { to: fresh, value: 10_000_000n - plan.maxNetworkFee, fees: plan });
+    expect(await sender.broadcast(empties.raw, empties.hash)).to.equal('accepted');
+    ledger.produceBlock(2);
+    expect(await sender.balanceOf(deposit.address)).to.equal(0n);
   });
 });
