@@ -173,6 +173,23 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
     expect(monitored, 'deposit address monitored').to.not.equal(undefined);
   });
 
+  it('Solana while the signing service is down: 503, no order and no exchange at the provider; the next order gets its address again', async () => {
+    const outage = (down: boolean) => fetch(`${sim}/sim/signer/outage`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ down }) });
+    const clientOrderId = `sol-down-${randomBytes(3).toString('hex')}`;
+    const sol = body({ src_token_id: SOL, amount_in: '2000000000', client_order_id: clientOrderId });
+    const exchangesBefore = (await exchanges()).length;
+    expect((await outage(true)).status).to.equal(200);
+    try {
+      const refused = await create(sol);
+      expect(refused).to.deep.equal({ status: 503, body: { code: 503, msg: 'deposit address unavailable, retry later', data: null } });
+      expect(await new OrderRepository(db).findByClientOrderId(null, clientOrderId)).to.equal(undefined);
+      expect((await exchanges()).length, 'no exchange at the provider').to.equal(exchangesBefore);
+    } finally {
+      await outage(false);
+    }
+    expect((await create(sol)).status).to.equal(200);
+  });
+
   it('without a key: a normal order without commission', async () => {
     const a = await create(body());
     expect(a.status).to.equal(200);

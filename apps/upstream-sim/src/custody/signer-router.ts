@@ -7,12 +7,14 @@ import { MnemonicSigner, isDerivableFamily, isKeyFamily, type SignRequest } from
  * `Authorization: Bearer <token>` (`token` empty: any non-empty one), keys from one mnemonic.
  * Without a mnemonic every call answers 503, as a service with no key loaded. Control:
  * `PUT /sim/signer/forge` `{forge: true|false}` makes it sign with the key of the next index, as
- * a confused service would.
+ * a confused service would; `PUT /sim/signer/outage` `{down: true|false}` makes every call answer
+ * 503, as a service that is down.
  */
 export function signerRouter(deps: { mnemonic: string; token: string }): Router {
   const router = express.Router();
   const signer = deps.mnemonic ? new MnemonicSigner(deps.mnemonic) : undefined;
   let forge = false;
+  let down = false;
   const fail = (res: Response, status: number, message: string) => res.status(status).json({ error: message });
 
   router.use('/signer', (req, res, next) => {
@@ -20,6 +22,7 @@ export function signerRouter(deps: { mnemonic: string; token: string }): Router 
     const token = auth.startsWith('Bearer ') ? auth.slice(7) : '';
     if (token === '' || (deps.token !== '' && token !== deps.token)) return fail(res, 401, 'unauthorized');
     if (!signer) return fail(res, 503, 'no signing key loaded');
+    if (down) return fail(res, 503, 'the signing service is down');
     next();
   });
 
@@ -60,6 +63,11 @@ export function signerRouter(deps: { mnemonic: string; token: string }): Router 
     } catch (err) {
       fail(res, 400, (err as Error).message);
     }
+  });
+
+  router.put('/sim/signer/outage', express.json(), (req, res) => {
+    down = (req.body as { down?: unknown })?.down === true;
+    res.json({ down });
   });
 
   router.put('/sim/signer/forge', express.json(), (req, res) => {
