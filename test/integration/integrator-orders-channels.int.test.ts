@@ -173,6 +173,15 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
     expect(monitored, 'deposit address monitored').to.not.equal(undefined);
   });
 
+  it('Solana: an order whose fees would stay at the deposit address under the rent-exempt minimum after the forward is amount_in below minimum, before any address or exchange', async () => {
+    // 0.2 SOL = 20 USD, above the 10 USD minimum; without a key the fees are the channel's 0.3 %:
+    // 600 000 lamports, less the forward's 5000-lamport fee, under 890 880
+    const exchangesBefore = (await exchanges()).length;
+    const small = await create(body({ src_token_id: SOL, amount_in: '200000000', main_channel_estimated_out_amount: (NET_OUT / 10n).toString(), min_acceptable_out_amount: ((NET_OUT * 99n) / 1000n).toString(), channels: [{ channel_id: 1, estimated_out_str: (NET_OUT / 10n).toString() }] }));
+    expect(small).to.deep.equal({ status: 400, body: { code: 400, msg: 'amount_in below minimum', data: null } });
+    expect((await exchanges()).length, 'no exchange at the provider').to.equal(exchangesBefore);
+  });
+
   it('Solana while the signing service is down: 503, no order and no exchange at the provider; the next order gets its address again', async () => {
     const outage = (down: boolean) => fetch(`${sim}/sim/signer/outage`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ down }) });
     const clientOrderId = `sol-down-${randomBytes(3).toString('hex')}`;

@@ -25,6 +25,19 @@ export const SYSTEM_PROGRAM = '11111111111111111111111111111111';
  */
 export const RENT_EXEMPT_MINIMUM = 890_880n;
 
+/** The fee of a transaction with one signature (Solana's base fee, lamports; no priority fee is paid). */
+export const SOLANA_SIGNATURE_FEE = 5000n;
+
+/**
+ * Whether a forward can leave `kept` lamports (the order's fees) at its Solana deposit address:
+ * after the forward's own fee the account must end empty or rent-exempt, or the chain refuses
+ * the forward (and `SolanaSender` refuses to sign it). The gateway refuses such orders upfront.
+ */
+export function solanaKeepsRent(kept: bigint): boolean {
+  const left = kept - SOLANA_SIGNATURE_FEE;
+  return left === 0n || left >= RENT_EXEMPT_MINIMUM;
+}
+
 /**
  * What a Solana transfer will cost: the fee the chain answered for the message
  * (`getFeeForMessage`: 5000 lamports per signature, no priority fee) under one recent blockhash.

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
 import { AmountBelowProviderMinimum, ProviderError } from '@chainpipe/aggregator';
-import type { DepositAddressBook } from '@chainpipe/custody';
+import { solanaKeepsRent, type DepositAddressBook } from '@chainpipe/custody';
 import { canonicalAddressForChainType, networkOfReferenceChain, type NetworkInfo } from '@chainpipe/chains';
 import { TOPICS, type HttpAggIntegratorOrderCreate } from '@chainpipe/contracts';
 import { ApiKeyRepository, type Knex } from '@chainpipe/db';
@@ -212,6 +212,10 @@ export function orderService(deps: OrderServiceDeps): OrderService {
         deps.channels.requote(channel.id, { src: src.token, dst: dst.token, amountIn, promoCode: b.promo_code, signal }),
       );
       if (deviatesBeyond(BigInt(b.main_channel_estimated_out_amount), quote.estimatedOut, config.ORDER_QUOTE_DEVIATION_BP)) throw bad(MSG.quoteMismatch);
+      const rateBp = integrator?.feeRateBp ?? null;
+      const fees = splitFees(amountIn, quote.platformFee, rateBp);
+      // the fees stay at a Solana deposit address after the forward: under the rent-exempt minimum the chain refuses the forward
+      if (srcNetwork.family === 'svm' && !solanaKeepsRent(BigInt(fees.fee_platform) + BigInt(fees.fee_integrator))) throw bad(MSG.amountBelowMinimum);
       // The order's own address, owned by the platform: the user pays it with a plain transfer,
       // the deposit is attributed by this address alone, and the platform forwards to the channel.
       // It is also the channel's refund address: the platform sends the forward, so what a
@@ -226,8 +230,6 @@ export function orderService(deps: OrderServiceDeps): OrderService {
         log.error({ msg: 'channel_deposit_address_invalid', channel: channel.id, address: deposit.depositAddress });
         throw new OrderError(502, 'quote service unavailable');
       }
-      const rateBp = integrator?.feeRateBp ?? null;
-      const fees = splitFees(amountIn, quote.platformFee, rateBp);
       const now = new Date(clock.now());
       const row: NewOrder = {
         order_no: newOrderNo(now),
