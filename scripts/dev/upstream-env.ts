@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { mnemonicToAccount } from 'viem/accounts';
-import { DepositAddresses, GAS_STATION_INDEX, accountXpubsOf, mnemonicWords, newMnemonic } from '@chainpipe/custody';
+import { DepositAddresses, GAS_STATION_INDEX, accountXpubsOf, mnemonicEnvValue, mnemonicWords, newMnemonic, seedOfMnemonic, slip10Derive, solanaAddressOf, solanaPublicKeyOf } from '@chainpipe/custody';
 import { publicPort } from '@chainpipe/runtime';
 import { bitcoinWallet, developmentSimulatorBase, platformKeyEnv, simulatorUpstreamEnv } from '@chainpipe/testing';
 
@@ -11,16 +12,27 @@ import { bitcoinWallet, developmentSimulatorBase, platformKeyEnv, simulatorUpstr
  * chain-ingest, and the development payer (the mnemonic's EVM account 1, m/44'/60'/1'/0/0, and
  * its Bitcoin account 1, m/84'/0'/1'/0/0, apart from the deposit keys of account 0) starts funded
  * on them, so a demo can pay deposits, and so does the gas station (EVM account 0's reserved
- * index 2^31 − 1), which pays the gas of token deposit addresses.
+ * index 2^31 − 1), which pays the gas of token deposit addresses. The Solana payer is the
+ * mnemonic's m/44'/501'/0'/1' (change 1': no deposit index derives it, those are
+ * m/44'/501'/i'/0'), funded on the simulator's Solana mainnet. The simulator's signing service
+ * holds the same mnemonic: the gateway asks it for Solana deposit addresses (DEPOSIT_SIGNER_URL;
+ * Solana keys derive hardened only, the gateway holds no key), and the order executor's
+ * development signer derives the same keys.
  */
 const mnemonic = process.env.DEV_SIGNER_MNEMONIC || newMnemonic();
 const payer = mnemonicToAccount(mnemonicWords(mnemonic), { accountIndex: 1 });
 const station = new DepositAddresses(accountXpubsOf(mnemonic)).addressAt('evm', GAS_STATION_INDEX);
+const solanaPayer = solanaAddressOf(solanaPublicKeyOf(slip10Derive(seedOfMnemonic(mnemonic), "m/44'/501'/0'/1'").key));
+const signerToken = randomBytes(16).toString('hex');
 const env = {
   ...simulatorUpstreamEnv(developmentSimulatorBase()),
   ...platformKeyEnv(mnemonic),
   SIM_STREAM_URL: `http://127.0.0.1:${publicPort('chain-ingest')}/stream`,
-  SIM_FUNDED_ACCOUNTS: `${payer.address},${station}`,
+  SIM_FUNDED_ACCOUNTS: `${payer.address},${station},${solanaPayer}`,
   SIM_FUNDED_BITCOIN_ADDRESSES: bitcoinWallet(mnemonicWords(mnemonic), 1).address,
+  SIM_SIGNER_MNEMONIC: mnemonicEnvValue(mnemonic),
+  SIM_SIGNER_TOKEN: signerToken,
+  DEPOSIT_SIGNER_URL: `${developmentSimulatorBase()}/signer`,
+  DEPOSIT_SIGNER_TOKEN: signerToken,
 };
 for (const [name, value] of Object.entries(env)) console.log(`${name}=${value}`);

@@ -8,7 +8,10 @@ import { createDb, type Knex } from '@chainpipe/db';
 import { OrderRepository } from '@chainpipe/order-store';
 import { QuoteStore } from '@chainpipe/price-store';
 import { createRedis, type Redis } from '@chainpipe/redis';
-import { createIntegratorWithKey, createRegistryTopics, freePort, parsePrometheusText, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { MnemonicSigner } from '@chainpipe/custody';
+import {
+  createIntegratorWithKey, createRegistryTopics, freePort, parsePrometheusText, simSolana, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess,
+} from '@chainpipe/testing';
 import { scannedMetricTypes } from '../contracts/metrics-scan';
 
 interface SseEvent {
@@ -68,6 +71,10 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
   let key = '';
   let integratorId = '';
   const payer = mnemonicToAccount(TEST_KEY_MNEMONIC, { addressIndex: 19 });
+  /** The user's Solana wallet: a key of another mnemonic than the platform's. */
+  const solWallet = new MnemonicSigner('legal winner thank year wave sausage worth useful legal winner thank yellow');
+  let solPayer = { index: 0, address: '' };
+  const signerToken = randomBytes(8).toString('hex');
   let matcherOps = 0;
   /** The (application, address) pairs in the matcher's index: this stack's changes topic is the test's own. */
   const matcherIndexSize = async () => {
@@ -96,15 +103,22 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
     sim = `http://127.0.0.1:${simPort}`;
     gateway = `http://127.0.0.1:${gwPort}`;
     ingest = `http://127.0.0.1:${ingestPort}`;
-    // the simulator's chains post their blocks to this stack's chain-ingest; THORChain watches them
-    await start('apps/upstream-sim/src/main.ts', { SIM_BLOCK_MS: '400', SIM_STREAM_URL: `${ingest}/stream`, STREAM_SECRET: secret, SIM_FUNDED_ACCOUNTS: payer.address, SIM_THORCHAIN_SWAP_MS: '500' }, simPort);
-    for (const [id, price] of [['1027', 2000], ['1', 50000]] as const) {
+    solPayer = { index: 0, address: await solWallet.addressAt('svm', 0) };
+    // the simulator's chains post their blocks to this stack's chain-ingest; THORChain watches them.
+    // Its signing service holds the platform's keys: the gateway asks it for Solana addresses
+    await start(
+      'apps/upstream-sim/src/main.ts',
+      { SIM_BLOCK_MS: '400', SIM_STREAM_URL: `${ingest}/stream`, STREAM_SECRET: secret, SIM_FUNDED_ACCOUNTS: `${payer.address},${solPayer.address}`, SIM_THORCHAIN_SWAP_MS: '500', SIM_SIGNER_MNEMONIC: TEST_KEY_MNEMONIC, SIM_SIGNER_TOKEN: signerToken },
+      simPort,
+    );
+    for (const [id, price] of [['1027', 2000], ['1', 50000], ['5426', 100]] as const) {
       await fetch(`${sim}/sim/cmc/quotes/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ price }) });
     }
     const now = Date.now();
     await new QuoteStore(redis).writeLatest([
       { kind: 'crypto', source: 'test', external_id: '1027', symbol: 'ETH', name: 'Ethereum', as_of: now, fetched_at: now, usd: { price: 2000 } },
       { kind: 'crypto', source: 'test', external_id: '1', symbol: 'BTC', name: 'Bitcoin', as_of: now, fetched_at: now, usd: { price: 50000 } },
+      { kind: 'crypto', source: 'test', external_id: '5426', symbol: 'SOL', name: 'Solana', as_of: now, fetched_at: now, usd: { price: 100 } },
     ] as never);
     const common = {
       KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: redisPrefix,
@@ -120,9 +134,9 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
         procs.push(p);
         await waitReady(p, matcherOps, 90_000);
       })(),
-      start('apps/aggregator-gateway/src/main.ts', common, gwPort),
+      start('apps/aggregator-gateway/src/main.ts', { ...common, DEPOSIT_SIGNER_URL: `${sim}/signer`, DEPOSIT_SIGNER_TOKEN: signerToken, DEV_SIGNER_MNEMONIC: '' }, gwPort),
       start('apps/order-tracker/src/main.ts', { ...common, ORDER_TRACKER_GROUP: `${prefix}tracker`, ORDER_TRACKER_INTERVAL_MS: '300', ORDER_TRACKER_SESSION_TIMEOUT_MS: '6000' }),
-      start('apps/order-executor/src/main.ts', { ...common, CHAIN_RPC_DEFAULT_BASE: `${sim}/rpc`, CHAIN_RPC_URLS: '', ORDER_EXECUTOR_INTERVAL_MS: '300', ORDER_EXECUTOR_CONFIRMATIONS: 'ethereum=2' }),
+      start('apps/order-executor/src/main.ts', { ...common, CHAIN_RPC_DEFAULT_BASE: `${sim}/rpc`, CHAIN_RPC_URLS: '', ORDER_EXECUTOR_INTERVAL_MS: '300', ORDER_EXECUTOR_CONFIRMATIONS: 'ethereum=2,solana=2' }),
     ]);
     ({ id: integratorId, key } = await createIntegratorWithKey(db, { name: 'E2E wallet', feeRateBp: 50 }));
   });
@@ -225,6 +239,44 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
     // 0.0005 ETH at the creation price of 2000 USD = 1 USD
     expect(line).to.include({ integrator_id: integratorId, token_id: 101, amount: '500000000000000', state: 'Available' });
     expect(Number(line.amount_usd)).to.equal(1);
+  });
+
+  it('a Solana order: its deposit address from the signing service, the SOL payment seen through the stream, parser, matcher and tracker, forwarded to ChangeNOW, Settled', async () => {
+    const amountIn = 2_000_000_000n; // 2 SOL = 200 USD
+    const stream = await readSse(`${gateway}/api/v2/quote/stream?src_token_id=801&dst_token_id=1001&amount_in=${amountIn}&slippage=0.01`);
+    const quotes = stream.events.filter((e) => e.event === 'channel').map((e) => e.data as { channel_id: number; estimated_out_str: string });
+    // THORChain lists no Solana: ChangeNOW's estimate alone
+    const changenow = quotes.find((q) => q.channel_id === 1)!;
+    expect(quotes.map((q) => q.channel_id)).to.deep.equal([1]);
+    const minOut = (BigInt(changenow.estimated_out_str) * 99n) / 100n;
+    const indexBefore = await matcherIndexSize();
+    const created = await fetch(`${gateway}/api/v1/integrator/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-integrator-api-key': key },
+      body: JSON.stringify({
+        src_token_id: 801, dst_token_id: 1001, amount_in: amountIn.toString(), dst_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
+        chosen_channel_id: 1, slippage: 0.01, main_channel_estimated_out_amount: changenow.estimated_out_str, min_acceptable_out_amount: minOut.toString(), channels: quotes,
+      }),
+    });
+    const body = (await created.json()) as { data: { order_no: string; deposit_address: string } };
+    expect(created.status, JSON.stringify(body)).to.equal(200);
+    const orders = new OrderRepository(db);
+    const stored = (await orders.findByNo(body.data.order_no))!;
+    expect(stored.deposit_address).to.equal(await new MnemonicSigner(TEST_KEY_MNEMONIC).addressAt('svm', stored.deposit_index!));
+    await waitFor(async () => (await matcherIndexSize()) > indexBefore, { timeoutMs: 30_000, what: 'the matcher knows the deposit address' });
+
+    const solana = simSolana(() => sim);
+    const paid = await solana.pay(solWallet, solPayer, stored.deposit_address, amountIn);
+    await waitFor(async () => (await orders.findById(stored.id))?.state === 'Settled', { timeoutMs: 90_000, what: 'order Settled' });
+    const settled = (await orders.findById(stored.id))!;
+    expect(settled).to.include({ deposit_tx_hash: paid, deposit_amount: amountIn.toString() });
+    const net = amountIn - BigInt(settled.fee_platform) - BigInt(settled.fee_integrator);
+    const forward = await solana.rpc('getTransaction', [settled.forward_tx_hash, { encoding: 'json' }]);
+    const keys = forward.transaction.message.accountKeys as string[];
+    const payin = (settled.execution as Record<string, string>).payin_address;
+    expect(keys[0]).to.equal(stored.deposit_address);
+    expect(BigInt(forward.meta.postBalances[keys.indexOf(payin)]) - BigInt(forward.meta.preBalances[keys.indexOf(payin)]), 'amount_in − fee_platform − fee_integrator').to.equal(net);
+    expect((await orders.audit(stored.id)).map((a) => [a.event, a.to_state])).to.deep.equal([['created', 'Depositing'], ['deposit', 'Exchanging'], ['forwarded', 'Exchanging'], ['channel_status', 'Completed'], ['settle', 'Settled']]);
   });
 
   it("the metrics every app here exposes are the ones the source scan finds (deploy.test.ts' metric table), with their types", async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { TOPICS } from '@chainpipe/contracts';
-import { ACCOUNT_PATHS, addressOfPublicKey, rootOfMnemonic } from '@chainpipe/custody';
+import { ACCOUNT_PATHS, MnemonicSigner, addressOfPublicKey, rootOfMnemonic } from '@chainpipe/custody';
 import { createDb, type Knex } from '@chainpipe/db';
 
 import { OrderRepository } from '@chainpipe/order-store';
@@ -23,6 +23,7 @@ import {
 const ETH = 101;
 const USDT = 102; // on Ethereum, 6 decimals
 const BTC = 1001;
+const SOL = 801; // 9 decimals, external id 5426
 const AMOUNT = 100_000_000_000_000_000n; // 0.1 ETH
 const PROVIDER_OUT = 398_000n;
 const NET_OUT = (PROVIDER_OUT * (AMOUNT - (AMOUNT * 3n) / 1000n)) / AMOUNT; // 396806
@@ -31,6 +32,13 @@ const NET_OUT = (PROVIDER_OUT * (AMOUNT - (AMOUNT * 3n) / 1000n)) / AMOUNT; // 3
  * The EVM deposit address of index `i` as the signer side sees it: derived from the test kit's
  * mnemonic along the full private path, where the gateway has only the account's public key.
  */
+/**
+ * The signing service's keys: another mnemonic than the test kit's (whose Solana keys the test
+ * processes could derive), so a Solana deposit address can only have come from the service.
+ */
+const SIGNER_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
+const SIGNER_TOKEN = 'channels-signer-token';
+
 const signerSideEvmAddress = (index: number) => addressOfPublicKey('evm', rootOfMnemonic(TEST_KEY_MNEMONIC).derive(`${ACCOUNT_PATHS.evm}/0/${index}`).publicKey!);
 
 describe('integrator orders through the ChangeNOW and THORChain channels (gateway, tracker, upstream-sim processes)', function () {
@@ -63,8 +71,8 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
     const [simPort, gwPort] = await Promise.all([freePort(), freePort()]);
     sim = `http://127.0.0.1:${simPort}`;
     gateway = `http://127.0.0.1:${gwPort}`;
-    await start('apps/upstream-sim/src/main.ts', {}, simPort);
-    for (const [id, price] of [['1027', 2000], ['1', 50000], ['825', 1]] as const) {
+    await start('apps/upstream-sim/src/main.ts', { SIM_SIGNER_MNEMONIC: SIGNER_MNEMONIC, SIM_SIGNER_TOKEN: SIGNER_TOKEN }, simPort);
+    for (const [id, price] of [['1027', 2000], ['1', 50000], ['825', 1], ['5426', 100]] as const) {
       const res = await fetch(`${sim}/sim/cmc/quotes/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ price }) });
       expect(res.status).to.equal(200);
     }
@@ -72,13 +80,15 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
     await new QuoteStore(redis).writeLatest([
       { kind: 'crypto', source: 'test', external_id: '1027', symbol: 'ETH', name: 'Ethereum', as_of: Date.now(), fetched_at: Date.now(), usd: { price: 2000 } } as never,
       { kind: 'crypto', source: 'test', external_id: '825', symbol: 'USDT', name: 'Tether', as_of: Date.now(), fetched_at: Date.now(), usd: { price: 1 } } as never,
+      { kind: 'crypto', source: 'test', external_id: '5426', symbol: 'SOL', name: 'Solana', as_of: Date.now(), fetched_at: Date.now(), usd: { price: 100 } } as never,
     ]);
     const common = {
       KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: redisPrefix,
       CHANGENOW_API_URL: `${sim}/changenow`, THORNODE_API_URL: `${sim}/thornode`, ORDER_DEPOSIT_APP_ID: depositAppId,
     };
     await Promise.all([
-      start('apps/aggregator-gateway/src/main.ts', common, gwPort),
+      // the gateway asks the signing service for Solana addresses and holds no key: no mnemonic
+      start('apps/aggregator-gateway/src/main.ts', { ...common, DEPOSIT_SIGNER_URL: `${sim}/signer`, DEPOSIT_SIGNER_TOKEN: SIGNER_TOKEN, DEV_SIGNER_MNEMONIC: '' }, gwPort),
       start('apps/order-tracker/src/main.ts', { ...common, ORDER_TRACKER_GROUP: `${prefix}tracker`, ORDER_TRACKER_INTERVAL_MS: '300', ORDER_TRACKER_SESSION_TIMEOUT_MS: '6000' }),
     ]);
     check = responseCheck((await (await fetch(`${gateway}/openapi.json`)).json()) as Parameters<typeof responseCheck>[0]);
@@ -139,6 +149,54 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
     expect(order.estimated_out).to.equal(((NET_OUT * (AMOUNT - (AMOUNT * 25n) / 10000n)) / AMOUNT).toString());
     const monitored = await db('tx.monitored_addresses').where({ chain_type: 'ethereum', address: String(d.deposit_address).toLowerCase() }).first();
     expect(monitored, 'deposit address monitored').to.not.equal(undefined);
+  });
+
+  it('Solana: two orders of the same amount get their own deposit addresses from the signing service, monitored on solana', async () => {
+    // 2 SOL at 100 USD = 200 USD: the same estimate as 0.1 ETH at 2000 USD
+    const sol = (clientOrderId: string) => body({ src_token_id: SOL, amount_in: '2000000000', client_order_id: clientOrderId });
+    const [a, b] = [await create(sol(`sol-a-${randomBytes(3).toString('hex')}`)), await create(sol(`sol-b-${randomBytes(3).toString('hex')}`))];
+    expect(a.status, JSON.stringify(a.body)).to.equal(200);
+    expect(b.status, JSON.stringify(b.body)).to.equal(200);
+    const [oa, ob] = [(await new OrderRepository(db).findByNo(String(a.body.data!.order_no)))!, (await new OrderRepository(db).findByNo(String(b.body.data!.order_no)))!];
+    expect(oa.deposit_index).to.not.equal(ob.deposit_index);
+    expect(oa.deposit_address).to.not.equal(ob.deposit_address);
+    // each the address of the service's key of the order's index (m/44'/501'/index'/0' of its mnemonic)
+    const service = new MnemonicSigner(SIGNER_MNEMONIC);
+    expect(oa.deposit_address).to.equal(await service.addressAt('svm', oa.deposit_index!));
+    expect(ob.deposit_address).to.equal(await service.addressAt('svm', ob.deposit_index!));
+    expect(oa.deposit_address).to.not.equal(await new MnemonicSigner(TEST_KEY_MNEMONIC).addressAt('svm', oa.deposit_index!));
+    expect(oa).to.include({ deposit_chain_type: 'solana', channel_kind: 'changenow', deposit_memo: null, deposit_router: null });
+    const exchange = (await exchanges()).find((e) => e.payinAddress === oa.forward_address);
+    expect(exchange, 'forwarded to the ChangeNOW payin address').to.not.equal(undefined);
+    expect(exchange!.refundAddress, 'the provider refunds to the platform address').to.equal(oa.deposit_address);
+    const monitored = await db('tx.monitored_addresses').where({ chain_type: 'solana', address: oa.deposit_address }).first();
+    expect(monitored, 'deposit address monitored').to.not.equal(undefined);
+  });
+
+  it('Solana: an order whose fees would stay at the deposit address under the rent-exempt minimum after the forward is amount_in below minimum, before any address or exchange', async () => {
+    // 0.2 SOL = 20 USD, above the 10 USD minimum; without a key the fees are the channel's 0.3 %:
+    // 600 000 lamports, less the forward's 5000-lamport fee, under 890 880
+    const exchangesBefore = (await exchanges()).length;
+    const small = await create(body({ src_token_id: SOL, amount_in: '200000000', main_channel_estimated_out_amount: (NET_OUT / 10n).toString(), min_acceptable_out_amount: ((NET_OUT * 99n) / 1000n).toString(), channels: [{ channel_id: 1, estimated_out_str: (NET_OUT / 10n).toString() }] }));
+    expect(small).to.deep.equal({ status: 400, body: { code: 400, msg: 'amount_in below minimum', data: null } });
+    expect((await exchanges()).length, 'no exchange at the provider').to.equal(exchangesBefore);
+  });
+
+  it('Solana while the signing service is down: 503, no order and no exchange at the provider; the next order gets its address again', async () => {
+    const outage = (down: boolean) => fetch(`${sim}/sim/signer/outage`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ down }) });
+    const clientOrderId = `sol-down-${randomBytes(3).toString('hex')}`;
+    const sol = body({ src_token_id: SOL, amount_in: '2000000000', client_order_id: clientOrderId });
+    const exchangesBefore = (await exchanges()).length;
+    expect((await outage(true)).status).to.equal(200);
+    try {
+      const refused = await create(sol);
+      expect(refused).to.deep.equal({ status: 503, body: { code: 503, msg: 'deposit address unavailable, retry later', data: null } });
+      expect(await new OrderRepository(db).findByClientOrderId(null, clientOrderId)).to.equal(undefined);
+      expect((await exchanges()).length, 'no exchange at the provider').to.equal(exchangesBefore);
+    } finally {
+      await outage(false);
+    }
+    expect((await create(sol)).status).to.equal(200);
   });
 
   it('without a key: a normal order without commission', async () => {

@@ -22,6 +22,7 @@ import { ordersModule } from '../../apps/aggregator-gateway/src/orders/module';
  */
 const ETH = 101; // 18 decimals, external id 1027
 const BTC = 1001;
+const SOL = 801;
 const AVAX = 701; // on Avalanche, a chain the address monitoring service does not parse
 const EVM_ADDR = '0x5f2b7a4f0c0b4a3c9c0b9a8e7d6c5b4a39281706';
 const BTC_ADDR = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
@@ -184,6 +185,8 @@ describe('integrator order endpoints (real Postgres and Redis, in process)', fun
       expect400(await create(validBody({ src_token_id: tokenId })), 'chain not found');
       // a source chain whose deposits cannot be seen
       expect400(await create(validBody({ src_token_id: AVAX })), 'chain not found');
+      // Solana without a signing service configured: no deposit address can be had (hardened keys only)
+      expect400(await create(validBody({ src_token_id: SOL })), 'chain not found');
     });
 
     it('dst_address invalid for the destination chain', async () => {

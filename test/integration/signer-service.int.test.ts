@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { ed25519 } from '@noble/curves/ed25519';
 import { keccak_256 } from '@noble/hashes/sha3';
+import { base58Decode } from '@chainpipe/chains';
 import { DERIVABLE_FAMILIES, HttpSigner, MnemonicSigner, accountXpubsOf, DepositAddresses } from '@chainpipe/custody';
 import { TEST_KEY_MNEMONIC, freePort, spawnTs, stopProcess, waitReady, type RunningProcess } from '@chainpipe/testing';
 
@@ -41,6 +43,18 @@ describe('signing service client (HttpSigner) against the upstream-sim stand-in'
     }
   });
 
+  it('Solana (svm): the service creates and keeps the key of each index; its address, and its ed25519 signature of the message bytes', async () => {
+    const local = new MnemonicSigner(TEST_KEY_MNEMONIC);
+    const [a7, a8] = [await client().addressAt('svm', 7), await client().addressAt('svm', 8)];
+    // the published first Solana address of the test mnemonic (m/44'/501'/0'/0')
+    expect(await client().addressAt('svm', 0)).to.equal('HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk');
+    expect(a7).to.equal(await local.addressAt('svm', 7)).and.not.equal(a8);
+    const message = Buffer.from('01000103a3', 'hex');
+    const signature = await client().signMessage({ family: 'svm', index: 7, address: a7, message });
+    expect(ed25519.verify(signature, message, base58Decode(a7)!)).to.equal(true);
+    expect(await refusal(client().signMessage({ family: 'svm', index: 7, address: a8, message }))).to.match(/HTTP 400.*does not own/);
+  });
+
   it('a wrong token, an address the key does not own: refused, no signature', async () => {
     expect(await refusal(client('another-token').sign({ family: 'evm', index: 1, address: watchOnly.addressAt('evm', 1), digests }))).to.match(/HTTP 401/);
     expect(await refusal(client().sign({ family: 'evm', index: 1, address: watchOnly.addressAt('evm', 2), digests }))).to.match(/HTTP 400.*does not own/);
@@ -51,6 +65,8 @@ describe('signing service client (HttpSigner) against the upstream-sim stand-in'
     expect((await forge(true)).status).to.equal(200);
     try {
       expect(await refusal(client().sign({ family: 'tvm', index: 3, address: watchOnly.addressAt('tvm', 3), digests }))).to.match(/not by the key of the deposit address/);
+      const svm = await client().addressAt('svm', 3);
+      expect(await refusal(client().signMessage({ family: 'svm', index: 3, address: svm, message: Buffer.from('message') }))).to.match(/not by the key of the deposit address/);
     } finally {
       await forge(false);
     }

@@ -1,5 +1,5 @@
 import { channelAdaptersConfig } from '@chainpipe/aggregator';
-import { depositKeysConfig } from '@chainpipe/custody';
+import { depositAddressServiceConfig, depositKeysConfig } from '@chainpipe/custody';
 import { dbConfig } from '@chainpipe/db';
 import { httpServerConfig } from '@chainpipe/http';
 import { kafkaConfig } from '@chainpipe/kafka';
@@ -18,4 +18,5 @@ export const aggregatorGatewayConfig = {
   QUOTE_HEARTBEAT_MS: int({ default: 15_000, min: 100, doc: 'comment line on a quiet quote stream so that proxies keep it open' }),
   ...orderConfig,
   ...depositKeysConfig,
+  ...depositAddressServiceConfig,
 };

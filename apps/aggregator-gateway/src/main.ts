@@ -1,5 +1,5 @@
 import { channelAdapters } from '@chainpipe/aggregator';
-import { depositAddressesFrom } from '@chainpipe/custody';
+import { depositAddressBookFrom } from '@chainpipe/custody';
 import { loadContracts } from '@chainpipe/contracts';
 import { addPostgres } from '@chainpipe/db';
 import { addHttpServer } from '@chainpipe/http';
@@ -36,7 +36,7 @@ runService('aggregator-gateway', aggregatorGatewayConfig, async (svc) => {
     producer,
     contracts,
     channels: orderChannelsFrom(db, adapters),
-    depositAddresses: depositAddressesFrom(config),
+    depositAddresses: depositAddressBookFrom(config),
     config,
     logger,
     registry,

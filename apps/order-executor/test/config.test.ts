@@ -5,9 +5,10 @@ import { confirmationsField, orderExecutorConfig } from '../src/config';
 describe('order executor configuration', () => {
   const field = confirmationsField('test');
 
-  it('reads confirmations per chain type it sends on (EVM, Bitcoin); unset is none listed', () => {
+  it('reads confirmations per chain type it sends on (EVM, Bitcoin, Solana); unset is none listed', () => {
     expect(field.parse('ethereum=12, bsc=15,base=1')).to.deep.equal({ value: { ethereum: 12, bsc: 15, base: 1 } });
     expect(field.parse('bitcoin=3')).to.deep.equal({ value: { bitcoin: 3 } });
+    expect(field.parse('solana=32')).to.deep.equal({ value: { solana: 32 } });
     expect(field.parse(undefined)).to.deep.equal({ value: {} });
     expect(field.parse('')).to.deep.equal({ value: {} });
   });
@@ -23,12 +24,12 @@ describe('order executor configuration', () => {
   it('a bad ORDER_EXECUTOR_CONFIRMATIONS stops the boot, named with the others', () => {
     let problems: string[] = [];
     try {
-      loadConfig(orderExecutorConfig, { ORDER_EXECUTOR_CONFIRMATIONS: 'solana=1' });
+      loadConfig(orderExecutorConfig, { ORDER_EXECUTOR_CONFIRMATIONS: 'dogecoin=1' });
     } catch (err) {
       expect(err).to.be.instanceOf(ConfigError);
       problems = (err as ConfigError).problems;
     }
-    expect(problems.some((p) => p.startsWith('ORDER_EXECUTOR_CONFIRMATIONS names solana'))).to.equal(true);
+    expect(problems.some((p) => p.startsWith('ORDER_EXECUTOR_CONFIRMATIONS names dogecoin'))).to.equal(true);
     expect(problems.some((p) => p.startsWith('THORNODE_API_URL is required'))).to.equal(true);
   });
 });

@@ -1,6 +1,7 @@
 import { ConfigError, int, secret, url, type Field } from '@chainpipe/runtime';
 import { DepositAddresses, parseAccountXpub, type DerivableFamily } from './deposit-keys';
-import { HttpSigner, MnemonicSigner, type Signer } from './signer';
+import { DepositAddressBook } from './deposit-address-book';
+import { HttpSigner, MnemonicSigner, SigningServiceAddresses, type Signer } from './signer';
 
 /** A required extended public key, checked at boot (an xprv or a malformed key fails the start). */
 function xpub(doc: string): Field<string> {
@@ -33,6 +34,34 @@ export const depositKeysConfig = {
 export function depositAddressesFrom(config: { DEPOSIT_XPUB_EVM: string; DEPOSIT_XPUB_UTXO: string; DEPOSIT_XPUB_TVM: string }): DepositAddresses {
   const xpubs: Record<DerivableFamily, string> = { evm: config.DEPOSIT_XPUB_EVM, utxo: config.DEPOSIT_XPUB_UTXO, tvm: config.DEPOSIT_XPUB_TVM };
   return new DepositAddresses(xpubs);
+}
+
+/**
+ * The signing service as the gateway's source of Solana deposit addresses (address look-ups
+ * only). Named apart from the mover's `SIGNER_URL`: a development stack shares one env file,
+ * where the executor signs with the development mnemonic and the gateway asks the simulator's
+ * signing service, which holds the same mnemonic. Empty: Solana orders are refused (`chain not found`).
+ */
+export const depositAddressServiceConfig = {
+  DEPOSIT_SIGNER_URL: url({ default: '', protocols: ['http', 'https'], doc: 'base URL of the signing service the Solana deposit addresses come from (GET /v1/addresses/svm/{index}); empty: orders paying on Solana are refused as chain not found' }),
+  DEPOSIT_SIGNER_TOKEN: secret({ default: '', doc: 'bearer token of the signing service for address look-ups (required with DEPOSIT_SIGNER_URL)' }),
+  DEPOSIT_SIGNER_TIMEOUT_MS: int({ default: 5_000, min: 100, doc: 'one address look-up at the signing service (an order creation waits for it)' }),
+};
+
+/** The gateway's deposit addresses: watch-only from the xpubs, Solana's from the signing service when configured. */
+export function depositAddressBookFrom(config: {
+  DEPOSIT_XPUB_EVM: string;
+  DEPOSIT_XPUB_UTXO: string;
+  DEPOSIT_XPUB_TVM: string;
+  DEPOSIT_SIGNER_URL: string;
+  DEPOSIT_SIGNER_TOKEN: string;
+  DEPOSIT_SIGNER_TIMEOUT_MS: number;
+}): DepositAddressBook {
+  if (config.DEPOSIT_SIGNER_URL && !config.DEPOSIT_SIGNER_TOKEN) throw new ConfigError(['DEPOSIT_SIGNER_TOKEN is required with DEPOSIT_SIGNER_URL']);
+  const service = config.DEPOSIT_SIGNER_URL
+    ? new SigningServiceAddresses({ baseUrl: config.DEPOSIT_SIGNER_URL, token: config.DEPOSIT_SIGNER_TOKEN, timeoutMs: config.DEPOSIT_SIGNER_TIMEOUT_MS })
+    : undefined;
+  return new DepositAddressBook(depositAddressesFrom(config), service);
 }
 
 /**

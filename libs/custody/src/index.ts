@@ -11,3 +11,6 @@ export * from './gas-topup';
 export * from './gas-station';
 export * from './bitcoin-transaction';
 export * from './bitcoin-sender';
+export * from './solana-keys';
+export * from './deposit-address-book';
+export * from './solana-transaction';

@@ -16,11 +16,16 @@ export function mnemonicEnvValue(mnemonic: string): string {
   return mnemonicWords(mnemonic).split(' ').join('-');
 }
 
-/** The BIP32 root of a BIP39 mnemonic (English word list, no passphrase). */
-export function rootOfMnemonic(mnemonic: string): HDKey {
+/** The BIP39 seed of a mnemonic (English word list, no passphrase): BIP32's and SLIP-0010's input. */
+export function seedOfMnemonic(mnemonic: string): Uint8Array {
   const words = mnemonicWords(mnemonic);
   if (!validateMnemonic(words, wordlist)) throw new Error('is not a valid BIP39 mnemonic');
-  return HDKey.fromMasterSeed(mnemonicToSeedSync(words));
+  return mnemonicToSeedSync(words);
+}
+
+/** The BIP32 root of a BIP39 mnemonic (English word list, no passphrase). */
+export function rootOfMnemonic(mnemonic: string): HDKey {
+  return HDKey.fromMasterSeed(seedOfMnemonic(mnemonic));
 }
 
 /** A fresh 24-word mnemonic (for a development stack's keys; production keys live in its signer). */

@@ -1,3 +1,4 @@
+import { CHAINS, type ChainFamily, type ChainType } from '@chainpipe/chains';
 import type { NewOutgoingTransfer, OutgoingTransferKind, OutgoingTransferRepository, OutgoingTransferRow } from '@chainpipe/order-store';
 import type { DepositKeyRef } from './evm-transaction';
 
@@ -58,13 +59,21 @@ export interface TransferChain {
   sign(from: DepositKeyRef, call: TransferCall): Promise<SignedTransfer>;
   /**
    * Broadcasts signed bytes: `accepted`, `known` (the node has it already: in its pool or
-   * mined), or `replaced` (its nonce, or on Bitcoin one of its inputs, went to another
-   * transaction: it can never be mined).
+   * mined), or `replaced` (it can never be mined: its nonce went to another transaction, on
+   * Bitcoin one of its inputs did, on Solana its recent blockhash expired before the chain took it).
    * Throws when the node could not be asked or refused it for another reason (tried again later).
    */
   broadcast(raw: string, hash: string): Promise<'accepted' | 'known' | 'replaced'>;
   receipt(hash: string): Promise<TransferReceipt>;
 }
+
+/** Why a `replaced` transfer failed for good, as the record says it. */
+/** Why a transfer whose broadcast answered `replaced` can never be mined, by chain family. */
+const NEVER_MINED: Readonly<Partial<Record<ChainFamily, string>>> & { evm: string } = {
+  evm: 'its nonce was taken by another transaction',
+  utxo: 'an input was spent by another transaction',
+  svm: 'its blockhash expired before the chain took it',
+};
 
 /** What to send: a transfer of an order, of one kind, from a deposit address. */
 export interface OutgoingTransferIntent {
@@ -146,8 +155,7 @@ export class OutgoingTransfers {
     if (row.status === 'confirmed' || row.status === 'failed') return row;
     const outcome = await this.chainOf(row.chain_type).broadcast(row.raw_tx, row.tx_hash);
     if (outcome === 'replaced') {
-      // its nonce (EVM) or an input (Bitcoin) went to another transaction: it can never be mined
-      const error = row.nonce === null ? 'an input was spent by another transaction' : 'its nonce was taken by another transaction';
+      const error = NEVER_MINED[CHAINS[row.chain_type as ChainType]?.family ?? 'evm'] ?? NEVER_MINED.evm;
       await this.deps.store.markFailed(row.id, error);
       return { ...row, status: 'failed', error };
     }

@@ -35,7 +35,7 @@ describe('development signer: keys of one mnemonic, the deposit side holding onl
     }
   });
 
-  it('refuses an address its key does not own, a malformed digest, an index out of range and Solana', async () => {
+  it('refuses an address its key does not own, a malformed digest, an index out of range and a family without keys', async () => {
     const other = new DepositAddresses(accountXpubsOf(OTHER));
     const digest = hex(keccak_256('tx'));
     const refusal = async (call: () => Promise<unknown>) => call().then(() => undefined, (err: Error) => err.message);
@@ -43,7 +43,7 @@ describe('development signer: keys of one mnemonic, the deposit side holding onl
     expect(await refusal(() => signer.sign({ family: 'evm', index: 1, address: watchOnly.addressAt('evm', 2), digests: [digest] }))).to.match(/does not own/);
     expect(await refusal(() => signer.sign({ family: 'evm', index: 1, address: watchOnly.addressAt('evm', 1), digests: ['ab'] }))).to.match(/32 bytes/);
     expect(await refusal(() => signer.addressAt('evm', 2 ** 31))).to.match(/outside/);
-    expect(await refusal(() => signer.addressAt('svm' as never, 0))).to.match(/no deposit key/);
+    expect(await refusal(() => signer.addressAt('cosmos' as never, 0))).to.match(/no deposit key/);
   });
 
   it('reads the mnemonic in the env-file form too (words joined by hyphens)', async () => {

@@ -1,4 +1,5 @@
 import { parseGwei, type Hex, type LocalAccount } from 'viem';
+import { signSolanaTransfer, type Signer } from '@chainpipe/custody';
 import { waitFor } from './wait';
 
 /** A simulated EVM chain of upstream-sim, as a wallet sees it over JSON-RPC. */
@@ -13,12 +14,7 @@ export interface SimChain {
 
 /** `base`: the simulator's URL, read at each call (suites learn it in their `before`). */
 export function simChain(base: () => string, network = 'ethereum-mainnet', chainId = 1): SimChain {
-  const rpc = async (method: string, params: unknown[]) => {
-    const res = await fetch(`${base()}/rpc/${network}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-    const body = (await res.json()) as { result?: any; error?: { message: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
+  const rpc = simRpc(base, network);
   const mined = async (hash: string): Promise<void> => {
     await waitFor(async () => (await rpc('eth_getTransactionReceipt', [hash]))?.status === '0x1', { timeoutMs: 20_000, what: `${hash} mined` });
   };
@@ -31,6 +27,50 @@ export function simChain(base: () => string, network = 'ethereum-mainnet', chain
       const hash: string = await rpc('eth_sendRawTransaction', [raw]);
       await mined(hash);
       return hash;
+    },
+  };
+}
+
+/** A JSON-RPC call to a network of the simulator; the result, or an error named by the method. */
+function simRpc(base: () => string, network: string): (method: string, params: unknown[]) => Promise<any> {
+  return async (method, params) => {
+    const res = await fetch(`${base()}/rpc/${network}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const body = (await res.json()) as { result?: any; error?: { message: string } };
+    if (body.error) throw new Error(`${method}: ${body.error.message}`);
+    return body.result;
+  };
+}
+
+/** The simulator's Solana mainnet, as a wallet sees it over JSON-RPC. */
+export interface SimSolana {
+  rpc(method: string, params: unknown[]): Promise<any>;
+  /** Waits (20 s at most) until the transaction is in a slot, successful. */
+  landed(signature: string): Promise<void>;
+  /** The lamports an address holds. */
+  balanceOf(address: string): Promise<bigint>;
+  /** Sends `lamports` from the key of `from` (a signer's index and address), waits until it landed; its signature. */
+  pay(signer: Signer, from: { index: number; address: string }, to: string, lamports: bigint): Promise<string>;
+}
+
+export function simSolana(base: () => string, network = 'solana-mainnet'): SimSolana {
+  const rpc = simRpc(base, network);
+  const landed = async (signature: string): Promise<void> => {
+    await waitFor(async () => {
+      const [status] = (await rpc('getSignatureStatuses', [[signature]])).value;
+      return status !== null && status.err === null;
+    }, { timeoutMs: 20_000, what: `${signature} landed` });
+  };
+  return {
+    rpc,
+    landed,
+    balanceOf: async (address) => BigInt((await rpc('getBalance', [address])).value),
+    async pay(signer, from, to, lamports) {
+      const { blockhash, lastValidBlockHeight } = (await rpc('getLatestBlockhash', [])).value;
+      const { raw, hash } = await signSolanaTransfer(signer, from, to, lamports, { maxNetworkFee: 5000n, blockhash, lastValidBlockHeight });
+      const signature: string = await rpc('sendTransaction', [raw, { encoding: 'base64' }]);
+      await landed(signature);
+      if (signature !== hash) throw new Error(`the node named ${signature}, not ${hash}`);
+      return signature;
     },
   };
 }

@@ -1,4 +1,4 @@
-import { DepositAddresses, accountXpubsOf, depositKeyEnvOf, mnemonicEnvValue } from '@chainpipe/custody';
+import { DepositAddressBook, DepositAddresses, MnemonicSigner, accountXpubsOf, depositKeyEnvOf, mnemonicEnvValue } from '@chainpipe/custody';
 import { publicPort } from '@chainpipe/runtime';
 
 /**
@@ -52,7 +52,11 @@ export function platformKeyEnv(mnemonic: string): Record<string, string> {
 /** The test kit's key mnemonic: the BIP39 test-vector one, whose addresses are published. */
 export const TEST_KEY_MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 
-/** The deposit addresses of the test kit's keys, for a gateway a test builds in its own process. */
-export function testDepositAddresses(): DepositAddresses {
-  return new DepositAddresses(accountXpubsOf(TEST_KEY_MNEMONIC));
+/**
+ * The deposit addresses of the test kit's keys, for a gateway a test builds in its own process:
+ * watch-only ones, and with `solana` Solana's from a development signer standing for the signing
+ * service (a test of the signing service's HTTP side spawns its stand-in).
+ */
+export function testDepositAddresses(opts: { solana?: boolean } = {}): DepositAddressBook {
+  return new DepositAddressBook(new DepositAddresses(accountXpubsOf(TEST_KEY_MNEMONIC)), opts.solana ? new MnemonicSigner(TEST_KEY_MNEMONIC) : undefined);
 }

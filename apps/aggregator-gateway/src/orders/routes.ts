@@ -93,7 +93,7 @@ export function orderRoutes(api: ApiRoutes, service: OrderService): void {
   const orderErrors = {
     400: 'the spec\'s order creation errors (`msg`): invalid request body, src_token_id/dst_token_id required (and `<field> required`), token not found, chain not found, channel not found, dst_address invalid, chosen_channel_id not in channels, slippage out of range, min_acceptable_out_amount too low, quote amount mismatch, amount_in below minimum, duplicate client_order_id, split orders are not supported for integrator orders',
     502: 'quote service timed out / quote service unavailable (the channel did not answer the re-quote or the deposit)',
-    503: 'no fresh price of the source token (the minimum amount cannot be checked), or a dependency is down',
+    503: 'no fresh price of the source token (the minimum amount cannot be checked), no deposit address (the signing service of Solana addresses did not answer), or a dependency is down',
   };
   api.route(
     {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
 import { AmountBelowProviderMinimum, ProviderError } from '@chainpipe/aggregator';
-import type { DepositAddresses } from '@chainpipe/custody';
+import { solanaKeepsRent, type DepositAddressBook } from '@chainpipe/custody';
 import { canonicalAddressForChainType, networkOfReferenceChain, type NetworkInfo } from '@chainpipe/chains';
 import { TOPICS, type HttpAggIntegratorOrderCreate } from '@chainpipe/contracts';
 import { ApiKeyRepository, type Knex } from '@chainpipe/db';
@@ -26,8 +26,8 @@ export interface OrderServiceDeps {
   redis: Redis;
   producer: Pick<TopicProducer, 'publish'>;
   channels: OrderChannels;
-  /** The platform's deposit addresses (watch-only: public keys, no private key). */
-  depositAddresses: Pick<DepositAddresses, 'supports' | 'addressAt'>;
+  /** The platform's deposit addresses (watch-only public keys; Solana's from the signing service): no private key. */
+  depositAddresses: Pick<DepositAddressBook, 'supports' | 'addressAt'>;
   config: ConfigOf<typeof orderConfig>;
   logger: Logger;
   registry: Registry;
@@ -52,6 +52,12 @@ function metricsOf(registry: Registry) {
     created: new Counter({ name: 'chainpipe_agg_orders_created_total', help: 'Integrator orders created, by whether a commission is bound', labelNames: ['integrator'], registers: [registry] }),
     rejected: new Counter({ name: 'chainpipe_agg_order_rejections_total', help: 'Order creations refused, by message', labelNames: ['msg'], registers: [registry] }),
     refunds: new Counter({ name: 'chainpipe_agg_refund_requests_total', help: 'Refund requests by outcome', labelNames: ['outcome'], registers: [registry] }),
+    depositAddressFailures: new Counter({
+      name: 'chainpipe_agg_deposit_address_failures_total',
+      help: 'Order creations refused because no deposit address could be had (the signing service of Solana addresses failed or timed out), by chain family',
+      labelNames: ['family'],
+      registers: [registry],
+    }),
     depositPublishFailures: new Counter({
       name: 'chainpipe_agg_deposit_address_publish_failures_total',
       help: 'Deposit addresses stored as monitored addresses but not published to addresses.changes.v1 (the matcher picks them up at its next resync)',
@@ -129,6 +135,17 @@ export function orderService(deps: OrderServiceDeps): OrderService {
     }
   }
 
+  /** The address of a deposit index; the signing service's answer (Solana) within the per-call deadline. */
+  async function depositAddressAt(family: string, index: number): Promise<string> {
+    try {
+      return await deps.depositAddresses.addressAt(family, index, AbortSignal.timeout(config.ORDER_UPSTREAM_TIMEOUT_MS));
+    } catch (err) {
+      metrics.depositAddressFailures.inc({ family });
+      log.warn({ msg: 'deposit_address_failed', family, index, err: (err as Error)?.message });
+      throw new OrderError(503, 'deposit address unavailable, retry later');
+    }
+  }
+
   let depositApp: Promise<void> | undefined;
   async function registerDeposit(order: OrderRow, network: NetworkInfo): Promise<void> {
     const appId = config.ORDER_DEPOSIT_APP_ID;
@@ -166,7 +183,7 @@ export function orderService(deps: OrderServiceDeps): OrderService {
     const dst = await token(b.dst_token_id);
     if (!src.network) throw bad(MSG.chainNotFound); // deposits are seen only on monitored chains
     const srcNetwork = src.network;
-    // Solana's keys derive hardened only: no deposit address without the signing service's help
+    // Solana's keys derive hardened only: no deposit address without the signing service
     if (!deps.depositAddresses.supports(srcNetwork.family)) throw bad(MSG.chainNotFound);
     const dstAddress = canonicalAddressForChainType(dst.token.chain_type, b.dst_address);
     if (!dstAddress.ok) throw bad(MSG.dstAddressInvalid);
@@ -195,12 +212,16 @@ export function orderService(deps: OrderServiceDeps): OrderService {
         deps.channels.requote(channel.id, { src: src.token, dst: dst.token, amountIn, promoCode: b.promo_code, signal }),
       );
       if (deviatesBeyond(BigInt(b.main_channel_estimated_out_amount), quote.estimatedOut, config.ORDER_QUOTE_DEVIATION_BP)) throw bad(MSG.quoteMismatch);
+      const rateBp = integrator?.feeRateBp ?? null;
+      const fees = splitFees(amountIn, quote.platformFee, rateBp);
+      // the fees stay at a Solana deposit address after the forward: under the rent-exempt minimum the chain refuses the forward
+      if (srcNetwork.family === 'svm' && !solanaKeepsRent(BigInt(fees.fee_platform) + BigInt(fees.fee_integrator))) throw bad(MSG.amountBelowMinimum);
       // The order's own address, owned by the platform: the user pays it with a plain transfer,
       // the deposit is attributed by this address alone, and the platform forwards to the channel.
       // It is also the channel's refund address: the platform sends the forward, so what a
       // channel gives back returns there, and the platform refunds the user from it.
       const depositIndex = await orders.nextDepositIndex(trx);
-      const depositAddress = deps.depositAddresses.addressAt(srcNetwork.family, depositIndex);
+      const depositAddress = await depositAddressAt(srcNetwork.family, depositIndex);
       const deposit = await upstream('deposit', (signal) =>
         deps.channels.createDeposit(channel.id, { src: src.token, dst: dst.token, amountIn, dstAddress: dstAddress.address, refundAddress: depositAddress, signal }),
       );
@@ -209,8 +230,6 @@ export function orderService(deps: OrderServiceDeps): OrderService {
         log.error({ msg: 'channel_deposit_address_invalid', channel: channel.id, address: deposit.depositAddress });
         throw new OrderError(502, 'quote service unavailable');
       }
-      const rateBp = integrator?.feeRateBp ?? null;
-      const fees = splitFees(amountIn, quote.platformFee, rateBp);
       const now = new Date(clock.now());
       const row: NewOrder = {
         order_no: newOrderNo(now),

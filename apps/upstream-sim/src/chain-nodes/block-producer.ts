@@ -6,16 +6,16 @@ import type { JsonObject } from './json';
 /** A block a ledger mined: as its node serves it, and as the stream delivers it (`dataset`, one `item`). */
 export interface ProducedBlock {
   number: number;
-  /** The node's form (EVM: `eth_getBlockByNumber` with full transactions; Bitcoin: Core's `getblock … 2`). */
+  /** The node's form (EVM: `eth_getBlockByNumber` with full transactions; Bitcoin: Core's `getblock … 2`; Solana: `getBlock`). */
   block: JsonObject;
-  /** EVM receipts; none on Bitcoin. */
+  /** EVM receipts; none on Bitcoin and Solana. */
   receipts: JsonObject[];
-  /** The streamer's dataset of the chain (`block_with_receipts`, Bitcoin's `block`) and the element of `data` it posts. */
+  /** The streamer's dataset of the chain (`block_with_receipts`, Bitcoin's and Solana's `block`) and the element of `data` it posts. */
   dataset: string;
   item: unknown;
 }
 
-/** A simulated chain that takes signed transactions and mines them (`EvmLedger`, `BitcoinLedger`). */
+/** A simulated chain that takes signed transactions and mines them (`EvmLedger`, `BitcoinLedger`, `SolanaLedger`). */
 export interface BlockLedger {
   readonly network: string;
   /** False until a transaction was ever sent: a dormant chain produces no blocks. */
@@ -41,11 +41,12 @@ export interface BlockProducerDeps {
 }
 
 /**
- * Mines a block on every tick for each chain (EVM, Bitcoin) that ever received a transaction (a
- * dormant chain stays still, so the stream is not flooded with empty blocks of every network),
- * and delivers the blocks to chain-ingest in order, in the dataset the streamer sends of the
- * chain (EVM `block_with_receipts`, Bitcoin `block`). A delivery that fails is tried again on
- * the next tick before any newer block, as a stream does.
+ * Mines a block (a slot on Solana) on every tick for each simulated chain (EVM, Bitcoin, Solana)
+ * that ever received a transaction (a dormant chain stays still, so the stream is not flooded
+ * with empty blocks of every network), and delivers the blocks to chain-ingest in order, in the
+ * dataset the streamer sends of the chain (EVM `block_with_receipts`, Bitcoin's and Solana's
+ * `block`). A delivery that fails is tried again on the next tick before any newer block, as a
+ * stream does.
  */
 export class BlockProducer {
   private readonly backlog = new Map<string, StreamBatch[]>();

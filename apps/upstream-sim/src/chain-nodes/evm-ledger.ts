@@ -19,10 +19,11 @@ export const FUNDED_BALANCE_WEI = 1000n * 10n ** 18n;
 /** What a development account holds of every token (smallest units): 10^12 whole tokens of 18 decimals. */
 export const FUNDED_TOKEN_BALANCE = 10n ** 30n;
 
-/** `SIM_FUNDED_ACCOUNTS` as the ledger takes it; a malformed address stops the boot. */
+/** The EVM addresses of `SIM_FUNDED_ACCOUNTS` as the ledger takes them (its Solana ones are the Solana ledger's); a malformed address stops the boot. */
 export function fundedAccounts(list: string): Map<string, bigint> {
   const funded = new Map<string, bigint>();
   for (const item of list.split(',').map((s) => s.trim()).filter(Boolean)) {
+    if (!item.startsWith('0x')) continue;
     if (!/^0x[0-9a-fA-F]{40}$/.test(item)) throw new Error(`SIM_FUNDED_ACCOUNTS: ${JSON.stringify(item)} is not an EVM address`);
     funded.set(item.toLowerCase(), FUNDED_BALANCE_WEI);
   }

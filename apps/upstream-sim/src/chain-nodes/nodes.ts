@@ -5,6 +5,7 @@ import { bitcoinNode, buildBitcoinChain, classifyBitcoinFixture, type BitcoinDoc
 import { groupByNetwork, type FixtureDoc } from './catalog';
 import { EvmLedger, type EvmLedgerOptions } from './evm-ledger';
 import { buildEvmChain, classifyEvmFixture, evmNode, type EvmDoc, type Skipped } from './evm-node';
+import { SolanaLedger } from './solana-ledger';
 import { buildSolanaChain, classifySolanaFixture, solanaNode, type SolanaDoc } from './solana-node';
 import { buildTronWallet, classifyTronFixture, tronWalletMethods, type TronWalletDoc, type WalletMethod } from './tron-node';
 
@@ -23,6 +24,8 @@ export interface ChainNode {
   ledger?: EvmLedger;
   /** Bitcoin mainnet: the UTXO set, the mempool and the blocks produced from sent transactions. */
   bitcoinLedger?: BitcoinLedger;
+  /** Solana mainnet: balances and the slots produced from sent transactions. */
+  solanaLedger?: SolanaLedger;
   /** What the node holds, for the boot log. */
   summary: Record<string, number | null>;
 }
@@ -47,6 +50,8 @@ export interface ChainNodesOptions {
   ledger?: Pick<EvmLedgerOptions, 'baseFeeWei' | 'funded'>;
   /** Bitcoin mainnet takes signed transactions: the fee rate it estimates and the funded addresses. */
   bitcoin?: Pick<BitcoinLedgerOptions, 'funded' | 'feeRateSatVb'>;
+  /** Solana mainnet takes signed transactions: its funded accounts (lamports). */
+  solanaLedger?: { funded: ReadonlyMap<string, bigint> };
 }
 
 export function buildChainNodes(docs: readonly FixtureDoc[], opts: ChainNodesOptions): ChainNodes {
@@ -91,7 +96,14 @@ function buildNode(network: NetworkInfo, files: FixtureDoc[], skipped: Skipped[]
       }
       const built = buildSolanaChain(docs);
       skipped.push(...built.skipped);
-      return { network, rpc: solanaNode(built.chain), summary: { head: built.chain.head?.slot ?? null, blocks: built.chain.blocks.size, txs: built.chain.txs.size } };
+      // the mainnet, where deposits are seen, takes transactions; the devnet serves its fixtures only
+      const solanaLedger = opts.solanaLedger && !network.testnet ? new SolanaLedger(built.chain, { network: network.network, funded: opts.solanaLedger.funded }) : undefined;
+      return {
+        network,
+        solanaLedger,
+        rpc: solanaNode(built.chain, solanaLedger),
+        summary: { head: built.chain.head?.slot ?? null, blocks: built.chain.blocks.size, txs: built.chain.txs.size },
+      };
     }
     case 'tvm': {
       const walletDocs: TronWalletDoc[] = [];

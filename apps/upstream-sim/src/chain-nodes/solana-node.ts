@@ -1,7 +1,9 @@
+import { base58Decode } from '@chainpipe/chains';
 import { RpcError, invalidParams, type RpcHandler, type RpcNode, type RpcParams } from '../json-rpc';
 import type { FixtureDoc } from './catalog';
 import type { Skipped } from './evm-node';
 import { baseName, isObject, kindInFileName, unwrapRpcResult, type JsonObject } from './json';
+import { BLOCKHASH_VALIDITY, type SolanaLedger } from './solana-ledger';
 import { solanaWireBytes, wireText } from './solana-wire';
 
 /** The encodings fixtures are stored in. */
@@ -37,8 +39,6 @@ export interface SolanaChain {
   firstSlot: number | null;
 }
 
-/** Blocks stay valid for 150 block heights after their own (Solana's recent-blockhash window). */
-const BLOCKHASH_VALIDITY = 150;
 
 /**
  * The slot of a getBlock fixture. getBlock results carry no slot: files named `…-slot<N>.` are
@@ -191,7 +191,15 @@ function slotArg(v: unknown): number {
   return v;
 }
 
-export function solanaNode(chain: SolanaChain): RpcNode {
+/** Slots after its own when a transaction counts as rooted (`finalized`, `confirmations: null`). */
+const FINALIZED_DEPTH = 32;
+
+/**
+ * The node of a Solana network: the fixtures' blocks and transactions, and with a `ledger` the
+ * chain that takes transactions (`sendTransaction`, `getBalance`, `getFeeForMessage`), whose
+ * slots it adds to the same chain.
+ */
+export function solanaNode(chain: SolanaChain, ledger?: SolanaLedger): RpcNode {
   const headSlot = () => chain.head?.slot ?? 0;
   const headHeight = () => {
     const b = chain.head ? pick(chain.head.variants, 'json') : undefined;
@@ -210,6 +218,10 @@ export function solanaNode(chain: SolanaChain): RpcNode {
     [
       'getLatestBlockhash',
       () => {
+        if (ledger) {
+          const { slot, ...value } = ledger.latestBlockhash();
+          return { context: { slot }, value };
+        }
         const b = chain.head ? pick(chain.head.variants, 'json') : undefined;
         if (!b) throw new RpcError(-32004, 'Block not available for slot 0');
         return { context: { slot: headSlot() }, value: { blockhash: b.blockhash, lastValidBlockHeight: headHeight() + BLOCKHASH_VALIDITY } };
@@ -260,8 +272,10 @@ export function solanaNode(chain: SolanaChain): RpcNode {
           const tx = entry ? pick(entry.variants, 'json') : undefined;
           if (!entry || !tx) return null;
           const err = isObject(tx.meta) ? (tx.meta.err ?? null) : null;
-          // Everything the fixtures hold is long finalized.
-          return { slot: entry.slot, confirmations: null, err, status: err === null ? { Ok: null } : { Err: err }, confirmationStatus: 'finalized' };
+          // the fixtures' transactions are long finalized; the ledger's own count up to the root
+          const depth = headSlot() - entry.slot;
+          const rooted = !ledger?.knows(sig) || depth >= FINALIZED_DEPTH;
+          return { slot: entry.slot, confirmations: rooted ? null : depth, err, status: err === null ? { Ok: null } : { Err: err }, confirmationStatus: rooted ? 'finalized' : 'confirmed' };
         });
         return { context: { slot: headSlot() }, value };
       },
@@ -280,5 +294,33 @@ export function solanaNode(chain: SolanaChain): RpcNode {
       },
     ],
   ]);
+  if (ledger) {
+    const context = () => ({ slot: headSlot() });
+    const addressArg = (v: unknown): string => {
+      if (typeof v !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(v)) throw invalidParams('Invalid param: Invalid');
+      return v;
+    };
+    methods.set('getBalance', (params) => ({ context: context(), value: Number(ledger.balanceOf(addressArg(args(params)[0]))) }));
+    methods.set('getFeeForMessage', (params) => {
+      const message = args(params)[0];
+      if (typeof message !== 'string') throw invalidParams('Invalid params: missing field `message`.');
+      return { context: context(), value: ledger.feeForMessage(message) };
+    });
+    methods.set('getMinimumBalanceForRentExemption', (params) => {
+      const size = args(params)[0] ?? 0;
+      if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) throw invalidParams('Invalid params: invalid type: expected usize.');
+      // (128 bytes of account overhead + data) × 3480 lamports per byte-year × 2 years
+      return (128 + size) * 3480 * 2;
+    });
+    methods.set('sendTransaction', (params) => {
+      const [raw, config] = args(params);
+      if (typeof raw !== 'string') throw invalidParams('Invalid params: missing field `transaction`.');
+      const encoding = isObject(config) ? (config.encoding ?? 'base58') : 'base58';
+      // the default encoding is base58 (deprecated but still the default), as a node's
+      const bytes = encoding === 'base64' ? raw : encoding === 'base58' ? Buffer.from(base58Decode(raw) ?? []).toString('base64') : undefined;
+      if (bytes === undefined) throw invalidParams(`Invalid params: unknown variant \`${String(encoding)}\`, expected \`base58\` or \`base64\`.`);
+      return ledger.sendTransaction(bytes);
+    });
+  }
   return { dialect: 'jsonrpc2', methods, methodNotFoundMessage: () => 'Method not found' };
 }

@@ -20,7 +20,8 @@ import type { PayinChain, PayinWallet } from './payin-chains';
  * otherwise); `POST /v2/exchange` with `flow: "fixed-rate"` needs that `rateId` before it
  * expires (HTTP 400 `rate_id_not_found_or_expired` otherwise) and keeps its amount. After the
  * payin (the simulated chain's balance of the payin address, whose key the stand-in holds: EVM
- * mainnets and Bitcoin, whose payins count once mined) an
+ * mainnets, Bitcoin, whose payins count once mined, and Solana mainnet, `sol`, whose refunds stay
+ * off the chain) an
  * exchange moves by itself, one status per step: `confirming`, `exchanging`, `sending`,
  * `finished` with a `payoutHash` and `amountTo`; a fixed-rate payin after the rate's
  * `validUntil`, or short of `expectedAmountFrom`, is `refunded` instead: a transaction on the
@@ -97,7 +98,7 @@ export interface ChangenowRouterDeps {
   quotes: QuotesSource;
   apiKey: string;
   now: () => number;
-  /** The simulated chain of ChangeNOW's `network` (EVM mainnets, Bitcoin); undefined where the simulator keeps no balances. */
+  /** The simulated chain of ChangeNOW's `network` (EVM mainnets, Bitcoin, `sol`); undefined where the simulator keeps no balances. */
   chain?: (network: string) => PayinChain | undefined;
   /** Time between two statuses of an exchange after its payin. */
   stepMs?: number;
@@ -237,6 +238,7 @@ export function changenowRouter(deps: ChangenowRouterDeps): Router {
       e.payinAddress = e.payinKey.address;
       e.baseline = chain.balanceOf(e.payinAddress);
     }
+    if (chain) e.baseline = chain.balanceOf(e.payinAddress);
     exchanges.set(e.id, e);
     res.json({
       fromAmount: amount, toAmount, flow, type: 'direct', payinAddress: e.payinAddress, payoutAddress: address, payinExtraId: null, payoutExtraId: e.payoutExtraId,

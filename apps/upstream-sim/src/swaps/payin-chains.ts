@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { toHex, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { SingleKeySigner, outputScriptOf, p2wpkhVsize, shapeBitcoinTransfer, signBitcoinTransfer } from '@chainpipe/custody';
+import { SingleKeySigner, outputScriptOf, p2wpkhVsize, shapeBitcoinTransfer, signBitcoinTransfer, solanaAddressOf, solanaPublicKeyOf } from '@chainpipe/custody';
 import type { BitcoinLedger } from '../chain-nodes/bitcoin-ledger';
 import type { EvmLedger } from '../chain-nodes/evm-ledger';
+import type { SolanaLedger } from '../chain-nodes/solana-ledger';
 import type { ChainNodes } from '../chain-nodes/nodes';
 
 /** ChangeNOW network names of the EVM networks → their chain ids. */
@@ -72,9 +73,29 @@ export function bitcoinPayinChain(ledger: BitcoinLedger): PayinChain {
   };
 }
 
-/** The simulated chain of a ChangeNOW network (EVM mainnets, `btc`), for the stand-in's payins and refunds. */
+/**
+ * Solana's payins: an address of an ed25519 key of the stand-in's; its refunds stay off the chain
+ * (the exchange shows a refund hash the chain does not know).
+ */
+export function solanaPayinChain(ledger: SolanaLedger): PayinChain {
+  return {
+    decimals: 9,
+    newWallet() {
+      const key = randomBytes(32);
+      return { key, address: solanaAddressOf(solanaPublicKeyOf(key)) };
+    },
+    balanceOf: (address) => ledger.balanceOf(address),
+    sendBack: async () => undefined,
+  };
+}
+
+/** The simulated chain of a ChangeNOW network (EVM mainnets, `btc`, `sol`), for the stand-in's payins and refunds. */
 export function payinChainOf(chainNodes: ChainNodes): (network: string) => PayinChain | undefined {
   return (network) => {
+    if (network === 'sol') {
+      const ledger = chainNodes.nodes.get('solana-mainnet')?.solanaLedger;
+      return ledger ? solanaPayinChain(ledger) : undefined;
+    }
     if (network === 'btc') {
       const ledger = chainNodes.nodes.get('bitcoin-mainnet')?.bitcoinLedger;
       return ledger ? bitcoinPayinChain(ledger) : undefined;
