@@ -1,6 +1,6 @@
 import { ChangeNowAdapter, ThorchainAdapter } from '@chainpipe/aggregator';
 import { chainOriginsFromConfig } from '@chainpipe/chains';
-import { OutgoingTransfers, evmSendersByChainType, signerFromConfig } from '@chainpipe/custody';
+import { OutgoingTransfers, evmSendersByChainType, signerFromConfig, tronSendersByChainType } from '@chainpipe/custody';
 import { addPostgres } from '@chainpipe/db';
 import { OutgoingTransferRepository } from '@chainpipe/order-store';
 import { periodicJob, runService, systemClock } from '@chainpipe/runtime';
@@ -14,8 +14,10 @@ runService('order-executor', orderExecutorConfig, async (svc) => {
   const db = addPostgres(svc);
   const signer = signerFromConfig(config);
   const origins = chainOriginsFromConfig(config);
-  // one sender per EVM chain type, on its mainnet (deposits are seen on the monitored mainnets)
-  const senders = evmSendersByChainType(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
+  // one sender per chain type sent on (EVM chains, Tron), on its mainnet (deposits are seen on the monitored mainnets)
+  const evm = evmSendersByChainType(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
+  const tron = tronSendersByChainType(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
+  const senders = (chainType: string) => evm(chainType) ?? tron(chainType);
   const confirmations = (chainType: string) => config.ORDER_EXECUTOR_CONFIRMATIONS[chainType as keyof typeof config.ORDER_EXECUTOR_CONFIRMATIONS] ?? config.ORDER_EXECUTOR_CONFIRMATIONS_DEFAULT;
   const transfers = new OutgoingTransfers({ store: new OutgoingTransferRepository(db), chain: senders, confirmations });
   const thorchain = new ThorchainAdapter({ baseUrl: config.THORNODE_API_URL, clientId: config.THORNODE_CLIENT_ID, timeoutMs: config.THORNODE_TIMEOUT_MS });

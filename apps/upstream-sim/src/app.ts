@@ -41,15 +41,19 @@ export interface UpstreamSimDeps {
   signer: { mnemonic: string; token: string };
 }
 
-/** The simulated EVM chain of a ChangeNOW network (mainnets only), for the stand-in's payins and refunds. */
+/** The simulated chain of a ChangeNOW network (EVM mainnets, Tron), for the stand-in's payins and (EVM) refunds. */
 function payinChainOf(chainNodes: ChainNodes): (network: string) => PayinChain | undefined {
   return (network) => {
+    if (network === 'trx') {
+      const tron = chainNodes.nodes.get('tron-mainnet')?.tronLedger;
+      return tron ? { decimals: 6, balanceOf: (a) => tron.balanceOf(a) } : undefined;
+    }
     const chainId = CHANGENOW_EVM_CHAIN_IDS[network];
     if (chainId === undefined) return undefined;
     for (const node of chainNodes.nodes.values()) {
       const ledger = node.ledger;
       if (ledger && node.network.chainId === chainId && !node.network.testnet) {
-        return { chainId, balanceOf: (a) => ledger.balanceOf(a), nonceOf: (a, p) => ledger.nonceOf(a, p), gasPrice: () => ledger.gasPrice(), submitRaw: (raw) => ledger.submitRaw(raw) };
+        return { decimals: 18, balanceOf: (a) => ledger.balanceOf(a), evm: { chainId, nonceOf: (a, p) => ledger.nonceOf(a, p), gasPrice: () => ledger.gasPrice(), submitRaw: (raw) => ledger.submitRaw(raw) } };
       }
     }
     return undefined;

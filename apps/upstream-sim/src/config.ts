@@ -25,7 +25,7 @@ export const upstreamSimConfig = {
   SIM_STREAM_URL: str({ default: '', doc: "chain-ingest's POST /stream URL the produced blocks are delivered to (empty: served only, not posted)" }),
   STREAM_SECRET: secret({ default: '', doc: 'Content-Secret-X of those deliveries' }),
   SIM_THORCHAIN_SWAP_MS: int({ default: 3000, min: 0, max: 600_000, doc: 'how long after the block of a deposit to its vault the simulated THORChain reports the swap (or refund) done' }),
-  SIM_FUNDED_ACCOUNTS: str({ default: '', doc: 'comma-separated EVM addresses that start with 1000 ether on every EVM chain (development accounts)' }),
+  SIM_FUNDED_ACCOUNTS: str({ default: '', doc: 'comma-separated development accounts: EVM addresses start with 1000 ether on every EVM chain, Tron addresses (T…) with 1,000,000 TRX and 10^9 of every TRC-20 token' }),
   SIM_FAULT_HOLD_MS: int({ default: 60_000, min: 100, max: 600_000, doc: 'how long `x-sim-fault: timeout` holds a request before closing the connection unanswered' }),
 };
 

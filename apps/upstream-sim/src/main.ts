@@ -4,7 +4,9 @@ import { createUpstreamSimApp } from './app';
 import { loadFixtureDocs } from './chain-nodes/load-fixtures';
 import { BlockProducer } from './chain-nodes/block-producer';
 import { fundedAccounts, GWEI } from './chain-nodes/evm-ledger';
+import type { JsonObject } from './chain-nodes/json';
 import { buildChainNodes } from './chain-nodes/nodes';
+import { fundedTronAccounts } from './chain-nodes/tron-ledger';
 import { upstreamSimConfig } from './config';
 import { HeldRequests } from './faults';
 import { loadTopHolders } from './market/coingecko-router';
@@ -20,6 +22,7 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
   const chainNodes = buildChainNodes(loadFixtureDocs(config.FIXTURES_DIR), {
     clientVersion: 'chainpipe-upstream-sim/0.1.0',
     ledger: { baseFeeWei: BigInt(config.SIM_BASE_FEE_GWEI) * GWEI, funded: fundedAccounts(config.SIM_FUNDED_ACCOUNTS) },
+    tronLedger: { funded: fundedTronAccounts(config.SIM_FUNDED_ACCOUNTS), now: () => systemClock.now() },
   });
   for (const [network, node] of chainNodes.nodes) logger.info({ msg: 'chain_node_ready', network, ...node.summary });
   for (const s of chainNodes.skipped) logger[s.expected ? 'debug' : 'warn']({ msg: 'fixture_skipped', file: s.source, reason: s.reason });
@@ -70,11 +73,14 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
   http.upgrade(stream.upgrade);
   svc.serve({ name: 'ohlcv-stream', stop: () => stream.close() });
   const producer = new BlockProducer({
-    ledgers: [...chainNodes.nodes.values()].flatMap((n) => (n.ledger ? [n.ledger] : [])),
+    ledgers: [...chainNodes.nodes.values()].flatMap((n) => [n.ledger, n.tronLedger].filter((l) => l !== undefined)),
     logger,
     target: config.SIM_STREAM_URL ? { url: config.SIM_STREAM_URL, secret: config.STREAM_SECRET } : undefined,
     nowSec: () => Math.floor(systemClock.now() / 1000),
-    onBlock: (network, block, receipts) => thorchain.observeBlock(network, block, receipts),
+    onBlock: (network, produced) => {
+      const evm = produced.item as { block?: JsonObject; receipts?: JsonObject[] };
+      if (produced.dataset === 'block_with_receipts' && evm.block && evm.receipts) thorchain.observeBlock(network, evm.block, evm.receipts);
+    },
   });
   svc.serve(periodicJob({ name: 'block-producer', intervalMs: config.SIM_BLOCK_MS, run: () => producer.tick(), logger }));
   // Registered after the server so it stops first: held requests would keep the server from closing.

@@ -7,3 +7,4 @@ export * from './outgoing-transfers';
 export * from './thorchain-router';
 export * from './evm-senders';
 export * from './erc20';
+export * from './tron-transaction';

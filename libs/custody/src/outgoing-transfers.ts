@@ -34,14 +34,15 @@ export type TransferReceipt = { mined: false } | { mined: true; success: boolean
 
 /**
  * One chain's part of sending from a deposit address, split so the transaction can be stored
- * between signing and broadcasting (`EvmSender` for EVM chains).
+ * between signing and broadcasting (`EvmSender` for EVM chains, `TronSender` for Tron).
  */
 export interface TransferChain {
   /** Builds and signs `call` from the deposit address; nothing is sent. */
   sign(from: DepositKeyRef, call: TransferCall): Promise<SignedTransfer>;
   /**
    * Broadcasts signed bytes: `accepted`, `known` (the node has it already: in its pool or
-   * mined), or `replaced` (its nonce went to another transaction: it can never be mined).
+   * mined), or `replaced` (it can never be mined: its nonce went to another transaction, or on a
+   * chain whose transactions expire, Tron, it expired unmined).
    * Throws when the node could not be asked or refused it for another reason (tried again later).
    */
   broadcast(raw: string, hash: string): Promise<'accepted' | 'known' | 'replaced'>;
@@ -119,8 +120,10 @@ export class OutgoingTransfers {
     if (row.status === 'confirmed' || row.status === 'failed') return row;
     const outcome = await this.chainOf(row.chain_type).broadcast(row.raw_tx, row.tx_hash);
     if (outcome === 'replaced') {
-      await this.deps.store.markFailed(row.id, 'its nonce was taken by another transaction');
-      return { ...row, status: 'failed', error: 'its nonce was taken by another transaction' };
+      // failed for good: an operator (or the order's next step) decides on a new transfer
+      const error = 'it can never be mined: its nonce was taken by another transaction, or it expired unmined';
+      await this.deps.store.markFailed(row.id, error);
+      return { ...row, status: 'failed', error };
     }
     if (row.status === 'signed') await this.deps.store.markBroadcast(row.id);
     return { ...row, status: 'broadcast' };

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@chainpipe/runtime';
 import { wrapStreamBatch, type StreamBatch } from '../replay/stream-batch';
-import type { EvmLedger } from './evm-ledger';
-import type { JsonObject } from './json';
 
 /** Where produced blocks go: chain-ingest's `POST /stream`, as the streamer posts them. */
 export interface StreamTarget {
@@ -10,21 +8,37 @@ export interface StreamTarget {
   secret: string;
 }
 
+/** A block a ledger mined: its number, how many transactions, and the stream element it is in its dataset. */
+export interface ProducedBlock {
+  number: number;
+  txs: number;
+  /** The dataset the stream carries it as (`block_with_receipts` for EVM chains, `block` for Tron's node blocks). */
+  dataset: string;
+  item: unknown;
+}
+
+/** A simulated chain that mines (the EVM ledger, Tron's). */
+export interface ProducingLedger {
+  readonly active: boolean;
+  readonly network: string;
+  produceBlock(nowSec: number): ProducedBlock;
+}
+
 export interface BlockProducerDeps {
-  ledgers: readonly EvmLedger[];
+  ledgers: readonly ProducingLedger[];
   logger: Logger;
   /** Unset: blocks are only served by the nodes, never posted. */
   target?: StreamTarget;
   nowSec: () => number;
   post?: typeof fetch;
   /** Watchers of the chains (the simulated THORChain), given every produced block. */
-  onBlock?: (network: string, block: JsonObject, receipts: JsonObject[]) => void;
+  onBlock?: (network: string, produced: ProducedBlock) => void;
 }
 
 /**
- * Mines a block on every tick for each EVM chain that ever received a transaction (a dormant
+ * Mines a block on every tick for each chain that ever received a transaction (a dormant
  * chain stays still, so the stream is not flooded with empty blocks of every network), and
- * delivers the blocks to chain-ingest in order as the `block_with_receipts` dataset. A delivery
+ * delivers the blocks to chain-ingest in order, each in its chain's dataset. A delivery
  * that fails is tried again on the next tick before any newer block, as a stream does.
  */
 export class BlockProducer {
@@ -40,13 +54,13 @@ export class BlockProducer {
     try {
       for (const ledger of this.deps.ledgers) {
         if (!ledger.active) continue;
-        const { number, block, receipts } = ledger.produceBlock(this.deps.nowSec());
-        this.deps.onBlock?.(ledger.network, block, receipts);
-        const txs = Array.isArray(block.transactions) ? block.transactions.length : 0;
+        const produced = ledger.produceBlock(this.deps.nowSec());
+        const { number, txs } = produced;
+        this.deps.onBlock?.(ledger.network, produced);
         if (txs > 0) this.deps.logger.info({ msg: 'sim_block_produced', network: ledger.network, number, txs });
         if (!this.deps.target) continue;
         const queue = this.backlog.get(ledger.network) ?? [];
-        queue.push({ network: ledger.network, dataset: 'block_with_receipts', items: [{ block, receipts }], startRange: number, endRange: number, label: `${ledger.network}-${number}` });
+        queue.push({ network: ledger.network, dataset: produced.dataset, items: [produced.item], startRange: number, endRange: number, label: `${ledger.network}-${number}` });
         this.backlog.set(ledger.network, queue);
       }
       if (this.deps.target) await this.deliver(this.deps.target);

@@ -2,6 +2,7 @@ import { secp256k1 } from '@noble/curves/secp256k1';
 import { publicKeyToAddress } from 'viem/accounts';
 import { keccak256, parseTransaction, serializeTransaction, toHex, type Hex, type TransactionSerializable } from 'viem';
 import { RpcError } from '../json-rpc';
+import type { ProducedBlock } from './block-producer';
 import { erc20Call, type CallEffect, type SimContract, type SimLog, type TokenState } from './evm-contracts';
 import type { EvmChain } from './evm-node';
 import { simulatedBalance } from './evm-node';
@@ -21,7 +22,8 @@ export const FUNDED_TOKEN_BALANCE = 10n ** 30n;
 /** `SIM_FUNDED_ACCOUNTS` as the ledger takes it; a malformed address stops the boot. */
 export function fundedAccounts(list: string): Map<string, bigint> {
   const funded = new Map<string, bigint>();
-  for (const item of list.split(',').map((s) => s.trim()).filter(Boolean)) {
+  // Tron entries (`T…`) are the Tron ledger's (fundedTronAccounts)
+  for (const item of list.split(',').map((s) => s.trim()).filter((s) => s && !s.startsWith('T'))) {
     if (!/^0x[0-9a-fA-F]{40}$/.test(item)) throw new Error(`SIM_FUNDED_ACCOUNTS: ${JSON.stringify(item)} is not an EVM address`);
     funded.set(item.toLowerCase(), FUNDED_BALANCE_WEI);
   }
@@ -214,7 +216,7 @@ export class EvmLedger {
    * contract's code, else ERC-20 semantics (`transfer`, `approve`, `transferFrom` at the token's
    * address); a reverted call moves nothing and is charged its gas.
    */
-  produceBlock(timestampSec: number): { number: number; block: JsonObject; receipts: JsonObject[] } {
+  produceBlock(timestampSec: number): ProducedBlock & { block: JsonObject; receipts: JsonObject[] } {
     const number = (this.chain.head ?? 0) + 1;
     const parent = this.chain.blocks.get(number - 1);
     const parentHash = typeof parent?.hash === 'string' ? parent.hash : ZERO_HASH;
@@ -308,6 +310,6 @@ export class EvmLedger {
       this.chain.receipts.set(String(t.hash), receipts[i]);
     });
     this.chain.head = number;
-    return { number, block, receipts };
+    return { number, block, receipts, txs: transactions.length, dataset: 'block_with_receipts', item: { block, receipts } };
   }
 }

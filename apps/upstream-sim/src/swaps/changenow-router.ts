@@ -20,7 +20,7 @@ import type { QuotesSource } from '../market/quotes-source';
  * its `validUntil` (an hour unless `PUT /sim/changenow/rate-ttl` `{ms}` says
  * otherwise); `POST /v2/exchange` with `flow: "fixed-rate"` needs that `rateId` before it
  * expires (HTTP 400 `rate_id_not_found_or_expired` otherwise) and keeps its amount. After the
- * payin (the simulated EVM chain's balance of the payin address, whose key the stand-in holds) an
+ * payin (the simulated chain's balance of the payin address: an EVM chain's, whose key the stand-in holds, or Tron's) an
  * exchange moves by itself, one status per step: `confirming`, `exchanging`, `sending`,
  * `finished` with a `payoutHash` and `amountTo`; a fixed-rate payin after the rate's
  * `validUntil`, or short of `expectedAmountFrom`, is `refunded` instead: a transaction on the
@@ -87,18 +87,23 @@ interface FixedRate {
   validUntil: number;
 }
 
-/** Decimals of the native coins whose payins the simulated chains show (EVM networks). */
-const NATIVE_DECIMALS = 18;
 /** ChangeNOW network names of the EVM networks → their chain ids. */
 export const CHANGENOW_EVM_CHAIN_IDS: Readonly<Record<string, number>> = { eth: 1, bsc: 56, matic: 137, arbitrum: 42161, op: 10, base: 8453, cchain: 43114 };
 
-/** What the stand-in needs of a simulated EVM chain (`EvmLedger` and its chain id). */
+/**
+ * What the stand-in needs of a simulated chain: the native balance of a payin address (in
+ * units of `decimals`) and, on EVM chains (`EvmLedger` and its chain id), what sends a refund
+ * from a payin address whose key it holds. Elsewhere (Tron) payins are seen, refunds are not sent.
+ */
 export interface PayinChain {
-  chainId: number;
+  decimals: number;
   balanceOf(address: string): bigint;
-  nonceOf(address: string, pending: boolean): number;
-  gasPrice(): bigint;
-  submitRaw(raw: string): Hex;
+  evm?: {
+    chainId: number;
+    nonceOf(address: string, pending: boolean): number;
+    gasPrice(): bigint;
+    submitRaw(raw: string): Hex;
+  };
 }
 
 /** An exchange as the API shows it: without the stand-in's own bookkeeping. */
@@ -245,12 +250,12 @@ export function changenowRouter(deps: ChangenowRouterDeps): Router {
       createdAt: now, updatedAt: now, depositReceivedAt: null, payinHash: null, payoutHash: null, refundHash: null, refundAmount: null, userId: null, validUntil, flow,
     };
     const chain = deps.chain?.(fromNetwork);
-    if (chain) {
+    if (chain?.evm) {
       // an EVM payin address of a key the stand-in holds, so a refund can leave it on the chain
       e.payinKey = generatePrivateKey();
       e.payinAddress = privateKeyToAccount(e.payinKey).address.toLowerCase();
-      e.baseline = chain.balanceOf(e.payinAddress);
     }
+    if (chain) e.baseline = chain.balanceOf(e.payinAddress);
     exchanges.set(e.id, e);
     res.json({
       fromAmount: amount, toAmount, flow, type: 'direct', payinAddress: e.payinAddress, payoutAddress: address, payinExtraId: null, payoutExtraId: e.payoutExtraId,
@@ -282,7 +287,7 @@ export function changenowRouter(deps: ChangenowRouterDeps): Router {
       if (received <= 0n) return;
       e.depositReceivedAt = new Date(now).toISOString();
       e.received = received;
-      e.amountFrom = Number(received) / 10 ** NATIVE_DECIMALS;
+      e.amountFrom = Number(received) / 10 ** chain.decimals;
       e.payinHash = '0x' + randomBytes(32).toString('hex');
     }
     const steps = Math.floor((now - Date.parse(e.depositReceivedAt)) / stepMs);
@@ -296,15 +301,16 @@ export function changenowRouter(deps: ChangenowRouterDeps): Router {
       Object.assign(e, { status: 'refunded', refundAmount: e.amountFrom, updatedAt: new Date(now).toISOString() });
       let refundHash = '0x' + randomBytes(32).toString('hex');
       let refundAmount = e.amountFrom;
-      if (chain && e.payinKey && e.refundAddress && e.received) {
-        const maxFeePerGas = chain.gasPrice() * 2n;
+      const evm = chain?.evm;
+      if (chain && evm && e.payinKey && e.refundAddress && e.received) {
+        const maxFeePerGas = evm.gasPrice() * 2n;
         const value = e.received - 21_000n * maxFeePerGas;
         if (value > 0n) {
           const raw = await privateKeyToAccount(e.payinKey).signTransaction({
-            type: 'eip1559', chainId: chain.chainId, nonce: chain.nonceOf(e.payinAddress, true), to: e.refundAddress as Hex, value, gas: 21_000n, maxFeePerGas, maxPriorityFeePerGas: maxFeePerGas / 2n,
+            type: 'eip1559', chainId: evm.chainId, nonce: evm.nonceOf(e.payinAddress, true), to: e.refundAddress as Hex, value, gas: 21_000n, maxFeePerGas, maxPriorityFeePerGas: maxFeePerGas / 2n,
           });
-          refundHash = chain.submitRaw(raw);
-          refundAmount = Number(value) / 10 ** NATIVE_DECIMALS;
+          refundHash = evm.submitRaw(raw);
+          refundAmount = Number(value) / 10 ** chain.decimals;
         }
       }
       Object.assign(e, { refundHash, refundAmount });

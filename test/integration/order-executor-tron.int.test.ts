@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { decodeFunctionData, erc20Abi } from 'viem';
+import { TOPICS } from '@chainpipe/contracts';
+import { tronBase58ToHex, tronHexToBase58 } from '@chainpipe/chains';
+import { MnemonicSigner } from '@chainpipe/custody';
+import { createDb, type Knex } from '@chainpipe/db';
+import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder } from '@chainpipe/order-store';
+import { collectTopic, createRegistryTopics, freePort, simTron, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
+import { orderFixture } from './order-fixtures';
+
+/**
+ * Orders paid on Tron on the real stack: Postgres, Kafka (the tracker's outbox), the simulator
+ * as the Tron node (java-tron's HTTP API over a ledger that mines) and as ChangeNOW (THORChain
+ * lists no Tron vault: Tron sources go through ChangeNOW), the executor and tracker processes.
+ * A TRX order's net amount leaves its deposit address for ChangeNOW's payin address; a refused
+ * one goes back to its refund address, less the network fee; a USDT-TRC20 order's net amount
+ * leaves by the token's `transfer`. Everything is read off the simulated chain.
+ */
+const TRX = 901;
+const USDT_TRC20 = 902;
+const BTC = 1001;
+const USDT_CONTRACT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+const TRX_SUN = 1_000_000n;
+
+describe('order executor: orders paid on Tron forwarded and refunded from their deposit addresses (real stack)', function () {
+  this.timeout(240_000);
+  const signer = new MnemonicSigner(TEST_KEY_MNEMONIC);
+  const PAYER_INDEX = 17;
+  const env = testEnv();
+  const procs: Record<string, RunningProcess> = {};
+  let db: Knex;
+  let databaseUrl: string;
+  let orders: OrderRepository;
+  let transfers: OutgoingTransferRepository;
+  let events: TopicCollector;
+  let base = '';
+  let integratorId = '';
+  let payer = { index: PAYER_INDEX, address: '' };
+  let changenowId = 0;
+
+  const tron = simTron(() => base, signer);
+  let nextIndex = 2_000_000_000 + Math.floor(Math.random() * 100_000_000);
+  /** A paid order (Exchanging, its deposit mined) of a fresh deposit index on Tron. */
+  const paidOrder = async (over: Partial<NewOrder>, payDeposit: (address: string) => Promise<string>) => {
+    const index = nextIndex++;
+    const address = await signer.addressAt('tvm', index);
+    const depositHash = await payDeposit(address);
+    const order = await orders.insert(
+      orderFixture({
+        channel_id: changenowId, channel_kind: 'changenow', provider_order_id: `made-with-the-order-${randomBytes(4).toString('hex')}`, deposit_chain_type: 'tron',
+        deposit_index: index, deposit_address: address, state: 'Exchanging', deposit_tx_hash: depositHash, deposit_amount: over.amount_in, deposited_at: new Date(), refund_address: payer.address, integrator_id: integratorId, ...over,
+      } as Partial<NewOrder>),
+    );
+    return { order, address, index };
+  };
+  const tx = async (txId: string) => tron.wallet('gettransactionbyid', { value: txId, visible: true });
+
+  before(async () => {
+    payer = { index: PAYER_INDEX, address: await signer.addressAt('tvm', PAYER_INDEX) };
+    databaseUrl = await suiteDatabase('order_executor_tron');
+    db = createDb({ url: databaseUrl, poolMax: 4 });
+    orders = new OrderRepository(db);
+    transfers = new OutgoingTransferRepository(db);
+    integratorId = await new IntegratorRepository(db).createIntegrator('Tron executor test');
+    changenowId = ((await db('agg.channels').where({ adapter_kind: 'changenow' }).first('id')) as { id: number }).id;
+    const prefix = uniquePrefix('extron');
+    await createRegistryTopics(prefix);
+    events = await collectTopic(`${prefix}${TOPICS.ordersEvents.name}`);
+    const [simPort, simOps, trackerOps, executorOps] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    base = `http://127.0.0.1:${simPort}`;
+    procs.sim = spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '300', SIM_CHANGENOW_STEP_MS: '200', SIM_FUNDED_ACCOUNTS: payer.address });
+    await waitReady(procs.sim, simOps, 60_000);
+    const upstreams = { THORNODE_API_URL: `${base}/thornode`, CHANGENOW_API_URL: `${base}/changenow`, CHAIN_RPC_DEFAULT_BASE: `${base}/rpc`, CHAIN_RPC_URLS: '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' };
+    procs.tracker = spawnTs('apps/order-tracker/src/main.ts', {
+      ...upstreams, KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, OPS_PORT: String(trackerOps), ORDER_TRACKER_GROUP: `${prefix}tracker`, ORDER_TRACKER_INTERVAL_MS: '300', ORDER_TRACKER_SESSION_TIMEOUT_MS: '6000',
+    });
+    procs.executor = spawnTs('apps/order-executor/src/main.ts', { ...upstreams, OPS_PORT: String(executorOps), ORDER_EXECUTOR_INTERVAL_MS: '300', ORDER_EXECUTOR_CONFIRMATIONS: 'tron=2', ORDER_EXECUTOR_CONFIRMATIONS_DEFAULT: '12' });
+    await Promise.all([waitReady(procs.tracker, trackerOps, 60_000), waitReady(procs.executor, executorOps, 60_000)]);
+  });
+
+  after(async () => {
+    await events?.stop();
+    const exits: Record<string, unknown> = {};
+    for (const name of ['executor', 'tracker', 'sim']) if (procs[name]) exits[name] = await stopProcess(procs[name]);
+    await db?.destroy();
+    expect(exits, 'clean exits').to.deep.equal({ executor: 0, tracker: 0, sim: 0 });
+  });
+
+  it('a TRX order: exactly received − fee_platform − fee_integrator goes to ChangeNOW’s payin by a TRX transfer; ChangeNOW sees it and finishes; Completed, then Settled', async () => {
+    const amountIn = 500n * TRX_SUN;
+    const feePlatform = 1_500_000n;
+    const feeIntegrator = 1_000_000n;
+    const net = amountIn - feePlatform - feeIntegrator;
+    const { order, address } = await paidOrder(
+      { src_token_id: TRX, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: feePlatform.toString(), fee_integrator: feeIntegrator.toString(), min_acceptable_out: '1' },
+      (a) => tron.pay(payer, a, amountIn),
+    );
+
+    const forwarded = await waitFor(async () => {
+      const o = (await orders.findById(order.id))!;
+      return o.forward_tx_hash ? o : undefined;
+    }, { timeoutMs: 30_000, what: 'the forward recorded on the order' });
+    const info = await tron.mined(forwarded.forward_tx_hash!);
+    expect(info.result, 'not failed').to.equal(undefined);
+    const sent = await tx(forwarded.forward_tx_hash!);
+    const execution = forwarded.execution as Record<string, string>;
+    const [contract] = sent.raw_data.contract;
+    expect(contract.type).to.equal('TransferContract');
+    expect(contract.parameter.value).to.deep.equal({ owner_address: address, to_address: execution.payin_address, amount: Number(net) });
+    expect(sent.ret[0].contractRet).to.equal('SUCCESS');
+    const [stored] = await transfers.listByOrder(order.id);
+    expect(stored).to.include({ kind: 'forward', chain_type: 'tron', tx_hash: forwarded.forward_tx_hash, amount: net.toString(), to_address: execution.payin_address, nonce: null });
+
+    // ChangeNOW saw the payin on Tron: the exchange it fixed for the net amount moves on to finished
+    const exchange = (await (await fetch(`${base}/changenow/v2/exchange/by-id?id=${execution.provider_order_id}`, { headers: { 'x-changenow-api-key': 'test' } })).json()) as Record<string, unknown>;
+    expect(exchange).to.include({ flow: 'fixed-rate', refundAddress: address, fromNetwork: 'trx' });
+    expect(Number(exchange.expectedAmountFrom)).to.equal(Number(net) / 1e6);
+    await waitFor(async () => (await orders.findById(order.id))?.state === 'Settled', { timeoutMs: 30_000, what: 'finished by ChangeNOW, then settled' });
+    expect((await orders.audit(order.id)).map((a) => [a.event, a.to_state])).to.deep.equal([['created', 'Exchanging'], ['forwarded', 'Exchanging'], ['channel_status', 'Completed'], ['settle', 'Settled']]);
+    // the fees stay at the deposit address, less what the transfer burnt
+    const account = await tron.wallet('getaccount', { address, visible: true });
+    expect(BigInt(account.balance)).to.equal(feePlatform + feeIntegrator - BigInt(info.fee ?? 0));
+
+    const event = await waitFor(() => events.messages.map((m) => JSON.parse(m.value!.toString())).find((e) => e.order_id === order.id && e.event === 'forwarded'), { timeoutMs: 20_000, what: 'the forwarded event' });
+    expect(event.detail).to.include({ tx_hash: forwarded.forward_tx_hash, amount: net.toString(), chain_type: 'tron' });
+  });
+
+  it('a TRX order whose fresh quote is under its minimum: SlippageFailed, nothing forwarded; its refund address gets principal − network fee: Refunded', async () => {
+    const amountIn = 300n * TRX_SUN;
+    const refundTo = tronHexToBase58('41' + randomBytes(20).toString('hex'))!; // an account that does not exist yet
+    const { order, address } = await paidOrder(
+      { src_token_id: TRX, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: '900000', min_acceptable_out: (10n ** 15n).toString(), refund_address: refundTo } as Partial<NewOrder>,
+      (a) => tron.pay(payer, a, amountIn),
+    );
+    const refunded = await waitFor(async () => {
+      const o = (await orders.findById(order.id))!;
+      return o.state === 'Refunded' ? o : undefined;
+    }, { timeoutMs: 30_000, what: 'SlippageFailed, then Refunded' });
+    expect(refunded.forward_tx_hash, 'nothing forwarded').to.equal(null);
+    expect(refunded.execution).to.include({ reason: 'slippage_failed' });
+    expect((await orders.audit(order.id)).map((a) => [a.event, a.to_state])).to.deep.equal([['created', 'Exchanging'], ['forward_refused', 'SlippageFailed'], ['refund_sent', 'Refunded']]);
+
+    const [refund, ...others] = await transfers.listByOrder(order.id);
+    expect(others, 'one transfer: the refund').to.deep.equal([]);
+    expect(refund).to.include({ kind: 'refund', status: 'confirmed', tx_hash: refunded.refund_tx_hash });
+    const networkFee = BigInt(refund.detail.network_fee as string);
+    const sent = await tx(refunded.refund_tx_hash!);
+    expect(sent.raw_data.contract[0].parameter.value, 'principal − network fee, from the deposit address').to.deep.equal({ owner_address: address, to_address: refundTo, amount: Number(amountIn - networkFee) });
+    const info = await tron.wallet('gettransactioninfobyid', { value: refunded.refund_tx_hash });
+    // the planned fee covered what the chain burnt (activating the new account included): the rest stays at the deposit address
+    expect(BigInt(info.fee ?? 0) > 0n, 'an activation was paid').to.equal(true);
+    expect(BigInt(info.fee ?? 0) <= networkFee).to.equal(true);
+    expect(BigInt((await tron.wallet('getaccount', { address: refundTo, visible: true })).balance)).to.equal(amountIn - networkFee);
+    const event = await waitFor(() => events.messages.map((m) => JSON.parse(m.value!.toString())).find((e) => e.order_no === order.order_no && e.event === 'refund_sent'), { timeoutMs: 20_000, what: 'refund_sent event' });
+    expect(event.detail).to.include({ tx_hash: refunded.refund_tx_hash, to: refundTo });
+  });
+
+  it('a USDT-TRC20 order: the net amount leaves by the token’s transfer(payin, net), with a fee_limit; the payin holds it', async () => {
+    const amountIn = 250_000_000n; // 250 USDT
+    const feePlatform = 750_000n;
+    const net = amountIn - feePlatform;
+    const { order, address } = await paidOrder(
+      { src_token_id: USDT_TRC20, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: feePlatform.toString(), fee_integrator: '0', min_acceptable_out: '1' },
+      async (a) => {
+        await tron.pay(payer, a, 30n * TRX_SUN); // TRX for the energy and bandwidth of the forward
+        return tron.pay(payer, a, amountIn, USDT_CONTRACT);
+      },
+    );
+    const forwarded = await waitFor(async () => {
+      const o = (await orders.findById(order.id))!;
+      return o.forward_tx_hash ? o : undefined;
+    }, { timeoutMs: 30_000, what: 'the token forward recorded on the order' });
+    const info = await tron.mined(forwarded.forward_tx_hash!);
+    expect(info.receipt.result).to.equal('SUCCESS');
+    const payin = (forwarded.execution as Record<string, string>).payin_address;
+    const sent = await tx(forwarded.forward_tx_hash!);
+    const [contract] = sent.raw_data.contract;
+    expect(contract.type).to.equal('TriggerSmartContract');
+    expect(contract.parameter.value).to.include({ owner_address: address, contract_address: USDT_CONTRACT });
+    expect(sent.raw_data.fee_limit > 0).to.equal(true);
+    const call = decodeFunctionData({ abi: erc20Abi, data: `0x${contract.parameter.value.data}` });
+    expect(call.functionName).to.equal('transfer');
+    const [recipient, amount] = call.args as [string, bigint];
+    expect([recipient.toLowerCase(), amount]).to.deep.equal([`0x${tronBase58ToHex(payin)!.slice(2)}`, net]);
+    // the token's balanceOf, run by the node: the payin holds the net amount, the deposit address the fee
+    const balanceOf = async (holder: string) => {
+      const answer = await tron.wallet('triggerconstantcontract', { owner_address: holder, contract_address: USDT_CONTRACT, function_selector: 'balanceOf(address)', parameter: tronBase58ToHex(holder)!.slice(2).padStart(64, '0'), visible: true });
+      return BigInt(`0x${answer.constant_result[0]}`);
+    };
+    expect(await balanceOf(payin)).to.equal(net);
+    expect(await balanceOf(address)).to.equal(feePlatform);
+    const [stored] = await transfers.listByOrder(order.id);
+    expect(stored).to.include({ kind: 'forward', asset: USDT_CONTRACT, amount: net.toString(), to_address: USDT_CONTRACT });
+  });
+});
