@@ -3,10 +3,11 @@ import { expect } from 'chai';
 import { decodeFunctionData, erc20Abi } from 'viem';
 import { TOPICS } from '@chainpipe/contracts';
 import { tronBase58ToHex, tronHexToBase58 } from '@chainpipe/chains';
-import { MnemonicSigner } from '@chainpipe/custody';
+import { MnemonicSigner, OutgoingTransfers, TronSender } from '@chainpipe/custody';
 import { createDb, type Knex } from '@chainpipe/db';
 import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder } from '@chainpipe/order-store';
 import { collectTopic, createRegistryTopics, freePort, simTron, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
+import { runTreasuryCommand } from '../../apps/admin/src/treasury-commands';
 import { orderFixture } from './order-fixtures';
 
 /**
@@ -38,6 +39,8 @@ describe('order executor: orders paid on Tron forwarded and refunded from their 
   let integratorId = '';
   let payer = { index: PAYER_INDEX, address: '' };
   let changenowId = 0;
+  /** The TRX order the first test settles: its fees are what the sweep test moves. */
+  let settledTrx: { orderNo: string; address: string; fees: bigint } | undefined;
 
   const tron = simTron(() => base, signer);
   let nextIndex = 2_000_000_000 + Math.floor(Math.random() * 100_000_000);
@@ -121,6 +124,7 @@ describe('order executor: orders paid on Tron forwarded and refunded from their 
     // the fees stay at the deposit address, less what the transfer burnt
     const account = await tron.wallet('getaccount', { address, visible: true });
     expect(BigInt(account.balance)).to.equal(feePlatform + feeIntegrator - BigInt(info.fee ?? 0));
+    settledTrx = { orderNo: order.order_no, address, fees: feePlatform + feeIntegrator };
 
     const event = await waitFor(() => events.messages.map((m) => JSON.parse(m.value!.toString())).find((e) => e.order_id === order.id && e.event === 'forwarded'), { timeoutMs: 20_000, what: 'the forwarded event' });
     expect(event.detail).to.include({ tx_hash: forwarded.forward_tx_hash, amount: net.toString(), chain_type: 'tron' });
@@ -192,5 +196,31 @@ describe('order executor: orders paid on Tron forwarded and refunded from their 
     expect(await balanceOf(address)).to.equal(feePlatform);
     const [stored] = await transfers.listByOrder(order.id);
     expect(stored).to.include({ kind: 'forward', asset: USDT_CONTRACT, amount: net.toString(), to_address: USDT_CONTRACT });
+  });
+
+  it('treasury:sweep moves a settled Tron order’s fees to TREASURY_ADDRESS_TVM, less the network fee, once', async () => {
+    expect(settledTrx, 'the TRX order of the first test settled').to.not.equal(undefined);
+    const { orderNo, address } = settledTrx!;
+    const treasury = tronHexToBase58('41' + randomBytes(20).toString('hex'))!;
+    const sender = new TronSender({ url: `${base}/rpc/tron-mainnet`, timeoutMs: 10_000 }, signer);
+    const transfersOut = new OutgoingTransfers({ store: transfers, chain: (ct) => (ct === 'tron' ? sender : undefined), confirmations: () => 1 });
+    const deps = { db, transfers: transfersOut, chains: (ct: string) => (ct === 'tron' ? sender : undefined), treasuryEvm: '0x' + '11'.repeat(20), treasuryTvm: treasury };
+    const held = BigInt((await tron.wallet('getaccount', { address, visible: true })).balance);
+    const lines: string[] = [];
+    expect(await runTreasuryCommand(['treasury:sweep', '--order', orderNo], deps, { out: (l) => lines.push(l) })).to.equal(0);
+    const order = await db('agg.orders').where({ order_no: orderNo }).first('id');
+    const sweep = (await transfers.listByOrder(order.id)).find((t) => t.kind === 'sweep')!;
+    expect(sweep).to.include({ chain_type: 'tron', to_address: treasury, from_address: address });
+    const info = await tron.mined(sweep.tx_hash);
+    const sent = await tx(sweep.tx_hash);
+    const networkFee = BigInt(sweep.detail.network_fee as string);
+    // what it held (the fees, less the forward's burn) less the planned network fee, read off the chain
+    expect(sent.raw_data.contract[0].parameter.value).to.deep.equal({ owner_address: address, to_address: treasury, amount: Number(held - networkFee) });
+    expect(BigInt(info.fee ?? 0) <= networkFee).to.equal(true);
+    expect(BigInt((await tron.wallet('getaccount', { address: treasury, visible: true })).balance)).to.equal(held - networkFee);
+    // a second run shows the stored sweep, sends nothing new
+    const again: string[] = [];
+    await runTreasuryCommand(['treasury:sweep', '--order', orderNo], deps, { out: (l) => again.push(l) });
+    expect(again[0]).to.include('already sent').and.include(sweep.tx_hash);
   });
 });

@@ -1,5 +1,5 @@
 import { chainOriginsFromConfig } from '@chainpipe/chains';
-import { OutgoingTransfers, evmSendersByChainType, signerFromConfig } from '@chainpipe/custody';
+import { OutgoingTransfers, evmSendersByChainType, signerFromConfig, tronSendersByChainType } from '@chainpipe/custody';
 import { ApiKeyRepository, createDb, dbConfig, type Knex } from '@chainpipe/db';
 import { IntegratorRepository, OutgoingTransferRepository } from '@chainpipe/order-store';
 import { loadConfig } from '@chainpipe/runtime';
@@ -14,9 +14,12 @@ const USAGE = KEY_USAGE + REFERENCE_USAGE + INTEGRATOR_USAGE + ORDER_USAGE + TRE
 
 function treasuryDeps(db: Knex) {
   const config = loadConfig(sweepConfig, process.env);
-  const senders = evmSendersByChainType(chainOriginsFromConfig(config), signerFromConfig(config), config.CHAIN_RPC_TIMEOUT_MS);
+  const [origins, signer] = [chainOriginsFromConfig(config), signerFromConfig(config)];
+  const evm = evmSendersByChainType(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
+  const tron = tronSendersByChainType(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
+  const senders = (chainType: string) => evm(chainType) ?? tron(chainType);
   const transfers = new OutgoingTransfers({ store: new OutgoingTransferRepository(db), chain: senders, confirmations: () => config.TRANSFER_CONFIRMATIONS });
-  return { db, transfers, chains: senders, treasuryEvm: config.TREASURY_ADDRESS_EVM };
+  return { db, transfers, chains: senders, treasuryEvm: config.TREASURY_ADDRESS_EVM, treasuryTvm: config.TREASURY_ADDRESS_TVM };
 }
 
 async function main(): Promise<number> {

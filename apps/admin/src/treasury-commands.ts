@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { canonicalAddress } from '@chainpipe/chains';
+import { CHAINS, canonicalAddress, type ChainFamily } from '@chainpipe/chains';
 import type { FeePlan, OutgoingTransfers } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
 import { OutgoingTransferRepository, type OrderRow } from '@chainpipe/order-store';
@@ -9,27 +9,36 @@ import { UsageError, type Output } from './commands';
 
 export const TREASURY_USAGE = `  treasury:sweep [--dry-run] [--limit N] [--order ORDER_NO]
       move fee_platform + fee_integrator left at the deposit addresses of Completed and Settled
-      orders to TREASURY_ADDRESS_EVM, once per order, leaving the network fee of the transfer;
+      orders to the treasury of their chain (TREASURY_ADDRESS_EVM, TREASURY_ADDRESS_TVM), once
+      per order, leaving the network fee of the transfer;
       prints each transfer's hash (--dry-run: what it would move, nothing signed; --order: that
       order only). Needs the
       signer (SIGNER_URL + SIGNER_TOKEN, or DEV_SIGNER_MNEMONIC in development) and the chain
       origins (CHAIN_RPC_URLS / CHAIN_RPC_DEFAULT_BASE)
 `;
 
-/** The treasury of the EVM chains: where swept fees go. Required, checked at start. */
+/**
+ * The treasuries: where swept fees go, per chain family, checked at start. The EVM one is
+ * required; Tron's may be left empty (the fees of Tron orders then stay at their deposit
+ * addresses, reported as skipped).
+ */
 export const treasuryConfig = {
-  TREASURY_ADDRESS_EVM: evmAddress('the platform treasury on the EVM chains: fee sweeps (treasury:sweep) send the fees of completed orders there'),
+  TREASURY_ADDRESS_EVM: treasuryAddress('evm', true, 'the platform treasury on the EVM chains: fee sweeps (treasury:sweep) send the fees of completed orders there'),
+  TREASURY_ADDRESS_TVM: treasuryAddress('tvm', false, 'the platform treasury on Tron (T…): fee sweeps send the fees of completed Tron orders there; empty: they are not swept'),
 };
 
-function evmAddress(doc: string): Field<string> {
-  const base = str({ doc });
+const FAMILY_NAMES: Partial<Record<ChainFamily, string>> = { evm: 'an EVM', tvm: 'a Tron' };
+
+function treasuryAddress(family: ChainFamily, required: boolean, doc: string): Field<string> {
+  const base = str({ doc, default: required ? undefined : '' });
   return {
     ...base,
-    kind: 'evm-address',
+    kind: `${family}-address`,
     parse(raw) {
-      if (raw === undefined || raw.trim() === '') return { error: 'is required' };
-      const checked = canonicalAddress('evm', raw.trim());
-      return checked.ok ? { value: checked.address } : { error: `is not an EVM address: ${raw}` };
+      if (raw === undefined || raw.trim() === '') return required ? { error: 'is required' } : { value: '' };
+      // a 0x address is an EVM one: as Tron's treasury it would be a paste from the wrong chain
+      const checked = family === 'tvm' && /^0x/i.test(raw.trim()) ? { ok: false as const } : canonicalAddress(family, raw.trim());
+      return checked.ok ? { value: checked.address } : { error: `is not ${FAMILY_NAMES[family]} address: ${raw}` };
     },
   };
 }
@@ -46,6 +55,16 @@ export interface TreasuryDeps {
   chains(chainType: string): SweepChain | undefined;
   /** Canonical EVM treasury address. */
   treasuryEvm: string;
+  /** Canonical Tron treasury address; empty or absent: Tron fees are not swept. */
+  treasuryTvm?: string;
+}
+
+/** The treasury of a chain type's family; undefined where none is configured. */
+function treasuryOf(deps: TreasuryDeps, chainType: string): string | undefined {
+  const family = (CHAINS as Record<string, { family: ChainFamily } | undefined>)[chainType]?.family;
+  if (family === 'evm') return deps.treasuryEvm;
+  if (family === 'tvm') return deps.treasuryTvm || undefined;
+  return undefined;
 }
 
 /**
@@ -88,11 +107,12 @@ export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io:
         continue;
       }
       const chain = deps.chains(o.deposit_chain_type);
-      if (!chain || !o.is_native) {
-        io.out(`${o.order_no}\tskipped\tnot a native coin of an EVM chain (${o.deposit_chain_type}, token ${o.src_token_id})`);
+      const treasury = treasuryOf(deps, o.deposit_chain_type);
+      if (!chain || !o.is_native || !treasury) {
+        io.out(`${o.order_no}\tskipped\tnot a native coin of a chain with a sender and a treasury (${o.deposit_chain_type}, token ${o.src_token_id})`);
         continue;
       }
-      const [plan, held] = await Promise.all([chain.feePlan(o.deposit_address, deps.treasuryEvm), chain.balanceOf(o.deposit_address)]);
+      const [plan, held] = await Promise.all([chain.feePlan(o.deposit_address, treasury), chain.balanceOf(o.deposit_address)]);
       const decision = decideSweep({ state: o.state, feePlatform: BigInt(o.fee_platform), feeIntegrator: BigInt(o.fee_integrator), held, networkFee: plan.maxNetworkFee });
       if (decision.kind === 'skip') {
         io.out(`${o.order_no}\tskipped\t${decision.reason} (holds ${held}, network fee up to ${plan.maxNetworkFee})`);
@@ -101,7 +121,7 @@ export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io:
       totals.set(o.deposit_chain_type, (totals.get(o.deposit_chain_type) ?? 0n) + decision.value);
       count += 1;
       if (dryRun) {
-        io.out(`${o.order_no}\twould sweep\t${decision.value}\tfrom ${o.deposit_address}\tto ${deps.treasuryEvm}\t(fees ${decision.fees}, network fee up to ${plan.maxNetworkFee})`);
+        io.out(`${o.order_no}\twould sweep\t${decision.value}\tfrom ${o.deposit_address}\tto ${treasury}\t(fees ${decision.fees}, network fee up to ${plan.maxNetworkFee})`);
         continue;
       }
       const row = await deps.transfers.send({
@@ -109,7 +129,7 @@ export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io:
         kind: 'sweep',
         chainType: o.deposit_chain_type,
         from: { index: o.deposit_index!, address: o.deposit_address },
-        call: { to: deps.treasuryEvm, value: decision.value, fees: plan },
+        call: { to: treasury, value: decision.value, fees: plan },
         asset: null,
         amount: decision.value,
         detail: { fees: decision.fees.toString(), fee_platform: o.fee_platform, fee_integrator: o.fee_integrator, held: held.toString(), network_fee: plan.maxNetworkFee.toString() },
