@@ -1,5 +1,5 @@
 import { mnemonicToAccount } from 'viem/accounts';
-import { mnemonicWords, newMnemonic } from '@chainpipe/custody';
+import { addressOfPublicKey, mnemonicWords, newMnemonic, rootOfMnemonic } from '@chainpipe/custody';
 import { publicPort } from '@chainpipe/runtime';
 import { developmentSimulatorBase, platformKeyEnv, simulatorUpstreamEnv } from '@chainpipe/testing';
 
@@ -8,15 +8,17 @@ import { developmentSimulatorBase, platformKeyEnv, simulatorUpstreamEnv } from '
  * NAME=value a line: every upstream pointed at upstream-sim on its development port, and the
  * platform's development keys from DEV_SIGNER_MNEMONIC (the one kept in .run/dev.env), or from a
  * new mnemonic when there is none yet. The simulator's chains post their blocks to this stack's
- * chain-ingest, and the development payer (the mnemonic's EVM account 1, m/44'/60'/1'/0/0, apart
- * from the deposit keys of account 0) starts funded on them, so a demo can pay deposits.
+ * chain-ingest, and the development payers (the mnemonic's account 1, apart from the deposit keys
+ * of account 0: EVM m/44'/60'/1'/0/0, Tron m/44'/195'/1'/0/0) start funded on them, so a demo
+ * can pay deposits.
  */
 const mnemonic = process.env.DEV_SIGNER_MNEMONIC || newMnemonic();
 const payer = mnemonicToAccount(mnemonicWords(mnemonic), { accountIndex: 1 });
+const tronPayer = addressOfPublicKey('tvm', rootOfMnemonic(mnemonic).derive("m/44'/195'/1'/0/0").publicKey!);
 const env = {
   ...simulatorUpstreamEnv(developmentSimulatorBase()),
   ...platformKeyEnv(mnemonic),
   SIM_STREAM_URL: `http://127.0.0.1:${publicPort('chain-ingest')}/stream`,
-  SIM_FUNDED_ACCOUNTS: payer.address,
+  SIM_FUNDED_ACCOUNTS: `${payer.address},${tronPayer}`,
 };
 for (const [name, value] of Object.entries(env)) console.log(`${name}=${value}`);
