@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { decodeFunctionData, erc20Abi } from 'viem';
-import { TOPICS } from '@chainpipe/contracts';
 import { tronBase58ToHex, tronHexToBase58 } from '@chainpipe/chains';
 import { MnemonicSigner, OutgoingTransfers, TronSender } from '@chainpipe/custody';
-import { createDb, type Knex } from '@chainpipe/db';
+import type { Knex } from '@chainpipe/db';
 import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder } from '@chainpipe/order-store';
-import { collectTopic, createRegistryTopics, freePort, simTron, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
+import { simTron, TEST_KEY_MNEMONIC, waitFor, type TopicCollector } from '@chainpipe/testing';
 import { runTreasuryCommand } from '../../apps/admin/src/treasury-commands';
+import { ExecutorStack } from './executor-stack';
 import { orderFixture } from './order-fixtures';
 
 /**
@@ -28,10 +28,8 @@ describe('order executor: orders paid on Tron forwarded and refunded from their 
   this.timeout(240_000);
   const signer = new MnemonicSigner(TEST_KEY_MNEMONIC);
   const PAYER_INDEX = 17;
-  const env = testEnv();
-  const procs: Record<string, RunningProcess> = {};
+  let stack: ExecutorStack;
   let db: Knex;
-  let databaseUrl: string;
   let orders: OrderRepository;
   let transfers: OutgoingTransferRepository;
   let events: TopicCollector;
@@ -61,33 +59,17 @@ describe('order executor: orders paid on Tron forwarded and refunded from their 
 
   before(async () => {
     payer = { index: PAYER_INDEX, address: await signer.addressAt('tvm', PAYER_INDEX) };
-    databaseUrl = await suiteDatabase('order_executor_tron');
-    db = createDb({ url: databaseUrl, poolMax: 4 });
+    stack = new ExecutorStack({ database: 'order_executor_tron', funded: payer.address, confirmations: 'tron=2' });
+    await stack.start();
+    ({ db, events, base } = stack);
     orders = new OrderRepository(db);
     transfers = new OutgoingTransferRepository(db);
     integratorId = await new IntegratorRepository(db).createIntegrator('Tron executor test');
     changenowId = ((await db('agg.channels').where({ adapter_kind: 'changenow' }).first('id')) as { id: number }).id;
-    const prefix = uniquePrefix('extron');
-    await createRegistryTopics(prefix);
-    events = await collectTopic(`${prefix}${TOPICS.ordersEvents.name}`);
-    const [simPort, simOps, trackerOps, executorOps] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-    base = `http://127.0.0.1:${simPort}`;
-    procs.sim = spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '300', SIM_CHANGENOW_STEP_MS: '200', SIM_FUNDED_ACCOUNTS: payer.address });
-    await waitReady(procs.sim, simOps, 60_000);
-    const upstreams = { THORNODE_API_URL: `${base}/thornode`, CHANGENOW_API_URL: `${base}/changenow`, CHAIN_RPC_DEFAULT_BASE: `${base}/rpc`, CHAIN_RPC_URLS: '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' };
-    procs.tracker = spawnTs('apps/order-tracker/src/main.ts', {
-      ...upstreams, KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, OPS_PORT: String(trackerOps), ORDER_TRACKER_GROUP: `${prefix}tracker`, ORDER_TRACKER_INTERVAL_MS: '300', ORDER_TRACKER_SESSION_TIMEOUT_MS: '6000',
-    });
-    procs.executor = spawnTs('apps/order-executor/src/main.ts', { ...upstreams, OPS_PORT: String(executorOps), ORDER_EXECUTOR_INTERVAL_MS: '300', ORDER_EXECUTOR_CONFIRMATIONS: 'tron=2', ORDER_EXECUTOR_CONFIRMATIONS_DEFAULT: '12' });
-    await Promise.all([waitReady(procs.tracker, trackerOps, 60_000), waitReady(procs.executor, executorOps, 60_000)]);
   });
 
   after(async () => {
-    await events?.stop();
-    const exits: Record<string, unknown> = {};
-    for (const name of ['executor', 'tracker', 'sim']) if (procs[name]) exits[name] = await stopProcess(procs[name]);
-    await db?.destroy();
-    expect(exits, 'clean exits').to.deep.equal({ executor: 0, tracker: 0, sim: 0 });
+    expect(await stack?.stop(), 'clean exits').to.deep.equal({ executor: 0, tracker: 0, sim: 0 });
   });
 
   it('a TRX order: exactly received − fee_platform − fee_integrator goes to ChangeNOW’s payin by a TRX transfer; ChangeNOW sees it and finishes; Completed, then Settled', async () => {

@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { decodeEventLog, decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, hexToString, parseAbi, parseEther, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { TOPICS } from '@chainpipe/contracts';
 import { MnemonicSigner } from '@chainpipe/custody';
-import { createDb, type Knex } from '@chainpipe/db';
+import type { Knex } from '@chainpipe/db';
 import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder } from '@chainpipe/order-store';
 import { thorchainLimitMemo } from '@chainpipe/orders';
-import { collectTopic, createRegistryTopics, freePort, simChain, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
+import { simChain, TEST_KEY_MNEMONIC, waitFor, type TopicCollector } from '@chainpipe/testing';
+import { ExecutorStack } from './executor-stack';
 import { orderFixture } from './order-fixtures';
 
 /**
@@ -31,16 +31,13 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
   this.timeout(240_000);
   const payer = mnemonicToAccount(TEST_KEY_MNEMONIC, { addressIndex: 17 });
   const signer = new MnemonicSigner(TEST_KEY_MNEMONIC);
-  const env = testEnv();
-  const procs: Record<string, RunningProcess> = {};
+  const stack = new ExecutorStack({ database: 'order_executor', funded: payer.address, confirmations: 'ethereum=2' });
+  const procs = stack.procs;
   let db: Knex;
-  /** A database of the suite's own: its executor acts on every paid order it finds (suiteDatabase). */
-  let databaseUrl: string;
   let orders: OrderRepository;
   let transfers: OutgoingTransferRepository;
   let events: TopicCollector;
   let base = '';
-  let executorEnv: Record<string, string> = {};
   let integratorId = '';
 
   const { rpc, mined, pay: payFrom } = simChain(() => base);
@@ -60,40 +57,18 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
     );
     return { order, address, index };
   };
-  let executorOps = 0;
-  const startExecutor = async () => {
-    const ops = (executorOps = await freePort());
-    procs.executor = spawnTs('apps/order-executor/src/main.ts', { ...executorEnv, OPS_PORT: String(ops) });
-    await waitReady(procs.executor, ops, 60_000);
-  };
+  const startExecutor = () => stack.startExecutor();
 
   before(async () => {
-    databaseUrl = await suiteDatabase('order_executor');
-    db = createDb({ url: databaseUrl, poolMax: 4 });
+    await stack.start();
+    ({ db, events, base } = stack);
     orders = new OrderRepository(db);
     transfers = new OutgoingTransferRepository(db);
     integratorId = await new IntegratorRepository(db).createIntegrator('Executor test');
-    const prefix = uniquePrefix('exec');
-    await createRegistryTopics(prefix);
-    events = await collectTopic(`${prefix}${TOPICS.ordersEvents.name}`);
-    const [simPort, simOps, trackerOps] = await Promise.all([freePort(), freePort(), freePort()]);
-    base = `http://127.0.0.1:${simPort}`;
-    procs.sim = spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '300', SIM_THORCHAIN_SWAP_MS: '500', SIM_CHANGENOW_STEP_MS: '200', SIM_FUNDED_ACCOUNTS: payer.address });
-    await waitReady(procs.sim, simOps, 60_000);
-    const upstreams = { THORNODE_API_URL: `${base}/thornode`, CHANGENOW_API_URL: `${base}/changenow`, CHAIN_RPC_DEFAULT_BASE: `${base}/rpc`, CHAIN_RPC_URLS: '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' };
-    executorEnv = { ...upstreams, ORDER_EXECUTOR_INTERVAL_MS: '300', ORDER_EXECUTOR_CONFIRMATIONS: 'ethereum=2', ORDER_EXECUTOR_CONFIRMATIONS_DEFAULT: '12' };
-    procs.tracker = spawnTs('apps/order-tracker/src/main.ts', {
-      ...upstreams, KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, OPS_PORT: String(trackerOps), ORDER_TRACKER_GROUP: `${prefix}tracker`, ORDER_TRACKER_INTERVAL_MS: '300', ORDER_TRACKER_SESSION_TIMEOUT_MS: '6000',
-    });
-    await Promise.all([waitReady(procs.tracker, trackerOps, 60_000), startExecutor()]);
   });
 
   after(async () => {
-    await events?.stop();
-    const exits: Record<string, unknown> = {};
-    for (const name of ['executor', 'tracker', 'sim']) if (procs[name]) exits[name] = await stopProcess(procs[name]);
-    await db?.destroy();
-    expect(exits, 'clean exits').to.deep.equal({ executor: 0, tracker: 0, sim: 0 });
+    expect(await stack.stop(), 'clean exits').to.deep.equal({ executor: 0, tracker: 0, sim: 0 });
   });
 
   it('forwards exactly amount_in − fee_platform − fee_integrator to the current vault with the limit memo; THORChain swaps it; Completed, then Settled with the commission', async () => {
@@ -264,7 +239,7 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
   it('a halted chain is waited for: no transfer while THORChain halts ETH, the forward once it resumes', async () => {
     const halt = (halted: boolean) => fetch(`${base}/sim/thorchain/halt/ETH`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ halted }) });
     const haltedWaits = async () => {
-      const text = await (await fetch(`http://127.0.0.1:${executorOps}/metrics`)).text();
+      const text = await (await fetch(`http://127.0.0.1:${stack.executorOps}/metrics`)).text();
       return Number(/^chainpipe_agg_forward_waits_total\{[^}]*reason="halted"[^}]*\} ([0-9]+)/m.exec(text)?.[1] ?? 0);
     };
     const amountIn = parseEther('0.25');
