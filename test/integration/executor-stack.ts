@@ -1,6 +1,9 @@
 import { TOPICS } from '@chainpipe/contracts';
+import type { DerivableFamily, Signer } from '@chainpipe/custody';
 import { createDb, type Knex } from '@chainpipe/db';
+import type { NewOrder, OrderRepository } from '@chainpipe/order-store';
 import { collectTopic, createRegistryTopics, freePort, spawnTs, stopProcess, suiteDatabase, testEnv, uniquePrefix, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
+import { orderFixture } from './order-fixtures';
 
 export interface ExecutorStackOptions {
   /** Name of the suite's own database (suiteDatabase): its executor acts on every paid order it finds. */
@@ -61,4 +64,25 @@ export class ExecutorStack {
     await this.db?.destroy();
     return exits;
   }
+}
+
+let depositIndex = 2_000_000_000 + Math.floor(Math.random() * 100_000_000);
+/** A deposit index no other order of the run has (above 2·10^9, random per run). */
+export function nextDepositIndex(): number {
+  return depositIndex++;
+}
+
+/**
+ * Paid orders of fresh deposit indexes (`nextDepositIndex`) of one family: the
+ * deposit address of the index, `payDeposit` pays it (its hash), and the order is stored
+ * `Exchanging` with that deposit, `defaults()` and `over` on top of `orderFixture`.
+ */
+export function paidOrders(signer: Pick<Signer, 'addressAt'>, family: DerivableFamily, orders: () => OrderRepository, defaults: () => Partial<NewOrder>) {
+  return async (over: Partial<NewOrder>, payDeposit: (address: string) => Promise<string>) => {
+    const index = nextDepositIndex();
+    const address = await signer.addressAt(family, index);
+    const depositHash = await payDeposit(address);
+    const order = await orders().insert(orderFixture({ ...defaults(), deposit_index: index, deposit_address: address, state: 'Exchanging', deposit_tx_hash: depositHash, deposit_amount: over.amount_in, deposited_at: new Date(), ...over } as Partial<NewOrder>));
+    return { order, address, index };
+  };
 }

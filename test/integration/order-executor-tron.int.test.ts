@@ -7,8 +7,7 @@ import type { Knex } from '@chainpipe/db';
 import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder } from '@chainpipe/order-store';
 import { simTron, TEST_KEY_MNEMONIC, waitFor, type TopicCollector } from '@chainpipe/testing';
 import { runTreasuryCommand } from '../../apps/admin/src/treasury-commands';
-import { ExecutorStack } from './executor-stack';
-import { orderFixture } from './order-fixtures';
+import { ExecutorStack, paidOrders } from './executor-stack';
 
 /**
  * Orders paid on Tron on the real stack: Postgres, Kafka (the tracker's outbox), the simulator
@@ -41,20 +40,10 @@ describe('order executor: orders paid on Tron forwarded and refunded from their 
   let settledTrx: { orderNo: string; address: string; fees: bigint } | undefined;
 
   const tron = simTron(() => base, signer);
-  let nextIndex = 2_000_000_000 + Math.floor(Math.random() * 100_000_000);
-  /** A paid order (Exchanging, its deposit mined) of a fresh deposit index on Tron. */
-  const paidOrder = async (over: Partial<NewOrder>, payDeposit: (address: string) => Promise<string>) => {
-    const index = nextIndex++;
-    const address = await signer.addressAt('tvm', index);
-    const depositHash = await payDeposit(address);
-    const order = await orders.insert(
-      orderFixture({
-        channel_id: changenowId, channel_kind: 'changenow', provider_order_id: `made-with-the-order-${randomBytes(4).toString('hex')}`, deposit_chain_type: 'tron',
-        deposit_index: index, deposit_address: address, state: 'Exchanging', deposit_tx_hash: depositHash, deposit_amount: over.amount_in, deposited_at: new Date(), refund_address: payer.address, integrator_id: integratorId, ...over,
-      } as Partial<NewOrder>),
-    );
-    return { order, address, index };
-  };
+  /** A paid order (Exchanging, its deposit mined) of a fresh deposit index on Tron, through ChangeNOW. */
+  const paidOrder = paidOrders(signer, 'tvm', () => orders, () => ({
+    channel_id: changenowId, channel_kind: 'changenow', provider_order_id: `made-with-the-order-${randomBytes(4).toString('hex')}`, deposit_chain_type: 'tron', refund_address: payer.address, integrator_id: integratorId,
+  } as Partial<NewOrder>));
   const tx = async (txId: string) => tron.wallet('gettransactionbyid', { value: txId, visible: true });
 
   before(async () => {

@@ -7,7 +7,7 @@ import type { Knex } from '@chainpipe/db';
 import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder } from '@chainpipe/order-store';
 import { thorchainLimitMemo } from '@chainpipe/orders';
 import { simChain, TEST_KEY_MNEMONIC, waitFor, type TopicCollector } from '@chainpipe/testing';
-import { ExecutorStack } from './executor-stack';
+import { ExecutorStack, nextDepositIndex, paidOrders } from './executor-stack';
 import { orderFixture } from './order-fixtures';
 
 /**
@@ -46,17 +46,8 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
   /** THORNode's output now for `amount1e8` of `fromAsset` to BTC (sats). */
   const quotedSats = async (fromAsset: string, amount1e8: bigint) => BigInt((await thornode(`/thorchain/quote/swap?from_asset=${fromAsset}&to_asset=BTC.BTC&amount=${amount1e8}`)).expected_amount_out);
   const vault = async () => ((await thornode('/thorchain/inbound_addresses')) as any[]).find((v) => v.chain === 'ETH') as { address: string; router: string };
-  let nextIndex = 2_000_000_000 + Math.floor(Math.random() * 100_000_000);
   /** A paid order (Exchanging, its deposit on the chain) of a fresh deposit index; `pay` makes the deposit. */
-  const paidOrder = async (over: Partial<NewOrder>, payDeposit: (address: string) => Promise<string>) => {
-    const index = nextIndex++;
-    const address = await signer.addressAt('evm', index);
-    const depositHash = await payDeposit(address);
-    const order = await orders.insert(
-      orderFixture({ deposit_index: index, deposit_address: address, state: 'Exchanging', deposit_tx_hash: depositHash, deposit_amount: over.amount_in, deposited_at: new Date(), refund_address: payer.address.toLowerCase(), ...over } as Partial<NewOrder>),
-    );
-    return { order, address, index };
-  };
+  const paidOrder = paidOrders(signer, 'evm', () => orders, () => ({ refund_address: payer.address.toLowerCase() } as Partial<NewOrder>));
   const startExecutor = () => stack.startExecutor();
 
   before(async () => {
@@ -179,7 +170,7 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
   });
 
   it("THORChain's refund of a forward goes back to the deposit address: the order is ChainFailed (refundable), not Refunded, and earns nothing", async () => {
-    const index = nextIndex++;
+    const index = nextDepositIndex();
     const forwardHash = '0x' + randomBytes(32).toString('hex');
     const order = await orders.insert(
       orderFixture({ deposit_index: index, deposit_address: await signer.addressAt('evm', index), state: 'Exchanging', integrator_id: integratorId, fee_integrator: '1000' }),
