@@ -7,6 +7,7 @@ import { Registry } from 'prom-client';
 import { networkByName, tronBase58ToHex, tronHexToBase58 } from '@chainpipe/chains';
 import { MnemonicSigner, TronNodeError, TronSender, transferCalldata } from '@chainpipe/custody';
 import { TEST_KEY_MNEMONIC, parseFixture } from '@chainpipe/testing';
+import { BlockProducer } from '../src/chain-nodes/block-producer';
 import { buildChainNodes, type ChainNode } from '../src/chain-nodes/nodes';
 import { chainNodesRouter } from '../src/chain-nodes/router';
 import { FUNDED_TRC20_BALANCE, FUNDED_TRX_SUN, TRON_CHAIN_PARAMETERS } from '../src/chain-nodes/tron-ledger';
@@ -139,6 +140,36 @@ describe('simulated Tron ledger and the Tron sender', () => {
     const [record] = parseFixture('tvm', produced.item as any, networkByName('tron-mainnet')!).transactions;
     expect(record).to.include({ tx_hash: hash, sender: payer.address, receiver: USDT, transfer_type: 'token' });
     expect(record.token_transfers[0]).to.include({ to_address: to, amount: '12345678', token_contract_address: USDT });
+  });
+});
+
+describe('block producer over the Tron ledger', () => {
+  it('a Tron ledger that took a transaction is mined each tick and posted as the streamer posts Tron: the `block` dataset, the node-form block', async () => {
+    const signer = new MnemonicSigner(TEST_KEY_MNEMONIC);
+    const payer = { index: 7, address: await signer.addressAt('tvm', 7) };
+    let now = Date.UTC(2026, 10, 26, 10, 0, 0);
+    const node = buildChainNodes(fixtureDocs(), { clientVersion: 'test', tronLedger: { funded: new Map([[tronBase58ToHex(payer.address)!, FUNDED_TRX_SUN]]), now: () => now } }).nodes.get('tron-mainnet')!;
+    const posted: { headers: Record<string, string>; body: any }[] = [];
+    const post = (async (_url: string, init: { headers: Record<string, string>; body: Buffer }) => {
+      posted.push({ headers: init.headers, body: JSON.parse(init.body.toString('utf8')) });
+      return new Response('{}');
+    }) as unknown as typeof fetch;
+    const producer = new BlockProducer({ ledgers: [node.tronLedger!], logger: pino({ level: 'silent' }), target: { url: 'http://ingest.invalid/stream', secret: 's' }, nowSec: () => Math.floor(now / 1000), post });
+    await producer.tick();
+    expect(posted, 'a dormant chain stays still').to.deep.equal([]);
+
+    const call = (method: string, args: Record<string, unknown>) => node.wallet!.get(method)!(args).body as any;
+    const built = call('createtransaction', { owner_address: payer.address, to_address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', amount: 1_000, visible: true });
+    const [sig] = await signer.sign({ family: 'tvm', index: payer.index, address: payer.address, digests: [built.txID] });
+    expect(call('broadcasttransaction', { ...built, signature: [`${sig.r}${sig.s}0${sig.recovery}`] })).to.deep.equal({ result: true, txid: built.txID });
+    now += 3000;
+    await producer.tick();
+    expect(posted).to.have.length(1);
+    const { metadata, data } = posted[0].body;
+    const head = call('getnowblock', {});
+    expect(metadata).to.include({ dataset: 'block', network: 'tron-mainnet', batch_start_range: head.block_header.raw_data.number });
+    expect(data).to.deep.equal([head]);
+    expect(head.transactions.map((t: any) => t.txID)).to.deep.equal([built.txID]);
   });
 });
 
