@@ -43,7 +43,7 @@ function treasuryAddress(family: ChainFamily, required: boolean, doc: string): F
   };
 }
 
-/** What a sweep needs of a chain besides the outgoing transfer (`EvmSender` has both). */
+/** What a sweep needs of a chain besides the outgoing transfer (`EvmSender` and `TronSender` have both). */
 export interface SweepChain {
   balanceOf(address: string): Promise<bigint>;
   feePlan(from: string, to: string): Promise<FeePlan>;

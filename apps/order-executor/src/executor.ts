@@ -11,7 +11,7 @@ import { ForwardWait, type ChannelForwarder } from './forwarders';
 export interface OrderExecutorDeps {
   db: Knex;
   transfers: OutgoingTransfers;
-  /** The sending side of a chain type (EVM chains); undefined where nothing is sent. */
+  /** The sending side of a chain type (EVM chains, Tron); undefined where nothing is sent. */
   chain(chainType: string): TransferChain | undefined;
   /** Confirmations a deposit needs before it is forwarded (its own block included). */
   confirmations(chainType: string): number;

@@ -112,7 +112,7 @@ export class ChangeNowForwarder implements ChannelForwarder {
     const exchange = await this.adapter.createDeposit({ src: ctx.src, dst: ctx.dst, amountIn: ctx.net, dstAddress: ctx.order.dst_address, refundAddress: ctx.from.address, signal: ctx.signal });
     // the rate fixed now is what ChangeNOW delivers: under the minimum, nothing is sent (the next pass quotes again)
     if (exchange.estimatedOut < ctx.minOut) throw new ForwardWait(`the fixed rate of exchange ${exchange.providerOrderId} gives ${exchange.estimatedOut}, under the minimum ${ctx.minOut}`);
-    if (exchange.memo) throw new Error(`changenow exchange ${exchange.providerOrderId} wants a payin extra id: not an EVM payin`);
+    if (exchange.memo) throw new Error(`changenow exchange ${exchange.providerOrderId} wants a payin extra id: not a payin paid by a plain transfer`);
     const execution: Record<string, unknown> = { channel: 'changenow', provider_order_id: exchange.providerOrderId, payin_address: exchange.depositAddress, fixed_out: exchange.estimatedOut.toString(), rate_valid_until: exchange.expireAt.toISOString() };
     const token = ctx.src.contractAddress;
     const call = token ? { to: token, value: 0n, data: transferCalldata(exchange.depositAddress, ctx.net) } : { to: exchange.depositAddress, value: ctx.net };

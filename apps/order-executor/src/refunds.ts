@@ -5,7 +5,7 @@ import { OrderRepository, OutgoingTransferRepository, channelReturned, type Orde
 import { REFUND_SENDING_STATES, refundAmount, refundReady } from '@chainpipe/orders';
 import { errorMessage, type Logger } from '@chainpipe/runtime';
 
-/** What a refund needs of a chain besides the outgoing transfer itself (`EvmSender` has both). */
+/** What a refund needs of a chain besides the outgoing transfer itself (`EvmSender` and `TronSender` have both). */
 export interface RefundChain extends Pick<TransferChain, 'receipt'> {
   balanceOf(address: string): Promise<bigint>;
   feePlan(from: string, to: string): Promise<FeePlan>;
@@ -33,7 +33,7 @@ export interface RefundJobDeps {
  * same bytes broadcast again after a crash); once it is confirmed the order takes `refund_sent`
  * through the state machine (`Refunded`, the hash on the order, an audit row that the outbox
  * publishes to orders.events.v1). The deposit must have its confirmations on the chain first.
- * Native coins of EVM chains only: a token refund also needs
+ * Native coins only (of EVM chains and Tron): a token refund also needs
  * gas at the deposit address, which nothing provides yet (counted and logged for an operator).
  */
 export class RefundJob {
