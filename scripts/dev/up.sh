@@ -35,7 +35,12 @@ add_env ORDER_EXECUTOR_CONFIRMATIONS_DEFAULT "2"
 # platform's development keys: a mnemonic generated once and kept here (DEV_SIGNER_MNEMONIC, the
 # development signer's), the deposit addresses' extended public keys derived from it.
 KEPT_MNEMONIC="$(sed -n 's/^DEV_SIGNER_MNEMONIC=//p' "$ENV_FILE")"
-while IFS='=' read -r name value; do add_env "$name" "$value"; done < <(DEV_SIGNER_MNEMONIC="$KEPT_MNEMONIC" npx --no-install tsx scripts/dev/upstream-env.ts)
+# The simulator's funded accounts derive from the kept mnemonic: always written anew, so an env
+# file of an earlier stack gets the accounts added since (the gas station).
+set_env() { sed -i "/^$1=/d" "$ENV_FILE"; echo "$1=$2" >> "$ENV_FILE"; }
+while IFS='=' read -r name value; do
+  if [ "$name" = SIM_FUNDED_ACCOUNTS ]; then set_env "$name" "$value"; else add_env "$name" "$value"; fi
+done < <(DEV_SIGNER_MNEMONIC="$KEPT_MNEMONIC" npx --no-install tsx scripts/dev/upstream-env.ts)
 chmod 600 "$ENV_FILE"
 set -a; . "$ENV_FILE"; set +a
 

@@ -1,5 +1,5 @@
 import { mnemonicToAccount } from 'viem/accounts';
-import { addressOfPublicKey, mnemonicWords, newMnemonic, rootOfMnemonic } from '@chainpipe/custody';
+import { DepositAddresses, GAS_STATION_INDEX, accountXpubsOf, addressOfPublicKey, mnemonicWords, newMnemonic, rootOfMnemonic } from '@chainpipe/custody';
 import { publicPort } from '@chainpipe/runtime';
 import { developmentSimulatorBase, platformKeyEnv, simulatorUpstreamEnv } from '@chainpipe/testing';
 
@@ -10,15 +10,17 @@ import { developmentSimulatorBase, platformKeyEnv, simulatorUpstreamEnv } from '
  * new mnemonic when there is none yet. The simulator's chains post their blocks to this stack's
  * chain-ingest, and the development payers (the mnemonic's account 1, apart from the deposit keys
  * of account 0: EVM m/44'/60'/1'/0/0, Tron m/44'/195'/1'/0/0) start funded on them, so a demo
- * can pay deposits.
+ * can pay deposits, and so does the gas station (account 0's reserved index 2^31 − 1), which pays
+ * the gas of token deposit addresses.
  */
 const mnemonic = process.env.DEV_SIGNER_MNEMONIC || newMnemonic();
 const payer = mnemonicToAccount(mnemonicWords(mnemonic), { accountIndex: 1 });
 const tronPayer = addressOfPublicKey('tvm', rootOfMnemonic(mnemonic).derive("m/44'/195'/1'/0/0").publicKey!);
+const station = new DepositAddresses(accountXpubsOf(mnemonic)).addressAt('evm', GAS_STATION_INDEX);
 const env = {
   ...simulatorUpstreamEnv(developmentSimulatorBase()),
   ...platformKeyEnv(mnemonic),
   SIM_STREAM_URL: `http://127.0.0.1:${publicPort('chain-ingest')}/stream`,
-  SIM_FUNDED_ACCOUNTS: `${payer.address},${tronPayer}`,
+  SIM_FUNDED_ACCOUNTS: `${payer.address},${tronPayer},${station}`,
 };
 for (const [name, value] of Object.entries(env)) console.log(`${name}=${value}`);

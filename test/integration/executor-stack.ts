@@ -3,7 +3,7 @@ import type { DerivableFamily, Signer } from '@chainpipe/custody';
 import { createDb, type Knex } from '@chainpipe/db';
 import type { NewOrder, OrderRepository } from '@chainpipe/order-store';
 import { collectTopic, createRegistryTopics, freePort, spawnTs, stopProcess, suiteDatabase, testEnv, uniquePrefix, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
-import { orderFixture } from './order-fixtures';
+import { orderFixture, voidEarlierChainTransfers } from './order-fixtures';
 
 export interface ExecutorStackOptions {
   /** Name of the suite's own database (suiteDatabase): its executor acts on every paid order it finds. */
@@ -33,6 +33,8 @@ export class ExecutorStack {
   async start(): Promise<void> {
     const databaseUrl = await suiteDatabase(this.opts.database);
     this.db = createDb({ url: databaseUrl, poolMax: 4 });
+    // transfers an earlier run left open were for its (gone) simulated chain: the executor must not resume them
+    await voidEarlierChainTransfers(this.db);
     const prefix = uniquePrefix(this.opts.database.replace(/[^a-z]/g, '').slice(0, 12));
     await createRegistryTopics(prefix);
     this.events = await collectTopic(`${prefix}${TOPICS.ordersEvents.name}`);

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { decodeEventLog, decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, hexToString, parseAbi, parseEther, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { MnemonicSigner } from '@chainpipe/custody';
+import { GAS_STATION_INDEX, MnemonicSigner } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
-import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder } from '@chainpipe/order-store';
+import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder, type OrderRow, type OutgoingTransferKind } from '@chainpipe/order-store';
 import { thorchainLimitMemo } from '@chainpipe/orders';
 import { simChain, TEST_KEY_MNEMONIC, waitFor, type TopicCollector } from '@chainpipe/testing';
 import { ExecutorStack, nextDepositIndex, paidOrders } from './executor-stack';
@@ -31,14 +31,15 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
   this.timeout(240_000);
   const payer = mnemonicToAccount(TEST_KEY_MNEMONIC, { addressIndex: 17 });
   const signer = new MnemonicSigner(TEST_KEY_MNEMONIC);
-  const stack = new ExecutorStack({ database: 'order_executor', funded: payer.address, confirmations: 'ethereum=2' });
-  const procs = stack.procs;
+  let stack: ExecutorStack;
   let db: Knex;
   let orders: OrderRepository;
   let transfers: OutgoingTransferRepository;
   let events: TopicCollector;
   let base = '';
   let integratorId = '';
+  /** The gas station's address: the test key's EVM index 2^31 − 1. */
+  let station = '';
 
   const { rpc, mined, pay: payFrom } = simChain(() => base);
   const pay = (to: string, value: bigint, data?: Hex) => payFrom(payer, to, value, { data, gas: 100_000n });
@@ -51,6 +52,9 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
   const startExecutor = () => stack.startExecutor();
 
   before(async () => {
+    station = await signer.addressAt('evm', GAS_STATION_INDEX);
+    // the payer and the gas station start funded, as `make up` funds them
+    stack = new ExecutorStack({ database: 'order_executor', funded: `${payer.address},${station}`, confirmations: 'ethereum=2' });
     await stack.start();
     ({ db, events, base } = stack);
     orders = new OrderRepository(db);
@@ -59,7 +63,7 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
   });
 
   after(async () => {
-    expect(await stack.stop(), 'clean exits').to.deep.equal({ executor: 0, tracker: 0, sim: 0 });
+    expect(await stack?.stop(), 'clean exits').to.deep.equal({ executor: 0, tracker: 0, sim: 0 });
   });
 
   it('forwards exactly amount_in − fee_platform − fee_integrator to the current vault with the limit memo; THORChain swaps it; Completed, then Settled with the commission', async () => {
@@ -260,38 +264,110 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
   });
 
   it('an executor killed after storing the forward and before any broadcast reached the chain broadcasts the stored transaction after its restart: one forward, its hash', async () => {
-    const refuse = (on: boolean) => fetch(`${base}/sim/chain/ethereum-mainnet/broadcasts`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refuse: on }) });
     const amountIn = parseEther('0.3');
     const net = amountIn - 900_000_000_000_000n;
     const minOut = ((await quotedSats('ETH.ETH', net / 10n ** 10n)) * 9n) / 10n;
-    let order;
-    let address = '';
-    try {
-      ({ order, address } = await paidOrder({ src_token_id: ETH, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: '900000000000000', min_acceptable_out: minOut.toString() }, async (a) => {
+    const { order, address } = await killWhenStored('forward', (refuse) =>
+      paidOrder({ src_token_id: ETH, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: '900000000000000', min_acceptable_out: minOut.toString() }, async (a) => {
         const hash = await pay(a, amountIn);
-        await refuse(true); // the node takes nothing from now on: the executor stores the forward, its broadcasts fail
+        await refuse(); // the node takes nothing from now on: the executor stores the forward, its broadcasts fail
         return hash;
-      }));
-      const o = order;
-      await waitFor(async () => (await transfers.find(o.id, 'forward'))?.status === 'signed', { timeoutMs: 30_000, what: 'the forward stored, not broadcast' });
-      procs.executor.kill('SIGKILL');
-      await procs.executor.exited;
-    } finally {
-      await refuse(false);
-    }
-    const stored = (await transfers.find(order!.id, 'forward'))!;
+      }),
+    );
+    const stored = (await transfers.find(order.id, 'forward'))!;
     expect(await rpc('eth_getTransactionByHash', [stored.tx_hash]), 'nothing on the chain before the restart').to.equal(null);
-    expect((await orders.findById(order!.id))!.forward_tx_hash).to.equal(null);
+    expect((await orders.findById(order.id))!.forward_tx_hash).to.equal(null);
 
     await startExecutor();
-    await waitFor(async () => (await orders.findById(order!.id))?.forward_tx_hash ?? undefined, { timeoutMs: 30_000, what: 'the forward recorded after the restart' });
-    expect((await orders.findById(order!.id))!.forward_tx_hash, 'the stored transaction, not a new one').to.equal(stored.tx_hash);
+    await waitFor(async () => (await orders.findById(order.id))?.forward_tx_hash ?? undefined, { timeoutMs: 30_000, what: 'the forward recorded after the restart' });
+    expect((await orders.findById(order.id))!.forward_tx_hash, 'the stored transaction, not a new one').to.equal(stored.tx_hash);
     await mined(stored.tx_hash);
     const tx = await rpc('eth_getTransactionByHash', [stored.tx_hash]);
     expect(BigInt(tx.value)).to.equal(net);
-    expect(await transfers.listByOrder(order!.id)).to.have.length(1);
-    expect((await transfers.find(order!.id, 'forward'))!.raw_tx).to.equal(stored.raw_tx);
-    await waitFor(async () => (await transfers.find(order!.id, 'forward'))?.status === 'confirmed', { timeoutMs: 20_000, what: 'the forward confirmed' });
+    expect(await transfers.listByOrder(order.id)).to.have.length(1);
+    expect((await transfers.find(order.id, 'forward'))!.raw_tx).to.equal(stored.raw_tx);
+    await waitFor(async () => (await transfers.find(order.id, 'forward'))?.status === 'confirmed', { timeoutMs: 20_000, what: 'the forward confirmed' });
     expect(Number(await rpc('eth_getTransactionCount', [address, 'latest'])), 'one transaction ever left the deposit address').to.equal(1);
+  });
+  /** A USDT order paid to a deposit address that holds no ether (as on a real chain: only the token arrived). */
+  const tokenOrderWithoutGas = async (amountIn: bigint, beforeInsert?: () => Promise<void>) => {
+    const feePlatform = 750_000n;
+    const net = amountIn - feePlatform;
+    const minOut = ((await quotedSats(`ETH.USDT-${USDT_CONTRACT.toUpperCase()}`, net * 100n)) * 9n) / 10n;
+    const paid = await paidOrder(
+      { src_token_id: USDT, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: feePlatform.toString(), fee_integrator: '0', min_acceptable_out: minOut.toString() },
+      async (a) => {
+        const hash = await pay(USDT_CONTRACT, 0n, encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [a as Hex, amountIn] }));
+        await rpc('anvil_setBalance', [a, '0x0']);
+        expect(BigInt(await rpc('eth_getBalance', [a, 'latest'])), 'no ether at the deposit address').to.equal(0n);
+        await beforeInsert?.();
+        return hash;
+      },
+    );
+    return { ...paid, net };
+  };
+  /**
+   * Places an order whose deposit is made before `refuse` is called (from then on the node takes
+   * no transaction), waits until the executor has stored the order's `kind` transfer unbroadcast,
+   * kills the executor, and lets the node take transactions again.
+   */
+  const killWhenStored = async <T extends { order: OrderRow }>(kind: OutgoingTransferKind, place: (refuse: () => Promise<void>) => Promise<T>): Promise<T> => {
+    const refuse = (on: boolean) => fetch(`${base}/sim/chain/ethereum-mainnet/broadcasts`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refuse: on }) });
+    try {
+      const placed = await place(async () => void (await refuse(true)));
+      await waitFor(async () => (await transfers.find(placed.order.id, kind))?.status === 'signed', { timeoutMs: 30_000, what: `the ${kind} stored, not broadcast` });
+      stack.procs.executor.kill('SIGKILL');
+      await stack.procs.executor.exited;
+      return placed;
+    } finally {
+      await refuse(false);
+    }
+  };
+  const metric = async (pattern: RegExp) => Number(pattern.exec(await (await fetch(`http://127.0.0.1:${stack.executorOps}/metrics`)).text())?.[1] ?? 0);
+
+  it("a token deposit address without ether: the gas station sends exactly the approve's and the router deposit's network fees, the forward waits for its confirmations, then goes through the router", async () => {
+    const topUpWaits = () => metric(/^chainpipe_agg_forward_waits_total\{[^}]*reason="gas_topup"[^}]*\} ([0-9]+)/m);
+    const waitsBefore = await topUpWaits();
+    const { order, address, net } = await tokenOrderWithoutGas(120_000_000n);
+    await waitFor(async () => (await orders.findById(order.id))?.forward_tx_hash ?? undefined, { timeoutMs: 40_000, what: 'the router forward recorded after the top-up' });
+    const forwardHash = (await orders.findById(order.id))!.forward_tx_hash!;
+    await mined(forwardHash);
+
+    const [topUp, approve, forward, ...more] = await transfers.listByOrder(order.id);
+    expect(more).to.deep.equal([]);
+    expect([topUp.kind, approve.kind, forward.kind]).to.deep.equal(['gas_topup_forward', 'approve', 'forward']);
+    expect(topUp).to.include({ status: 'confirmed', from_address: station, to_address: address, asset: null });
+    // read off the chain: the station paid the deposit address what its two transactions may cost at most
+    const [topUpTx, approveTx, forwardTx] = await Promise.all([topUp.tx_hash, approve.tx_hash, forwardHash].map((h) => rpc('eth_getTransactionByHash', [h])));
+    expect(topUpTx.from).to.equal(station);
+    expect(topUpTx.to).to.equal(address);
+    const planned = BigInt(approveTx.gas) * BigInt(approveTx.maxFeePerGas) + BigInt(forwardTx.gas) * BigInt(forwardTx.maxFeePerGas);
+    expect(BigInt(topUpTx.value), 'gas × fee cap of the approve and the deposit, the address holding nothing').to.equal(planned);
+    expect(forwardTx.from).to.equal(address);
+    expect(decodeFunctionData({ abi: ROUTER_ABI, data: forwardTx.input }).args[2], 'the net amount through the router').to.equal(net);
+    // the forward was signed only once the top-up had its confirmations (ethereum=2)
+    const topUpBlock = Number((await rpc('eth_getTransactionReceipt', [topUp.tx_hash])).blockNumber);
+    expect(Number((await rpc('eth_getTransactionReceipt', [approve.tx_hash])).blockNumber)).to.be.greaterThan(topUpBlock);
+    expect(await topUpWaits(), 'passes that waited for the top-up').to.be.greaterThan(waitsBefore);
+
+    // the top-up's hash on the order's events, between the deposit and the forward
+    const audit = (await orders.audit(order.id)).map((a) => [a.event, a.from_state, a.to_state, a.detail.tx_hash ?? null]);
+    expect(audit).to.deep.equal([['created', null, 'Exchanging', null], ['gas_topup', 'Exchanging', 'Exchanging', topUp.tx_hash], ['forwarded', 'Exchanging', 'Exchanging', forwardHash]]);
+    const event = await waitFor(() => events.messages.map((m) => JSON.parse(m.value!.toString())).find((e) => e.order_no === order.order_no && e.event === 'gas_topup'), { timeoutMs: 20_000, what: 'gas_topup event' });
+    expect(event.detail).to.deep.equal({ tx_hash: topUp.tx_hash, purpose: 'forward', amount: planned.toString(), from: station, to: address, chain_type: 'ethereum' });
+    expect(await metric(/^chainpipe_agg_gas_station_balance\{[^}]*chain_type="ethereum"[^}]*\} ([0-9.e+]+)/m), "the station's balance gauge").to.be.greaterThan(0);
+    await waitFor(async () => ['Completed', 'Settled'].includes((await orders.findById(order.id))!.state), { timeoutMs: 30_000, what: 'the token swap completed' });
+  });
+
+  it('an executor killed after storing a gas top-up and before its broadcast reached the chain broadcasts the stored top-up after its restart: one top-up, its bytes', async () => {
+    const { order } = await killWhenStored('gas_topup_forward', (refuse) => tokenOrderWithoutGas(90_000_000n, refuse));
+    const stored = (await transfers.find(order.id, 'gas_topup_forward'))!;
+    expect(await rpc('eth_getTransactionByHash', [stored.tx_hash]), 'nothing on the chain before the restart').to.equal(null);
+    await startExecutor();
+    await waitFor(async () => (await orders.findById(order.id))?.forward_tx_hash ?? undefined, { timeoutMs: 40_000, what: 'the forward after the restart' });
+    const after = (await transfers.find(order.id, 'gas_topup_forward'))!;
+    expect(after).to.include({ status: 'confirmed', tx_hash: stored.tx_hash, raw_tx: stored.raw_tx });
+    expect((await rpc('eth_getTransactionReceipt', [stored.tx_hash])).status, 'the stored top-up mined').to.equal('0x1');
+    expect((await transfers.listByOrder(order.id)).map((t) => t.kind)).to.deep.equal(['gas_topup_forward', 'approve', 'forward']);
   });
 });

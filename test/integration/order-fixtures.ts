@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { TOPICS, type TxPushMessage } from '@chainpipe/contracts';
+import type { Knex } from '@chainpipe/db';
 import type { NewOrder } from '@chainpipe/order-store';
 import { topicMessage } from '@chainpipe/testing';
 
@@ -76,4 +77,13 @@ export function nativeDepositPush(appId: string, to: string, amountWei: string, 
       token_transfers: [], from_details: [], to_details: [], internal_transactions: [],
     } as unknown as TxPushMessage['tx'],
   });
+}
+
+/**
+ * A suite's database outlives its simulator: transfers an earlier run stored and never saw mined
+ * were for that run's chain, which is gone. Marked failed, so the gas station (one key across
+ * runs) does not count their nonces on the new chain and the executor does not broadcast them.
+ */
+export async function voidEarlierChainTransfers(db: Knex): Promise<void> {
+  await db('agg.outgoing_transfers').whereIn('status', ['signed', 'broadcast']).update({ status: 'failed', error: 'stored for an earlier test chain', finished_at: db.fn.now() });
 }

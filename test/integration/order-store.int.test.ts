@@ -70,4 +70,23 @@ describe('order store (real Postgres)', () => {
     const other = await orders.withClientOrderLock(null, clientId, async (existing, trx) => existing ?? orders.insert(orderFixture({ client_order_id: clientId }), trx));
     expect(other.id).to.not.equal(rows[0].id);
   });
+  it("no order takes the gas station's deposit index 2^31 − 1: the sequence stops one short and the table refuses it", async () => {
+    const { rows } = await db.raw<{ rows: { max_value: string }[] }>("select max_value from pg_sequences where schemaname = 'agg' and sequencename = 'order_deposit_index_seq'");
+    expect(rows[0].max_value).to.equal('2147483646');
+    let refused: Error | undefined;
+    await orders.insert(orderFixture({ deposit_index: 2 ** 31 - 1 })).catch((err: Error) => (refused = err));
+    expect(refused?.message).to.match(/orders_deposit_index_not_station/);
+  });
+
+  it('a movement of funds that changes no state is noted once per transaction hash, in the order\'s state, however many writers race', async () => {
+    const row = await orders.insert(orderFixture({ state: 'Exchanging' }));
+    const topUp = { order_id: row.id, tx_hash: '0x' + randomBytes(32).toString('hex'), amount: '6640000000000000', from_address: '0x' + 'a'.repeat(40), to_address: row.deposit_address, chain_type: 'ethereum', detail: { purpose: 'forward' } };
+    const written = await Promise.all([1, 2, 3, 4].map(() => orders.recordGasTopUp(topUp)));
+    expect(written.filter(Boolean), 'one writer records it').to.have.length(1);
+    const audit = (await orders.audit(row.id)).filter((a) => a.event === 'gas_topup');
+    expect(audit.map((a) => [a.from_state, a.to_state, a.detail])).to.deep.equal([
+      ['Exchanging', 'Exchanging', { tx_hash: topUp.tx_hash, purpose: 'forward', amount: '6640000000000000', from: topUp.from_address, to: row.deposit_address, chain_type: 'ethereum' }],
+    ]);
+    expect((await orders.findById(row.id))!.version, 'the order itself is not changed').to.equal(row.version);
+  });
 });

@@ -1,10 +1,10 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import { parseEther } from 'viem';
+import { decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, parseEther, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { TOPICS, loadContracts, type OrderEventMessage } from '@chainpipe/contracts';
-import { EvmSender, MnemonicSigner, OutgoingTransfers } from '@chainpipe/custody';
+import { EvmSender, GAS_STATION_INDEX, GasStation, MnemonicSigner, OutgoingTransfers } from '@chainpipe/custody';
 import { createDb, type Knex } from '@chainpipe/db';
 import { TopicProducer, createKafka } from '@chainpipe/kafka';
 import { OrderRepository, OutgoingTransferRepository, type NewOrder, type OrderPatch, type OrderRow } from '@chainpipe/order-store';
@@ -14,15 +14,18 @@ import { runOrderCommand } from '../../apps/admin/src/order-commands';
 import { runTreasuryCommand } from '../../apps/admin/src/treasury-commands';
 import { RefundJob } from '../../apps/order-executor/src/refunds';
 import { OrderTracker } from '../../apps/order-tracker/src/tracker';
-import { orderFixture } from './order-fixtures';
+import { orderFixture, voidEarlierChainTransfers } from './order-fixtures';
 
 /**
  * Money the platform sends back or keeps, on the simulated chain of upstream-sim with the real
  * Postgres and Kafka: a failed swap's refund (principal less the network fee) to the refund
  * address, through the outgoing transfers, ending Refunded with the hash on the order and a
  * `refund_sent` event; an operator's resolutions of ManualReview orders; the fee sweep to the
- * treasury, dry run and real run, once per order.
+ * treasury, dry run and real run, once per order; a token's refund and sweep from a deposit
+ * address without ether, after the gas station's top-up.
  */
+const USDT = 102; // Ethereum, 6 decimals
+const USDT_CONTRACT = '0xdac17f958d2ee523a2206206994597c13d831ec7';
 describe('refunds, ManualReview resolutions and fee sweeps on the simulated chain', function () {
   this.timeout(120_000);
   const payer = mnemonicToAccount(TEST_KEY_MNEMONIC, { addressIndex: 13 });
@@ -41,6 +44,9 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
   let producer: TopicProducer;
   let tracker: OrderTracker;
   let events: TopicCollector;
+  let gas: GasStation;
+  /** The gas station's address: the test key's EVM index 2^31 − 1. */
+  let station = '';
 
   const { rpc, mined, pay: payFrom } = simChain(() => base);
   const pay = (to: string, value: bigint) => payFrom(payer, to, value);
@@ -57,6 +63,18 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
     await db('agg.orders').where({ id: o.id }).update({ ...patch, execution: patch.execution ? JSON.stringify(patch.execution) : null, state, deposit_amount: paid.toString(), deposit_tx_hash: hash, deposited_at: new Date() });
     return reload(o);
   };
+  /** A USDT order paid `paid` (smallest units) to a deposit address left without ether (only the token arrived), then put in `state`. */
+  const paidTokenOrder = async (state: OrderRow['state'], patch: OrderPatch, paid: bigint, over: Partial<NewOrder> = {}): Promise<OrderRow> => {
+    const index = randomInt(1_000_000, 2_000_000_000);
+    const address = await signer.addressAt('evm', index);
+    const o = await orders.insert(orderFixture({ deposit_index: index, deposit_address: address, src_token_id: USDT, amount_in: paid.toString(), fee_platform: '0', fee_platform_original: '0', ...over }));
+    const hash = await payFrom(payer, USDT_CONTRACT, 0n, { data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [address as Hex, paid] }), gas: 60_000n });
+    await rpc('anvil_setBalance', [address, '0x0']);
+    await db('agg.orders').where({ id: o.id }).update({ ...patch, execution: patch.execution ? JSON.stringify(patch.execution) : null, state, deposit_amount: paid.toString(), deposit_tx_hash: hash, deposited_at: new Date() });
+    return reload(o);
+  };
+  const tokenBalance = async (holder: string) => BigInt(await rpc('eth_call', [{ to: USDT_CONTRACT, data: encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [holder as Hex] }) }, 'latest']));
+
   /** Runs refund passes (the executor's job) until the order leaves `from`. */
   const refundUntilMoved = async (o: OrderRow) =>
     waitFor(async () => {
@@ -73,14 +91,17 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
     databaseUrl = await suiteDatabase('refunds');
     const [port, ops] = await Promise.all([freePort(), freePort()]);
     base = `http://127.0.0.1:${port}`;
-    sim = spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(port), OPS_PORT: String(ops), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '200', SIM_FUNDED_ACCOUNTS: payer.address });
+    station = await signer.addressAt('evm', GAS_STATION_INDEX);
+    sim = spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(port), OPS_PORT: String(ops), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '200', SIM_FUNDED_ACCOUNTS: `${payer.address},${station}` });
     db = createDb({ url: databaseUrl, poolMax: 6 });
     orders = new OrderRepository(db);
     stored = new OutgoingTransferRepository(db);
+    await voidEarlierChainTransfers(db);
     sender = new EvmSender({ url: `${base}/rpc/ethereum-mainnet`, chainId: 1, timeoutMs: 5000 }, signer);
     const chain = (chainType: string) => (chainType === 'ethereum' ? sender : undefined);
     transfers = new OutgoingTransfers({ store: stored, chain, confirmations: () => 1 });
-    job = new RefundJob({ db, transfers, chains: chain, confirmations: () => 1, logger, registry: new Registry(), batchSize: 1000 });
+    gas = new GasStation({ transfers, store: stored, chain, station: { index: GAS_STATION_INDEX, address: station }, recordTopUp: async (row) => void (await orders.recordGasTopUp(row)) });
+    job = new RefundJob({ db, transfers, chains: chain, gas, confirmations: () => 1, logger, registry: new Registry(), batchSize: 1000 });
     const prefix = uniquePrefix('refunds');
     await createRegistryTopics(prefix, [TOPICS.ordersEvents, TOPICS.addressesChanges]);
     producer = new TopicProducer({ kafka: createKafka({ brokers: testEnv().kafkaBrokers, clientId: 'refunds-test', logger }), contracts: loadContracts(), logger, registry: new Registry(), topicPrefix: prefix });
@@ -237,5 +258,115 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
       expect(again.rows.some((r) => r[1] === 'swept')).to.equal(false);
     }
     expect(await sender.balanceOf(treasury), 'nothing sent twice').to.equal(treasuryBefore + 2n * 550_000_000_000_000n);
+  });
+  it("a failed USDT swap whose deposit address holds no ether: the gas station sends the refund's network fee, then the principal goes back whole by the token's transfer: Refunded", async () => {
+    const refundTo = freshAddress();
+    const principal = 40_000_000n; // 40 USDT
+    const o = await paidTokenOrder('SlippageFailed', { refund_address: refundTo, execution: { outcome: 'SlippageFailed', quoted_out: '1', min_out: '2' } }, principal);
+    expect(BigInt(await rpc('eth_getBalance', [o.deposit_address, 'latest'])), 'no ether at the deposit address').to.equal(0n);
+    const done = await refundUntilMoved(o);
+    expect(done.state).to.equal('Refunded');
+
+    const [topUp, refund, ...more] = await stored.listByOrder(o.id);
+    expect(more).to.deep.equal([]);
+    expect(topUp).to.include({ kind: 'gas_topup_refund', status: 'confirmed', from_address: station, to_address: o.deposit_address });
+    // the token as the price reference names it (checksummed)
+    expect(refund).to.include({ kind: 'refund', status: 'confirmed', tx_hash: done.refund_tx_hash, asset: getAddress(USDT_CONTRACT), amount: principal.toString() });
+    // read off the chain: the token's transfer of the whole principal, paid for by exactly the top-up
+    const tx = await rpc('eth_getTransactionByHash', [done.refund_tx_hash]);
+    expect(tx).to.include({ from: o.deposit_address, to: USDT_CONTRACT });
+    expect(BigInt(tx.value)).to.equal(0n);
+    expect(decodeFunctionData({ abi: erc20Abi, data: tx.input })).to.deep.equal({ functionName: 'transfer', args: [getAddress(refundTo), principal] });
+    const topUpTx = await rpc('eth_getTransactionByHash', [topUp.tx_hash]);
+    expect(topUpTx).to.include({ from: station, to: o.deposit_address });
+    expect(BigInt(topUpTx.value), "the refund's gas limit at its fee cap").to.equal(BigInt(tx.gas) * BigInt(tx.maxFeePerGas));
+    expect(await tokenBalance(refundTo)).to.equal(principal);
+    expect(await tokenBalance(o.deposit_address)).to.equal(0n);
+
+    const audit = (await orders.audit(o.id)).slice(-2);
+    expect(audit.map((a) => [a.event, a.from_state, a.to_state])).to.deep.equal([['gas_topup', 'SlippageFailed', 'SlippageFailed'], ['refund_sent', 'SlippageFailed', 'Refunded']]);
+    expect(audit[0].detail).to.deep.equal({ tx_hash: topUp.tx_hash, purpose: 'refund', amount: topUp.amount, from: station, to: o.deposit_address, chain_type: 'ethereum' });
+    expect(audit[1].detail).to.include({ tx_hash: done.refund_tx_hash, to: refundTo, amount: principal.toString(), token: getAddress(USDT_CONTRACT) });
+    await tracker.publishEvents();
+    await waitFor(() => eventsOf(o).find((e) => e.event === 'gas_topup'), { what: 'gas_topup event' });
+  });
+
+  it('treasury:sweep of USDT fees: the gas station tops the deposit address up first (shown; run again), then the fees go to the treasury by the token’s transfer', async () => {
+    const treasury = freshAddress();
+    const fees = { fee_platform: '300000', fee_integrator: '200000' };
+    // after its forward a completed order's deposit address holds its fees in the token, no ether
+    const o = await paidTokenOrder('Completed', {}, 500_000n, fees);
+    const deps = { db, transfers, chains: (ct: string) => (ct === 'ethereum' ? sender : undefined), treasuryEvm: treasury, gas };
+    const sweep = async (dryRun = false) => {
+      const { io, out } = lines();
+      const code = await runTreasuryCommand(['treasury:sweep', ...(dryRun ? ['--dry-run'] : []), '--order', o.order_no], deps, io);
+      return { code, rows: out.filter((l) => l.startsWith(o.order_no)).map((l) => l.split('\t')), out };
+    };
+    const dry = await sweep(true);
+    expect(dry.code, dry.out.join('\n')).to.equal(0);
+    expect(dry.rows.map((r) => r.slice(0, 3))).to.deep.equal([[o.order_no, 'would sweep', '500000']]);
+    expect(await stored.listByOrder(o.id), 'a dry run signs nothing').to.deep.equal([]);
+
+    const first = await sweep();
+    expect(first.code, first.out.join('\n')).to.equal(0);
+    const [[, what, topUpAmount, topUpHash]] = first.rows;
+    expect(what).to.equal('gas top-up');
+    await mined(topUpHash);
+    const second = await sweep();
+    expect(second.code, second.out.join('\n')).to.equal(0);
+    const [[, swept, amount, sweepHash]] = second.rows;
+    expect([swept, amount]).to.deep.equal(['swept', '500000']);
+    await mined(sweepHash);
+    const tx = await rpc('eth_getTransactionByHash', [sweepHash]);
+    expect(tx).to.include({ from: o.deposit_address, to: USDT_CONTRACT });
+    expect(decodeFunctionData({ abi: erc20Abi, data: tx.input })).to.deep.equal({ functionName: 'transfer', args: [getAddress(treasury), 500_000n] });
+    expect(BigInt(topUpAmount), "the sweep's gas limit at its fee cap").to.equal(BigInt(tx.gas) * BigInt(tx.maxFeePerGas));
+    expect(await tokenBalance(treasury)).to.equal(500_000n);
+    expect((await stored.listByOrder(o.id)).map((t) => [t.kind, t.from_address])).to.deep.equal([['gas_topup_sweep', station], ['sweep', o.deposit_address]]);
+    expect((await orders.audit(o.id)).at(-1)).to.deep.include({ event: 'gas_topup', from_state: 'Completed', to_state: 'Completed' });
+    expect((await orders.audit(o.id)).at(-1)!.detail).to.include({ tx_hash: topUpHash, purpose: 'sweep' });
+
+    const again = await sweep();
+    expect(again.rows.map((r) => r[1])).to.deep.equal(['already sent']);
+    expect(await tokenBalance(treasury), 'nothing sent twice').to.equal(500_000n);
+  });
+  it("the executor's and the admin's gas stations topping up at once never sign one nonce twice: consecutive nonces, every top-up mined", async () => {
+    // two processes' stations: each its own database pool, sender and outgoing transfers
+    const other = createDb({ url: databaseUrl, poolMax: 1 });
+    try {
+      const otherStore = new OutgoingTransferRepository(other);
+      const otherSender = new EvmSender({ url: `${base}/rpc/ethereum-mainnet`, chainId: 1, timeoutMs: 5000 }, signer);
+      const otherChain = (ct: string) => (ct === 'ethereum' ? otherSender : undefined);
+      const otherGas = new GasStation({
+        transfers: new OutgoingTransfers({ store: otherStore, chain: otherChain, confirmations: () => 1 }),
+        store: otherStore,
+        chain: otherChain,
+        station: { index: GAS_STATION_INDEX, address: station },
+        recordTopUp: async (row) => void (await new OrderRepository(other).recordGasTopUp(row)),
+      });
+      const placed: OrderRow[] = [];
+      // the payer pays one after the other (its own nonces); the stations race
+      for (let i = 0; i < 6; i++) placed.push(await paidTokenOrder('Completed', {}, 1_000_000n));
+      const need = (o: OrderRow, i: number) => ({ orderId: o.id, purpose: 'sweep' as const, chainType: 'ethereum', address: o.deposit_address, plans: [{ maxNetworkFee: 1_000_000_000_000n * BigInt(i + 1) }] });
+      const first = await Promise.all(placed.map((o, i) => (i % 2 ? otherGas : gas).ensure(need(o, i))));
+      expect(first.map((g) => g.kind).every((k) => k === 'waiting' || k === 'ready')).to.equal(true);
+      const rows = await Promise.all(placed.map(async (o) => (await stored.find(o.id, 'gas_topup_sweep'))!));
+      const nonces = rows.map((r) => Number(r.nonce)).sort((a, b) => a - b);
+      expect(new Set(nonces).size, 'six nonces').to.equal(6);
+      expect(nonces.at(-1)! - nonces[0], 'consecutive').to.equal(5);
+      for (const [i, o] of placed.entries()) {
+        const ready = await waitFor(async () => {
+          const g = await gas.ensure(need(o, i));
+          return g.kind === 'ready' ? g : undefined;
+        }, { timeoutMs: 20_000, what: `top-up of order ${i}` });
+        const tx = await rpc('eth_getTransactionByHash', [ready.topUp.tx_hash]);
+        expect(tx).to.include({ from: station, to: o.deposit_address });
+        expect(Number(tx.nonce)).to.equal(Number(ready.topUp.nonce));
+        // the address held nothing: exactly the plan's network fee
+        expect(BigInt(await rpc('eth_getBalance', [o.deposit_address, 'latest']))).to.equal(1_000_000_000_000n * BigInt(i + 1));
+      }
+    } finally {
+      await other.destroy();
+    }
   });
 });

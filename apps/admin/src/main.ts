@@ -1,25 +1,33 @@
 import { chainOriginsFromConfig } from '@chainpipe/chains';
-import { OutgoingTransfers, evmSendersByChainType, signerFromConfig, tronSendersByChainType } from '@chainpipe/custody';
+import { GAS_STATION_INDEX, GasStation, OutgoingTransfers, evmChainTypesWithOrigin, evmSendersByChainType, signerFromConfig, tronSendersByChainType } from '@chainpipe/custody';
 import { ApiKeyRepository, createDb, dbConfig, type Knex } from '@chainpipe/db';
-import { IntegratorRepository, OutgoingTransferRepository } from '@chainpipe/order-store';
+import { IntegratorRepository, OrderRepository, OutgoingTransferRepository } from '@chainpipe/order-store';
 import { loadConfig } from '@chainpipe/runtime';
 import { USAGE as KEY_USAGE, UsageError, runCommand } from './commands';
 import { INTEGRATOR_USAGE, runIntegratorCommand } from './integrator-commands';
 import { ORDER_USAGE, runOrderCommand } from './order-commands';
 import { REFERENCE_USAGE, runReferenceCommand } from './reference-commands';
 import { sweepConfig } from './config';
+import { GAS_USAGE, runGasCommand } from './gas-commands';
 import { TREASURY_USAGE, runTreasuryCommand } from './treasury-commands';
 
-const USAGE = KEY_USAGE + REFERENCE_USAGE + INTEGRATOR_USAGE + ORDER_USAGE + TREASURY_USAGE;
+const USAGE = KEY_USAGE + REFERENCE_USAGE + INTEGRATOR_USAGE + ORDER_USAGE + TREASURY_USAGE + GAS_USAGE;
 
-function treasuryDeps(db: Knex) {
+/** What the money commands need: the signer, the chain origins, the outgoing transfers and the gas station. */
+async function moneyDeps(db: Knex) {
   const config = loadConfig(sweepConfig, process.env);
-  const [origins, signer] = [chainOriginsFromConfig(config), signerFromConfig(config)];
+  const signer = signerFromConfig(config);
+  const origins = chainOriginsFromConfig(config);
   const evm = evmSendersByChainType(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
   const tron = tronSendersByChainType(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
   const senders = (chainType: string) => evm(chainType) ?? tron(chainType);
-  const transfers = new OutgoingTransfers({ store: new OutgoingTransferRepository(db), chain: senders, confirmations: () => config.TRANSFER_CONFIRMATIONS });
-  return { db, transfers, chains: senders, treasuryEvm: config.TREASURY_ADDRESS_EVM, treasuryTvm: config.TREASURY_ADDRESS_TVM };
+  const store = new OutgoingTransferRepository(db);
+  const transfers = new OutgoingTransfers({ store, chain: senders, confirmations: () => config.TRANSFER_CONFIRMATIONS });
+  const orders = new OrderRepository(db);
+  // the gas station is an EVM key: it serves the EVM chains
+  const station = { index: GAS_STATION_INDEX, address: await signer.addressAt('evm', GAS_STATION_INDEX) };
+  const gas = new GasStation({ transfers, store, chain: evm, station, recordTopUp: async (row) => void (await orders.recordGasTopUp(row)) });
+  return { db, transfers, chains: senders, treasuryEvm: config.TREASURY_ADDRESS_EVM, treasuryTvm: config.TREASURY_ADDRESS_TVM, gas, station: gas, chainTypes: evmChainTypesWithOrigin(origins), warnBelowWei: BigInt(config.GAS_STATION_LOW_BALANCE_GWEI) * 10n ** 9n };
 }
 
 async function main(): Promise<number> {
@@ -31,7 +39,8 @@ async function main(): Promise<number> {
     if (argv[0]?.startsWith('reference:')) return await runReferenceCommand(argv, db, io);
     if (argv[0]?.startsWith('integrator:')) return await runIntegratorCommand(argv, new IntegratorRepository(db), io);
     if (argv[0]?.startsWith('order:')) return await runOrderCommand(argv, db, io);
-    if (argv[0]?.startsWith('treasury:')) return await runTreasuryCommand(argv, treasuryDeps(db), io);
+    if (argv[0]?.startsWith('treasury:')) return await runTreasuryCommand(argv, await moneyDeps(db), io);
+    if (argv[0]?.startsWith('gas:')) return await runGasCommand(argv, await moneyDeps(db), io);
     if (argv[0] === undefined || argv[0] === 'help' || argv[0] === '--help') {
       io.out(USAGE);
       return 0;

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { CHAINS, canonicalAddress, type ChainFamily } from '@chainpipe/chains';
-import type { FeePlan, OutgoingTransfers } from '@chainpipe/custody';
+import { gasTopUp, transferCalldata, type FeePlan, type GasStation, type OutgoingTransfers } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
 import { OutgoingTransferRepository, type OrderRow } from '@chainpipe/order-store';
 import { SWEEPABLE_STATES, decideSweep } from '@chainpipe/orders';
@@ -12,7 +12,9 @@ export const TREASURY_USAGE = `  treasury:sweep [--dry-run] [--limit N] [--order
       orders to the treasury of their chain (TREASURY_ADDRESS_EVM, TREASURY_ADDRESS_TVM), once
       per order, leaving the network fee of the transfer;
       prints each transfer's hash (--dry-run: what it would move, nothing signed; --order: that
-      order only). Needs the
+      order only). A token's fees leave by the token's transfer, its gas sent to the deposit
+      address by the gas station first: such an order shows its top-up; run again once it is
+      confirmed. Needs the
       signer (SIGNER_URL + SIGNER_TOKEN, or DEV_SIGNER_MNEMONIC in development) and the chain
       origins (CHAIN_RPC_URLS / CHAIN_RPC_DEFAULT_BASE)
 `;
@@ -46,7 +48,8 @@ function treasuryAddress(family: ChainFamily, required: boolean, doc: string): F
 /** What a sweep needs of a chain besides the outgoing transfer (`EvmSender` and `TronSender` have both). */
 export interface SweepChain {
   balanceOf(address: string): Promise<bigint>;
-  feePlan(from: string, to: string): Promise<FeePlan>;
+  tokenBalanceOf(token: string, holder: string): Promise<bigint>;
+  feePlan(from: string, to: string, data?: `0x${string}`): Promise<FeePlan>;
 }
 
 export interface TreasuryDeps {
@@ -57,6 +60,8 @@ export interface TreasuryDeps {
   treasuryEvm: string;
   /** Canonical Tron treasury address; empty or absent: Tron fees are not swept. */
   treasuryTvm?: string;
+  /** Tops up a token's deposit address with the sweep's gas (the chains it serves); absent: token fees are skipped. */
+  gas?: Pick<GasStation, 'ensure' | 'serves'>;
 }
 
 /** The treasury of a chain type's family; undefined where none is configured. */
@@ -72,7 +77,9 @@ function treasuryOf(deps: TreasuryDeps, chainType: string): string | undefined {
  * `@chainpipe/orders`), each sent as the order's outgoing transfer of kind `sweep` (one per order,
  * stored signed before its broadcast, so a second run never sends it again: it shows the stored
  * one and broadcasts it again while it is not mined). A failed swap's deposit is never swept: it
- * is refunded in full.
+ * is refunded in full. A token's fees go by `transfer(treasury, fees)`, whose gas the gas station
+ * sends the deposit address first (`gas_topup_sweep`): a run that sent or waits for the top-up
+ * shows it, and the sweep goes on a run after it is confirmed.
  */
 export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io: Output): Promise<number> {
   const [command, ...rest] = argv;
@@ -92,9 +99,9 @@ export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io:
     })
     .orderBy('o.id')
     .limit(limit)
-    .select('o.*', 't.is_native');
+    .select('o.*', 't.is_native', 't.contract_address');
   if (values.order !== undefined) query.where('o.order_no', values.order.trim());
-  const orders: (OrderRow & { is_native: boolean })[] = await query;
+  const orders: (OrderRow & { is_native: boolean; contract_address: string | null })[] = await query;
   const totals = new Map<string, bigint>();
   let count = 0;
   let failures = 0;
@@ -108,12 +115,53 @@ export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io:
       }
       const chain = deps.chains(o.deposit_chain_type);
       const treasury = treasuryOf(deps, o.deposit_chain_type);
-      if (!chain || !o.is_native || !treasury) {
-        io.out(`${o.order_no}\tskipped\tnot a native coin of a chain with a sender and a treasury (${o.deposit_chain_type}, token ${o.src_token_id})`);
+      const token = o.is_native ? null : o.contract_address;
+      if (!chain || !treasury || (!o.is_native && (!token || !deps.gas?.serves(o.deposit_chain_type)))) {
+        io.out(`${o.order_no}\tskipped\t${chain && treasury ? 'a token, and no gas station to pay its transfer' : 'a chain without a sender or a treasury'} (${o.deposit_chain_type}, token ${o.src_token_id})`);
+        continue;
+      }
+      const facts = { state: o.state, feePlatform: BigInt(o.fee_platform), feeIntegrator: BigInt(o.fee_integrator) };
+      if (token) {
+        // the fees are the token's; the transfer's gas is the station's native coin, nothing of the token pays for it
+        const held = await chain.tokenBalanceOf(token, o.deposit_address);
+        const decision = decideSweep({ ...facts, held, networkFee: 0n });
+        if (decision.kind === 'skip') {
+          io.out(`${o.order_no}\tskipped\t${decision.reason} (holds ${held} of ${token})`);
+          continue;
+        }
+        const data = transferCalldata(treasury, decision.value);
+        const plan = await chain.feePlan(o.deposit_address, token, data);
+        if (dryRun) {
+          const topUp = gasTopUp([plan], await chain.balanceOf(o.deposit_address));
+          totals.set(o.deposit_chain_type, (totals.get(o.deposit_chain_type) ?? 0n) + decision.value);
+          count += 1;
+          io.out(`${o.order_no}\twould sweep\t${decision.value}\tof ${token} from ${o.deposit_address}\tto ${treasury}\t(fees ${decision.fees}; gas top-up ${topUp.kind === 'top_up' ? topUp.value : 0})`);
+          continue;
+        }
+        const gas = await deps.gas!.ensure({ orderId: o.id, purpose: 'sweep', chainType: o.deposit_chain_type, address: o.deposit_address, plans: [plan] });
+        if (gas.kind === 'waiting' || gas.kind === 'failed') {
+          if (gas.kind === 'failed') failures += 1;
+          io.out(`${o.order_no}\tgas top-up\t${gas.topUp.amount}\t${gas.topUp.tx_hash}\t${gas.topUp.status}${gas.kind === 'waiting' ? '\t(run again once it is confirmed)' : `\t${gas.topUp.error}`}`);
+          continue;
+        }
+        const fees = gas.kind === 'ready' ? gas.plans[0] : plan;
+        const row = await deps.transfers.send({
+          orderId: o.id,
+          kind: 'sweep',
+          chainType: o.deposit_chain_type,
+          from: { index: o.deposit_index!, address: o.deposit_address },
+          call: { to: token, value: 0n, data, fees },
+          asset: token,
+          amount: decision.value,
+          detail: { fees: decision.fees.toString(), fee_platform: o.fee_platform, fee_integrator: o.fee_integrator, held: held.toString(), network_fee: fees.maxNetworkFee.toString(), recipient: treasury, ...(gas.kind === 'ready' ? { gas_topup_tx_hash: gas.topUp.tx_hash } : {}) },
+        });
+        totals.set(o.deposit_chain_type, (totals.get(o.deposit_chain_type) ?? 0n) + decision.value);
+        count += 1;
+        io.out(`${o.order_no}\tswept\t${decision.value}\t${row.tx_hash}\t${row.status}`);
         continue;
       }
       const [plan, held] = await Promise.all([chain.feePlan(o.deposit_address, treasury), chain.balanceOf(o.deposit_address)]);
-      const decision = decideSweep({ state: o.state, feePlatform: BigInt(o.fee_platform), feeIntegrator: BigInt(o.fee_integrator), held, networkFee: plan.maxNetworkFee });
+      const decision = decideSweep({ ...facts, held, networkFee: plan.maxNetworkFee });
       if (decision.kind === 'skip') {
         io.out(`${o.order_no}\tskipped\t${decision.reason} (holds ${held}, network fee up to ${plan.maxNetworkFee})`);
         continue;

@@ -1,6 +1,6 @@
 import { channelAdaptersConfig } from '@chainpipe/aggregator';
 import { CHAINS, chainOriginConfig, type ChainType } from '@chainpipe/chains';
-import { signerConfig } from '@chainpipe/custody';
+import { gasStationConfig, signerConfig } from '@chainpipe/custody';
 import { dbConfig } from '@chainpipe/db';
 import { int, type Field } from '@chainpipe/runtime';
 
@@ -40,6 +40,7 @@ export const orderExecutorConfig = {
   ...channelAdaptersConfig,
   ...chainOriginConfig,
   ...signerConfig,
+  ...gasStationConfig,
   ORDER_EXECUTOR_INTERVAL_MS: int({ default: 2000, min: 50, doc: 'period of a pass: stored transfers re-broadcast and followed, paid orders forwarded' }),
   ORDER_EXECUTOR_BATCH: int({ default: 50, min: 1, max: 1000, doc: 'orders (and open transfers) per pass' }),
   ORDER_EXECUTOR_CONFIRMATIONS: confirmationsField('confirmations per chain, chain=n pairs (ethereum=12,bsc=15): blocks, its own included, a deposit needs before it is forwarded and a sent transfer before it counts as confirmed'),

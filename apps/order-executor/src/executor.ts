@@ -1,6 +1,6 @@
 import { Counter, type Registry } from 'prom-client';
 import { AmountBelowProviderMinimum, tokenRefOf, type TokenRef } from '@chainpipe/aggregator';
-import type { OutgoingTransfers, TransferChain } from '@chainpipe/custody';
+import type { FeePlan, GasStation, OutgoingTransferIntent, OutgoingTransfers, TransferChain } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
 import { OrderRepository, OutgoingTransferRepository, type OrderRow, type OutgoingTransferRow } from '@chainpipe/order-store';
 import { decideForward } from '@chainpipe/orders';
@@ -8,11 +8,23 @@ import { ReferenceRepository } from '@chainpipe/price-store';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { ForwardWait, type ChannelForwarder } from './forwarders';
 
+/** What the executor needs of a chain: sending, and the fee plan of a call (`EvmSender` has both). */
+export interface ExecutorChain extends TransferChain {
+  feePlan(from: string, to: string, data?: `0x${string}`): Promise<FeePlan>;
+}
+
+type PlannedTransfer = Omit<OutgoingTransferIntent, 'orderId' | 'chainType' | 'from'>;
+
 export interface OrderExecutorDeps {
   db: Knex;
   transfers: OutgoingTransfers;
   /** The sending side of a chain type (EVM chains, Tron); undefined where nothing is sent. */
-  chain(chainType: string): TransferChain | undefined;
+  chain(chainType: string): ExecutorChain | undefined;
+  /**
+   * Tops up a token's deposit address with the gas of its forward (docs/decisions.md, "gas for
+   * token deposit addresses"); absent: the gas must be at the address already.
+   */
+  gas?: Pick<GasStation, 'ensure' | 'serves'>;
   /** Confirmations a deposit needs before it is forwarded (its own block included). */
   confirmations(chainType: string): number;
   /** One forwarder per channel kind; orders of other kinds wait. */
@@ -33,6 +45,9 @@ export interface OrderExecutorDeps {
  * transfers and `OutgoingTransfers` signs, stores and broadcasts them. The forward's hash goes on
  * the order with a `forwarded` event; the tracker follows the channel by it. An order has one
  * forward: once stored, it is what is broadcast (again) and recorded, whatever a quote says later.
+ * A token's transfers are signed with the fee plans the deposit address holds the native coin
+ * for: the gas station tops it up first when it does not, and the order waits for the top-up's
+ * confirmations (`gas_topup`).
  */
 export class OrderExecutor {
   private readonly orders: OrderRepository;
@@ -52,7 +67,7 @@ export class OrderExecutor {
     this.log = deps.logger.child({ component: 'order-executor' });
     this.metrics = {
       forwards: new Counter({ name: 'chainpipe_agg_forwards_total', help: 'Paid orders decided by the executor, by channel kind and outcome (forwarded, slippage_failed, below_provider_minimum)', labelNames: ['channel', 'outcome'], registers: [deps.registry] }),
-      waits: new Counter({ name: 'chainpipe_agg_forward_waits_total', help: 'Paid orders left for a later pass, by reason (confirmations, halted, no_forwarder, no_chain, nothing_to_forward, transfer_failed)', labelNames: ['reason'], registers: [deps.registry] }),
+      waits: new Counter({ name: 'chainpipe_agg_forward_waits_total', help: 'Paid orders left for a later pass, by reason (confirmations, halted, no_forwarder, no_chain, nothing_to_forward, transfer_failed, gas_topup: the gas station\'s top-up of the deposit address is not yet confirmed)', labelNames: ['reason'], registers: [deps.registry] }),
       failures: new Counter({ name: 'chainpipe_agg_executor_failures_total', help: 'Executor steps that failed and are retried next pass, by step (forward, resume)', labelNames: ['step'], registers: [deps.registry] }),
     };
   }
@@ -84,6 +99,9 @@ export class OrderExecutor {
     // the stored forward decides: one per order, whatever a quote says now
     let forward = await this.stored.find(order.id, 'forward');
     if (!forward) {
+      // a top-up on its way: nothing is quoted or planned (no exchange opened) until it is confirmed
+      const topUp = await this.topUpUnderway(order);
+      if (topUp) return this.wait(order, topUp.reason, topUp.detail);
       const deposit = await chain.receipt(order.deposit_tx_hash);
       if (!deposit.mined || !deposit.success || deposit.confirmations < this.deps.confirmations(order.deposit_chain_type)) return this.wait(order, 'confirmations');
       const [src, dst] = await Promise.all([this.token(order.src_token_id), this.token(order.dst_token_id)]);
@@ -111,8 +129,15 @@ export class OrderExecutor {
         if (err instanceof ForwardWait) return this.wait(order, 'halted', err.message);
         throw err;
       }
+      let planned: PlannedTransfer[] = plan.transfers;
+      // where no station serves the chain (Tron) a token's fees must be at the deposit address already
+      if (this.deps.gas?.serves(order.deposit_chain_type) && planned.some((t) => t.asset !== null)) {
+        const paid = await this.withGas(order, chain, from, planned);
+        if (!paid) return;
+        planned = paid;
+      }
       const quote = { net: decision.net.toString(), quoted_out: quotedOut.toString(), min_out: decision.minOut.toString(), quoted_at: new Date(this.clock.now()).toISOString() };
-      for (const t of plan.transfers) {
+      for (const t of planned) {
         const row = await this.deps.transfers.send({ ...t, orderId: order.id, chainType: order.deposit_chain_type, from, detail: t.kind === 'forward' ? { ...t.detail, ...quote } : t.detail });
         if (row.status === 'failed') return this.wait(order, 'transfer_failed', `${row.kind} ${row.tx_hash}: ${row.error}`);
         if (row.kind === 'forward') forward = row;
@@ -123,6 +148,37 @@ export class OrderExecutor {
     }
     if (forward.status === 'failed') return this.wait(order, 'transfer_failed', `forward ${forward.tx_hash}: ${forward.error}`);
     await this.recordForward(order, forwarder.kind, forward);
+  }
+
+  /** The order's gas top-up while it is sent but not confirmed (or failed): why the order waits. */
+  private async topUpUnderway(order: OrderRow): Promise<{ reason: 'gas_topup' | 'transfer_failed'; detail: string } | undefined> {
+    if (!this.deps.gas) return undefined;
+    let row = await this.stored.find(order.id, 'gas_topup_forward');
+    if (!row || row.status === 'confirmed') return undefined;
+    row = await this.deps.transfers.follow(await this.deps.transfers.broadcast(row));
+    if (row.status === 'failed') return { reason: 'transfer_failed', detail: `gas top-up ${row.tx_hash}: ${row.error}` };
+    return row.status === 'confirmed' ? undefined : { reason: 'gas_topup', detail: row.tx_hash };
+  }
+
+  /**
+   * A token leaves by contract calls whose gas the deposit address pays in the native coin: the
+   * transfers with the fee plans the address holds (or is topped up) for; undefined while the
+   * station's top-up is on its way (counted as `gas_topup`) or failed.
+   */
+  private async withGas(order: OrderRow, chain: ExecutorChain, from: { index: number; address: string }, planned: PlannedTransfer[]): Promise<PlannedTransfer[] | undefined> {
+    const fresh = await Promise.all(planned.map((t) => chain.feePlan(from.address, t.call.to, t.call.data as `0x${string}` | undefined)));
+    const gas = await this.deps.gas!.ensure({ orderId: order.id, purpose: 'forward', chainType: order.deposit_chain_type, address: from.address, plans: fresh });
+    if (gas.kind === 'waiting') {
+      this.wait(order, 'gas_topup', gas.topUp.tx_hash);
+      return undefined;
+    }
+    if (gas.kind === 'failed') {
+      this.wait(order, 'transfer_failed', `gas top-up ${gas.topUp.tx_hash}: ${gas.topUp.error}`);
+      return undefined;
+    }
+    const plans = gas.kind === 'ready' ? gas.plans : fresh;
+    if (plans.length !== planned.length) throw new Error(`the gas top-up ${gas.kind === 'ready' ? gas.topUp.tx_hash : ''} paid for ${plans.length} transfers, the forward plans ${planned.length}`);
+    return planned.map((t, i) => ({ ...t, call: { ...t.call, fees: plans[i] } }));
   }
 
   /** The forward's hash on the order, its details in the execution record, and the `forwarded` event. */
@@ -154,7 +210,7 @@ export class OrderExecutor {
    * person. Waits of whole kinds (a chain nothing sends on yet, a channel kind without forwarder)
    * and routine ones are only counted: they would log every pass for every such order.
    */
-  private wait(order: OrderRow, reason: 'confirmations' | 'halted' | 'no_forwarder' | 'no_chain' | 'nothing_to_forward' | 'transfer_failed', detail?: string): void {
+  private wait(order: OrderRow, reason: 'confirmations' | 'halted' | 'no_forwarder' | 'no_chain' | 'nothing_to_forward' | 'transfer_failed' | 'gas_topup', detail?: string): void {
     this.metrics.waits.inc({ reason });
     if (reason === 'transfer_failed' || reason === 'nothing_to_forward') this.log.error({ msg: 'forward_waits', orderNo: order.order_no, reason, detail });
     else if (reason === 'halted') this.log.info({ msg: 'forward_waits', orderNo: order.order_no, reason, detail });

@@ -1,12 +1,13 @@
 import { ChangeNowAdapter, ThorchainAdapter } from '@chainpipe/aggregator';
 import { chainOriginsFromConfig } from '@chainpipe/chains';
-import { OutgoingTransfers, evmSendersByChainType, signerFromConfig, tronSendersByChainType } from '@chainpipe/custody';
+import { GAS_STATION_INDEX, GasStation, OutgoingTransfers, evmChainTypesWithOrigin, evmSendersByChainType, signerFromConfig, tronSendersByChainType } from '@chainpipe/custody';
 import { addPostgres } from '@chainpipe/db';
-import { OutgoingTransferRepository } from '@chainpipe/order-store';
+import { OrderRepository, OutgoingTransferRepository } from '@chainpipe/order-store';
 import { periodicJob, runService, systemClock } from '@chainpipe/runtime';
 import { orderExecutorConfig } from './config';
 import { OrderExecutor } from './executor';
 import { ChangeNowForwarder, ThorchainForwarder } from './forwarders';
+import { GasStationWatch } from './gas-station-watch';
 import { RefundJob } from './refunds';
 
 runService('order-executor', orderExecutorConfig, async (svc) => {
@@ -19,13 +20,20 @@ runService('order-executor', orderExecutorConfig, async (svc) => {
   const tron = tronSendersByChainType(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
   const senders = (chainType: string) => evm(chainType) ?? tron(chainType);
   const confirmations = (chainType: string) => config.ORDER_EXECUTOR_CONFIRMATIONS[chainType as keyof typeof config.ORDER_EXECUTOR_CONFIRMATIONS] ?? config.ORDER_EXECUTOR_CONFIRMATIONS_DEFAULT;
-  const transfers = new OutgoingTransfers({ store: new OutgoingTransferRepository(db), chain: senders, confirmations });
+  const store = new OutgoingTransferRepository(db);
+  const transfers = new OutgoingTransfers({ store, chain: senders, confirmations });
+  // the gas station: the reserved key that tops up token deposit addresses (docs/operations.md, "The gas station"); an EVM key, it serves the EVM chains
+  const station = { index: GAS_STATION_INDEX, address: await signer.addressAt('evm', GAS_STATION_INDEX) };
+  logger.info({ msg: 'gas_station', address: station.address, index: station.index });
+  const orders = new OrderRepository(db);
+  const gas = new GasStation({ transfers, store, chain: evm, station, recordTopUp: async (row) => void (await orders.recordGasTopUp(row)) });
   const thorchain = new ThorchainAdapter({ baseUrl: config.THORNODE_API_URL, clientId: config.THORNODE_CLIENT_ID, timeoutMs: config.THORNODE_TIMEOUT_MS });
   const changenow = new ChangeNowAdapter({ baseUrl: config.CHANGENOW_API_URL, apiKey: config.CHANGENOW_API_KEY, timeoutMs: config.CHANGENOW_TIMEOUT_MS, depositWindowMs: config.CHANGENOW_DEPOSIT_WINDOW_MS });
   const executor = new OrderExecutor({
     db,
     transfers,
     chain: senders,
+    gas,
     confirmations,
     forwarders: [new ThorchainForwarder(thorchain, { now: () => systemClock.now(), depositExpirySec: config.ORDER_EXECUTOR_DEPOSIT_EXPIRY_SEC }), new ChangeNowForwarder(changenow)],
     logger,
@@ -36,6 +44,9 @@ runService('order-executor', orderExecutorConfig, async (svc) => {
   // One pass at a time, the first at start (stored transfers are broadcast again before anything new is decided).
   svc.serve(periodicJob({ name: 'execute', intervalMs: config.ORDER_EXECUTOR_INTERVAL_MS, run: () => executor.pass(), logger, runAtStart: true }));
   // Refunds of failed swaps and of ManualReview orders an operator resolved so (each through the same outgoing transfers).
-  const refunds = new RefundJob({ db, transfers, chains: senders, confirmations, logger, registry, batchSize: config.ORDER_EXECUTOR_BATCH });
+  const refunds = new RefundJob({ db, transfers, chains: senders, gas, confirmations, logger, registry, batchSize: config.ORDER_EXECUTOR_BATCH });
   svc.serve(periodicJob({ name: 'refunds', intervalMs: config.ORDER_EXECUTOR_INTERVAL_MS, run: () => refunds.run(), logger, runAtStart: true }));
+  // the station's balance for the operator who funds it (gauge, low-balance warning)
+  const watch = new GasStationWatch({ station: gas, chainTypes: evmChainTypesWithOrigin(origins), warnBelowWei: BigInt(config.GAS_STATION_LOW_BALANCE_GWEI) * 10n ** 9n, logger, registry });
+  svc.serve(periodicJob({ name: 'gas_station', intervalMs: config.GAS_STATION_CHECK_INTERVAL_MS, run: () => watch.check(), logger, runAtStart: true }));
 });

@@ -1,5 +1,5 @@
 import { Counter, type Registry } from 'prom-client';
-import type { FeePlan, OutgoingTransfers, TransferChain } from '@chainpipe/custody';
+import { transferCalldata, type FeePlan, type GasStation, type OutgoingTransfers, type TransferChain } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
 import { OrderRepository, OutgoingTransferRepository, channelReturned, type OrderRow, type OutgoingTransferRow } from '@chainpipe/order-store';
 import { REFUND_SENDING_STATES, refundAmount, refundReady } from '@chainpipe/orders';
@@ -8,7 +8,8 @@ import { errorMessage, type Logger } from '@chainpipe/runtime';
 /** What a refund needs of a chain besides the outgoing transfer itself (`EvmSender` and `TronSender` have both). */
 export interface RefundChain extends Pick<TransferChain, 'receipt'> {
   balanceOf(address: string): Promise<bigint>;
-  feePlan(from: string, to: string): Promise<FeePlan>;
+  tokenBalanceOf(token: string, holder: string): Promise<bigint>;
+  feePlan(from: string, to: string, data?: `0x${string}`): Promise<FeePlan>;
 }
 
 export interface RefundJobDeps {
@@ -23,25 +24,29 @@ export interface RefundJobDeps {
   registry: Registry;
   /** Orders looked at per pass. */
   batchSize: number;
+  /** Tops up a token's deposit address with the refund's gas; absent: token refunds are `unsupported`. */
+  gas?: Pick<GasStation, 'ensure' | 'serves'>;
 }
 
 /**
  * The executor's refund job: failed swaps (and ManualReview orders an operator resolved as a
  * refund) whose principal is at the order's deposit address go back to the refund address, less
- * the network fee of the transfer (`refundAmount` of `@chainpipe/orders`). The transfer goes
+ * the network fee of the transfer (`refundAmount` of `@chainpipe/orders`); a token's principal
+ * goes back whole by the token's `transfer`, its gas sent to the deposit address by the gas
+ * station (docs/decisions.md, "gas for token deposit addresses"). The transfer goes
  * through `OutgoingTransfers` (kind `refund`, one per order, stored before its broadcast, the
  * same bytes broadcast again after a crash); once it is confirmed the order takes `refund_sent`
  * through the state machine (`Refunded`, the hash on the order, an audit row that the outbox
  * publishes to orders.events.v1). The deposit must have its confirmations on the chain first.
- * Native coins only (of EVM chains and Tron): a token refund also needs
- * gas at the deposit address, which nothing provides yet (counted and logged for an operator).
+ * EVM chains and Tron; a token refund where no gas station serves the chain (Tron) is counted and
+ * logged for an operator.
  */
 export class RefundJob {
   private readonly orders: OrderRepository;
   private readonly stored: OutgoingTransferRepository;
   private readonly log: Logger;
   private readonly outcomes: Counter<'outcome'>;
-  private readonly nativeTokens = new Map<number, boolean>();
+  private readonly tokens = new Map<number, { native: boolean; contract: string | null }>();
 
   constructor(private readonly deps: RefundJobDeps) {
     this.orders = new OrderRepository(deps.db);
@@ -49,7 +54,7 @@ export class RefundJob {
     this.log = deps.logger.child({ component: 'refunds' });
     this.outcomes = new Counter({
       name: 'chainpipe_agg_refund_transfers_total',
-      help: 'Refund job outcomes: sent, confirmed (order Refunded), failed (an operator looks), nothing_after_fee, unsupported (token or chain), error (tried again next pass)',
+      help: 'Refund job outcomes: sent, confirmed (order Refunded), failed (an operator looks), nothing_after_fee, gas_topup (a token refund waits for the gas station\'s top-up), unsupported (chain, or a token without a gas station), error (tried again next pass)',
       labelNames: ['outcome'],
       registers: [deps.registry],
     });
@@ -114,7 +119,8 @@ export class RefundJob {
       order,
       { type: 'refund_sent' },
       () => ({ refund_tx_hash: row.tx_hash }),
-      { event: 'refund_sent', detail: { tx_hash: row.tx_hash, to: row.to_address, amount: row.amount, ...row.detail } },
+      // the refund address (a token refund's transaction goes to the token's contract)
+      { event: 'refund_sent', detail: { tx_hash: row.tx_hash, to: order.refund_address, amount: row.amount, ...(row.asset ? { token: row.asset } : {}), ...row.detail } },
     );
     if (applied.moved !== undefined) {
       this.outcomes.inc({ outcome: 'confirmed' });
@@ -122,10 +128,11 @@ export class RefundJob {
     }
   }
 
-  /** Signs, stores and broadcasts the refund; undefined when there is nothing to send. */
+  /** Signs, stores and broadcasts the refund; undefined when there is nothing to send (yet). */
   private async send(order: OrderRow): Promise<OutgoingTransferRow | undefined> {
     const chain = this.deps.chains(order.deposit_chain_type);
-    if (!chain || !(await this.isNative(order.src_token_id))) {
+    const token = await this.token(order.src_token_id);
+    if (!chain || (!token.native && (!this.deps.gas?.serves(order.deposit_chain_type) || !token.contract))) {
       this.outcomes.inc({ outcome: 'unsupported' });
       this.log.warn({ msg: 'refund_not_supported', orderNo: order.order_no, chainType: order.deposit_chain_type, tokenId: order.src_token_id });
       return undefined;
@@ -135,8 +142,9 @@ export class RefundJob {
     if (!deposit.mined || !deposit.success || deposit.confirmations < this.deps.confirmations(order.deposit_chain_type)) return undefined;
     const from = { index: order.deposit_index!, address: order.deposit_address };
     const to = order.refund_address!;
-    const [plan, held] = await Promise.all([chain.feePlan(from.address, to), chain.balanceOf(from.address)]);
     const principal = BigInt(order.deposit_amount!);
+    if (!token.native) return this.sendToken(order, chain, token.contract!, from, to, principal);
+    const [plan, held] = await Promise.all([chain.feePlan(from.address, to), chain.balanceOf(from.address)]);
     const amount = refundAmount({ principal, held, networkFee: plan.maxNetworkFee });
     if (amount.kind === 'nothing_after_fee') {
       this.outcomes.inc({ outcome: 'nothing_after_fee' });
@@ -153,17 +161,69 @@ export class RefundJob {
       amount: amount.value,
       detail: { principal: principal.toString(), held: held.toString(), network_fee: plan.maxNetworkFee.toString(), resolution: order.resolution },
     });
-    this.outcomes.inc({ outcome: 'sent' });
-    this.log.info({ msg: 'refund_broadcast', orderNo: order.order_no, txHash: row.tx_hash, to, amount: amount.value.toString() });
+    this.sent(order, row, to);
     return row;
   }
 
-  private async isNative(tokenId: number): Promise<boolean> {
-    const cached = this.nativeTokens.get(tokenId);
-    if (cached !== undefined) return cached;
-    const row: { is_native: boolean } | undefined = await this.deps.db('price.tokens').where({ id: tokenId }).first('is_native');
-    const native = row?.is_native === true;
-    this.nativeTokens.set(tokenId, native);
-    return native;
+  /**
+   * A token's refund: `transfer(refund address, principal)` from the deposit address, the
+   * principal whole (its gas is the station's native coin, nothing of the token pays for it:
+   * docs/decisions.md, "gas for token deposit addresses"), once the station's top-up of the
+   * refund's gas is confirmed (or the address holds it already).
+   */
+  private async sendToken(order: OrderRow, chain: RefundChain, contract: string, from: { index: number; address: string }, to: string, principal: bigint): Promise<OutgoingTransferRow | undefined> {
+    const held = await chain.tokenBalanceOf(contract, from.address);
+    // no network fee in token units: the gas is paid in the native coin, by the station
+    const amount = refundAmount({ principal, held, networkFee: 0n });
+    if (amount.kind === 'nothing_after_fee') {
+      this.outcomes.inc({ outcome: 'nothing_after_fee' });
+      this.log.warn({ msg: 'refund_nothing_after_fee', orderNo: order.order_no, available: amount.available.toString(), networkFee: '0' });
+      return undefined;
+    }
+    const data = transferCalldata(to, amount.value);
+    const fresh = await chain.feePlan(from.address, contract, data);
+    const gas = await this.deps.gas!.ensure({ orderId: order.id, purpose: 'refund', chainType: order.deposit_chain_type, address: from.address, plans: [fresh] });
+    if (gas.kind === 'waiting') {
+      this.outcomes.inc({ outcome: 'gas_topup' });
+      return undefined;
+    }
+    if (gas.kind === 'failed') {
+      this.outcomes.inc({ outcome: 'failed' });
+      this.log.error({ msg: 'refund_gas_topup_failed', orderNo: order.order_no, txHash: gas.topUp.tx_hash, err: gas.topUp.error });
+      return undefined;
+    }
+    const plan = gas.kind === 'ready' ? gas.plans[0] : fresh;
+    const row = await this.deps.transfers.send({
+      orderId: order.id,
+      kind: 'refund',
+      chainType: order.deposit_chain_type,
+      from,
+      call: { to: contract, value: 0n, data, fees: plan },
+      asset: contract,
+      amount: amount.value,
+      detail: {
+        principal: principal.toString(),
+        held: held.toString(),
+        network_fee: plan.maxNetworkFee.toString(),
+        ...(gas.kind === 'ready' ? { gas_topup_tx_hash: gas.topUp.tx_hash } : {}),
+        resolution: order.resolution,
+      },
+    });
+    this.sent(order, row, to);
+    return row;
+  }
+
+  private sent(order: OrderRow, row: OutgoingTransferRow, to: string): void {
+    this.outcomes.inc({ outcome: 'sent' });
+    this.log.info({ msg: 'refund_broadcast', orderNo: order.order_no, txHash: row.tx_hash, to, amount: row.amount });
+  }
+
+  private async token(tokenId: number): Promise<{ native: boolean; contract: string | null }> {
+    const cached = this.tokens.get(tokenId);
+    if (cached) return cached;
+    const row: { is_native: boolean; contract_address: string | null } | undefined = await this.deps.db('price.tokens').where({ id: tokenId }).first('is_native', 'contract_address');
+    const token = { native: row?.is_native === true, contract: row?.contract_address ?? null };
+    this.tokens.set(tokenId, token);
+    return token;
   }
 }

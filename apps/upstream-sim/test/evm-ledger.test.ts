@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import pino from 'pino';
-import { keccak256, parseEther, parseGwei, type Hex } from 'viem';
+import { encodeFunctionData, erc20Abi, keccak256, parseEther, parseGwei, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { TEST_KEY_MNEMONIC } from '@chainpipe/testing';
 import { BlockProducer } from '../src/chain-nodes/block-producer';
@@ -104,6 +104,26 @@ describe('EVM chain that takes signed transactions', () => {
     expect(tx).to.include({ from: payer.address.toLowerCase(), type: '0x0', gasPrice: `0x${parseGwei('3').toString(16)}` });
     // EIP-155: v = recovery + 35 + 2 × chain id.
     expect(tx.v).to.be.oneOf(['0x25', '0x26']);
+  });
+
+  it("answers the ERC-20 views by eth_call and sets an account's ether by anvil_setBalance, as development nodes do", async () => {
+    const { rpc, ledger } = freshChain();
+    const token = '0xdac17f958d2ee523a2206206994597c13d831ec7';
+    const balanceOf = (holder: string) => result(rpc, 'eth_call', [{ to: token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [holder as Hex] }) }, 'latest']);
+    // a development account holds 10^30 of every token; anyone else nothing until paid
+    expect(BigInt(balanceOf(payer.address))).to.equal(10n ** 30n);
+    expect(BigInt(balanceOf(RECIPIENT))).to.equal(0n);
+    const raw = await payer.signTransaction({ chainId: CHAIN_ID, type: 'eip1559', to: token, value: 0n, nonce: 0, gas: 60_000n, maxFeePerGas: parseGwei('10'), maxPriorityFeePerGas: parseGwei('1'), data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [RECIPIENT, 1234n] }) });
+    result(rpc, 'eth_sendRawTransaction', [raw]);
+    ledger.produceBlock(1_700_000_000);
+    expect(balanceOf(RECIPIENT), 'one word, 1234').to.equal(`0x${'0'.repeat(60)}04d2`);
+    expect(call(rpc, 'eth_call', [{ to: token, data: '0x12345678' }, 'latest']).error?.message).to.equal('execution reverted');
+
+    expect(BigInt(result(rpc, 'eth_getBalance', [RECIPIENT, 'latest']))).to.not.equal(0n);
+    expect(result(rpc, 'anvil_setBalance', [RECIPIENT, '0x0'])).to.equal(null);
+    expect(result(rpc, 'eth_getBalance', [RECIPIENT, 'latest'])).to.equal('0x0');
+    result(rpc, 'hardhat_setBalance', [RECIPIENT, '0x5']);
+    expect(result(rpc, 'eth_getBalance', [RECIPIENT, 'latest'])).to.equal('0x5');
   });
 });
 

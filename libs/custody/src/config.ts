@@ -61,3 +61,12 @@ export function signerFromConfig(config: { SIGNER_URL: string; SIGNER_TOKEN: str
     throw new ConfigError([`DEV_SIGNER_MNEMONIC ${(err as Error).message}`]);
   }
 }
+
+/**
+ * The gas station (the EVM key of GAS_STATION_INDEX): the balance under which the apps that use
+ * it warn (`gas_station_low`), and how often the executor reads it for its gauge.
+ */
+export const gasStationConfig = {
+  GAS_STATION_LOW_BALANCE_GWEI: int({ default: 50_000_000, min: 0, doc: "the gas station's balance (gwei, on each EVM chain with an origin) under which the executor logs gas_station_low each check; 0: never (default 0.05 of the native coin)" }),
+  GAS_STATION_CHECK_INTERVAL_MS: int({ default: 60_000, min: 100, doc: "how often the executor reads the gas station's balance on each EVM chain (the chainpipe_agg_gas_station_balance gauge)" }),
+};

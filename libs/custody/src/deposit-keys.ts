@@ -19,8 +19,16 @@ export const ACCOUNT_PATHS: Readonly<Record<DerivableFamily, string>> = {
   tvm: "m/44'/195'/0'",
 };
 
-/** Largest index BIP32 derives without hardening (2^31 − 1); the order sequence stops there. */
+/** Largest index BIP32 derives without hardening (2^31 − 1). */
 export const MAX_DEPOSIT_INDEX = 0x7fffffff;
+
+/**
+ * The gas station's key: the last index of each family's account (`0/2147483647`), reserved.
+ * Orders never take it (the order sequence stops at 2^31 − 2 and `agg.orders` refuses it), and
+ * the signing service, which holds the account, signs for it as for any index: no key of its
+ * own to provision. Its address derives from the same xpub, so it can be shown watch-only.
+ */
+export const GAS_STATION_INDEX = MAX_DEPOSIT_INDEX;
 
 export function isDerivableFamily(family: string): family is DerivableFamily {
   return (DERIVABLE_FAMILIES as readonly string[]).includes(family);

@@ -16,3 +16,10 @@ export function evmSendersByChainType(origins: ChainOrigins, signer: Signer, tim
   }
   return (chainType) => senders.get(chainType);
 }
+
+/** The EVM chain types a sender is configured for (their mainnet has an origin), in `NETWORKS` order. */
+export function evmChainTypesWithOrigin(origins: ChainOrigins): string[] {
+  const types: string[] = [];
+  for (const n of NETWORKS) if (n.family === 'evm' && !n.testnet && !types.includes(n.chainType) && origins.urlFor(n.network)) types.push(n.chainType);
+  return types;
+}

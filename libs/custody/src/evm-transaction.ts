@@ -1,4 +1,4 @@
-import { keccak256, serializeTransaction, stringToHex, type Hex, type TransactionSerializableEIP1559 } from 'viem';
+import { encodeFunctionData, erc20Abi, keccak256, serializeTransaction, stringToHex, type Hex, type TransactionSerializableEIP1559 } from 'viem';
 import { OriginError, jsonRpcCall } from '@chainpipe/upstreams';
 import type { FeePlan, SignedTransfer, TransferCall, TransferChain, TransferReceipt } from './outgoing-transfers';
 import type { Signer } from './signer';
@@ -93,6 +93,12 @@ export class EvmSender implements TransferChain {
     return quantity(await this.rpc('eth_getBalance', [address, 'latest']), 'a balance');
   }
 
+  /** What `holder` holds of an ERC-20 token (`balanceOf`, smallest units). */
+  async tokenBalanceOf(token: string, holder: string): Promise<bigint> {
+    const data = encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [holder as Hex] });
+    return quantity(await this.rpc('eth_call', [{ to: token, data }, 'latest']), 'a token balance');
+  }
+
   async feePlan(from: string, to: string, data?: Hex): Promise<EvmFeePlan> {
     const [gasPrice, tip, gas] = await Promise.all([
       this.rpc('eth_gasPrice', []).then((v) => quantity(v, 'a gas price')),
@@ -111,7 +117,7 @@ export class EvmSender implements TransferChain {
   async sign(from: DepositKeyRef, call: TransferCall, plan?: EvmFeePlan): Promise<SignedTransfer> {
     if (call.fees !== undefined && !isEvmFeePlan(call.fees)) throw new Error('the fee terms of an EVM transfer need gas and fee caps');
     const fees = plan ?? (isEvmFeePlan(call.fees) ? call.fees : await this.feePlan(from.address, call.to, call.data as Hex | undefined));
-    const nonce = await this.nextNonce(from.address);
+    const nonce = call.nonce ?? (await this.nextNonce(from.address));
     const { raw, hash } = await signEvmTransaction(this.signer, from, { chainId: this.origin.chainId, nonce, to: call.to, value: call.value, data: call.data as Hex | undefined, ...fees });
     return { raw, hash, nonce };
   }

@@ -7,4 +7,6 @@ export * from './outgoing-transfers';
 export * from './thorchain-router';
 export * from './evm-senders';
 export * from './erc20';
+export * from './gas-topup';
+export * from './gas-station';
 export * from './tron-transaction';

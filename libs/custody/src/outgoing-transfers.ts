@@ -21,6 +21,12 @@ export interface TransferCall {
    * Absent: the chain's current terms.
    */
   fees?: FeePlan;
+  /**
+   * The account nonce to sign with, decided by the caller under its sender lock (the gas station,
+   * which many orders send from). Absent: the node's pending count (a deposit address sends one
+   * order's transfers, one at a time).
+   */
+  nonce?: number;
 }
 
 export interface SignedTransfer {
@@ -91,8 +97,17 @@ export class OutgoingTransfers {
    * failed broadcast throws with the transfer stored as `signed` (`resumeOpen` sends it again).
    */
   async send(intent: OutgoingTransferIntent): Promise<OutgoingTransferRow> {
+    return this.broadcast(await this.prepare(intent));
+  }
+
+  /**
+   * The order's transfer of `intent.kind`, stored (signed now when there is none yet), not
+   * broadcast. `store`: the repository of a sender lock's transaction (`GasStation`), so the row
+   * commits before the lock is released.
+   */
+  async prepare(intent: OutgoingTransferIntent, store: Pick<OutgoingTransfersDeps['store'], 'find' | 'store'> = this.deps.store): Promise<OutgoingTransferRow> {
     const chain = this.chainOf(intent.chainType);
-    let row = await this.deps.store.find(intent.orderId, intent.kind);
+    let row = await store.find(intent.orderId, intent.kind);
     if (!row) {
       const signed = await chain.sign(intent.from, intent.call);
       const fresh: NewOutgoingTransfer = {
@@ -110,9 +125,9 @@ export class OutgoingTransfers {
         detail: intent.detail,
       };
       // a concurrent sender that stored first wins: its transaction is the one broadcast
-      row = (await this.deps.store.store(fresh)).row;
+      row = (await store.store(fresh)).row;
     }
-    return this.broadcast(row);
+    return row;
   }
 
   /** Broadcasts a stored transfer (again): its stored bytes, so its hash never changes. */

@@ -46,15 +46,33 @@ export interface HandlerRetryOptions<T> {
  * `RetryBudgetExhausted`. A stop during a wait ends it with `StoppedWhileRetrying`.
  */
 export class HandlerRetry<T> {
-  /** The handler is waiting for a dependency (Postgres, Redis) to come back: why. */
-  waitingFor?: string;
+  /**
+   * Why each run still waits for a dependency, by run: partitions handled side by side each run
+   * their own retry, and one that recovers must not clear what another still waits for.
+   */
+  private readonly waits = new Map<symbol, string>();
   private readonly clock: Pick<Clock, 'sleep'>;
 
   constructor(private readonly opts: HandlerRetryOptions<T>) {
     this.clock = opts.clock ?? systemClock;
   }
 
+  /** The handler is waiting for a dependency (Postgres, Redis) to come back: why (the first run that waits). */
+  get waitingFor(): string | undefined {
+    for (const why of this.waits.values()) return why;
+    return undefined;
+  }
+
   async run(records: ConsumedRecord<T>[], heartbeat: () => Promise<void>): Promise<DeadLetter[]> {
+    const run = Symbol('run');
+    try {
+      return await this.attempt(run, records, heartbeat);
+    } finally {
+      this.waits.delete(run);
+    }
+  }
+
+  private async attempt(run: symbol, records: ConsumedRecord<T>[], heartbeat: () => Promise<void>): Promise<DeadLetter[]> {
     const { policy, signal, logger } = this.opts;
     const ctx: HandlerContext = { heartbeat, signal };
     let failures = 0;
@@ -62,8 +80,8 @@ export class HandlerRetry<T> {
     for (;;) {
       try {
         const result = await this.opts.handler(records, ctx);
-        if (this.waitingFor) logger.info({ msg: 'dependency_back', waits: outage });
-        this.waitingFor = undefined;
+        if (this.waits.has(run)) logger.info({ msg: 'dependency_back', waits: outage });
+        this.waits.delete(run);
         return result?.deadLetters ?? [];
       } catch (err) {
         if (isNonRetryable(err)) {
@@ -71,7 +89,7 @@ export class HandlerRetry<T> {
             return [{ record: records[0] as ConsumedRecord<unknown>, reason: errorMessage(err), code: (err as NonRetryableError).code ?? 'HANDLER_REJECTED' }];
           }
           const dead: DeadLetter[] = [];
-          for (const r of records) dead.push(...(await this.run([r], heartbeat)));
+          for (const r of records) dead.push(...(await this.attempt(run, [r], heartbeat)));
           return dead;
         }
         if (signal.aborted) throw new StoppedWhileRetrying(err);
@@ -79,8 +97,8 @@ export class HandlerRetry<T> {
         if (isDependencyUnavailable(err)) {
           // Backoff grows to its cap and stays there: one probe per `maxMs` while it is away.
           wait = backoffMs(Math.min(outage, 30), policy.initialMs, policy.maxMs, this.opts.random);
-          if (!this.waitingFor) logger.warn({ msg: 'dependency_unavailable', err: errorMessage(err) });
-          this.waitingFor = errorMessage(err);
+          if (!this.waits.has(run)) logger.warn({ msg: 'dependency_unavailable', err: errorMessage(err) });
+          this.waits.set(run, errorMessage(err));
           outage++;
         } else {
           if (failures >= policy.retries) throw new RetryBudgetExhausted(err);

@@ -72,6 +72,25 @@ describe('HandlerRetry', () => {
     expect(retry.waitingFor).to.equal(undefined);
   });
 
+  it('keeps saying what it waits for while one of two side-by-side runs (two partitions) still waits after the other recovered', async () => {
+    const down = new Set(['a', 'b']);
+    const { clock, retry } = retrying(async (records) => {
+      if (down.has(records[0].value)) throw Object.assign(new Error(`connect ECONNREFUSED for ${records[0].value}`), { code: 'ECONNREFUSED' });
+    }, { retries: 1, initialMs: 1_000, maxMs: 1_000 });
+    const a = retry.run([record('a')], heartbeat);
+    const b = retry.run([record('b')], heartbeat);
+    await clock.advance(1_500);
+    expect(retry.waitingFor).to.match(/ECONNREFUSED/);
+    down.delete('a');
+    await clock.advance(1_000);
+    expect(await a).to.deep.equal([]);
+    expect(retry.waitingFor).to.equal('connect ECONNREFUSED for b');
+    down.delete('b');
+    await clock.advance(1_000);
+    expect(await b).to.deep.equal([]);
+    expect(retry.waitingFor).to.equal(undefined);
+  });
+
   it('ends a backoff at once when stopped: StoppedWhileRetrying, no further handler call', async () => {
     const controller = new AbortController();
     const { clock, calls, retry } = retrying(async () => {

@@ -1,4 +1,5 @@
 import type { Knex } from '@chainpipe/db';
+import type { OutgoingTransferRow } from './outgoing-transfers.repository';
 import { nextState, type ManualResolution, type OrderEvent, type OrderFacts, type OrderState } from '@chainpipe/orders';
 
 /** One row of agg.orders (numeric columns arrive from pg as strings). */
@@ -248,6 +249,34 @@ export class OrderRepository {
       current = reloaded;
     }
     throw new Error(`order ${order.order_no}: state kept changing under ${audit.event}`);
+  }
+
+  /**
+   * Records a movement of funds that changes no state (the gas station's top-up of the deposit
+   * address): an audit row in the order's current state, so an orders.events.v1 event, once per
+   * `detail.tx_hash` however many passes or processes record it (they wait on the order's row).
+   * False when it was recorded before.
+   */
+  async note(orderId: string, audit: { event: string; detail: Record<string, unknown> & { tx_hash: string } }): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      const order: Pick<OrderRow, 'state'> | undefined = await trx('agg.orders').where({ id: orderId }).forUpdate().first('state');
+      if (!order) throw new Error(`order ${orderId} not found`);
+      const seen = await trx('agg.order_audit').where({ order_id: orderId, event: audit.event }).whereRaw("detail->>'tx_hash' = ?", [audit.detail.tx_hash]).first('id');
+      if (seen) return false;
+      await trx('agg.order_audit').insert({ order_id: orderId, from_state: order.state, to_state: order.state, event: audit.event, detail: JSON.stringify(audit.detail) });
+      return true;
+    });
+  }
+
+  /**
+   * The `gas_topup` event of a confirmed top-up of the order's deposit address by the gas
+   * station (an outgoing transfer of kind `gas_topup_<purpose>`), once per top-up.
+   */
+  async recordGasTopUp(topUp: Pick<OutgoingTransferRow, 'order_id' | 'tx_hash' | 'amount' | 'from_address' | 'to_address' | 'chain_type' | 'detail'>): Promise<boolean> {
+    return this.note(topUp.order_id, {
+      event: 'gas_topup',
+      detail: { tx_hash: topUp.tx_hash, purpose: topUp.detail.purpose, amount: topUp.amount, from: topUp.from_address, to: topUp.to_address, chain_type: topUp.chain_type },
+    });
   }
 
   audit(orderId: string): Promise<{ from_state: string | null; to_state: string; event: string; detail: Record<string, unknown>; created_at: Date }[]> {

@@ -2,10 +2,24 @@ import type { Knex } from '@chainpipe/db';
 
 /**
  * What an outgoing transfer is for: an order's `forward` to its channel, the router `approve`
- * a token forward needs before it, a failed order's `refund`, a fee `sweep` to the treasury.
+ * a token forward needs before it, a failed order's `refund`, a fee `sweep` to the treasury,
+ * and the gas station's top-up of the deposit address before a token forward, refund or sweep
+ * (`gas_topup_<purpose>`: one per order and purpose, as every kind; sent from the station's key,
+ * not the deposit address's).
  */
-export const OUTGOING_TRANSFER_KINDS = ['forward', 'approve', 'refund', 'sweep'] as const;
+export const OUTGOING_TRANSFER_KINDS = ['forward', 'approve', 'refund', 'sweep', 'gas_topup_forward', 'gas_topup_refund', 'gas_topup_sweep'] as const;
 export type OutgoingTransferKind = (typeof OUTGOING_TRANSFER_KINDS)[number];
+
+/** What a gas top-up pays for: the transfers of that kind (and an `approve` with a forward). */
+export type GasTopUpPurpose = 'forward' | 'refund' | 'sweep';
+
+/** The transfer kind of a gas top-up for `purpose`. */
+export function gasTopUpKind(purpose: GasTopUpPurpose): OutgoingTransferKind {
+  return `gas_topup_${purpose}`;
+}
+
+/** Namespace of the advisory locks that serialize the signing of one sender's transactions ("ag" + 2). */
+const SENDER_LOCK = 0x61670002;
 
 /**
  * `signed`: stored, maybe not yet on the chain (a crash may have come before the broadcast);
@@ -96,6 +110,28 @@ export class OutgoingTransferRepository {
       .where({ id })
       .whereIn('status', ['signed', 'broadcast'])
       .update({ status: 'failed', error, block_number: blockNumber ?? null, finished_at: this.db.fn.now() });
+  }
+
+  /**
+   * Runs `work` holding the lock of one sending address on one chain, with a repository on the
+   * lock's transaction: what `work` stores commits with it, before the lock is released. For an
+   * account many orders send from (the gas station), so two processes never sign one nonce.
+   */
+  async withSenderLock<T>(chainType: string, address: string, work: (locked: OutgoingTransferRepository) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (trx) => {
+      await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [SENDER_LOCK, `${chainType}:${address.toLowerCase()}`]);
+      return work(new OutgoingTransferRepository(trx));
+    });
+  }
+
+  /** The highest nonce of the sender's transfers not yet mined (`signed`, `broadcast`); null when none. */
+  async highestOpenNonce(chainType: string, address: string): Promise<number | null> {
+    const row = (await this.db('agg.outgoing_transfers')
+      .where({ chain_type: chainType, from_address: address.toLowerCase() })
+      .whereIn('status', ['signed', 'broadcast'])
+      .max('nonce as nonce')
+      .first()) as { nonce: string | null } | undefined;
+    return row?.nonce === null || row?.nonce === undefined ? null : Number(row.nonce);
   }
 
   /** Transfers not yet mined (`signed`, `broadcast`), oldest first: what a restart broadcasts again and follows. */

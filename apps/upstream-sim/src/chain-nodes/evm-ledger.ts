@@ -1,6 +1,6 @@
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { publicKeyToAddress } from 'viem/accounts';
-import { keccak256, parseTransaction, serializeTransaction, toHex, type Hex, type TransactionSerializable } from 'viem';
+import { decodeFunctionData, encodeAbiParameters, erc20Abi, keccak256, parseTransaction, serializeTransaction, toHex, type Hex, type TransactionSerializable } from 'viem';
 import { RpcError } from '../json-rpc';
 import type { ProducedBlock } from './block-producer';
 import { erc20Call, type CallEffect, type SimContract, type SimLog, type TokenState } from './evm-contracts';
@@ -132,6 +132,31 @@ export class EvmLedger {
     for (const [k, v] of balances) this.tokenBalances.set(k, v);
     for (const [k, v] of allowances) this.allowances.set(k, v);
     return effect;
+  }
+
+  /**
+   * A read-only call at the head (`eth_call`): the ERC-20 views `balanceOf` and `allowance` of
+   * the token at `to`; anything else reverts (the simulator runs no other code read-only).
+   */
+  call(to: string, input: Hex): Hex {
+    let decoded: ReturnType<typeof decodeFunctionData<typeof erc20Abi>>;
+    try {
+      decoded = decodeFunctionData({ abi: erc20Abi, data: input });
+    } catch {
+      throw new RpcError(3, 'execution reverted');
+    }
+    const token = to.toLowerCase();
+    if (decoded.functionName === 'balanceOf') return encodeAbiParameters([{ type: 'uint256' }], [this.tokenBalanceOf(token, decoded.args[0])]);
+    if (decoded.functionName === 'allowance') {
+      const [owner, spender] = decoded.args;
+      return encodeAbiParameters([{ type: 'uint256' }], [this.allowances.get(`${token}:${owner.toLowerCase()}:${spender.toLowerCase()}`) ?? 0n]);
+    }
+    throw new RpcError(3, 'execution reverted');
+  }
+
+  /** Sets an account's balance, as development nodes do (`anvil_setBalance`, `hardhat_setBalance`): a test's empty deposit address. */
+  setBalance(address: string, wei: bigint): void {
+    this.balances.set(address.toLowerCase(), wei);
   }
 
   /** Mined nonce, or with `pending` the next one the pool expects. */

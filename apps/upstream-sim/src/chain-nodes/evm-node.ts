@@ -290,6 +290,24 @@ export function evmNode(chain: EvmChain, opts: EvmNodeOptions): RpcNode {
       const tag = args[1] ?? 'latest';
       return toQuantity(ledger.nonceOf(address, tag === 'pending'));
     });
+    methods.set('eth_call', (params: RpcParams) => {
+      const call = requiredArg(positional(params), 0);
+      const to = isObject(call) ? call.to : undefined;
+      const data = isObject(call) ? (call.data ?? call.input) : undefined;
+      if (typeof to !== 'string' || typeof data !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(data)) throw invalidParams('invalid argument 0: a call needs to and data');
+      return ledger.call(parseAddress(to, 0), data as `0x${string}`);
+    });
+    // development nodes' balance setter (Anvil, Hardhat), so a test can empty an address
+    for (const name of ['anvil_setBalance', 'hardhat_setBalance']) {
+      methods.set(name, (params: RpcParams) => {
+        const args = positional(params);
+        const address = parseAddress(requiredArg(args, 0), 0);
+        const wei = requiredArg(args, 1);
+        if (typeof wei !== 'string' || !/^0x[0-9a-fA-F]+$/.test(wei)) throw invalidParams('invalid argument 1: a quantity');
+        ledger.setBalance(address, BigInt(wei));
+        return null;
+      });
+    }
     methods.set('eth_gasPrice', () => toQuantity(ledger.gasPrice()));
     methods.set('eth_maxPriorityFeePerGas', () => toQuantity(ledger.priorityFee()));
     methods.set('eth_estimateGas', (params: RpcParams) => {
