@@ -1,17 +1,18 @@
 import { mnemonicToAccount } from 'viem/accounts';
 import { DepositAddresses, GAS_STATION_INDEX, accountXpubsOf, addressOfPublicKey, mnemonicWords, newMnemonic, rootOfMnemonic } from '@chainpipe/custody';
 import { publicPort } from '@chainpipe/runtime';
-import { developmentSimulatorBase, platformKeyEnv, simulatorUpstreamEnv } from '@chainpipe/testing';
+import { bitcoinWallet, developmentSimulatorBase, platformKeyEnv, simulatorUpstreamEnv } from '@chainpipe/testing';
 
 /**
  * Prints the upstream configuration of the development stack for `make up` (.run/dev.env), one
  * NAME=value a line: every upstream pointed at upstream-sim on its development port, and the
  * platform's development keys from DEV_SIGNER_MNEMONIC (the one kept in .run/dev.env), or from a
  * new mnemonic when there is none yet. The simulator's chains post their blocks to this stack's
- * chain-ingest, and the development payers (the mnemonic's account 1, apart from the deposit keys
- * of account 0: EVM m/44'/60'/1'/0/0, Tron m/44'/195'/1'/0/0) start funded on them, so a demo
- * can pay deposits, and so does the gas station (account 0's reserved index 2^31 − 1), which pays
- * the gas of token deposit addresses.
+ * chain-ingest, and the development payer (the mnemonic's EVM account 1, m/44'/60'/1'/0/0, its
+ * Bitcoin account 1, m/84'/0'/1'/0/0, and its Tron account 1, m/44'/195'/1'/0/0, apart from the
+ * deposit keys of account 0) starts funded on them, so a demo can pay deposits, and so does the
+ * gas station (EVM account 0's reserved index 2^31 − 1), which pays the gas of token deposit
+ * addresses.
  */
 const mnemonic = process.env.DEV_SIGNER_MNEMONIC || newMnemonic();
 const payer = mnemonicToAccount(mnemonicWords(mnemonic), { accountIndex: 1 });
@@ -21,6 +22,8 @@ const env = {
   ...simulatorUpstreamEnv(developmentSimulatorBase()),
   ...platformKeyEnv(mnemonic),
   SIM_STREAM_URL: `http://127.0.0.1:${publicPort('chain-ingest')}/stream`,
-  SIM_FUNDED_ACCOUNTS: `${payer.address},${tronPayer},${station}`,
+  SIM_FUNDED_ACCOUNTS: `${payer.address},${station}`,
+  SIM_FUNDED_BITCOIN_ADDRESSES: bitcoinWallet(mnemonicWords(mnemonic), 1).address,
+  SIM_FUNDED_TRON_ADDRESSES: tronPayer,
 };
 for (const [name, value] of Object.entries(env)) console.log(`${name}=${value}`);

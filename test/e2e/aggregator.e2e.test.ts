@@ -104,7 +104,7 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
     gateway = `http://127.0.0.1:${gwPort}`;
     ingest = `http://127.0.0.1:${ingestPort}`;
     // the simulator's chains post their blocks to this stack's chain-ingest; THORChain watches them
-    await start('apps/upstream-sim/src/main.ts', { SIM_BLOCK_MS: '400', SIM_STREAM_URL: `${ingest}/stream`, STREAM_SECRET: secret, SIM_FUNDED_ACCOUNTS: `${payer.address},${tronPayer.address}`, SIM_THORCHAIN_SWAP_MS: '500' }, simPort);
+    await start('apps/upstream-sim/src/main.ts', { SIM_BLOCK_MS: '400', SIM_STREAM_URL: `${ingest}/stream`, STREAM_SECRET: secret, SIM_FUNDED_ACCOUNTS: payer.address, SIM_FUNDED_TRON_ADDRESSES: tronPayer.address, SIM_THORCHAIN_SWAP_MS: '500' }, simPort);
     for (const [id, price] of [['1027', 2000], ['1', 50000], ['1958', 0.25]] as const) {
       await fetch(`${sim}/sim/cmc/quotes/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ price }) });
     }

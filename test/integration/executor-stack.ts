@@ -8,8 +8,10 @@ import { orderFixture, voidEarlierChainTransfers } from './order-fixtures';
 export interface ExecutorStackOptions {
   /** Name of the suite's own database (suiteDatabase): its executor acts on every paid order it finds. */
   database: string;
-  /** `SIM_FUNDED_ACCOUNTS` of the simulator: the suite's payers. */
+  /** `SIM_FUNDED_ACCOUNTS` of the simulator: the suite's EVM payers. */
   funded: string;
+  /** `SIM_FUNDED_TRON_ADDRESSES`: the suite's Tron payers. */
+  fundedTron?: string;
   /** `ORDER_EXECUTOR_CONFIRMATIONS` (chain=n pairs). */
   confirmations: string;
 }
@@ -40,7 +42,7 @@ export class ExecutorStack {
     this.events = await collectTopic(`${prefix}${TOPICS.ordersEvents.name}`);
     const [simPort, simOps, trackerOps] = await Promise.all([freePort(), freePort(), freePort()]);
     this.base = `http://127.0.0.1:${simPort}`;
-    this.procs.sim = spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '300', SIM_THORCHAIN_SWAP_MS: '500', SIM_CHANGENOW_STEP_MS: '200', SIM_FUNDED_ACCOUNTS: this.opts.funded });
+    this.procs.sim = spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '300', SIM_THORCHAIN_SWAP_MS: '500', SIM_CHANGENOW_STEP_MS: '200', SIM_FUNDED_ACCOUNTS: this.opts.funded, SIM_FUNDED_TRON_ADDRESSES: this.opts.fundedTron ?? '' });
     await waitReady(this.procs.sim, simOps, 60_000);
     const base = this.base;
     const upstreams = { THORNODE_API_URL: `${base}/thornode`, CHANGENOW_API_URL: `${base}/changenow`, CHAIN_RPC_DEFAULT_BASE: `${base}/rpc`, CHAIN_RPC_URLS: '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' };

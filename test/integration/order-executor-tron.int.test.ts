@@ -48,7 +48,7 @@ describe('order executor: orders paid on Tron forwarded and refunded from their 
 
   before(async () => {
     payer = { index: PAYER_INDEX, address: await signer.addressAt('tvm', PAYER_INDEX) };
-    stack = new ExecutorStack({ database: 'order_executor_tron', funded: payer.address, confirmations: 'tron=2' });
+    stack = new ExecutorStack({ database: 'order_executor_tron', funded: '', fundedTron: payer.address, confirmations: 'tron=2' });
     await stack.start();
     ({ db, events, base } = stack);
     orders = new OrderRepository(db);

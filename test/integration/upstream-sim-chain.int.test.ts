@@ -10,7 +10,7 @@ import { OrderRepository } from '@chainpipe/order-store';
 import { createLogger } from '@chainpipe/runtime';
 import { MonitoredAddressRepository, changeMessages } from '@chainpipe/tx-store';
 import {
-  TEST_KEY_MNEMONIC, createRegistryTopics, freePort, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess,
+  TEST_KEY_MNEMONIC, bitcoinWallet, createRegistryTopics, simBitcoin, freePort, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess,
 } from '@chainpipe/testing';
 import { orderFixture } from './order-fixtures';
 
@@ -18,6 +18,8 @@ import { orderFixture } from './order-fixtures';
  * The simulator as a chain: a transfer signed here and sent with eth_sendRawTransaction is mined
  * by upstream-sim into a block that it posts to chain-ingest's /stream itself, and the deposit
  * reaches the order through chain-parser, tx-matcher and order-tracker, no block made by the test.
+ * The same for Bitcoin: a payment mined by the simulated node, posted as the Blockbook block a
+ * Bitcoin stream delivers.
  */
 describe('upstream-sim as a chain: a signed deposit travels sim → /stream → chain-parser → tx-matcher → order-tracker', function () {
   this.timeout(180_000);
@@ -38,6 +40,12 @@ describe('upstream-sim as a chain: a signed deposit travels sim → /stream → 
   let orderId = '';
   let depositAddress = '';
   const amount = parseEther('0.2345');
+  const wallet = bitcoinWallet(TEST_KEY_MNEMONIC, 3);
+  const btc = simBitcoin(() => simUrl);
+  // a Bitcoin order's deposit address: an address of the test mnemonic outside the wallet's account
+  const btcDeposit = bitcoinWallet(TEST_KEY_MNEMONIC, 4).address;
+  const btcAmount = 1_234_567n;
+  let btcOrderId = '';
 
   before(async () => {
     db = createDb({ url: env.databaseUrl, poolMax: 4 });
@@ -48,10 +56,12 @@ describe('upstream-sim as a chain: a signed deposit travels sim → /stream → 
     const order = await new OrderRepository(db).insert(orderFixture({ amount_in: amount.toString() }));
     orderId = order.id;
     depositAddress = order.deposit_address;
+    const btcOrder = await new OrderRepository(db).insert(orderFixture({ src_token_id: 1001, dst_token_id: 101, dst_address: '0x' + '22'.repeat(20), amount_in: btcAmount.toString(), deposit_chain_type: 'bitcoin', deposit_address: btcDeposit }));
+    btcOrderId = btcOrder.id;
     await new ApiKeyRepository(db).createApp(appId, 'sim chain test');
     const producer = new TopicProducer({ kafka: createKafka({ brokers: env.kafkaBrokers, clientId: 'sim-chain-test', logger }), contracts: loadContracts(), logger, registry: new Registry(), topicPrefix: prefix });
     await producer.connect();
-    const changes = [{ chainType: 'ethereum' as const, adds: [depositAddress], removes: [] }];
+    const changes = [{ chainType: 'ethereum' as const, adds: [depositAddress], removes: [] }, { chainType: 'bitcoin' as const, adds: [btcDeposit], removes: [] }];
     await new MonitoredAddressRepository(db).apply(appId, changes, () => producer.publish(TOPICS.addressesChanges, changeMessages(appId, changes, Date.now()).map((value) => ({ value }))));
     await producer.disconnect();
 
@@ -65,6 +75,7 @@ describe('upstream-sim as a chain: a signed deposit travels sim → /stream → 
       spawnTs('apps/order-tracker/src/main.ts', { ...common, OPS_PORT: String(trackerOps), ORDER_DEPOSIT_APP_ID: appId, ORDER_TRACKER_GROUP: `${prefix}tracker`, ORDER_TRACKER_SESSION_TIMEOUT_MS: '6000', ORDER_TRACKER_INTERVAL_MS: '500' }),
       spawnTs('apps/upstream-sim/src/main.ts', {
         PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '500', SIM_STREAM_URL: `http://127.0.0.1:${ingestPort}/stream`, STREAM_SECRET: secret, SIM_FUNDED_ACCOUNTS: payer.address,
+        SIM_FUNDED_BITCOIN_ADDRESSES: wallet.address,
       }),
     );
     await Promise.all([waitReady(procs[0], ingestOps, 60_000), waitReady(procs[1], parserOps, 60_000), waitReady(procs[2], matcherOps, 60_000), waitReady(procs[3], trackerOps, 60_000), waitReady(procs[4], simOps, 60_000)]);
@@ -92,5 +103,12 @@ describe('upstream-sim as a chain: a signed deposit travels sim → /stream → 
     await waitFor(async () => (await orders.findById(orderId))?.state === 'Exchanging', { timeoutMs: 90_000, what: 'the order paid through the pipeline' });
     const stored = (await orders.findById(orderId))!;
     expect(stored).to.include({ state: 'Exchanging', deposit_amount: amount.toString(), deposit_tx_hash: hash });
+  });
+
+  it('a funded Bitcoin wallet pays a Bitcoin order; the sim mines it and posts the Blockbook block; the order is paid by exactly that transaction', async () => {
+    const txid = await btc.pay(wallet, btcDeposit, btcAmount);
+    const orders = new OrderRepository(db);
+    await waitFor(async () => (await orders.findById(btcOrderId))?.state === 'Exchanging', { timeoutMs: 90_000, what: 'the Bitcoin order paid through the pipeline' });
+    expect(await orders.findById(btcOrderId)).to.include({ state: 'Exchanging', deposit_amount: btcAmount.toString(), deposit_tx_hash: txid });
   });
 });

@@ -1,5 +1,5 @@
 import { chainOriginConfig } from '@chainpipe/chains';
-import { gasStationConfig, signerConfig } from '@chainpipe/custody';
+import { bitcoinSenderConfig, gasStationConfig, signerConfig } from '@chainpipe/custody';
 import { int } from '@chainpipe/runtime';
 import { treasuryConfig } from './treasury-commands';
 
@@ -13,5 +13,6 @@ export const sweepConfig = {
   ...signerConfig,
   GAS_STATION_LOW_BALANCE_GWEI: gasStationConfig.GAS_STATION_LOW_BALANCE_GWEI,
   ...chainOriginConfig,
+  ...bitcoinSenderConfig,
   TRANSFER_CONFIRMATIONS: int({ default: 1, min: 1, max: 10_000, doc: 'confirmations (its own block included) before a sweep transfer shows confirmed' }),
 };

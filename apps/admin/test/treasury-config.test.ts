@@ -29,6 +29,15 @@ describe('treasury:sweep configuration', () => {
     expect(refusal({ ...base, TREASURY_ADDRESS_EVM: '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01' })).to.include('TREASURY_ADDRESS_EVM is not an EVM address');
   });
 
+  it('takes an optional Bitcoin treasury (mainnet, bech32 in lower case) and refuses one that is not a mainnet Bitcoin address', () => {
+    const evm = { ...base, TREASURY_ADDRESS_EVM: '0xabcdef0123456789abcdef0123456789abcdef01' };
+    expect(loadConfig(sweepConfig, evm).TREASURY_ADDRESS_UTXO).to.equal('');
+    // BIP173's mainnet P2WPKH test vector, upper case as a QR code carries it
+    expect(loadConfig(sweepConfig, { ...evm, TREASURY_ADDRESS_UTXO: 'BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4' }).TREASURY_ADDRESS_UTXO).to.equal('bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4');
+    expect(refusal({ ...evm, TREASURY_ADDRESS_UTXO: 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx' })).to.include('TREASURY_ADDRESS_UTXO is not a Bitcoin mainnet address');
+    expect(refusal({ ...evm, TREASURY_ADDRESS_UTXO: '0xabcdef0123456789abcdef0123456789abcdef01' })).to.include('TREASURY_ADDRESS_UTXO is not a Bitcoin mainnet address');
+  });
+
   it('takes a Tron treasury in its Base58 form, or none (Tron fees are then not swept); refuses one that is not a Tron address', () => {
     const evm = { ...base, TREASURY_ADDRESS_EVM: '0xabcdef0123456789abcdef0123456789abcdef01' };
     expect(loadConfig(sweepConfig, evm).TREASURY_ADDRESS_TVM).to.equal('');

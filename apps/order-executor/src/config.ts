@@ -1,17 +1,19 @@
 import { channelAdaptersConfig } from '@chainpipe/aggregator';
 import { CHAINS, chainOriginConfig, type ChainType } from '@chainpipe/chains';
-import { gasStationConfig, signerConfig } from '@chainpipe/custody';
+import { bitcoinSenderConfig, gasStationConfig, signerConfig } from '@chainpipe/custody';
 import { dbConfig } from '@chainpipe/db';
 import { int, type Field } from '@chainpipe/runtime';
 
-/** The chain types the executor sends on: EVM chains and Tron. */
-const SENT_CHAIN_TYPES = Object.values(CHAINS).filter((c) => c.family === 'evm' || c.family === 'tvm').map((c) => c.chainType);
+/** The chain types the executor sends on: every EVM chain, Bitcoin (P2WPKH deposit addresses) and Tron. */
+const SENDING_CHAIN_TYPES = Object.values(CHAINS)
+  .filter((c) => c.family === 'evm' || c.chainType === 'bitcoin' || c.family === 'tvm')
+  .map((c) => c.chainType);
 
 /**
  * Confirmations per chain type, `chain=n` pairs (`ethereum=12,bsc=15`): how many blocks, its own
  * included, a deposit needs before its funds are forwarded, and an outgoing transfer before it
  * counts as confirmed. Chains not listed take ORDER_EXECUTOR_CONFIRMATIONS_DEFAULT. Only chains
- * the executor sends on (EVM, Tron) are accepted; anything else stops the boot.
+ * the executor sends on (EVM, Bitcoin, Tron) are accepted; anything else stops the boot.
  */
 export function confirmationsField(doc: string): Field<Readonly<Partial<Record<ChainType, number>>>> {
   return {
@@ -24,7 +26,7 @@ export function confirmationsField(doc: string): Field<Readonly<Partial<Record<C
         const m = /^([a-z0-9]+)=([0-9]+)$/.exec(pair.toLowerCase());
         if (!m) return { error: `entry ${JSON.stringify(pair)} is not chain=confirmations` };
         const [, chain, n] = m;
-        if (!(SENT_CHAIN_TYPES as string[]).includes(chain)) return { error: `names ${chain}, not a chain the executor sends on (${SENT_CHAIN_TYPES.join(', ')})` };
+        if (!(SENDING_CHAIN_TYPES as string[]).includes(chain)) return { error: `names ${chain}, not a chain the executor sends on (${SENDING_CHAIN_TYPES.join(', ')})` };
         const count = Number(n);
         if (count < 1 || count > 10_000) return { error: `${chain}: confirmations must be 1…10000, got ${n}` };
         if (map[chain as ChainType] !== undefined) return { error: `names ${chain} twice` };
@@ -41,6 +43,7 @@ export const orderExecutorConfig = {
   ...chainOriginConfig,
   ...signerConfig,
   ...gasStationConfig,
+  ...bitcoinSenderConfig,
   ORDER_EXECUTOR_INTERVAL_MS: int({ default: 2000, min: 50, doc: 'period of a pass: stored transfers re-broadcast and followed, paid orders forwarded' }),
   ORDER_EXECUTOR_BATCH: int({ default: 50, min: 1, max: 1000, doc: 'orders (and open transfers) per pass' }),
   ORDER_EXECUTOR_CONFIRMATIONS: confirmationsField('confirmations per chain, chain=n pairs (ethereum=12,bsc=15): blocks, its own included, a deposit needs before it is forwarded and a sent transfer before it counts as confirmed'),

@@ -1,5 +1,5 @@
 import { ProviderError, thorAsset, type ChangeNowAdapter, type ThorchainAdapter, type TokenRef } from '@chainpipe/aggregator';
-import { memoCalldata, approveCalldata, routerDepositCalldata, transferCalldata, type DepositKeyRef, type OutgoingTransferIntent } from '@chainpipe/custody';
+import { approveCalldata, routerDepositCalldata, transferCalldata, type DepositKeyRef, type OutgoingTransferIntent } from '@chainpipe/custody';
 import type { OrderRow } from '@chainpipe/order-store';
 import { thorchainLimitMemo } from '@chainpipe/orders';
 
@@ -44,7 +44,8 @@ const halted = (err: unknown) => err instanceof ProviderError && /halted|paused/
  * THORChain: the vault of the source chain read fresh from /thorchain/inbound_addresses (never
  * cached: vaults rotate; a halted chain waits), the memo `=:ASSET:DEST:LIMIT` with the order's
  * minimum as the limit (THORChain refunds rather than deliver less). The native coin goes to
- * the vault with the memo as calldata; a token goes through the chain's router:
+ * the vault with the memo (the chain's sender carries it: calldata on EVM chains, an OP_RETURN
+ * output on Bitcoin); a token goes through the chain's router:
  * `approve(router, net)`, then `depositWithExpiry(vault, token, net, memo, expiry)`.
  */
 export class ThorchainForwarder implements ChannelForwarder {
@@ -75,7 +76,8 @@ export class ThorchainForwarder implements ChannelForwarder {
     const execution: Record<string, unknown> = { channel: 'thorchain', vault: inbound.address, memo };
     const token = ctx.src.contractAddress;
     if (!token) {
-      return { transfers: [{ kind: 'forward' as const, call: { to: inbound.address, value: ctx.net, data: memoCalldata(memo) }, asset: null, amount: ctx.net, detail: execution }], execution };
+      // the source chain's sender carries the memo its way (EVM calldata, a Bitcoin OP_RETURN output)
+      return { transfers: [{ kind: 'forward' as const, call: { to: inbound.address, value: ctx.net, memo }, asset: null, amount: ctx.net, detail: execution }], execution };
     }
     if (!inbound.router) throw new Error(`thorchain lists no router for chain ${ctx.src.chainId}: a token cannot be deposited`);
     const expiry = Math.floor(this.opts.now() / 1000) + this.opts.depositExpirySec;
@@ -112,7 +114,7 @@ export class ChangeNowForwarder implements ChannelForwarder {
     const exchange = await this.adapter.createDeposit({ src: ctx.src, dst: ctx.dst, amountIn: ctx.net, dstAddress: ctx.order.dst_address, refundAddress: ctx.from.address, signal: ctx.signal });
     // the rate fixed now is what ChangeNOW delivers: under the minimum, nothing is sent (the next pass quotes again)
     if (exchange.estimatedOut < ctx.minOut) throw new ForwardWait(`the fixed rate of exchange ${exchange.providerOrderId} gives ${exchange.estimatedOut}, under the minimum ${ctx.minOut}`);
-    if (exchange.memo) throw new Error(`changenow exchange ${exchange.providerOrderId} wants a payin extra id: not a payin paid by a plain transfer`);
+    if (exchange.memo) throw new Error(`changenow exchange ${exchange.providerOrderId} wants a payin extra id, which no sender carries`);
     const execution: Record<string, unknown> = { channel: 'changenow', provider_order_id: exchange.providerOrderId, payin_address: exchange.depositAddress, fixed_out: exchange.estimatedOut.toString(), rate_valid_until: exchange.expireAt.toISOString() };
     const token = ctx.src.contractAddress;
     const call = token ? { to: token, value: 0n, data: transferCalldata(exchange.depositAddress, ctx.net) } : { to: exchange.depositAddress, value: ctx.net };

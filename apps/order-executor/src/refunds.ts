@@ -5,10 +5,11 @@ import { OrderRepository, OutgoingTransferRepository, channelReturned, type Orde
 import { REFUND_SENDING_STATES, refundAmount, refundReady } from '@chainpipe/orders';
 import { errorMessage, type Logger } from '@chainpipe/runtime';
 
-/** What a refund needs of a chain besides the outgoing transfer itself (`EvmSender` and `TronSender` have both). */
+/** What a refund needs of a chain besides the outgoing transfer itself (`EvmSender`, `BitcoinSender` and `TronSender` have both). */
 export interface RefundChain extends Pick<TransferChain, 'receipt'> {
   balanceOf(address: string): Promise<bigint>;
-  tokenBalanceOf(token: string, holder: string): Promise<bigint>;
+  /** What `holder` holds of a token contract; absent on chains without tokens (Bitcoin). */
+  tokenBalanceOf?(token: string, holder: string): Promise<bigint>;
   feePlan(from: string, to: string, data?: `0x${string}`): Promise<FeePlan>;
 }
 
@@ -38,8 +39,8 @@ export interface RefundJobDeps {
  * same bytes broadcast again after a crash); once it is confirmed the order takes `refund_sent`
  * through the state machine (`Refunded`, the hash on the order, an audit row that the outbox
  * publishes to orders.events.v1). The deposit must have its confirmations on the chain first.
- * EVM chains and Tron; a token refund where no gas station serves the chain (Tron) is counted and
- * logged for an operator.
+ * Native coins (EVM chains, Bitcoin, Tron) and EVM tokens (their gas from the gas station, D129); a
+ * token refund where no gas station serves the chain (Tron) is counted and logged for an operator.
  */
 export class RefundJob {
   private readonly orders: OrderRepository;
@@ -132,7 +133,7 @@ export class RefundJob {
   private async send(order: OrderRow): Promise<OutgoingTransferRow | undefined> {
     const chain = this.deps.chains(order.deposit_chain_type);
     const token = await this.token(order.src_token_id);
-    if (!chain || (!token.native && (!this.deps.gas?.serves(order.deposit_chain_type) || !token.contract))) {
+    if (!chain || (!token.native && (!this.deps.gas?.serves(order.deposit_chain_type) || !token.contract || !chain.tokenBalanceOf))) {
       this.outcomes.inc({ outcome: 'unsupported' });
       this.log.warn({ msg: 'refund_not_supported', orderNo: order.order_no, chainType: order.deposit_chain_type, tokenId: order.src_token_id });
       return undefined;
@@ -172,7 +173,7 @@ export class RefundJob {
    * refund's gas is confirmed (or the address holds it already).
    */
   private async sendToken(order: OrderRow, chain: RefundChain, contract: string, from: { index: number; address: string }, to: string, principal: bigint): Promise<OutgoingTransferRow | undefined> {
-    const held = await chain.tokenBalanceOf(contract, from.address);
+    const held = await chain.tokenBalanceOf!(contract, from.address);
     // no network fee in token units: the gas is paid in the native coin, by the station
     const amount = refundAmount({ principal, held, networkFee: 0n });
     if (amount.kind === 'nothing_after_fee') {

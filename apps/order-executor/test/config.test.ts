@@ -5,8 +5,9 @@ import { confirmationsField, orderExecutorConfig } from '../src/config';
 describe('order executor configuration', () => {
   const field = confirmationsField('test');
 
-  it('reads confirmations per EVM chain type and Tron; unset is none listed', () => {
+  it('reads confirmations per chain type it sends on (EVM, Bitcoin, Tron); unset is none listed', () => {
     expect(field.parse('ethereum=12, bsc=15,base=1')).to.deep.equal({ value: { ethereum: 12, bsc: 15, base: 1 } });
+    expect(field.parse('bitcoin=3')).to.deep.equal({ value: { bitcoin: 3 } });
     // Tron: the executor sends there too (19 blocks is when java-tron calls a block solidified)
     expect(field.parse('tron=19')).to.deep.equal({ value: { tron: 19 } });
     expect(field.parse(undefined)).to.deep.equal({ value: {} });
@@ -14,7 +15,7 @@ describe('order executor configuration', () => {
   });
 
   it('refuses what it cannot send on, malformed pairs, zero, repeats', () => {
-    expect(field.parse('bitcoin=3')).to.have.property('error').that.matches(/not a chain the executor sends on/);
+    expect(field.parse('litecoin=3')).to.have.property('error').that.matches(/not a chain the executor sends on/);
     expect(field.parse('ethereum')).to.have.property('error').that.matches(/is not chain=confirmations/);
     expect(field.parse('ethereum=0')).to.have.property('error').that.matches(/1…10000/);
     expect(field.parse('ethereum=-1')).to.have.property('error');

@@ -9,7 +9,8 @@ import type { ChainNodes } from './chain-nodes/nodes';
 import { faultMiddleware, type HeldRequests } from './faults';
 import { coingeckoRouter, type CoingeckoDeps } from './market/coingecko-router';
 import { marketRouter, type MarketSources, type StickyFaults } from './market/router';
-import { CHANGENOW_EVM_CHAIN_IDS, changenowRouter, type PayinChain } from './swaps/changenow-router';
+import { changenowRouter } from './swaps/changenow-router';
+import { payinChainOf } from './swaps/payin-chains';
 import { thornodeRouter } from './swaps/thornode-router';
 import type { ThorchainSim } from './swaps/thorchain-sim';
 
@@ -39,25 +40,6 @@ export interface UpstreamSimDeps {
   thorchain: ThorchainSim;
   /** Keys and token of the signing-service stand-in. */
   signer: { mnemonic: string; token: string };
-}
-
-/** The simulated chain of a ChangeNOW network (EVM mainnets, Tron), for the stand-in's payins and (EVM) refunds. */
-function payinChainOf(chainNodes: ChainNodes): (network: string) => PayinChain | undefined {
-  return (network) => {
-    if (network === 'trx') {
-      const tron = chainNodes.nodes.get('tron-mainnet')?.tronLedger;
-      return tron ? { decimals: 6, balanceOf: (a) => tron.balanceOf(a) } : undefined;
-    }
-    const chainId = CHANGENOW_EVM_CHAIN_IDS[network];
-    if (chainId === undefined) return undefined;
-    for (const node of chainNodes.nodes.values()) {
-      const ledger = node.ledger;
-      if (ledger && node.network.chainId === chainId && !node.network.testnet) {
-        return { decimals: 18, balanceOf: (a) => ledger.balanceOf(a), evm: { chainId, nonceOf: (a, p) => ledger.nonceOf(a, p), gasPrice: () => ledger.gasPrice(), submitRaw: (raw) => ledger.submitRaw(raw) } };
-      }
-    }
-    return undefined;
-  };
 }
 
 /**

@@ -20,12 +20,15 @@ export const upstreamSimConfig = {
   SIM_SIGNER_MNEMONIC: secret({ default: '', doc: 'BIP39 mnemonic of the signing-service stand-in (empty: it has no key and answers 503)' }),
   SIM_SIGNER_TOKEN: secret({ default: '', doc: 'bearer token the signing-service stand-in requires (empty: any non-empty token)' }),
   SIM_CHANGENOW_STEP_MS: int({ default: 2000, min: 10, max: 600_000, doc: 'time between two statuses of a ChangeNOW exchange after its payin (confirming, exchanging, sending, finished)' }),
-  SIM_BLOCK_MS: int({ default: 2000, min: 100, max: 600_000, doc: 'block time of the EVM chains that received a signed transaction' }),
+  SIM_BLOCK_MS: int({ default: 2000, min: 100, max: 600_000, doc: 'block time of the chains (EVM, Bitcoin) that received a signed transaction' }),
   SIM_BASE_FEE_GWEI: int({ default: 1, min: 1, max: 10_000, doc: 'base fee of produced EVM blocks, in gwei' }),
   SIM_STREAM_URL: str({ default: '', doc: "chain-ingest's POST /stream URL the produced blocks are delivered to (empty: served only, not posted)" }),
   STREAM_SECRET: secret({ default: '', doc: 'Content-Secret-X of those deliveries' }),
   SIM_THORCHAIN_SWAP_MS: int({ default: 3000, min: 0, max: 600_000, doc: 'how long after the block of a deposit to its vault the simulated THORChain reports the swap (or refund) done' }),
-  SIM_FUNDED_ACCOUNTS: str({ default: '', doc: 'comma-separated development accounts: EVM addresses start with 1000 ether on every EVM chain, Tron addresses (T…) with 1,000,000 TRX and 10^9 of every TRC-20 token' }),
+  SIM_FUNDED_ACCOUNTS: str({ default: '', doc: 'comma-separated EVM addresses that start with 1000 ether on every EVM chain (development accounts)' }),
+  SIM_FUNDED_BITCOIN_ADDRESSES: str({ default: '', doc: 'comma-separated mainnet P2WPKH addresses (bc1q…) that start with an unspent output of 10 BTC on the simulated Bitcoin mainnet (development wallets)' }),
+  SIM_BITCOIN_FEE_RATE_SAT_VB: int({ default: 5, min: 1, max: 10_000, doc: "the fee rate the simulated Bitcoin node's estimatesmartfee answers, in sat/vB" }),
+  SIM_FUNDED_TRON_ADDRESSES: str({ default: '', doc: 'comma-separated Tron addresses (T…) that start with 1,000,000 TRX and 10^9 of every TRC-20 token on the simulated Tron (development accounts)' }),
   SIM_FAULT_HOLD_MS: int({ default: 60_000, min: 100, max: 600_000, doc: 'how long `x-sim-fault: timeout` holds a request before closing the connection unanswered' }),
 };
 

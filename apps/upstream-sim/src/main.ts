@@ -3,8 +3,8 @@ import { periodicJob, runService, systemClock } from '@chainpipe/runtime';
 import { createUpstreamSimApp } from './app';
 import { loadFixtureDocs } from './chain-nodes/load-fixtures';
 import { BlockProducer } from './chain-nodes/block-producer';
+import { fundedBitcoinAddresses } from './chain-nodes/bitcoin-ledger';
 import { fundedAccounts, GWEI } from './chain-nodes/evm-ledger';
-import type { JsonObject } from './chain-nodes/json';
 import { buildChainNodes } from './chain-nodes/nodes';
 import { fundedTronAccounts } from './chain-nodes/tron-ledger';
 import { upstreamSimConfig } from './config';
@@ -22,7 +22,8 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
   const chainNodes = buildChainNodes(loadFixtureDocs(config.FIXTURES_DIR), {
     clientVersion: 'chainpipe-upstream-sim/0.1.0',
     ledger: { baseFeeWei: BigInt(config.SIM_BASE_FEE_GWEI) * GWEI, funded: fundedAccounts(config.SIM_FUNDED_ACCOUNTS) },
-    tronLedger: { funded: fundedTronAccounts(config.SIM_FUNDED_ACCOUNTS), now: () => systemClock.now() },
+    bitcoin: { feeRateSatVb: BigInt(config.SIM_BITCOIN_FEE_RATE_SAT_VB), funded: fundedBitcoinAddresses(config.SIM_FUNDED_BITCOIN_ADDRESSES) },
+    tronLedger: { funded: fundedTronAccounts(config.SIM_FUNDED_TRON_ADDRESSES), now: () => systemClock.now() },
   });
   for (const [network, node] of chainNodes.nodes) logger.info({ msg: 'chain_node_ready', network, ...node.summary });
   for (const s of chainNodes.skipped) logger[s.expected ? 'debug' : 'warn']({ msg: 'fixture_skipped', file: s.source, reason: s.reason });
@@ -43,7 +44,7 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
   });
   const coingecko = { pools: market.sources.pools, topHolders: loadTopHolders(config.FIXTURES_DIR), faults: market.faults, stream, apiKey: config.SIM_COINGECKO_API_KEY };
 
-  // THORChain watches its vaults and routers on the simulated EVM chains, whose routers run as code there
+  // THORChain watches its vaults (and routers) on the simulated chains (EVM, Bitcoin); the routers run as code there
   const thorchain = new ThorchainSim({ quotes: market.sources.quotes, now: () => systemClock.now(), swapMs: config.SIM_THORCHAIN_SWAP_MS });
   for (const node of chainNodes.nodes.values()) {
     const router = node.ledger && thorchain.routerContract(node.network.network);
@@ -73,14 +74,11 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
   http.upgrade(stream.upgrade);
   svc.serve({ name: 'ohlcv-stream', stop: () => stream.close() });
   const producer = new BlockProducer({
-    ledgers: [...chainNodes.nodes.values()].flatMap((n) => [n.ledger, n.tronLedger].filter((l) => l !== undefined)),
+    ledgers: [...chainNodes.nodes.values()].flatMap((n) => [n.ledger, n.bitcoinLedger, n.tronLedger].filter((l) => l !== undefined)),
     logger,
     target: config.SIM_STREAM_URL ? { url: config.SIM_STREAM_URL, secret: config.STREAM_SECRET } : undefined,
     nowSec: () => Math.floor(systemClock.now() / 1000),
-    onBlock: (network, produced) => {
-      const evm = produced.item as { block?: JsonObject; receipts?: JsonObject[] };
-      if (produced.dataset === 'block_with_receipts' && evm.block && evm.receipts) thorchain.observeBlock(network, evm.block, evm.receipts);
-    },
+    onBlock: (network, block, receipts) => thorchain.observeBlock(network, block, receipts),
   });
   svc.serve(periodicJob({ name: 'block-producer', intervalMs: config.SIM_BLOCK_MS, run: () => producer.tick(), logger }));
   // Registered after the server so it stops first: held requests would keep the server from closing.

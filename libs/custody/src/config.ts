@@ -70,3 +70,14 @@ export const gasStationConfig = {
   GAS_STATION_LOW_BALANCE_GWEI: int({ default: 50_000_000, min: 0, doc: "the gas station's balance (gwei, on each EVM chain with an origin) under which the executor logs gas_station_low each check; 0: never (default 0.05 of the native coin)" }),
   GAS_STATION_CHECK_INTERVAL_MS: int({ default: 60_000, min: 100, doc: "how often the executor reads the gas station's balance on each EVM chain (the chainpipe_agg_gas_station_balance gauge)" }),
 };
+
+/** How Bitcoin transfers from deposit addresses are priced (apps that send on Bitcoin). */
+export const bitcoinSenderConfig = {
+  BITCOIN_FEE_CONF_TARGET: int({ default: 3, min: 1, max: 1008, doc: "blocks within which estimatesmartfee's fee rate should get a Bitcoin transfer mined" }),
+  BITCOIN_MIN_FEE_RATE_SAT_VB: int({ default: 2, min: 1, max: 10_000, doc: 'lowest fee rate of a Bitcoin transfer (sat/vB), whatever the estimate (Core answers none without enough data)' }),
+};
+
+/** The sender options of `bitcoinSendersByChainType` from that configuration. */
+export function bitcoinSenderOptions(config: { BITCOIN_FEE_CONF_TARGET: number; BITCOIN_MIN_FEE_RATE_SAT_VB: number; CHAIN_RPC_TIMEOUT_MS: number }) {
+  return { timeoutMs: config.CHAIN_RPC_TIMEOUT_MS, confTarget: config.BITCOIN_FEE_CONF_TARGET, minFeeRate: BigInt(config.BITCOIN_MIN_FEE_RATE_SAT_VB) };
+}

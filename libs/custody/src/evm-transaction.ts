@@ -113,12 +113,13 @@ export class EvmSender implements TransferChain {
     return Number(quantity(await this.rpc('eth_getTransactionCount', [address, 'pending']), 'a nonce'));
   }
 
-  /** Signs `call` from a deposit address at its next nonce, fees from the call or the node; nothing is sent. */
+  /** Signs `call` from a deposit address at its next nonce (a memo without calldata as the calldata), fees from the call or the node; nothing is sent. */
   async sign(from: DepositKeyRef, call: TransferCall, plan?: EvmFeePlan): Promise<SignedTransfer> {
     if (call.fees !== undefined && !isEvmFeePlan(call.fees)) throw new Error('the fee terms of an EVM transfer need gas and fee caps');
-    const fees = plan ?? (isEvmFeePlan(call.fees) ? call.fees : await this.feePlan(from.address, call.to, call.data as Hex | undefined));
+    const data = (call.data as Hex | undefined) ?? (call.memo !== undefined ? memoCalldata(call.memo) : undefined);
+    const fees = plan ?? (isEvmFeePlan(call.fees) ? call.fees : await this.feePlan(from.address, call.to, data));
     const nonce = call.nonce ?? (await this.nextNonce(from.address));
-    const { raw, hash } = await signEvmTransaction(this.signer, from, { chainId: this.origin.chainId, nonce, to: call.to, value: call.value, data: call.data as Hex | undefined, ...fees });
+    const { raw, hash } = await signEvmTransaction(this.signer, from, { chainId: this.origin.chainId, nonce, to: call.to, value: call.value, data, ...fees });
     return { raw, hash, nonce };
   }
 

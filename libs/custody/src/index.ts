@@ -9,4 +9,6 @@ export * from './evm-senders';
 export * from './erc20';
 export * from './gas-topup';
 export * from './gas-station';
+export * from './bitcoin-transaction';
+export * from './bitcoin-sender';
 export * from './tron-transaction';

@@ -10,11 +10,16 @@ export interface FeePlan {
   maxNetworkFee: bigint;
 }
 
-/** The transaction a transfer sends: recipient, native value, calldata (hex; a memo, a contract call). */
+/** The transaction a transfer sends: recipient, native value, calldata (hex; a contract call), a memo. */
 export interface TransferCall {
   to: string;
   value: bigint;
   data?: string;
+  /**
+   * THORChain's memo, carried as the chain carries it (EVM: UTF-8 calldata when `data` is absent;
+   * Bitcoin: an OP_RETURN output), so one forwarder serves every source chain.
+   */
+  memo?: string;
   /**
    * The fee terms to sign with, when the value was computed from them (a refund or a sweep sends
    * what is left after the network fee: other terms at signing could overdraw the address).
@@ -47,11 +52,13 @@ export interface TransferChain {
   sign(from: DepositKeyRef, call: TransferCall): Promise<SignedTransfer>;
   /**
    * Broadcasts signed bytes: `accepted`, `known` (the node has it already: in its pool or
-   * mined), or `replaced` (it can never be mined: its nonce went to another transaction, or on a
-   * chain whose transactions expire, Tron, it expired unmined).
+   * mined), or `replaced` (it can never be mined: its nonce, or on Bitcoin one of its inputs,
+   * went to another transaction; on Tron it expired before a node took it).
    * Throws when the node could not be asked or refused it for another reason (tried again later).
    */
   broadcast(raw: string, hash: string): Promise<'accepted' | 'known' | 'replaced'>;
+  /** Why a `replaced` transaction of this chain can never be mined, for the record; absent: by its nonce or inputs. */
+  readonly replacedReason?: string;
   receipt(hash: string): Promise<TransferReceipt>;
 }
 
@@ -133,10 +140,11 @@ export class OutgoingTransfers {
   /** Broadcasts a stored transfer (again): its stored bytes, so its hash never changes. */
   async broadcast(row: OutgoingTransferRow): Promise<OutgoingTransferRow> {
     if (row.status === 'confirmed' || row.status === 'failed') return row;
-    const outcome = await this.chainOf(row.chain_type).broadcast(row.raw_tx, row.tx_hash);
+    const chain = this.chainOf(row.chain_type);
+    const outcome = await chain.broadcast(row.raw_tx, row.tx_hash);
     if (outcome === 'replaced') {
-      // failed for good: an operator (or the order's next step) decides on a new transfer
-      const error = 'it can never be mined: its nonce was taken by another transaction, or it expired unmined';
+      // it can never be mined: its nonce (EVM) or an input (Bitcoin) went to another transaction, or (Tron) it expired
+      const error = chain.replacedReason ?? (row.nonce === null ? 'an input was spent by another transaction' : 'its nonce was taken by another transaction');
       await this.deps.store.markFailed(row.id, error);
       return { ...row, status: 'failed', error };
     }

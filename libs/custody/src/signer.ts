@@ -72,11 +72,42 @@ export class MnemonicSigner implements Signer {
     checkRequest(req.family, req.index, req.digests);
     const owner = this.keyAt(req.family, req.index);
     if (addressOfPublicKey(req.family, owner.publicKey!) !== req.address) throw new Error(`the key of ${req.family} index ${req.index} does not own ${req.address}`);
-    const key = owner.privateKey!;
-    return req.digests.map((digest) => {
-      const sig = secp256k1.sign(digest, key, { lowS: true });
-      return { r: sig.r.toString(16).padStart(64, '0'), s: sig.s.toString(16).padStart(64, '0'), recovery: sig.recovery as 0 | 1 };
-    });
+    return signDigests(owner.privateKey!, req.digests);
+  }
+}
+
+/** Low-S secp256k1 signatures of 32-byte digests by one private key. */
+function signDigests(key: Uint8Array, digests: readonly string[]): DigestSignature[] {
+  return digests.map((digest) => {
+    const sig = secp256k1.sign(digest, key, { lowS: true });
+    return { r: sig.r.toString(16).padStart(64, '0'), s: sig.s.toString(16).padStart(64, '0'), recovery: sig.recovery as 0 | 1 };
+  });
+}
+
+/**
+ * A Signer of one key and its address in one family: a wallet outside the platform's deposit keys
+ * (the test kit's payer, a provider's payin address in the simulator). It signs for its own
+ * address only, whatever the index.
+ */
+export class SingleKeySigner implements Signer {
+  readonly address: string;
+
+  constructor(
+    private readonly family: DerivableFamily,
+    private readonly privateKey: Uint8Array,
+  ) {
+    this.address = addressOfPublicKey(family, secp256k1.getPublicKey(privateKey, true));
+  }
+
+  async addressAt(family: DerivableFamily): Promise<string> {
+    if (family !== this.family) throw new Error(`this key signs for ${this.family}, not ${family}`);
+    return this.address;
+  }
+
+  async sign(req: SignRequest): Promise<DigestSignature[]> {
+    checkRequest(req.family, req.index, req.digests);
+    if (req.family !== this.family || req.address !== this.address) throw new Error(`this key does not own ${req.address}`);
+    return signDigests(this.privateKey, req.digests);
   }
 }
 

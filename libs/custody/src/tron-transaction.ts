@@ -78,6 +78,7 @@ const same = (a: TronRawData, b: TronRawData) => JSON.stringify(a, (_k, v) => (t
  * TRC-20 call (`call.to` the token contract, `data` its ABI calldata); without, a TRX transfer.
  */
 export class TronSender implements TransferChain {
+  readonly replacedReason = 'it expired before a node took it';
   private readonly now: () => number;
 
   constructor(

@@ -22,3 +22,4 @@ export * from './rejection';
 export * from './upstream-env';
 export * from './databases';
 export * from './sim-chain';
+export * from './sim-bitcoin';

@@ -1,4 +1,5 @@
 import { RpcError, type RpcHandler, type RpcNode, type RpcParams } from '../json-rpc';
+import type { BitcoinLedger } from './bitcoin-ledger';
 import { serializedBlock } from './bitcoin-raw';
 import type { FixtureDoc } from './catalog';
 import type { Skipped } from './evm-node';
@@ -74,6 +75,10 @@ const PARAM_NAMES: Record<string, string[]> = {
   getblockhash: ['height'],
   getblock: ['blockhash', 'verbosity'],
   getrawtransaction: ['txid', 'verbose', 'blockhash'],
+  getblockheader: ['blockhash', 'verbose'],
+  sendrawtransaction: ['hexstring', 'maxfeerate', 'maxburnamount'],
+  estimatesmartfee: ['conf_target', 'estimate_mode'],
+  scantxoutset: ['action', 'scanobjects'],
 };
 
 function args(method: string, params: RpcParams): unknown[] {
@@ -114,8 +119,15 @@ function withoutFeeAndPrevouts(tx: JsonObject): JsonObject {
   return { ...rest, vin: rest.vin.map((input) => (isObject(input) && 'prevout' in input ? (({ prevout: _p, ...i }) => i)(input) : input)) };
 }
 
-export function bitcoinNode(chain: BitcoinChain): RpcNode {
+/**
+ * Bitcoin Core's JSON-RPC over the chain. With a ledger (mainnet) it also takes transactions
+ * (`sendrawtransaction`), scans the UTXO set (`scantxoutset`), estimates fees
+ * (`estimatesmartfee`) and shows pooled transactions; blocks it produced count their
+ * confirmations from the tip (fixture blocks keep the count they were recorded with).
+ */
+export function bitcoinNode(chain: BitcoinChain, ledger?: BitcoinLedger): RpcNode {
   const tipHeight = () => (typeof chain.tip?.height === 'number' ? chain.tip.height : 0);
+  const confirmationsOf = (block: JsonObject) => (typeof block.confirmations === 'number' ? block.confirmations : tipHeight() - (block.height as number) + 1);
   const methods = new Map<string, RpcHandler>([
     ['getblockcount', () => tipHeight()],
     ['getbestblockhash', () => chain.tip?.hash ?? '0'.repeat(64)],
@@ -162,9 +174,10 @@ export function bitcoinNode(chain: BitcoinChain): RpcNode {
           if (raw === null) throw new RpcError(RPC_MISC_ERROR, 'serialized block not available: the fixture lacks the raw hex of a transaction');
           return raw;
         }
-        if (verbosity === 1) return { ...block, tx: (block.tx as unknown[]).map((t) => (isObject(t) ? t.txid : t)) };
+        const shown = { ...block, confirmations: confirmationsOf(block) };
+        if (verbosity === 1) return { ...shown, tx: (block.tx as unknown[]).map((t) => (isObject(t) ? t.txid : t)) };
         // Verbosity 3 adds prevouts only where Core has undo data; the fixtures have none.
-        return block;
+        return shown;
       },
     ],
     [
@@ -175,6 +188,8 @@ export function bitcoinNode(chain: BitcoinChain): RpcNode {
         const verbosity = level(a[1], 0);
         const inBlock = a[2] === undefined || a[2] === null ? null : hexId(a[2], 'parameter 3');
         if (inBlock !== null && !chain.blocks.has(inBlock)) throw new RpcError(RPC_INVALID_ADDRESS_OR_KEY, 'Block hash not found');
+        const pooled = inBlock === null ? ledger?.pooledTx(txid) : undefined;
+        if (pooled) return verbosity <= 0 ? pooled.hex : pooled;
         const entry = chain.txs.get(txid);
         if (!entry) throw new RpcError(RPC_INVALID_ADDRESS_OR_KEY, 'No such mempool or blockchain transaction. Use gettransaction for wallet transactions.');
         if (inBlock !== null && entry.block?.hash !== inBlock && entry.tx.blockhash !== inBlock) {
@@ -186,11 +201,50 @@ export function bitcoinNode(chain: BitcoinChain): RpcNode {
         }
         // Cut out of a block: Core adds where it was mined.
         const tx = entry.block
-          ? { ...entry.tx, blockhash: entry.block.hash, confirmations: entry.block.confirmations, time: entry.block.time, blocktime: entry.block.time }
+          ? { ...entry.tx, blockhash: entry.block.hash, confirmations: confirmationsOf(entry.block), time: entry.block.time, blocktime: entry.block.time }
           : entry.tx;
         return verbosity === 1 ? withoutFeeAndPrevouts(tx) : tx;
       },
     ],
+    [
+      'getblockheader',
+      (params: RpcParams) => {
+        const a = args('getblockheader', params);
+        const hash = hexId(a[0], 'hash');
+        const block = chain.blocks.get(hash);
+        if (!block) throw new RpcError(RPC_INVALID_ADDRESS_OR_KEY, 'Block not found');
+        const { tx: _tx, size: _size, strippedsize: _stripped, weight: _weight, ...header } = block;
+        if (level(a[1], 1) <= 0) throw new RpcError(RPC_MISC_ERROR, 'the simulator serves verbose block headers only');
+        return { ...header, confirmations: confirmationsOf(block) };
+      },
+    ],
   ]);
+  if (ledger) {
+    methods.set('sendrawtransaction', (params: RpcParams) => ledger.submitRaw(args('sendrawtransaction', params)[0]));
+    methods.set('estimatesmartfee', (params: RpcParams) => {
+      const [target] = args('estimatesmartfee', params);
+      if (typeof target !== 'number' || !Number.isInteger(target)) throw new RpcError(RPC_TYPE_ERROR, `JSON value of type ${typeName(target)} is not of expected type number`);
+      if (target < 1 || target > 1008) throw new RpcError(RPC_INVALID_PARAMETER, `Invalid conf_target, must be between 1 and 1008`);
+      return ledger.estimateSmartFee(target);
+    });
+    methods.set('scantxoutset', (params: RpcParams) => {
+      const [action, objects] = args('scantxoutset', params);
+      if (action === 'status') return null;
+      if (action === 'abort') return false;
+      if (action !== 'start') throw new RpcError(RPC_INVALID_PARAMETER, 'Invalid action argument');
+      if (!Array.isArray(objects)) throw new RpcError(RPC_MISC_ERROR, 'scanobjects argument is required for the start action');
+      const addresses = objects.map((o) => {
+        const desc = typeof o === 'string' ? o : isObject(o) && typeof o.desc === 'string' ? o.desc : undefined;
+        const m = desc ? /^addr\(([^)]+)\)(#[a-z0-9]{8})?$/.exec(desc) : null;
+        if (!m) throw new RpcError(RPC_INVALID_ADDRESS_OR_KEY, `the simulator scans addr(…) descriptors only, not ${JSON.stringify(desc ?? o)}`);
+        return m[1];
+      });
+      try {
+        return ledger.scan(addresses);
+      } catch {
+        throw new RpcError(RPC_INVALID_ADDRESS_OR_KEY, "addr(): Address is not valid");
+      }
+    });
+  }
   return { dialect: 'bitcoin-core', methods, methodNotFoundMessage: () => 'Method not found' };
 }

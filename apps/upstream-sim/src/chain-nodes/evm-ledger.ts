@@ -2,11 +2,11 @@ import { secp256k1 } from '@noble/curves/secp256k1';
 import { publicKeyToAddress } from 'viem/accounts';
 import { decodeFunctionData, encodeAbiParameters, erc20Abi, keccak256, parseTransaction, serializeTransaction, toHex, type Hex, type TransactionSerializable } from 'viem';
 import { RpcError } from '../json-rpc';
-import type { ProducedBlock } from './block-producer';
 import { erc20Call, type CallEffect, type SimContract, type SimLog, type TokenState } from './evm-contracts';
 import type { EvmChain } from './evm-node';
 import { simulatedBalance } from './evm-node';
 import { toQuantity, type JsonObject } from './json';
+import type { ProducedBlock } from './block-producer';
 
 /** Gas of a plain transfer; calldata adds 16 per non-zero and 4 per zero byte (EIP-2028). */
 const TRANSFER_GAS = 21_000n;
@@ -22,8 +22,7 @@ export const FUNDED_TOKEN_BALANCE = 10n ** 30n;
 /** `SIM_FUNDED_ACCOUNTS` as the ledger takes it; a malformed address stops the boot. */
 export function fundedAccounts(list: string): Map<string, bigint> {
   const funded = new Map<string, bigint>();
-  // Tron entries (`T…`) are the Tron ledger's (fundedTronAccounts)
-  for (const item of list.split(',').map((s) => s.trim()).filter((s) => s && !s.startsWith('T'))) {
+  for (const item of list.split(',').map((s) => s.trim()).filter(Boolean)) {
     if (!/^0x[0-9a-fA-F]{40}$/.test(item)) throw new Error(`SIM_FUNDED_ACCOUNTS: ${JSON.stringify(item)} is not an EVM address`);
     funded.set(item.toLowerCase(), FUNDED_BALANCE_WEI);
   }
@@ -241,7 +240,7 @@ export class EvmLedger {
    * contract's code, else ERC-20 semantics (`transfer`, `approve`, `transferFrom` at the token's
    * address); a reverted call moves nothing and is charged its gas.
    */
-  produceBlock(timestampSec: number): ProducedBlock & { block: JsonObject; receipts: JsonObject[] } {
+  produceBlock(timestampSec: number): ProducedBlock {
     const number = (this.chain.head ?? 0) + 1;
     const parent = this.chain.blocks.get(number - 1);
     const parentHash = typeof parent?.hash === 'string' ? parent.hash : ZERO_HASH;
@@ -335,6 +334,6 @@ export class EvmLedger {
       this.chain.receipts.set(String(t.hash), receipts[i]);
     });
     this.chain.head = number;
-    return { number, block, receipts, txs: transactions.length, dataset: 'block_with_receipts', item: { block, receipts } };
+    return { number, block, receipts, dataset: 'block_with_receipts', item: { block, receipts } };
   }
 }

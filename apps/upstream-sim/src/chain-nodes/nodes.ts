@@ -1,5 +1,6 @@
 import { NETWORKS, type NetworkInfo } from '@chainpipe/chains';
 import type { RpcNode } from '../json-rpc';
+import { BitcoinLedger, type BitcoinLedgerOptions } from './bitcoin-ledger';
 import { bitcoinNode, buildBitcoinChain, classifyBitcoinFixture, type BitcoinDoc } from './bitcoin-node';
 import { groupByNetwork, type FixtureDoc } from './catalog';
 import { EvmLedger, type EvmLedgerOptions } from './evm-ledger';
@@ -21,6 +22,8 @@ export interface ChainNode {
   wallet?: ReadonlyMap<string, WalletMethod>;
   /** EVM networks: balances, nonces and the blocks produced from sent transactions. */
   ledger?: EvmLedger;
+  /** Bitcoin mainnet: the UTXO set, the mempool and the blocks produced from sent transactions. */
+  bitcoinLedger?: BitcoinLedger;
   /** Tron: balances, the transactions java-tron builds and takes, and the blocks produced from them. */
   tronLedger?: TronLedger;
   /** What the node holds, for the boot log. */
@@ -45,6 +48,8 @@ export interface ChainNodesOptions {
   clientVersion: string;
   /** EVM chains that take signed transactions: the base fee of their blocks and the funded accounts. */
   ledger?: Pick<EvmLedgerOptions, 'baseFeeWei' | 'funded'>;
+  /** Bitcoin mainnet takes signed transactions: the fee rate it estimates and the funded addresses. */
+  bitcoin?: Pick<BitcoinLedgerOptions, 'funded' | 'feeRateSatVb'>;
   /** Tron takes signed transactions: its funded accounts and the clock of expirations. */
   tronLedger?: Pick<TronLedgerOptions, 'funded' | 'now'>;
 }
@@ -124,7 +129,9 @@ function buildNode(network: NetworkInfo, files: FixtureDoc[], skipped: Skipped[]
       const built = buildBitcoinChain(docs);
       skipped.push(...built.skipped);
       const tip = built.chain.tip?.height;
-      return { network, rpc: bitcoinNode(built.chain), summary: { head: typeof tip === 'number' ? tip : null, blocks: built.chain.blocks.size, txs: built.chain.txs.size } };
+      // the mainnet sends and mines; other UTXO networks answer from their fixtures only
+      const bitcoinLedger = opts.bitcoin && network.network === 'bitcoin-mainnet' ? new BitcoinLedger(built.chain, { network: network.network, ...opts.bitcoin }) : undefined;
+      return { network, bitcoinLedger, rpc: bitcoinNode(built.chain, bitcoinLedger), summary: { head: typeof tip === 'number' ? tip : null, blocks: built.chain.blocks.size, txs: built.chain.txs.size } };
     }
   }
 }

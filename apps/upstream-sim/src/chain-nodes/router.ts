@@ -31,8 +31,8 @@ function chainMetrics(registry: Registry) {
 /**
  * `POST /rpc/<network>`: the network's node over JSON-RPC. `/rpc/tron-mainnet/wallet/<method>`:
  * java-tron's HTTP API (POST with a JSON body, or GET with query parameters). Control: `PUT
- * /sim/chain/<network>/broadcasts` `{refuse: boolean}` makes an EVM node refuse every
- * `eth_sendRawTransaction` (an outage of the broadcast path).
+ * /sim/chain/<network>/broadcasts` `{refuse: boolean}` makes an EVM or the Bitcoin node refuse
+ * every `eth_sendRawTransaction` / `sendrawtransaction` (an outage of the broadcast path).
  */
 export function chainNodesRouter(deps: ChainNodesRouterDeps): Router {
   const router = express.Router();
@@ -107,8 +107,9 @@ export function chainNodesRouter(deps: ChainNodesRouterDeps): Router {
   router.put('/sim/chain/:network/broadcasts', nodeOf, express.json(), (req, res) => {
     const node: ChainNode = res.locals.node;
     const refuse = (req.body as { refuse?: unknown } | undefined)?.refuse;
-    if (!node.ledger || typeof refuse !== 'boolean') return sendError(res, 400, 'an EVM network and refuse (boolean) are required');
-    node.ledger.refuseBroadcasts(refuse);
+    const ledger = node.ledger ?? node.bitcoinLedger;
+    if (!ledger || typeof refuse !== 'boolean') return sendError(res, 400, 'a network that takes transactions (EVM, Bitcoin mainnet) and refuse (boolean) are required');
+    ledger.refuseBroadcasts(refuse);
     res.json({ network: node.network.network, refuse });
   });
 

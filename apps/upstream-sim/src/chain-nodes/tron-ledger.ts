@@ -12,7 +12,7 @@ import {
   type TronContract,
   type TronRawData,
 } from '@chainpipe/chains';
-import type { ProducedBlock } from './block-producer';
+import type { BlockLedger, ProducedBlock } from './block-producer';
 import { erc20Call, type CallEffect, type TokenState } from './evm-contracts';
 import type { JsonObject } from './json';
 import { WalletError, type TronWallet, type WalletAnswer, type WalletMethod } from './tron-node';
@@ -45,12 +45,12 @@ const MAX_EXPIRATION_MS = 24 * 3600_000;
 /** java-tron counts a transaction's bytes with 64 of result besides its own serialization. */
 const RESULT_BYTES = 64;
 
-/** `SIM_FUNDED_ACCOUNTS`' Tron entries (`T…`) as the ledger takes them (`41…` hex → sun); other entries are the EVM ledger's. */
+/** `SIM_FUNDED_TRON_ADDRESSES` as the ledger takes it (`41…` hex → sun); an entry that is not a Tron address stops the boot. */
 export function fundedTronAccounts(list: string): Map<string, bigint> {
   const funded = new Map<string, bigint>();
-  for (const item of list.split(',').map((s) => s.trim()).filter((s) => s.startsWith('T'))) {
+  for (const item of list.split(',').map((s) => s.trim()).filter(Boolean)) {
     const hex = tronBase58ToHex(item);
-    if (!hex) throw new Error(`SIM_FUNDED_ACCOUNTS: ${JSON.stringify(item)} is not a Tron address`);
+    if (!hex) throw new Error(`SIM_FUNDED_TRON_ADDRESSES: ${JSON.stringify(item)} is not a Tron address`);
     funded.set(hex, FUNDED_TRX_SUN);
   }
   return funded;
@@ -113,7 +113,7 @@ function keccakSelector(signature: string): string {
  * (`getnowblock`, `gettransactioninfobyid` …) answers them. TRC-20 semantics at any contract
  * address (USDT-TRC20 at TR7NHqje…). Synchronous; the block producer gives block times.
  */
-export class TronLedger {
+export class TronLedger implements BlockLedger {
   private readonly balances = new Map<string, bigint>();
   private readonly tokenBalances = new Map<string, bigint>();
   private readonly netUsed = new Map<string, number>();
@@ -355,7 +355,7 @@ export class TronLedger {
       this.wallet.infos.set(String(t.txID), { value: infos[i], format: 'hex' });
     });
     this.wallet.head = number;
-    return { number, txs: transactions.length, dataset: 'block', item: block };
+    return { number, block, receipts: [], dataset: 'block', item: block };
   }
 
   /** Executes one transaction: balances moved and fees burnt; its info and its contract result. */

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import express, { type Router } from 'express';
-import type { Hex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { bech32 } from '@scure/base';
 import { base58Encode, tronHexToBase58 } from '@chainpipe/chains';
 import type { QuotesSource } from '../market/quotes-source';
+import type { PayinChain, PayinWallet } from './payin-chains';
 
 /**
  * A ChangeNOW API v2 stand-in (https://documenter.getpostman.com/view/8180765/SVfTPnM8):
@@ -20,11 +19,12 @@ import type { QuotesSource } from '../market/quotes-source';
  * its `validUntil` (an hour unless `PUT /sim/changenow/rate-ttl` `{ms}` says
  * otherwise); `POST /v2/exchange` with `flow: "fixed-rate"` needs that `rateId` before it
  * expires (HTTP 400 `rate_id_not_found_or_expired` otherwise) and keeps its amount. After the
- * payin (the simulated chain's balance of the payin address: an EVM chain's, whose key the stand-in holds, or Tron's) an
+ * payin (the simulated chain's balance of the payin address, whose key the stand-in holds: EVM
+ * mainnets, Bitcoin and Tron, whose payins count once mined) an
  * exchange moves by itself, one status per step: `confirming`, `exchanging`, `sending`,
  * `finished` with a `payoutHash` and `amountTo`; a fixed-rate payin after the rate's
  * `validUntil`, or short of `expectedAmountFrom`, is `refunded` instead: a transaction on the
- * chain from the payin address to its `refundAddress` of the payin less the gas, its hash the
+ * chain from the payin address to its `refundAddress` of the payin less the network fee, its hash the
  * `refundHash`. Controls: `PUT /sim/changenow/exchanges/{id}` `{status, payoutHash?,
  * refundHash?, amountTo?}` sets an exchange's status by hand (it then stops moving by itself); `GET /sim/changenow/exchanges` lists them; `PUT
  * /sim/changenow/delay` `{ms}` holds every estimate that long (a slow provider), and
@@ -74,8 +74,8 @@ interface Exchange {
   baseline?: bigint;
   /** What the payin brought (smallest unit). */
   received?: bigint;
-  /** The key of an EVM payin address: ChangeNOW's own wallet, which sends a refund back on the chain. */
-  payinKey?: Hex;
+  /** The payin address's key (EVM, Bitcoin): ChangeNOW's own wallet, which sends a refund back on the chain. */
+  payinKey?: PayinWallet;
 }
 
 /** A fixed rate handed out by an estimate: usable once, until `validUntil`. */
@@ -85,25 +85,6 @@ interface FixedRate {
   fromAmount: number;
   toAmount: number;
   validUntil: number;
-}
-
-/** ChangeNOW network names of the EVM networks → their chain ids. */
-export const CHANGENOW_EVM_CHAIN_IDS: Readonly<Record<string, number>> = { eth: 1, bsc: 56, matic: 137, arbitrum: 42161, op: 10, base: 8453, cchain: 43114 };
-
-/**
- * What the stand-in needs of a simulated chain: the native balance of a payin address (in
- * units of `decimals`) and, on EVM chains (`EvmLedger` and its chain id), what sends a refund
- * from a payin address whose key it holds. Elsewhere (Tron) payins are seen, refunds are not sent.
- */
-export interface PayinChain {
-  decimals: number;
-  balanceOf(address: string): bigint;
-  evm?: {
-    chainId: number;
-    nonceOf(address: string, pending: boolean): number;
-    gasPrice(): bigint;
-    submitRaw(raw: string): Hex;
-  };
 }
 
 /** An exchange as the API shows it: without the stand-in's own bookkeeping. */
@@ -116,7 +97,7 @@ export interface ChangenowRouterDeps {
   quotes: QuotesSource;
   apiKey: string;
   now: () => number;
-  /** The simulated chain of ChangeNOW's `network` (EVM mainnets); undefined where the simulator keeps no balances. */
+  /** The simulated chain of ChangeNOW's `network` (EVM mainnets, Bitcoin); undefined where the simulator keeps no balances. */
   chain?: (network: string) => PayinChain | undefined;
   /** Time between two statuses of an exchange after its payin. */
   stepMs?: number;
@@ -250,12 +231,12 @@ export function changenowRouter(deps: ChangenowRouterDeps): Router {
       createdAt: now, updatedAt: now, depositReceivedAt: null, payinHash: null, payoutHash: null, refundHash: null, refundAmount: null, userId: null, validUntil, flow,
     };
     const chain = deps.chain?.(fromNetwork);
-    if (chain?.evm) {
-      // an EVM payin address of a key the stand-in holds, so a refund can leave it on the chain
-      e.payinKey = generatePrivateKey();
-      e.payinAddress = privateKeyToAccount(e.payinKey).address.toLowerCase();
+    if (chain) {
+      // a payin address of a key the stand-in holds, so a refund can leave it on the chain
+      e.payinKey = chain.newWallet();
+      e.payinAddress = e.payinKey.address;
+      e.baseline = chain.balanceOf(e.payinAddress);
     }
-    if (chain) e.baseline = chain.balanceOf(e.payinAddress);
     exchanges.set(e.id, e);
     res.json({
       fromAmount: amount, toAmount, flow, type: 'direct', payinAddress: e.payinAddress, payoutAddress: address, payinExtraId: null, payoutExtraId: e.payoutExtraId,
@@ -296,21 +277,16 @@ export function changenowRouter(deps: ChangenowRouterDeps): Router {
     const path: Exchange['status'][] = ['confirming', 'exchanging', 'sending', 'finished'];
     const next = path[Math.min(steps, path.length - 1)];
     if ((late || short) && steps >= 1) {
-      // the payin goes back to the refund address from the payin address, less the transfer's gas
+      // the payin goes back to the refund address from the payin address, less the transfer's network fee
       // refunded at once (a concurrent read must not send a second refund), the hash once signed
       Object.assign(e, { status: 'refunded', refundAmount: e.amountFrom, updatedAt: new Date(now).toISOString() });
       let refundHash = '0x' + randomBytes(32).toString('hex');
       let refundAmount = e.amountFrom;
-      const evm = chain?.evm;
-      if (chain && evm && e.payinKey && e.refundAddress && e.received) {
-        const maxFeePerGas = evm.gasPrice() * 2n;
-        const value = e.received - 21_000n * maxFeePerGas;
-        if (value > 0n) {
-          const raw = await privateKeyToAccount(e.payinKey).signTransaction({
-            type: 'eip1559', chainId: evm.chainId, nonce: evm.nonceOf(e.payinAddress, true), to: e.refundAddress as Hex, value, gas: 21_000n, maxFeePerGas, maxPriorityFeePerGas: maxFeePerGas / 2n,
-          });
-          refundHash = evm.submitRaw(raw);
-          refundAmount = Number(value) / 10 ** chain.decimals;
+      if (chain && e.payinKey && e.refundAddress && e.received) {
+        const sent = await chain.sendBack(e.payinKey, e.refundAddress, e.received);
+        if (sent) {
+          refundHash = sent.hash;
+          refundAmount = Number(sent.value) / 10 ** chain.decimals;
         }
       }
       Object.assign(e, { refundHash, refundAmount });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { bech32 } from '@scure/base';
 import { decodeEventLog, decodeFunctionData, encodeAbiParameters, encodeEventTopics, hexToString, parseAbi, type Hex } from 'viem';
+import { opReturnText } from '../chain-nodes/bitcoin-ledger';
 import type { CallEffect, SimContract } from '../chain-nodes/evm-contracts';
 import { transferLog } from '../chain-nodes/evm-contracts';
 import type { QuotesSource } from '../market/quotes-source';
@@ -16,6 +17,8 @@ const WATCHED: Readonly<Record<string, { chain: string; native: string }>> = {
   'arbitrum-mainnet': { chain: 'ARB', native: 'ARB.ETH' },
   'base-mainnet': { chain: 'BASE', native: 'BASE.ETH' },
 };
+/** The simulator's Bitcoin network THORChain watches (its vault is a mainnet P2WPKH address). */
+const BITCOIN_NETWORK = 'bitcoin-mainnet';
 const CMC_IDS: Readonly<Record<string, string>> = { 'ETH.ETH': '1027', 'BTC.BTC': '1', 'BSC.BNB': '1839', 'AVAX.AVAX': '5805', 'GAIA.ATOM': '3794', 'ARB.ETH': '1027', 'BASE.ETH': '1027' };
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
@@ -64,9 +67,10 @@ export interface ObservedSwap {
 
 /**
  * The state of the simulated THORChain: one vault (and router, on EVM chains) per chain and run,
- * halts, and the inbounds it observed on the simulator's EVM chains. Like the real network it
- * watches its vaults and routers: a native transfer to the vault with a memo as calldata, or a
- * router `Deposit`, is an inbound; a valid swap memo whose output reaches its limit is swapped
+ * halts, and the inbounds it observed on the simulator's chains. Like the real network it
+ * watches its vaults and routers: a native transfer to the vault with a memo as calldata, a
+ * router `Deposit`, or a Bitcoin transaction paying the BTC vault with the memo in an OP_RETURN
+ * output, is an inbound; a valid swap memo whose output reaches its limit is swapped
  * (`OUT:`), anything else (no or a bad memo, an unknown asset, output under the limit, an expired
  * router deposit) is refunded (`REFUND:`), `swapMs` after the block.
  */
@@ -149,8 +153,9 @@ export class ThorchainSim {
     return { address, contract };
   }
 
-  /** A mined block of a simulated EVM network: the inbounds to the vault and through the router. */
+  /** A mined block of a simulated network: the inbounds to the vault (and through the router, on EVM chains). */
   observeBlock(network: string, block: Record<string, unknown>, receipts: readonly Record<string, unknown>[]): void {
+    if (network === BITCOIN_NETWORK) return this.observeBitcoinBlock(block);
     const watched = WATCHED[network];
     if (!watched) return;
     const vault = this.vaultOf(watched.chain).toLowerCase();
@@ -181,6 +186,23 @@ export class ThorchainSim {
         else this.inbound(hash, asset, event.amount, native ? 18 : evmDecimals(asset), event.memo);
       }
     });
+  }
+
+  /**
+   * A mined Bitcoin block (Core's `getblock … 2` form): a transaction paying the BTC vault is an
+   * inbound of what its outputs pay the vault; its memo is the text of its OP_RETURN output, as
+   * THORChain's Bitcoin observer reads it (none: refunded).
+   */
+  private observeBitcoinBlock(block: Record<string, unknown>): void {
+    const vault = this.vaultOf('BTC');
+    type Out = { value: number; scriptPubKey: { hex: string; address?: string } };
+    for (const tx of (Array.isArray(block.tx) ? block.tx : []) as { txid: string; vout: Out[] }[]) {
+      const toVault = tx.vout.filter((o) => o.scriptPubKey.address === vault);
+      if (toVault.length === 0) continue;
+      const amount = toVault.reduce((sum, o) => sum + BigInt(Math.round(o.value * 1e8)), 0n);
+      const memo = tx.vout.map((o) => opReturnText(Buffer.from(o.scriptPubKey.hex, 'hex'))).find((m) => m !== undefined) ?? '';
+      this.inbound(tx.txid, 'BTC.BTC', amount, THOR_DECIMALS, memo);
+    }
   }
 
   private inbound(hash: string, asset: string, amount: bigint, decimals: number, memo: string): void {
