@@ -345,6 +345,8 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
     expect(BigInt(topUpTx.value), 'gas × fee cap of the approve and the deposit, the address holding nothing').to.equal(planned);
     expect(forwardTx.from).to.equal(address);
     expect(decodeFunctionData({ abi: ROUTER_ABI, data: forwardTx.input }).args[2], 'the net amount through the router').to.equal(net);
+    // a node has no estimate of the deposit before the approve is mined (the simulator's either): its limit is fixed
+    expect(BigInt(forwardTx.gas), 'the router deposit’s fixed gas limit').to.equal(150_000n);
     // the forward was signed only once the top-up had its confirmations (ethereum=2)
     const topUpBlock = Number((await rpc('eth_getTransactionReceipt', [topUp.tx_hash])).blockNumber);
     expect(Number((await rpc('eth_getTransactionReceipt', [approve.tx_hash])).blockNumber)).to.be.greaterThan(topUpBlock);

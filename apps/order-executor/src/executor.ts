@@ -10,7 +10,7 @@ import { ForwardWait, type ChannelForwarder } from './forwarders';
 
 /** What the executor needs of a chain: sending, and the fee plan of a call (`EvmSender` has both). */
 export interface ExecutorChain extends TransferChain {
-  feePlan(from: string, to: string, data?: `0x${string}`): Promise<FeePlan>;
+  feePlan(from: string, to: string, data?: `0x${string}`, gasLimit?: bigint): Promise<FeePlan>;
 }
 
 type PlannedTransfer = Omit<OutgoingTransferIntent, 'orderId' | 'chainType' | 'from'>;
@@ -166,7 +166,7 @@ export class OrderExecutor {
    * station's top-up is on its way (counted as `gas_topup`) or failed.
    */
   private async withGas(order: OrderRow, chain: ExecutorChain, from: { index: number; address: string }, planned: PlannedTransfer[]): Promise<PlannedTransfer[] | undefined> {
-    const fresh = await Promise.all(planned.map((t) => chain.feePlan(from.address, t.call.to, t.call.data as `0x${string}` | undefined)));
+    const fresh = await Promise.all(planned.map((t) => chain.feePlan(from.address, t.call.to, t.call.data as `0x${string}` | undefined, t.call.gasLimit)));
     const gas = await this.deps.gas!.ensure({ orderId: order.id, purpose: 'forward', chainType: order.deposit_chain_type, address: from.address, plans: fresh });
     if (gas.kind === 'waiting') {
       this.wait(order, 'gas_topup', gas.topUp.tx_hash);

@@ -38,6 +38,14 @@ export interface ChannelForwarder {
   plan(ctx: ForwardContext): Promise<{ transfers: Omit<OutgoingTransferIntent, 'orderId' | 'chainType' | 'from'>[]; execution: Record<string, unknown> }>;
 }
 
+/**
+ * The gas limit of a router deposit (`depositWithExpiry` of an ERC-20: its `transferFrom` and the
+ * Deposit event with the memo, some 60–90k gas). It is fixed, not estimated: until the `approve`
+ * before it is mined, a node's estimate of the deposit reverts for want of an allowance. Gas not
+ * used is not charged; what the top-up sent for it stays at the deposit address.
+ */
+export const ROUTER_DEPOSIT_GAS_LIMIT = 150_000n;
+
 const halted = (err: unknown) => err instanceof ProviderError && /halted|paused/i.test(err.message);
 
 /**
@@ -85,7 +93,7 @@ export class ThorchainForwarder implements ChannelForwarder {
     return {
       transfers: [
         { kind: 'approve' as const, call: { to: token, value: 0n, data: approveCalldata(inbound.router, ctx.net) }, asset: token, amount: ctx.net, detail: { spender: inbound.router } },
-        { kind: 'forward' as const, call: { to: inbound.router, value: 0n, data: routerDepositCalldata(inbound.address, token, ctx.net, memo, expiry) }, asset: token, amount: ctx.net, detail },
+        { kind: 'forward' as const, call: { to: inbound.router, value: 0n, data: routerDepositCalldata(inbound.address, token, ctx.net, memo, expiry), gasLimit: ROUTER_DEPOSIT_GAS_LIMIT }, asset: token, amount: ctx.net, detail },
       ],
       execution: detail,
     };

@@ -125,6 +125,23 @@ describe('EVM chain that takes signed transactions', () => {
     result(rpc, 'hardhat_setBalance', [RECIPIENT, '0x5']);
     expect(result(rpc, 'eth_getBalance', [RECIPIENT, 'latest'])).to.equal('0x5');
   });
+
+  it('has no gas estimate for a call that would revert (geth: code 3, "execution reverted: <reason>"), and one once it would not; the estimate changes nothing', async () => {
+    const { rpc, ledger } = freshChain();
+    const token = '0xdac17f958d2ee523a2206206994597c13d831ec7';
+    const spender = RECIPIENT;
+    // transferFrom by the spender before the owner's approve: what a router deposit does before its approve is mined
+    const pull = { from: spender, to: token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transferFrom', args: [payer.address, spender, 500n] }) };
+    const refused = call(rpc, 'eth_estimateGas', [pull]);
+    expect(refused.error).to.deep.include({ code: 3, message: 'execution reverted: ERC20: insufficient allowance' });
+    const approve = await payer.signTransaction({ chainId: CHAIN_ID, type: 'eip1559', to: token, value: 0n, nonce: 0, gas: 60_000n, maxFeePerGas: parseGwei('10'), maxPriorityFeePerGas: parseGwei('1'), data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, 500n] }) });
+    result(rpc, 'eth_sendRawTransaction', [approve]);
+    expect(call(rpc, 'eth_estimateGas', [pull]).error, 'the approve is only pooled').to.deep.include({ code: 3 });
+    ledger.produceBlock(1_700_000_000);
+    expect(BigInt(result(rpc, 'eth_estimateGas', [pull])) > 21_000n, 'intrinsic gas and calldata').to.equal(true);
+    const allowance = result(rpc, 'eth_call', [{ to: token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'allowance', args: [payer.address, spender] }) }, 'latest']);
+    expect(BigInt(allowance), 'the estimate spent none of the allowance').to.equal(500n);
+  });
 });
 
 describe('Block producer', () => {

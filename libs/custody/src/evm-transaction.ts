@@ -99,11 +99,12 @@ export class EvmSender implements TransferChain {
     return quantity(await this.rpc('eth_call', [{ to: token, data }, 'latest']), 'a token balance');
   }
 
-  async feePlan(from: string, to: string, data?: Hex): Promise<EvmFeePlan> {
+  /** The fee terms of a transfer: the node's gas estimate (or the planner's fixed `gasLimit`) at twice the gas price. */
+  async feePlan(from: string, to: string, data?: Hex, gasLimit?: bigint): Promise<EvmFeePlan> {
     const [gasPrice, tip, gas] = await Promise.all([
       this.rpc('eth_gasPrice', []).then((v) => quantity(v, 'a gas price')),
       this.rpc('eth_maxPriorityFeePerGas', []).then((v) => quantity(v, 'a priority fee')),
-      this.rpc('eth_estimateGas', [{ from, to, ...(data ? { data } : {}) }]).then((v) => quantity(v, 'a gas estimate')),
+      gasLimit ?? this.rpc('eth_estimateGas', [{ from, to, ...(data ? { data } : {}) }]).then((v) => quantity(v, 'a gas estimate')),
     ]);
     const maxFeePerGas = gasPrice * 2n;
     return { gas, maxFeePerGas, maxPriorityFeePerGas: tip < maxFeePerGas ? tip : maxFeePerGas, maxNetworkFee: gas * maxFeePerGas };
@@ -117,7 +118,7 @@ export class EvmSender implements TransferChain {
   async sign(from: DepositKeyRef, call: TransferCall, plan?: EvmFeePlan): Promise<SignedTransfer> {
     if (call.fees !== undefined && !isEvmFeePlan(call.fees)) throw new Error('the fee terms of an EVM transfer need gas and fee caps');
     const data = (call.data as Hex | undefined) ?? (call.memo !== undefined ? memoCalldata(call.memo) : undefined);
-    const fees = plan ?? (isEvmFeePlan(call.fees) ? call.fees : await this.feePlan(from.address, call.to, data));
+    const fees = plan ?? (isEvmFeePlan(call.fees) ? call.fees : await this.feePlan(from.address, call.to, data, call.gasLimit));
     const nonce = call.nonce ?? (await this.nextNonce(from.address));
     const { raw, hash } = await signEvmTransaction(this.signer, from, { chainId: this.origin.chainId, nonce, to: call.to, value: call.value, data, ...fees });
     return { raw, hash, nonce };

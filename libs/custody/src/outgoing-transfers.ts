@@ -21,6 +21,12 @@ export interface TransferCall {
    */
   memo?: string;
   /**
+   * A gas limit fixed by the planner, where the node cannot estimate one: a call that succeeds
+   * only after an earlier transfer of the same plan is mined (THORChain's router deposit needs
+   * the `approve` before it). Absent: the node's estimate.
+   */
+  gasLimit?: bigint;
+  /**
    * The fee terms to sign with, when the value was computed from them (a refund or a sweep sends
    * what is left after the network fee: other terms at signing could overdraw the address).
    * Absent: the chain's current terms.

@@ -110,7 +110,7 @@ export class EvmLedger {
    * Runs a call against a staged copy of the token state: its effect, and the staged changes are
    * kept only when it did not revert (a reverted call changes nothing but the sender's gas).
    */
-  private execute(call: Parameters<SimContract>[0]): CallEffect {
+  private execute(call: Parameters<SimContract>[0], commit = true): CallEffect {
     const balances = new Map<string, bigint>();
     const allowances = new Map<string, bigint>();
     const state: TokenState = {
@@ -127,7 +127,7 @@ export class EvmLedger {
     };
     const contract = this.contracts.get(call.to);
     const effect = contract ? contract(call, state) : call.input.length > 2 ? erc20Call(call, state) : { logs: [], valueTo: call.to };
-    if ('reverted' in effect) return effect;
+    if ('reverted' in effect || !commit) return effect;
     for (const [k, v] of balances) this.tokenBalances.set(k, v);
     for (const [k, v] of allowances) this.allowances.set(k, v);
     return effect;
@@ -151,6 +151,16 @@ export class EvmLedger {
       return encodeAbiParameters([{ type: 'uint256' }], [this.allowances.get(`${token}:${owner.toLowerCase()}:${spender.toLowerCase()}`) ?? 0n]);
     }
     throw new RpcError(3, 'execution reverted');
+  }
+
+  /**
+   * What a node's gas estimate does first (`eth_estimateGas`): the call run at the head and its
+   * changes dropped; a call that would revert is refused as geth refuses it (`execution
+   * reverted: <reason>`, code 3), e.g. a router deposit before its `approve` is mined.
+   */
+  dryRun(call: { from: string; to: string; value: bigint; input: Hex }): void {
+    const effect = this.execute({ from: call.from.toLowerCase(), to: call.to.toLowerCase(), value: call.value, input: call.input, timestampSec: Math.floor(Date.now() / 1000) }, false);
+    if ('reverted' in effect) throw new RpcError(3, `execution reverted: ${effect.reverted}`);
   }
 
   /** Sets an account's balance, as development nodes do (`anvil_setBalance`, `hardhat_setBalance`): a test's empty deposit address. */

@@ -312,8 +312,14 @@ export function evmNode(chain: EvmChain, opts: EvmNodeOptions): RpcNode {
     methods.set('eth_maxPriorityFeePerGas', () => toQuantity(ledger.priorityFee()));
     methods.set('eth_estimateGas', (params: RpcParams) => {
       const call = requiredArg(positional(params), 0);
-      const data = isObject(call) ? (call.data ?? call.input) : undefined;
-      return toQuantity(intrinsicGas(typeof data === 'string' && /^0x([0-9a-fA-F]{2})*$/.test(data) ? (data as `0x${string}`) : undefined));
+      const raw = isObject(call) ? (call.data ?? call.input) : undefined;
+      const data = typeof raw === 'string' && /^0x([0-9a-fA-F]{2})*$/.test(raw) ? (raw as `0x${string}`) : undefined;
+      // a call that would revert has no estimate, as on a real node
+      if (isObject(call) && typeof call.to === 'string' && typeof call.from === 'string' && data && data.length > 2) {
+        const value = typeof call.value === 'string' && /^0x[0-9a-fA-F]+$/.test(call.value) ? BigInt(call.value) : 0n;
+        ledger.dryRun({ from: parseAddress(call.from, 0), to: parseAddress(call.to, 0), value, input: data });
+      }
+      return toQuantity(intrinsicGas(data));
     });
   }
   if (opts.traces) {
