@@ -3,14 +3,14 @@ import { expect } from 'chai';
 import { parseGwei, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { loadContracts } from '@chainpipe/contracts';
+import { MnemonicSigner } from '@chainpipe/custody';
 import { createDb, type Knex } from '@chainpipe/db';
 
 import { OrderRepository } from '@chainpipe/order-store';
 import { QuoteStore } from '@chainpipe/price-store';
 import { createRedis, type Redis } from '@chainpipe/redis';
-import { MnemonicSigner } from '@chainpipe/custody';
 import {
-  createIntegratorWithKey, createRegistryTopics, freePort, parsePrometheusText, simSolana, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess,
+  createIntegratorWithKey, createRegistryTopics, freePort, parsePrometheusText, simSolana, simTron, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess,
 } from '@chainpipe/testing';
 import { scannedMetricTypes } from '../contracts/metrics-scan';
 
@@ -52,7 +52,8 @@ async function readSse(url: string, init: RequestInit = {}): Promise<{ status: n
  * to /stream), the deposit seen through chain-parser, tx-matcher and tx.push.v1 by
  * order-tracker, order-executor forwarding the net amount to THORChain's vault, the simulated
  * THORChain swapping it by itself, the order Completed then Settled, and the commission line in
- * the ledger. No step is driven by hand.
+ * the ledger; and a TRX order the same way on the simulated Tron, through ChangeNOW. No step is
+ * driven by hand.
  */
 describe('aggregator end to end: SSE quotes → order → deposit on chain → Completed → Settled → ledger', function () {
   this.timeout(240_000);
@@ -75,6 +76,10 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
   const solWallet = new MnemonicSigner('legal winner thank year wave sausage worth useful legal winner thank yellow');
   let solPayer = { index: 0, address: '' };
   const signerToken = randomBytes(8).toString('hex');
+  const signer = new MnemonicSigner(TEST_KEY_MNEMONIC);
+  /** The Tron payer: the test mnemonic's Tron key 19, funded on the simulated Tron. */
+  const tronPayer = { index: 19, address: '' };
+  const tron = simTron(() => sim, signer);
   let matcherOps = 0;
   /** The (application, address) pairs in the matcher's index: this stack's changes topic is the test's own. */
   const matcherIndexSize = async () => {
@@ -94,6 +99,7 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
   };
 
   before(async () => {
+    tronPayer.address = await signer.addressAt('tvm', tronPayer.index);
     databaseUrl = await suiteDatabase('aggregator_e2e');
     db = createDb({ url: databaseUrl, poolMax: 4 });
     redis = createRedis({ url: env.redisUrl, keyPrefix: redisPrefix });
@@ -108,10 +114,10 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
     // Its signing service holds the platform's keys: the gateway asks it for Solana addresses
     await start(
       'apps/upstream-sim/src/main.ts',
-      { SIM_BLOCK_MS: '400', SIM_STREAM_URL: `${ingest}/stream`, STREAM_SECRET: secret, SIM_FUNDED_ACCOUNTS: `${payer.address},${solPayer.address}`, SIM_THORCHAIN_SWAP_MS: '500', SIM_SIGNER_MNEMONIC: TEST_KEY_MNEMONIC, SIM_SIGNER_TOKEN: signerToken },
+      { SIM_BLOCK_MS: '400', SIM_STREAM_URL: `${ingest}/stream`, STREAM_SECRET: secret, SIM_FUNDED_ACCOUNTS: `${payer.address},${solPayer.address}`, SIM_FUNDED_TRON_ADDRESSES: tronPayer.address, SIM_THORCHAIN_SWAP_MS: '500', SIM_SIGNER_MNEMONIC: TEST_KEY_MNEMONIC, SIM_SIGNER_TOKEN: signerToken },
       simPort,
     );
-    for (const [id, price] of [['1027', 2000], ['1', 50000], ['5426', 100]] as const) {
+    for (const [id, price] of [['1027', 2000], ['1', 50000], ['5426', 100], ['1958', 0.25]] as const) {
       await fetch(`${sim}/sim/cmc/quotes/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ price }) });
     }
     const now = Date.now();
@@ -119,6 +125,7 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
       { kind: 'crypto', source: 'test', external_id: '1027', symbol: 'ETH', name: 'Ethereum', as_of: now, fetched_at: now, usd: { price: 2000 } },
       { kind: 'crypto', source: 'test', external_id: '1', symbol: 'BTC', name: 'Bitcoin', as_of: now, fetched_at: now, usd: { price: 50000 } },
       { kind: 'crypto', source: 'test', external_id: '5426', symbol: 'SOL', name: 'Solana', as_of: now, fetched_at: now, usd: { price: 100 } },
+      { kind: 'crypto', source: 'test', external_id: '1958', symbol: 'TRX', name: 'TRON', as_of: now, fetched_at: now, usd: { price: 0.25 } },
     ] as never);
     const common = {
       KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: redisPrefix,
@@ -136,7 +143,7 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
       })(),
       start('apps/aggregator-gateway/src/main.ts', { ...common, DEPOSIT_SIGNER_URL: `${sim}/signer`, DEPOSIT_SIGNER_TOKEN: signerToken, DEV_SIGNER_MNEMONIC: '' }, gwPort),
       start('apps/order-tracker/src/main.ts', { ...common, ORDER_TRACKER_GROUP: `${prefix}tracker`, ORDER_TRACKER_INTERVAL_MS: '300', ORDER_TRACKER_SESSION_TIMEOUT_MS: '6000' }),
-      start('apps/order-executor/src/main.ts', { ...common, CHAIN_RPC_DEFAULT_BASE: `${sim}/rpc`, CHAIN_RPC_URLS: '', ORDER_EXECUTOR_INTERVAL_MS: '300', ORDER_EXECUTOR_CONFIRMATIONS: 'ethereum=2,solana=2' }),
+      start('apps/order-executor/src/main.ts', { ...common, CHAIN_RPC_DEFAULT_BASE: `${sim}/rpc`, CHAIN_RPC_URLS: '', ORDER_EXECUTOR_INTERVAL_MS: '300', ORDER_EXECUTOR_CONFIRMATIONS: 'ethereum=2,solana=2,tron=2' }),
     ]);
     ({ id: integratorId, key } = await createIntegratorWithKey(db, { name: 'E2E wallet', feeRateBp: 50 }));
   });
@@ -276,6 +283,41 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
     const payin = (settled.execution as Record<string, string>).payin_address;
     expect(keys[0]).to.equal(stored.deposit_address);
     expect(BigInt(forward.meta.postBalances[keys.indexOf(payin)]) - BigInt(forward.meta.preBalances[keys.indexOf(payin)]), 'amount_in − fee_platform − fee_integrator').to.equal(net);
+    expect((await orders.audit(stored.id)).map((a) => [a.event, a.to_state])).to.deep.equal([['created', 'Depositing'], ['deposit', 'Exchanging'], ['forwarded', 'Exchanging'], ['channel_status', 'Completed'], ['settle', 'Settled']]);
+  });
+
+  it('a TRX order: paid on the simulated Tron, seen through the pipeline, forwarded through ChangeNOW (no Tron vault on THORChain), Settled', async () => {
+    const amountIn = 400_000_000n; // 400 TRX
+    const stream = await readSse(`${gateway}/api/v2/quote/stream?src_token_id=901&dst_token_id=1001&amount_in=${amountIn}&slippage=0.01`);
+    const quotes = stream.events.filter((e) => e.event === 'channel').map((e) => e.data as { channel_id: number; estimated_out_str: string });
+    expect(quotes.map((q) => q.channel_id), 'ChangeNOW only').to.deep.equal([1]);
+    const [best] = quotes;
+    const indexBefore = await matcherIndexSize();
+    const created = await fetch(`${gateway}/api/v1/integrator/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-integrator-api-key': key },
+      body: JSON.stringify({
+        src_token_id: 901, dst_token_id: 1001, amount_in: amountIn.toString(), dst_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
+        chosen_channel_id: 1, slippage: 0.01, main_channel_estimated_out_amount: best.estimated_out_str, min_acceptable_out_amount: ((BigInt(best.estimated_out_str) * 99n) / 100n).toString(),
+        channels: quotes, client_order_id: `e2e-trx-${randomBytes(3).toString('hex')}`,
+      }),
+    });
+    expect(created.status).to.equal(200);
+    const order = ((await created.json()) as { data: { order_no: string; deposit_address: string } }).data;
+    expect(order.deposit_address).to.match(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
+    await waitFor(async () => (await matcherIndexSize()) > indexBefore, { timeoutMs: 30_000, what: 'the matcher knows the Tron deposit address' });
+    const paid = await tron.pay(tronPayer, order.deposit_address, amountIn);
+
+    const orders = new OrderRepository(db);
+    const stored = (await orders.findByNo(order.order_no))!;
+    await waitFor(async () => (await orders.findById(stored.id))?.state === 'Settled', { timeoutMs: 90_000, what: 'the TRX order Settled' });
+    const settled = (await orders.findById(stored.id))!;
+    expect(settled.deposit_amount).to.equal(amountIn.toString());
+    expect(settled.deposit_tx_hash!.replace(/^0x/, '')).to.equal(paid);
+    const forward = await tron.wallet('gettransactionbyid', { value: settled.forward_tx_hash!.replace(/^0x/, ''), visible: true });
+    expect(forward.raw_data.contract[0].parameter.value).to.deep.equal({
+      owner_address: order.deposit_address, to_address: (settled.execution as Record<string, string>).payin_address, amount: Number(amountIn - BigInt(settled.fee_platform) - BigInt(settled.fee_integrator)),
+    });
     expect((await orders.audit(stored.id)).map((a) => [a.event, a.to_state])).to.deep.equal([['created', 'Depositing'], ['deposit', 'Exchanging'], ['forwarded', 'Exchanging'], ['channel_status', 'Completed'], ['settle', 'Settled']]);
   });
 

@@ -2,15 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { decodeEventLog, decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, hexToString, parseAbi, parseEther, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { TOPICS } from '@chainpipe/contracts';
-import { GAS_STATION_INDEX, MnemonicSigner, RENT_EXEMPT_MINIMUM } from '@chainpipe/custody';
-import { createDb, type Knex } from '@chainpipe/db';
+import { GAS_STATION_INDEX, MnemonicSigner } from '@chainpipe/custody';
+import type { Knex } from '@chainpipe/db';
 import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder, type OrderRow, type OutgoingTransferKind } from '@chainpipe/order-store';
 import { thorchainLimitMemo } from '@chainpipe/orders';
-import {
-  collectTopic, createRegistryTopics, freePort, simChain, simSolana, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector,
-} from '@chainpipe/testing';
-import { orderFixture, voidEarlierChainTransfers } from './order-fixtures';
+import { simChain, TEST_KEY_MNEMONIC, waitFor, type TopicCollector } from '@chainpipe/testing';
+import { ExecutorStack, nextDepositIndex, paidOrders } from './executor-stack';
+import { orderFixture } from './order-fixtures';
 
 /**
  * The order executor on the real stack: Postgres, Kafka (the tracker's event outbox), the
@@ -18,18 +16,10 @@ import { orderFixture, voidEarlierChainTransfers } from './order-fixtures';
  * executor and tracker processes. A paid order's net amount leaves its deposit address for the
  * vault with THORChain's limit memo, or through the router for a token; a fresh quote under the
  * minimum forwards nothing; a kill between storing and broadcasting broadcasts the stored forward.
- * Orders paid on Solana (the simulator's Solana mainnet takes signed transactions; ChangeNOW sees
- * SOL payins there): the platform's Solana keys are the development signer's (SLIP-0010,
- * m/44'/501'/index'/0'); the user pays from a wallet of its own; the net amount goes to the
- * ChangeNOW payin, a failed order is refunded.
  */
 const ETH = 101;
 const USDT = 102; // Ethereum, 6 decimals
 const BTC = 1001;
-const SOL = 801; // Solana, 9 decimals
-const LAMPORTS = 1_000_000_000n;
-/** Solana's base fee of a one-signature transaction (lamports). */
-const SIGNATURE_FEE = 5000n;
 const USDT_CONTRACT = '0xdac17f958d2ee523a2206206994597c13d831ec7';
 const DEST = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
 const ROUTER_ABI = parseAbi([
@@ -37,23 +27,16 @@ const ROUTER_ABI = parseAbi([
   'event Deposit(address indexed to, address indexed asset, uint256 amount, string memo)',
 ]);
 
-describe('order executor: paid orders forwarded to THORChain and ChangeNOW from their deposit addresses, on EVM chains and Solana (real stack)', function () {
+describe('order executor: paid orders forwarded to THORChain from their deposit addresses (real stack)', function () {
   this.timeout(240_000);
   const payer = mnemonicToAccount(TEST_KEY_MNEMONIC, { addressIndex: 17 });
   const signer = new MnemonicSigner(TEST_KEY_MNEMONIC);
-  /** The user's Solana wallet: another mnemonic than the platform's. */
-  const wallet = new MnemonicSigner('legal winner thank year wave sausage worth useful legal winner thank yellow');
-  let solPayer = { index: 0, address: '' };
-  const env = testEnv();
-  const procs: Record<string, RunningProcess> = {};
+  let stack: ExecutorStack;
   let db: Knex;
-  /** A database of the suite's own: its executor acts on every paid order it finds (suiteDatabase). */
-  let databaseUrl: string;
   let orders: OrderRepository;
   let transfers: OutgoingTransferRepository;
   let events: TopicCollector;
   let base = '';
-  let executorEnv: Record<string, string> = {};
   let integratorId = '';
   /** The gas station's address: the test key's EVM index 2^31 − 1. */
   let station = '';
@@ -64,78 +47,23 @@ describe('order executor: paid orders forwarded to THORChain and ChangeNOW from 
   /** THORNode's output now for `amount1e8` of `fromAsset` to BTC (sats). */
   const quotedSats = async (fromAsset: string, amount1e8: bigint) => BigInt((await thornode(`/thorchain/quote/swap?from_asset=${fromAsset}&to_asset=BTC.BTC&amount=${amount1e8}`)).expected_amount_out);
   const vault = async () => ((await thornode('/thorchain/inbound_addresses')) as any[]).find((v) => v.chain === 'ETH') as { address: string; router: string };
-  let nextIndex = 2_000_000_000 + Math.floor(Math.random() * 100_000_000);
   /** A paid order (Exchanging, its deposit on the chain) of a fresh deposit index; `pay` makes the deposit. */
-  const paidOrder = async (over: Partial<NewOrder>, payDeposit: (address: string) => Promise<string>) => {
-    const index = nextIndex++;
-    const address = await signer.addressAt('evm', index);
-    const depositHash = await payDeposit(address);
-    const order = await orders.insert(
-      orderFixture({ deposit_index: index, deposit_address: address, state: 'Exchanging', deposit_tx_hash: depositHash, deposit_amount: over.amount_in, deposited_at: new Date(), refund_address: payer.address.toLowerCase(), ...over } as Partial<NewOrder>),
-    );
-    return { order, address, index };
-  };
-  const solana = simSolana(() => base);
-  let nextSolIndex = 1_000_000_000 + Math.floor(Math.random() * 100_000_000);
-  /** An order paid on Solana to the platform's address of a fresh deposit index (Exchanging unless `over.state`). */
-  const paidSolanaOrder = async (over: Record<string, unknown>, paid: bigint) => {
-    const index = nextSolIndex++;
-    const address = await signer.addressAt('svm', index);
-    const depositHash = await solana.pay(wallet, solPayer, address, paid);
-    const order = await orders.insert(
-      orderFixture({
-        src_token_id: SOL, dst_token_id: BTC, deposit_chain_type: 'solana', deposit_index: index, deposit_address: address, state: 'Exchanging', amount_in: paid.toString(),
-        deposit_tx_hash: depositHash, deposit_amount: paid.toString(), deposited_at: new Date(), ...over,
-      } as Partial<NewOrder>),
-    );
-    return { order, address };
-  };
-  const solanaTransaction = async (signature: string) => solana.rpc('getTransaction', [signature, { encoding: 'json' }]);
-  /** The lamports a Solana transaction moved to `to`: its post − pre balance of that account. */
-  const movedTo = (tx: any, to: string): bigint => {
-    const i = (tx.transaction.message.accountKeys as string[]).indexOf(to);
-    return BigInt(tx.meta.postBalances[i]) - BigInt(tx.meta.preBalances[i]);
-  };
-  let executorOps = 0;
-  const startExecutor = async () => {
-    const ops = (executorOps = await freePort());
-    procs.executor = spawnTs('apps/order-executor/src/main.ts', { ...executorEnv, OPS_PORT: String(ops) });
-    await waitReady(procs.executor, ops, 60_000);
-  };
+  const paidOrder = paidOrders(signer, 'evm', () => orders, () => ({ refund_address: payer.address.toLowerCase() } as Partial<NewOrder>));
+  const startExecutor = () => stack.startExecutor();
 
   before(async () => {
-    databaseUrl = await suiteDatabase('order_executor');
-    db = createDb({ url: databaseUrl, poolMax: 4 });
+    station = await signer.addressAt('evm', GAS_STATION_INDEX);
+    // the payer and the gas station start funded, as `make up` funds them
+    stack = new ExecutorStack({ database: 'order_executor', funded: `${payer.address},${station}`, confirmations: 'ethereum=2' });
+    await stack.start();
+    ({ db, events, base } = stack);
     orders = new OrderRepository(db);
     transfers = new OutgoingTransferRepository(db);
-    await voidEarlierChainTransfers(db);
     integratorId = await new IntegratorRepository(db).createIntegrator('Executor test');
-    const prefix = uniquePrefix('exec');
-    await createRegistryTopics(prefix);
-    events = await collectTopic(`${prefix}${TOPICS.ordersEvents.name}`);
-    const [simPort, simOps, trackerOps] = await Promise.all([freePort(), freePort(), freePort()]);
-    base = `http://127.0.0.1:${simPort}`;
-    station = await signer.addressAt('evm', GAS_STATION_INDEX);
-    solPayer = { index: 0, address: await wallet.addressAt('svm', 0) };
-    // the payers and the gas station start funded, as `make up` funds them
-    procs.sim = spawnTs('apps/upstream-sim/src/main.ts', {
-      PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '300', SIM_THORCHAIN_SWAP_MS: '500', SIM_CHANGENOW_STEP_MS: '200', SIM_FUNDED_ACCOUNTS: `${payer.address},${station},${solPayer.address}`,
-    });
-    await waitReady(procs.sim, simOps, 60_000);
-    const upstreams = { THORNODE_API_URL: `${base}/thornode`, CHANGENOW_API_URL: `${base}/changenow`, CHAIN_RPC_DEFAULT_BASE: `${base}/rpc`, CHAIN_RPC_URLS: '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' };
-    executorEnv = { ...upstreams, ORDER_EXECUTOR_INTERVAL_MS: '300', ORDER_EXECUTOR_CONFIRMATIONS: 'ethereum=2,solana=2', ORDER_EXECUTOR_CONFIRMATIONS_DEFAULT: '12' };
-    procs.tracker = spawnTs('apps/order-tracker/src/main.ts', {
-      ...upstreams, KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, OPS_PORT: String(trackerOps), ORDER_TRACKER_GROUP: `${prefix}tracker`, ORDER_TRACKER_INTERVAL_MS: '300', ORDER_TRACKER_SESSION_TIMEOUT_MS: '6000',
-    });
-    await Promise.all([waitReady(procs.tracker, trackerOps, 60_000), startExecutor()]);
   });
 
   after(async () => {
-    await events?.stop();
-    const exits: Record<string, unknown> = {};
-    for (const name of ['executor', 'tracker', 'sim']) if (procs[name]) exits[name] = await stopProcess(procs[name]);
-    await db?.destroy();
-    expect(exits, 'clean exits').to.deep.equal({ executor: 0, tracker: 0, sim: 0 });
+    expect(await stack?.stop(), 'clean exits').to.deep.equal({ executor: 0, tracker: 0, sim: 0 });
   });
 
   it('forwards exactly amount_in − fee_platform − fee_integrator to the current vault with the limit memo; THORChain swaps it; Completed, then Settled with the commission', async () => {
@@ -246,7 +174,7 @@ describe('order executor: paid orders forwarded to THORChain and ChangeNOW from 
   });
 
   it("THORChain's refund of a forward goes back to the deposit address: the order is ChainFailed (refundable), not Refunded, and earns nothing", async () => {
-    const index = nextIndex++;
+    const index = nextDepositIndex();
     const forwardHash = '0x' + randomBytes(32).toString('hex');
     const order = await orders.insert(
       orderFixture({ deposit_index: index, deposit_address: await signer.addressAt('evm', index), state: 'Exchanging', integrator_id: integratorId, fee_integrator: '1000' }),
@@ -306,7 +234,7 @@ describe('order executor: paid orders forwarded to THORChain and ChangeNOW from 
   it('a halted chain is waited for: no transfer while THORChain halts ETH, the forward once it resumes', async () => {
     const halt = (halted: boolean) => fetch(`${base}/sim/thorchain/halt/ETH`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ halted }) });
     const haltedWaits = async () => {
-      const text = await (await fetch(`http://127.0.0.1:${executorOps}/metrics`)).text();
+      const text = await (await fetch(`http://127.0.0.1:${stack.executorOps}/metrics`)).text();
       return Number(/^chainpipe_agg_forward_waits_total\{[^}]*reason="halted"[^}]*\} ([0-9]+)/m.exec(text)?.[1] ?? 0);
     };
     const amountIn = parseEther('0.25');
@@ -388,14 +316,14 @@ describe('order executor: paid orders forwarded to THORChain and ChangeNOW from 
     try {
       const placed = await place(async () => void (await refuse(true)));
       await waitFor(async () => (await transfers.find(placed.order.id, kind))?.status === 'signed', { timeoutMs: 30_000, what: `the ${kind} stored, not broadcast` });
-      procs.executor.kill('SIGKILL');
-      await procs.executor.exited;
+      stack.procs.executor.kill('SIGKILL');
+      await stack.procs.executor.exited;
       return placed;
     } finally {
       await refuse(false);
     }
   };
-  const metric = async (pattern: RegExp) => Number(pattern.exec(await (await fetch(`http://127.0.0.1:${executorOps}/metrics`)).text())?.[1] ?? 0);
+  const metric = async (pattern: RegExp) => Number(pattern.exec(await (await fetch(`http://127.0.0.1:${stack.executorOps}/metrics`)).text())?.[1] ?? 0);
 
   it("a token deposit address without ether: the gas station sends exactly the approve's and the router deposit's network fees, the forward waits for its confirmations, then goes through the router", async () => {
     const topUpWaits = () => metric(/^chainpipe_agg_forward_waits_total\{[^}]*reason="gas_topup"[^}]*\} ([0-9]+)/m);
@@ -443,69 +371,5 @@ describe('order executor: paid orders forwarded to THORChain and ChangeNOW from 
     expect(after).to.include({ status: 'confirmed', tx_hash: stored.tx_hash, raw_tx: stored.raw_tx });
     expect((await rpc('eth_getTransactionReceipt', [stored.tx_hash])).status, 'the stored top-up mined').to.equal('0x1');
     expect((await transfers.listByOrder(order.id)).map((t) => t.kind)).to.deep.equal(['gas_topup_forward', 'approve', 'forward']);
-  });
-
-  it('a paid SOL order: exactly received − fee_platform − fee_integrator to the ChangeNOW payin, signed by the deposit address key; ChangeNOW sees the payin and finishes; Completed, then Settled', async () => {
-    const changenow = (await db('agg.channels').where({ adapter_kind: 'changenow' }).first('id')) as { id: number };
-    const amountIn = 2n * LAMPORTS;
-    const feePlatform = 6_000_000n; // 0.3 %
-    const feeIntegrator = 5_000_000n; // 0.25 %
-    const net = amountIn - feePlatform - feeIntegrator;
-    const { order, address } = await paidSolanaOrder(
-      { channel_id: changenow.id, channel_kind: 'changenow', provider_order_id: `made-with-the-order-${randomBytes(4).toString('hex')}`, fee_platform: feePlatform.toString(), fee_integrator: feeIntegrator.toString(), min_acceptable_out: '1', integrator_id: integratorId },
-      amountIn,
-    );
-
-    await waitFor(async () => (await orders.findById(order.id))?.forward_tx_hash ?? undefined, { timeoutMs: 30_000, what: 'the forward recorded on the order' });
-    const forwarded = (await orders.findById(order.id))!;
-    await solana.landed(forwarded.forward_tx_hash!);
-    const tx = await solanaTransaction(forwarded.forward_tx_hash!);
-    const execution = forwarded.execution as Record<string, string>;
-    // the deposit address signed and paid the fee; the payin got the net amount, read off the chain
-    expect(tx.transaction.message.accountKeys[0]).to.equal(address);
-    expect(tx.transaction.signatures).to.deep.equal([forwarded.forward_tx_hash]);
-    expect(movedTo(tx, execution.payin_address), 'the net amount to the payin').to.equal(net);
-    expect(BigInt(tx.meta.fee)).to.equal(SIGNATURE_FEE);
-    // the fees stay at the deposit address, less the forward's network fee (above the rent-exempt minimum)
-    expect(await solana.balanceOf(address)).to.equal(feePlatform + feeIntegrator - SIGNATURE_FEE);
-    const [stored] = await transfers.listByOrder(order.id);
-    expect(stored).to.include({ kind: 'forward', chain_type: 'solana', tx_hash: forwarded.forward_tx_hash, amount: net.toString(), to_address: execution.payin_address, nonce: null });
-
-    const exchange = (await (await fetch(`${base}/changenow/v2/exchange/by-id?id=${execution.provider_order_id}`, { headers: { 'x-changenow-api-key': 'test' } })).json()) as Record<string, unknown>;
-    expect(exchange).to.include({ flow: 'fixed-rate', fromCurrency: 'sol', refundAddress: address });
-    expect(Number(exchange.expectedAmountFrom)).to.equal(Number(net) / 1e9);
-    await waitFor(async () => (await orders.findById(order.id))?.state === 'Settled', { timeoutMs: 30_000, what: 'finished by ChangeNOW, then settled' });
-    const finished = (await (await fetch(`${base}/changenow/v2/exchange/by-id?id=${execution.provider_order_id}`, { headers: { 'x-changenow-api-key': 'test' } })).json()) as Record<string, unknown>;
-    expect(finished).to.include({ status: 'finished', amountFrom: Number(net) / 1e9 });
-    const audit = (await orders.audit(order.id)).map((a) => [a.event, a.to_state]);
-    expect(audit).to.deep.equal([['created', 'Exchanging'], ['forwarded', 'Exchanging'], ['channel_status', 'Completed'], ['settle', 'Settled']]);
-    await waitFor(() => events.messages.some((m) => JSON.parse(m.value!.toString()).order_id === order.id && JSON.parse(m.value!.toString()).event === 'forwarded'), { timeoutMs: 20_000, what: 'the forwarded event' });
-  });
-
-  it('a failed SOL order with a refund address: principal − the network fee back to it, Refunded, refund_tx_hash set, a refund_sent event', async () => {
-    const principal = LAMPORTS / 2n;
-    const refundTo = await wallet.addressAt('svm', 7);
-    const before = await solana.balanceOf(refundTo);
-    const { order, address } = await paidSolanaOrder(
-      { channel_kind: 'changenow', state: 'SlippageFailed', refund_address: refundTo, execution: { outcome: 'SlippageFailed', quoted_out: '1', min_out: '2' } as never },
-      principal,
-    );
-    await waitFor(async () => ((await orders.findById(order.id))?.state === 'Refunded' ? true : undefined), { timeoutMs: 30_000, what: 'Refunded' });
-    const done = (await orders.findById(order.id))!;
-    expect(done.refund_tx_hash).to.be.a('string');
-    const tx = await solanaTransaction(done.refund_tx_hash!);
-    expect(tx.transaction.message.accountKeys[0]).to.equal(address);
-    expect(movedTo(tx, refundTo), 'principal − network fee').to.equal(principal - SIGNATURE_FEE);
-    expect(await solana.balanceOf(refundTo)).to.equal(before + principal - SIGNATURE_FEE);
-    // everything left: the deposit account is closed (0 is allowed; dust under the rent-exempt minimum would not be)
-    expect(await solana.balanceOf(address)).to.equal(0n);
-    expect(principal - SIGNATURE_FEE > RENT_EXEMPT_MINIMUM).to.equal(true);
-    const [transfer, ...more] = await transfers.listByOrder(order.id);
-    expect(more).to.have.length(0);
-    expect(transfer).to.include({ kind: 'refund', status: 'confirmed', chain_type: 'solana', tx_hash: done.refund_tx_hash, to_address: refundTo, amount: (principal - SIGNATURE_FEE).toString() });
-    expect(transfer.detail).to.include({ network_fee: SIGNATURE_FEE.toString(), principal: principal.toString() });
-    const audit = await orders.audit(order.id);
-    expect(audit.at(-1)).to.include({ event: 'refund_sent', from_state: 'SlippageFailed', to_state: 'Refunded' });
-    await waitFor(() => events.messages.some((m) => JSON.parse(m.value!.toString()).order_id === order.id && JSON.parse(m.value!.toString()).event === 'refund_sent'), { timeoutMs: 20_000, what: 'the refund_sent event' });
   });
 });

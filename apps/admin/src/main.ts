@@ -1,5 +1,5 @@
 import { chainOriginsFromConfig } from '@chainpipe/chains';
-import { GAS_STATION_INDEX, GasStation, OutgoingTransfers, bitcoinSenderOptions, bitcoinSendersByChainType, evmChainTypesWithOrigin, evmSendersByChainType, signerFromConfig } from '@chainpipe/custody';
+import { GAS_STATION_INDEX, GasStation, OutgoingTransfers, bitcoinSenderOptions, bitcoinSendersByChainType, evmChainTypesWithOrigin, evmSendersByChainType, signerFromConfig, tronSendersByChainType } from '@chainpipe/custody';
 import { ApiKeyRepository, createDb, dbConfig, type Knex } from '@chainpipe/db';
 import { IntegratorRepository, OrderRepository, OutgoingTransferRepository } from '@chainpipe/order-store';
 import { loadConfig } from '@chainpipe/runtime';
@@ -20,10 +20,12 @@ async function moneyDeps(db: Knex) {
   const origins = chainOriginsFromConfig(config);
   const evm = evmSendersByChainType(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
   const bitcoin = bitcoinSendersByChainType(origins, signer, bitcoinSenderOptions(config));
-  const senders = (chainType: string) => evm(chainType) ?? bitcoin(chainType);
+  const tron = tronSendersByChainType(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
+  const senders = (chainType: string) => evm(chainType) ?? bitcoin(chainType) ?? tron(chainType);
   const store = new OutgoingTransferRepository(db);
   const transfers = new OutgoingTransfers({ store, chain: senders, confirmations: () => config.TRANSFER_CONFIRMATIONS });
   const orders = new OrderRepository(db);
+  // the gas station is an EVM key: it serves the EVM chains
   const station = { index: GAS_STATION_INDEX, address: await signer.addressAt('evm', GAS_STATION_INDEX) };
   const gas = new GasStation({ transfers, store, chain: evm, station, recordTopUp: async (row) => void (await orders.recordGasTopUp(row)) });
   return {
@@ -32,6 +34,7 @@ async function moneyDeps(db: Knex) {
     chains: senders,
     treasuryEvm: config.TREASURY_ADDRESS_EVM,
     treasuryUtxo: config.TREASURY_ADDRESS_UTXO,
+    treasuryTvm: config.TREASURY_ADDRESS_TVM,
     gas,
     station: gas,
     chainTypes: evmChainTypesWithOrigin(origins),

@@ -9,8 +9,8 @@ import { UsageError, type Output } from './commands';
 
 export const TREASURY_USAGE = `  treasury:sweep [--dry-run] [--limit N] [--order ORDER_NO]
       move fee_platform + fee_integrator left at the deposit addresses of Completed and Settled
-      orders to the treasury of their chain's family (TREASURY_ADDRESS_EVM, TREASURY_ADDRESS_UTXO),
-      once per order, leaving the network fee of the transfer;
+      orders to the treasury of their chain's family (TREASURY_ADDRESS_EVM, TREASURY_ADDRESS_UTXO,
+      TREASURY_ADDRESS_TVM), once per order, leaving the network fee of the transfer;
       prints each transfer's hash (--dry-run: what it would move, nothing signed; --order: that
       order only). A token's fees leave by the token's transfer, its gas sent to the deposit
       address by the gas station first: such an order shows its top-up; run again once it is
@@ -19,29 +19,31 @@ export const TREASURY_USAGE = `  treasury:sweep [--dry-run] [--limit N] [--order
       origins (CHAIN_RPC_URLS / CHAIN_RPC_DEFAULT_BASE)
 `;
 
-/** The treasuries where swept fees go, per chain family: EVM required, Bitcoin optional; checked at start. */
+/** The treasuries where swept fees go, per chain family: EVM required, Bitcoin and Tron optional; checked at start. */
 export const treasuryConfig = {
   TREASURY_ADDRESS_EVM: treasuryAddress('evm', { required: true, doc: 'the platform treasury on the EVM chains: fee sweeps (treasury:sweep) send the fees of completed orders there' }),
   TREASURY_ADDRESS_UTXO: treasuryAddress('utxo', { required: false, doc: 'the platform treasury on Bitcoin (a mainnet address: 1…, 3…, bc1…): fee sweeps of Bitcoin deposit addresses go there; empty: they are skipped' }),
+  TREASURY_ADDRESS_TVM: treasuryAddress('tvm', { required: false, doc: 'the platform treasury on Tron (T…): fee sweeps of Tron deposit addresses go there; empty: they are skipped' }),
 };
 
-const FAMILY_NAMES = { evm: 'an EVM address', utxo: 'a Bitcoin mainnet address' } as const;
+const FAMILY_NAMES = { evm: 'an EVM address', utxo: 'a Bitcoin mainnet address', tvm: 'a Tron address' } as const;
 
 /** A treasury address of one chain family in its canonical form; optional ones are '' when unset. */
 function treasuryAddress(family: keyof typeof FAMILY_NAMES, opts: { required: boolean; doc: string }): Field<string> {
   const base = str({ ...(opts.required ? {} : { default: '' }), doc: opts.doc });
   return {
     ...base,
-    kind: family === 'evm' ? 'evm-address' : 'bitcoin-address',
+    kind: ({ evm: 'evm-address', utxo: 'bitcoin-address', tvm: 'tron-address' } as const)[family],
     parse(raw) {
       if (raw === undefined || raw.trim() === '') return opts.required ? { error: 'is required' } : { value: '' };
-      const checked = canonicalAddress(family, raw.trim());
+      // a 0x address is an EVM one: as Tron's treasury it would be a paste from the wrong chain
+      const checked = family === 'tvm' && /^0x/i.test(raw.trim()) ? { ok: false as const } : canonicalAddress(family, raw.trim());
       return checked.ok ? { value: checked.address } : { error: `is not ${FAMILY_NAMES[family]}: ${raw}` };
     },
   };
 }
 
-/** What a sweep needs of a chain besides the outgoing transfer (`EvmSender` and `BitcoinSender` have both). */
+/** What a sweep needs of a chain besides the outgoing transfer (`EvmSender`, `BitcoinSender` and `TronSender` have both). */
 export interface SweepChain {
   balanceOf(address: string): Promise<bigint>;
   /** What `holder` holds of a token contract; absent on chains without tokens (Bitcoin). */
@@ -55,10 +57,12 @@ export interface TreasuryDeps {
   chains(chainType: string): SweepChain | undefined;
   /** Canonical EVM treasury address. */
   treasuryEvm: string;
-  /** Tops up a token's deposit address with the sweep's gas; absent: token fees are skipped. */
-  gas?: Pick<GasStation, 'ensure'>;
+  /** Tops up a token's deposit address with the sweep's gas (on the chains it serves); absent: token fees are skipped. */
+  gas?: Pick<GasStation, 'ensure' | 'serves'>;
   /** Canonical Bitcoin treasury address; unset: Bitcoin deposit addresses are not swept. */
   treasuryUtxo?: string;
+  /** Canonical Tron treasury address; unset: Tron deposit addresses are not swept. */
+  treasuryTvm?: string;
 }
 
 /** The treasury of a chain type's family; undefined where none is configured. */
@@ -66,6 +70,7 @@ function treasuryOf(deps: TreasuryDeps, chainType: string): string | undefined {
   const family = CHAINS[chainType as ChainType]?.family;
   if (family === 'evm') return deps.treasuryEvm;
   if (family === 'utxo') return deps.treasuryUtxo || undefined;
+  if (family === 'tvm') return deps.treasuryTvm || undefined;
   return undefined;
 }
 
@@ -113,7 +118,8 @@ export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io:
       const chain = deps.chains(o.deposit_chain_type);
       const token = o.is_native ? null : o.contract_address;
       const treasury = treasuryOf(deps, o.deposit_chain_type);
-      if (!chain || (!o.is_native && (!token || !deps.gas || !chain.tokenBalanceOf))) {
+      // the gas station serves the EVM chains: a Tron token's fees are not swept (no TRX to pay the transfer)
+      if (!chain || (!o.is_native && (!token || !deps.gas?.serves(o.deposit_chain_type) || !chain.tokenBalanceOf))) {
         io.out(`${o.order_no}\tskipped\t${chain ? 'a token, and no gas station to pay its transfer' : 'not a chain the platform sends on'} (${o.deposit_chain_type}, token ${o.src_token_id})`);
         continue;
       }

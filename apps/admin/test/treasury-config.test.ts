@@ -37,4 +37,13 @@ describe('treasury:sweep configuration', () => {
     expect(refusal({ ...evm, TREASURY_ADDRESS_UTXO: 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx' })).to.include('TREASURY_ADDRESS_UTXO is not a Bitcoin mainnet address');
     expect(refusal({ ...evm, TREASURY_ADDRESS_UTXO: '0xabcdef0123456789abcdef0123456789abcdef01' })).to.include('TREASURY_ADDRESS_UTXO is not a Bitcoin mainnet address');
   });
+
+  it('takes a Tron treasury in its Base58 form, or none (Tron fees are then not swept); refuses one that is not a Tron address', () => {
+    const evm = { ...base, TREASURY_ADDRESS_EVM: '0xabcdef0123456789abcdef0123456789abcdef01' };
+    expect(loadConfig(sweepConfig, evm).TREASURY_ADDRESS_TVM).to.equal('');
+    // USDT-TRC20's contract: a well-formed Base58Check Tron address (its hex form 41a614f8… converts to it)
+    expect(loadConfig(sweepConfig, { ...evm, TREASURY_ADDRESS_TVM: '41a614f803b6fd780986a42c78ec9c7f77e6ded13c' }).TREASURY_ADDRESS_TVM).to.equal('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t');
+    expect(refusal({ ...evm, TREASURY_ADDRESS_TVM: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u' })).to.include('TREASURY_ADDRESS_TVM is not a Tron address');
+    expect(refusal({ ...evm, TREASURY_ADDRESS_TVM: '0xabcdef0123456789abcdef0123456789abcdef01' })).to.include('TREASURY_ADDRESS_TVM is not a Tron address');
+  });
 });

@@ -4,16 +4,16 @@ import { bitcoinSenderConfig, gasStationConfig, signerConfig } from '@chainpipe/
 import { dbConfig } from '@chainpipe/db';
 import { int, type Field } from '@chainpipe/runtime';
 
-/** The chain types the executor sends on: every EVM chain, Bitcoin (P2WPKH deposit addresses) and Solana. */
+/** The chain types the executor sends on: every EVM chain, Bitcoin (P2WPKH deposit addresses), Solana and Tron. */
 const SENDING_CHAIN_TYPES = Object.values(CHAINS)
-  .filter((c) => c.family === 'evm' || c.family === 'svm' || c.chainType === 'bitcoin')
+  .filter((c) => c.family === 'evm' || c.family === 'svm' || c.family === 'tvm' || c.chainType === 'bitcoin')
   .map((c) => c.chainType);
 
 /**
  * Confirmations per chain type, `chain=n` pairs (`ethereum=12,bsc=15`): how many blocks, its own
  * included, a deposit needs before its funds are forwarded, and an outgoing transfer before it
  * counts as confirmed (Solana: slots). Chains not listed take ORDER_EXECUTOR_CONFIRMATIONS_DEFAULT.
- * Only chains the executor sends on (EVM, Bitcoin, Solana) are accepted; anything else stops the boot.
+ * Only chains the executor sends on (EVM, Bitcoin, Solana, Tron) are accepted; anything else stops the boot.
  */
 export function confirmationsField(doc: string): Field<Readonly<Partial<Record<ChainType, number>>>> {
   return {

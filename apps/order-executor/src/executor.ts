@@ -18,13 +18,13 @@ type PlannedTransfer = Omit<OutgoingTransferIntent, 'orderId' | 'chainType' | 'f
 export interface OrderExecutorDeps {
   db: Knex;
   transfers: OutgoingTransfers;
-  /** The sending side of a chain type (EVM chains); undefined where nothing is sent. */
+  /** The sending side of a chain type (EVM chains, Tron); undefined where nothing is sent. */
   chain(chainType: string): ExecutorChain | undefined;
   /**
    * Tops up a token's deposit address with the gas of its forward (docs/decisions.md, "gas for
    * token deposit addresses"); absent: the gas must be at the address already.
    */
-  gas?: Pick<GasStation, 'ensure'>;
+  gas?: Pick<GasStation, 'ensure' | 'serves'>;
   /** Confirmations a deposit needs before it is forwarded (its own block included). */
   confirmations(chainType: string): number;
   /** One forwarder per channel kind; orders of other kinds wait. */
@@ -130,7 +130,8 @@ export class OrderExecutor {
         throw err;
       }
       let planned: PlannedTransfer[] = plan.transfers;
-      if (this.deps.gas && planned.some((t) => t.asset !== null)) {
+      // where no station serves the chain (Tron) a token's fees must be at the deposit address already
+      if (this.deps.gas?.serves(order.deposit_chain_type) && planned.some((t) => t.asset !== null)) {
         const paid = await this.withGas(order, chain, from, planned);
         if (!paid) return;
         planned = paid;

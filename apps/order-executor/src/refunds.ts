@@ -5,7 +5,7 @@ import { OrderRepository, OutgoingTransferRepository, channelReturned, type Orde
 import { REFUND_SENDING_STATES, refundAmount, refundReady } from '@chainpipe/orders';
 import { errorMessage, type Logger } from '@chainpipe/runtime';
 
-/** What a refund needs of a chain besides the outgoing transfer itself (`EvmSender` and `BitcoinSender` have both). */
+/** What a refund needs of a chain besides the outgoing transfer itself (`EvmSender`, `BitcoinSender` and `TronSender` have both). */
 export interface RefundChain extends Pick<TransferChain, 'receipt'> {
   balanceOf(address: string): Promise<bigint>;
   /** What `holder` holds of a token contract; absent on chains without tokens (Bitcoin). */
@@ -26,7 +26,7 @@ export interface RefundJobDeps {
   /** Orders looked at per pass. */
   batchSize: number;
   /** Tops up a token's deposit address with the refund's gas; absent: token refunds are `unsupported`. */
-  gas?: Pick<GasStation, 'ensure'>;
+  gas?: Pick<GasStation, 'ensure' | 'serves'>;
 }
 
 /**
@@ -39,8 +39,8 @@ export interface RefundJobDeps {
  * same bytes broadcast again after a crash); once it is confirmed the order takes `refund_sent`
  * through the state machine (`Refunded`, the hash on the order, an audit row that the outbox
  * publishes to orders.events.v1). The deposit must have its confirmations on the chain first.
- * Native coins (EVM chains, Bitcoin) and EVM tokens (their gas from the gas station, D129); a
- * token refund without a gas station is counted and logged for an operator.
+ * Native coins (EVM chains, Bitcoin, Tron) and EVM tokens (their gas from the gas station, D129); a
+ * token refund where no gas station serves the chain (Tron) is counted and logged for an operator.
  */
 export class RefundJob {
   private readonly orders: OrderRepository;
@@ -133,7 +133,7 @@ export class RefundJob {
   private async send(order: OrderRow): Promise<OutgoingTransferRow | undefined> {
     const chain = this.deps.chains(order.deposit_chain_type);
     const token = await this.token(order.src_token_id);
-    if (!chain || (!token.native && (!this.deps.gas || !token.contract || !chain.tokenBalanceOf))) {
+    if (!chain || (!token.native && (!this.deps.gas?.serves(order.deposit_chain_type) || !token.contract || !chain.tokenBalanceOf))) {
       this.outcomes.inc({ outcome: 'unsupported' });
       this.log.warn({ msg: 'refund_not_supported', orderNo: order.order_no, chainType: order.deposit_chain_type, tokenId: order.src_token_id });
       return undefined;

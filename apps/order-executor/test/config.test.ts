@@ -5,10 +5,12 @@ import { confirmationsField, orderExecutorConfig } from '../src/config';
 describe('order executor configuration', () => {
   const field = confirmationsField('test');
 
-  it('reads confirmations per chain type it sends on (EVM, Bitcoin, Solana); unset is none listed', () => {
+  it('reads confirmations per chain type it sends on (EVM, Bitcoin, Solana, Tron); unset is none listed', () => {
     expect(field.parse('ethereum=12, bsc=15,base=1')).to.deep.equal({ value: { ethereum: 12, bsc: 15, base: 1 } });
     expect(field.parse('bitcoin=3')).to.deep.equal({ value: { bitcoin: 3 } });
     expect(field.parse('solana=32')).to.deep.equal({ value: { solana: 32 } });
+    // Tron: the executor sends there too (19 blocks is when java-tron calls a block solidified)
+    expect(field.parse('tron=19')).to.deep.equal({ value: { tron: 19 } });
     expect(field.parse(undefined)).to.deep.equal({ value: {} });
     expect(field.parse('')).to.deep.equal({ value: {} });
   });

@@ -7,6 +7,7 @@ import { fundedBitcoinAddresses } from './chain-nodes/bitcoin-ledger';
 import { fundedAccounts, GWEI } from './chain-nodes/evm-ledger';
 import { buildChainNodes } from './chain-nodes/nodes';
 import { fundedSolanaAccounts } from './chain-nodes/solana-ledger';
+import { fundedTronAccounts } from './chain-nodes/tron-ledger';
 import { upstreamSimConfig } from './config';
 import { HeldRequests } from './faults';
 import { loadTopHolders } from './market/coingecko-router';
@@ -24,6 +25,7 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
     ledger: { baseFeeWei: BigInt(config.SIM_BASE_FEE_GWEI) * GWEI, funded: fundedAccounts(config.SIM_FUNDED_ACCOUNTS) },
     bitcoin: { feeRateSatVb: BigInt(config.SIM_BITCOIN_FEE_RATE_SAT_VB), funded: fundedBitcoinAddresses(config.SIM_FUNDED_BITCOIN_ADDRESSES) },
     solanaLedger: { funded: fundedSolanaAccounts(config.SIM_FUNDED_ACCOUNTS) },
+    tronLedger: { funded: fundedTronAccounts(config.SIM_FUNDED_TRON_ADDRESSES), now: () => systemClock.now() },
   });
   for (const [network, node] of chainNodes.nodes) logger.info({ msg: 'chain_node_ready', network, ...node.summary });
   for (const s of chainNodes.skipped) logger[s.expected ? 'debug' : 'warn']({ msg: 'fixture_skipped', file: s.source, reason: s.reason });
@@ -74,7 +76,7 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
   http.upgrade(stream.upgrade);
   svc.serve({ name: 'ohlcv-stream', stop: () => stream.close() });
   const producer = new BlockProducer({
-    ledgers: [...chainNodes.nodes.values()].flatMap((n) => [n.ledger, n.bitcoinLedger, n.solanaLedger].filter((l) => l !== undefined)),
+    ledgers: [...chainNodes.nodes.values()].flatMap((n) => [n.ledger, n.bitcoinLedger, n.solanaLedger, n.tronLedger].filter((l) => l !== undefined)),
     logger,
     target: config.SIM_STREAM_URL ? { url: config.SIM_STREAM_URL, secret: config.STREAM_SECRET } : undefined,
     nowSec: () => Math.floor(systemClock.now() / 1000),

@@ -4,3 +4,4 @@ export * from './address';
 export * from './address-format';
 export * from './origin-config';
 export * from './tx-hash';
+export * from './tron-transaction';

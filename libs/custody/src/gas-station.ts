@@ -72,6 +72,11 @@ export class GasStation {
     return this.deps.station.address;
   }
 
+  /** Whether the station sends on this chain type (its key is an EVM key: the EVM chains with a sender). */
+  serves(chainType: string): boolean {
+    return this.deps.chain(chainType) !== undefined;
+  }
+
   /** The station's balance on a chain (for the gauge, the admin command). */
   async balance(chainType: string): Promise<bigint> {
     const chain = this.deps.chain(chainType);

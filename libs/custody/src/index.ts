@@ -14,3 +14,4 @@ export * from './bitcoin-sender';
 export * from './solana-keys';
 export * from './deposit-address-book';
 export * from './solana-transaction';
+export * from './tron-transaction';

@@ -52,7 +52,7 @@ export type TransferReceipt = { mined: false } | { mined: true; success: boolean
 
 /**
  * One chain's part of sending from a deposit address, split so the transaction can be stored
- * between signing and broadcasting (`EvmSender` for EVM chains).
+ * between signing and broadcasting (`EvmSender` for EVM chains, `TronSender` for Tron).
  */
 export interface TransferChain {
   /** Builds and signs `call` from the deposit address; nothing is sent. */
@@ -60,10 +60,12 @@ export interface TransferChain {
   /**
    * Broadcasts signed bytes: `accepted`, `known` (the node has it already: in its pool or
    * mined), or `replaced` (it can never be mined: its nonce went to another transaction, on
-   * Bitcoin one of its inputs did, on Solana its recent blockhash expired before the chain took it).
+   * Bitcoin one of its inputs did, on Solana its recent blockhash expired before the chain took it,
+   * on Tron the transaction expired before a node took it).
    * Throws when the node could not be asked or refused it for another reason (tried again later).
    */
   broadcast(raw: string, hash: string): Promise<'accepted' | 'known' | 'replaced'>;
+  /** Why a `replaced` transaction of this chain can never be mined, for the record; absent: by its nonce or inputs. */
   receipt(hash: string): Promise<TransferReceipt>;
 }
 
@@ -73,6 +75,7 @@ const NEVER_MINED: Readonly<Partial<Record<ChainFamily, string>>> & { evm: strin
   evm: 'its nonce was taken by another transaction',
   utxo: 'an input was spent by another transaction',
   svm: 'its blockhash expired before the chain took it',
+  tvm: 'it expired before a node took it',
 };
 
 /** What to send: a transfer of an order, of one kind, from a deposit address. */
@@ -153,7 +156,8 @@ export class OutgoingTransfers {
   /** Broadcasts a stored transfer (again): its stored bytes, so its hash never changes. */
   async broadcast(row: OutgoingTransferRow): Promise<OutgoingTransferRow> {
     if (row.status === 'confirmed' || row.status === 'failed') return row;
-    const outcome = await this.chainOf(row.chain_type).broadcast(row.raw_tx, row.tx_hash);
+    const chain = this.chainOf(row.chain_type);
+    const outcome = await chain.broadcast(row.raw_tx, row.tx_hash);
     if (outcome === 'replaced') {
       const error = NEVER_MINED[CHAINS[row.chain_type as ChainType]?.family ?? 'evm'] ?? NEVER_MINED.evm;
       await this.deps.store.markFailed(row.id, error);

@@ -1,5 +1,5 @@
 import { parseGwei, type Hex, type LocalAccount } from 'viem';
-import { signSolanaTransfer, type Signer } from '@chainpipe/custody';
+import { TronSender, signSolanaTransfer, transferCalldata, type DepositKeyRef, type Signer } from '@chainpipe/custody';
 import { waitFor } from './wait';
 
 /** A simulated EVM chain of upstream-sim, as a wallet sees it over JSON-RPC. */
@@ -71,6 +71,37 @@ export function simSolana(base: () => string, network = 'solana-mainnet'): SimSo
       await landed(signature);
       if (signature !== hash) throw new Error(`the node named ${signature}, not ${hash}`);
       return signature;
+    },
+  };
+}
+
+/** The simulated Tron of upstream-sim, as a wallet sees it over java-tron's HTTP API. */
+export interface SimTron {
+  /** A `/wallet/<method>` call; its answer. */
+  wallet(method: string, body: Record<string, unknown>): Promise<any>;
+  /** Waits (20 s at most) until the transaction is in a block; its transaction info. */
+  mined(txId: string): Promise<any>;
+  /** Sends `amount` sun (with `token`: of that TRC-20 token) from a key of the signer, waits until it is mined; its txID. */
+  pay(from: DepositKeyRef, to: string, amount: bigint, token?: string): Promise<string>;
+}
+
+/** `base`: the simulator's URL, read at each call; `signer` holds the paying keys (family `tvm`). */
+export function simTron(base: () => string, signer: Signer): SimTron {
+  const origin = () => `${base()}/rpc/tron-mainnet`;
+  const wallet = async (method: string, body: Record<string, unknown>) => (await (await fetch(`${origin()}/wallet/${method}`, { method: 'POST', body: JSON.stringify(body) })).json()) as any;
+  const mined = (txId: string) => waitFor(async () => {
+    const info = await wallet('gettransactioninfobyid', { value: txId });
+    return typeof info.blockNumber === 'number' ? info : undefined;
+  }, { timeoutMs: 20_000, what: `${txId} mined` });
+  return {
+    wallet,
+    mined,
+    async pay(from, to, amount, token) {
+      const sender = new TronSender({ url: origin(), timeoutMs: 10_000 }, signer);
+      const { raw, hash } = await sender.sign(from, token ? { to: token, value: 0n, data: transferCalldata(to, amount) } : { to, value: amount });
+      await sender.broadcast(raw, hash);
+      await mined(hash);
+      return hash;
     },
   };
 }

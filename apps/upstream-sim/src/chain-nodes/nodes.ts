@@ -7,6 +7,7 @@ import { EvmLedger, type EvmLedgerOptions } from './evm-ledger';
 import { buildEvmChain, classifyEvmFixture, evmNode, type EvmDoc, type Skipped } from './evm-node';
 import { SolanaLedger } from './solana-ledger';
 import { buildSolanaChain, classifySolanaFixture, solanaNode, type SolanaDoc } from './solana-node';
+import { TronLedger, type TronLedgerOptions } from './tron-ledger';
 import { buildTronWallet, classifyTronFixture, tronWalletMethods, type TronWalletDoc, type WalletMethod } from './tron-node';
 
 /**
@@ -26,6 +27,8 @@ export interface ChainNode {
   bitcoinLedger?: BitcoinLedger;
   /** Solana mainnet: balances and the slots produced from sent transactions. */
   solanaLedger?: SolanaLedger;
+  /** Tron: balances, the transactions java-tron builds and takes, and the blocks produced from them. */
+  tronLedger?: TronLedger;
   /** What the node holds, for the boot log. */
   summary: Record<string, number | null>;
 }
@@ -52,6 +55,8 @@ export interface ChainNodesOptions {
   bitcoin?: Pick<BitcoinLedgerOptions, 'funded' | 'feeRateSatVb'>;
   /** Solana mainnet takes signed transactions: its funded accounts (lamports). */
   solanaLedger?: { funded: ReadonlyMap<string, bigint> };
+  /** Tron takes signed transactions: its funded accounts and the clock of expirations. */
+  tronLedger?: Pick<TronLedgerOptions, 'funded' | 'now'>;
 }
 
 export function buildChainNodes(docs: readonly FixtureDoc[], opts: ChainNodesOptions): ChainNodes {
@@ -117,10 +122,12 @@ function buildNode(network: NetworkInfo, files: FixtureDoc[], skipped: Skipped[]
       const wallet = buildTronWallet(walletDocs);
       const evm = buildEvmChain(evmDocs);
       skipped.push(...wallet.skipped, ...evm.skipped);
+      const tronLedger = opts.tronLedger && !network.testnet ? new TronLedger(wallet.wallet, { network: network.network, ...opts.tronLedger }) : undefined;
       return {
         network,
+        tronLedger,
         rpc: evmNode(evm.chain, { network: network.network, chainId: TRON_MAINNET_ETH_CHAIN_ID, traces: false, clientVersion }),
-        wallet: tronWalletMethods(wallet.wallet),
+        wallet: new Map([...tronWalletMethods(wallet.wallet), ...(tronLedger?.methods() ?? [])]),
         summary: { head: wallet.wallet.head, blocks: wallet.wallet.blocks.size, txs: wallet.wallet.txs.size, ethViewHead: evm.chain.head },
       };
     }

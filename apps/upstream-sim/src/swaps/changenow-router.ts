@@ -20,8 +20,8 @@ import type { PayinChain, PayinWallet } from './payin-chains';
  * otherwise); `POST /v2/exchange` with `flow: "fixed-rate"` needs that `rateId` before it
  * expires (HTTP 400 `rate_id_not_found_or_expired` otherwise) and keeps its amount. After the
  * payin (the simulated chain's balance of the payin address, whose key the stand-in holds: EVM
- * mainnets, Bitcoin, whose payins count once mined, and Solana mainnet, `sol`, whose refunds stay
- * off the chain) an
+ * mainnets, Bitcoin and Tron, whose payins count once mined, and Solana mainnet, `sol`, whose
+ * refunds stay off the chain) an
  * exchange moves by itself, one status per step: `confirming`, `exchanging`, `sending`,
  * `finished` with a `payoutHash` and `amountTo`; a fixed-rate payin after the rate's
  * `validUntil`, or short of `expectedAmountFrom`, is `refunded` instead: a transaction on the

@@ -6,6 +6,7 @@ import type { BitcoinLedger } from '../chain-nodes/bitcoin-ledger';
 import type { EvmLedger } from '../chain-nodes/evm-ledger';
 import type { SolanaLedger } from '../chain-nodes/solana-ledger';
 import type { ChainNodes } from '../chain-nodes/nodes';
+import type { TronLedger } from '../chain-nodes/tron-ledger';
 
 /** ChangeNOW network names of the EVM networks → their chain ids. */
 export const CHANGENOW_EVM_CHAIN_IDS: Readonly<Record<string, number>> = { eth: 1, bsc: 56, matic: 137, arbitrum: 42161, op: 10, base: 8453, cchain: 43114 };
@@ -89,7 +90,33 @@ export function solanaPayinChain(ledger: SolanaLedger): PayinChain {
   };
 }
 
-/** The simulated chain of a ChangeNOW network (EVM mainnets, `btc`, `sol`), for the stand-in's payins and refunds. */
+/**
+ * Tron's payins: a payin account of the stand-in's key; a refund is a TRX transfer built, signed
+ * and broadcast through the node's own API, of the payin less 1.1 TRX (the bandwidth it may burn
+ * and the activation of a refund address new to the chain).
+ */
+export function tronPayinChain(ledger: TronLedger): PayinChain {
+  const wallet = ledger.methods();
+  const call = (method: string, args: Record<string, unknown>) => wallet.get(method)!(args).body as Record<string, any>;
+  return {
+    decimals: 6,
+    newWallet() {
+      const key = randomBytes(32);
+      return { key, address: new SingleKeySigner('tvm', key).address };
+    },
+    balanceOf: (address) => ledger.balanceOf(address),
+    async sendBack(payin, to, received) {
+      const value = received - 1_100_000n;
+      if (value <= 0n) return undefined;
+      const built = call('createtransaction', { owner_address: payin.address, to_address: to, amount: Number(value), visible: true });
+      const [sig] = await new SingleKeySigner('tvm', payin.key).sign({ family: 'tvm', index: 0, address: payin.address, digests: [built.txID] });
+      const answer = call('broadcasttransaction', { ...built, signature: [`${sig.r}${sig.s}0${sig.recovery}`] });
+      return answer.result === true ? { hash: built.txID, value } : undefined;
+    },
+  };
+}
+
+/** The simulated chain of a ChangeNOW network (EVM mainnets, `btc`, `sol`, `trx`), for the stand-in's payins and refunds. */
 export function payinChainOf(chainNodes: ChainNodes): (network: string) => PayinChain | undefined {
   return (network) => {
     if (network === 'sol') {
@@ -99,6 +126,10 @@ export function payinChainOf(chainNodes: ChainNodes): (network: string) => Payin
     if (network === 'btc') {
       const ledger = chainNodes.nodes.get('bitcoin-mainnet')?.bitcoinLedger;
       return ledger ? bitcoinPayinChain(ledger) : undefined;
+    }
+    if (network === 'trx') {
+      const ledger = chainNodes.nodes.get('tron-mainnet')?.tronLedger;
+      return ledger ? tronPayinChain(ledger) : undefined;
     }
     const chainId = CHANGENOW_EVM_CHAIN_IDS[network];
     if (chainId === undefined) return undefined;
