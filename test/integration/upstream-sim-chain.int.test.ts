@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { parseEther, parseGwei } from 'viem';
@@ -43,7 +43,8 @@ describe('upstream-sim as a chain: a signed deposit travels sim → /stream → 
   const wallet = bitcoinWallet(TEST_KEY_MNEMONIC, 3);
   const btc = simBitcoin(() => simUrl);
   // a Bitcoin order's deposit address: an address of the test mnemonic outside the wallet's account
-  const btcDeposit = bitcoinWallet(TEST_KEY_MNEMONIC, 4).address;
+  // an address of this run's own: an unpaid order of an earlier run at the same address would make it shared
+  const btcDeposit = bitcoinWallet(TEST_KEY_MNEMONIC, randomInt(4, 1_000_000)).address;
   const btcAmount = 1_234_567n;
   let btcOrderId = '';
 
