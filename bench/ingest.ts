@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Kafka, Partitioners, logLevel } from 'kafkajs';
 import { TOPICS } from '@chainpipe/contracts';
-import { ensureTopics } from '@chainpipe/kafka';
+import { ensureTopics, useNativeCrc32c } from '@chainpipe/kafka';
 import { freePort, parsePrometheusText, readFixtureJson, spawnTs, stopProcess, waitReady } from '@chainpipe/testing';
 import os from 'node:os';
 import { latencyStats, machine, sustained } from './lib-stats';
@@ -14,6 +14,8 @@ import { latencyStats, machine, sustained } from './lib-stats';
  * per-round ratios is reported with its range and the load average of each round. Also the CPU
  * time per request of each side, steadier than the rates on a loaded machine: the chain-ingest
  * process plus this process (the HTTP client) against this process alone (kafkajs).
+ * chain-ingest's client computes record batch checksums natively (libs/kafka, `useNativeCrc32c`);
+ * the raw baseline is plain kafkajs unless BENCH_INGEST_RAW_NATIVE_CRC=1 gives it the same.
  */
 export async function run(): Promise<void> {
   const brokers = (process.env.BENCH_KAFKA_BROKERS ?? process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
@@ -33,6 +35,7 @@ export async function run(): Promise<void> {
     body = Buffer.from(JSON.stringify({ data: items, metadata: { dataset: 'block_with_receipts_debug_trace' } }));
   }
 
+  if (process.env.BENCH_INGEST_RAW_NATIVE_CRC === '1' && !useNativeCrc32c()) throw new Error('kafkajs loaded its own checksum first');
   const kafka = new Kafka({ clientId: 'bench', brokers, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();

@@ -3,6 +3,7 @@ import os from 'node:os';
 import { Kafka, logLevel, type LogEntry, type Admin, type ITopicConfig } from 'kafkajs';
 import type { Logger } from '@chainpipe/runtime';
 import { dlqName, type TopicSpec } from '@chainpipe/contracts';
+import { useNativeCrc32c } from './crc32c';
 
 /**
  * kafkajs logs a few expected conditions at ERROR while a fresh broker creates its internal
@@ -34,6 +35,8 @@ export interface KafkaClientOptions {
 }
 
 export function createKafka(opts: KafkaClientOptions): Kafka {
+  // Before the client's first record batch: every batch's checksum natively (see crc32c.ts).
+  useNativeCrc32c();
   return new Kafka({
     clientId: opts.clientId,
     brokers: [...opts.brokers],

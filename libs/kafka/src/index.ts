@@ -1,5 +1,6 @@
 export * from './config';
 export * from './client';
+export * from './crc32c';
 export * from './producer';
 export * from './batch-plan';
 export * from './handler';

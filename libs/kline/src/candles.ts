@@ -86,12 +86,28 @@ export function mergeSnapshot(existing: CandleState | undefined, u: CandleUpdate
 /** What a base candle, changed from `before` to `after`, adds to every longer candle it falls in. */
 export function contributionOf(before: CandleState | undefined, after: CandleState): Contribution {
   const delta = after.volume === null ? null : after.volume - (before?.volume ?? 0);
-  return { ...after, volume_delta: delta };
+  return contribution(after, delta);
 }
+
+/*
+ * Field by field, not spread: these run per candle on the aggregator's hot path (tens of
+ * thousands a call), where copying an object by spread is a generic copy several times slower.
+ */
+const contribution = (s: CandleState, volumeDelta: number | null): Contribution => ({
+  open: s.open,
+  high: s.high,
+  low: s.low,
+  close: s.close,
+  volume: s.volume,
+  open_src: s.open_src,
+  close_src_time: s.close_src_time,
+  close_src_rank: s.close_src_rank,
+  volume_delta: volumeDelta,
+});
 
 /** Applies (or combines) a contribution; the same rules the SQL upsert of longer candles uses. */
 export function applyContribution(existing: Contribution | undefined, c: Contribution): Contribution {
-  if (!existing) return { ...c };
+  if (!existing) return contribution(c, c.volume_delta);
   const earlier = c.open_src < existing.open_src || (c.open_src === existing.open_src && existing.open === null);
   const newer = later(c.close_src_time, c.close_src_rank, existing.close_src_time, existing.close_src_rank);
   return {
@@ -126,7 +142,9 @@ export function foldUpdates(updates: readonly PoolUpdate[]): Map<string, { key: 
     const key: CandleKey = { pool_id: u.pool_id, interval: u.interval, open_time: alignOpenTime(u.interval, u.open_time) };
     const id = candleKeyString(key);
     const prev = out.get(id);
-    out.set(id, { key, state: mergeSnapshot(prev?.state, { ...u, open_time: key.open_time }) });
+    // Updates of a base interval come aligned: only a misaligned one needs a copy.
+    const aligned: CandleUpdate = key.open_time === u.open_time ? u : { interval: u.interval, open_time: key.open_time, open: u.open, high: u.high, low: u.low, close: u.close, volume: u.volume, rank: u.rank };
+    out.set(id, { key, state: mergeSnapshot(prev?.state, aligned) });
   }
   return out;
 }
