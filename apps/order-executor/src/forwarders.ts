@@ -1,7 +1,7 @@
 import { ProviderError, thorAsset, type ChangeNowAdapter, type ThorchainAdapter, type TokenRef } from '@chainpipe/aggregator';
 import { approveCalldata, routerDepositCalldata, transferCalldata, type DepositKeyRef, type OutgoingTransferIntent } from '@chainpipe/custody';
 import type { OrderRow } from '@chainpipe/order-store';
-import { thorchainLimitMemo } from '@chainpipe/orders';
+import { THORCHAIN_MEMO_MAX_BYTES, thorchainLimitMemo } from '@chainpipe/orders';
 
 /** What a forward is decided on: the paid order, its tokens, the net amount and the minimum the channel must deliver. */
 export interface ForwardContext {
@@ -80,7 +80,8 @@ export class ThorchainForwarder implements ChannelForwarder {
     } catch (err) {
       throw halted(err) ? new ForwardWait((err as Error).message) : err;
     }
-    const memo = thorchainLimitMemo(thorAsset(ctx.dst), ctx.order.dst_address, ctx.minOut, ctx.dst.decimals);
+    // UTXO sources carry the memo in an OP_RETURN output (80 bytes): the token named short there
+    const memo = thorchainLimitMemo(thorAsset(ctx.dst), ctx.order.dst_address, ctx.minOut, ctx.dst.decimals, THORCHAIN_MEMO_MAX_BYTES[thorAsset(ctx.src).split('.')[0]]);
     const execution: Record<string, unknown> = { channel: 'thorchain', vault: inbound.address, memo };
     const token = ctx.src.contractAddress;
     if (!token) {

@@ -43,9 +43,13 @@ export function decideForward(facts: ForwardFacts, quotedOutForNet: bigint): For
 /**
  * A THORChain swap memo with its output limit, `=:ASSET:DEST:LIMIT`: LIMIT is the minimum output
  * in THORChain's 1e8 units, converted from the destination token's smallest unit and rounded
- * up, so that THORChain refunds rather than deliver less than the minimum.
+ * up, so that THORChain refunds rather than deliver less than the minimum. A source chain that
+ * carries the memo in little room (Bitcoin's OP_RETURN: 80 bytes, `THORCHAIN_MEMO_MAX_BYTES`) gets
+ * the token's contract cut to its last three characters (`ETH.USDT-EC7`), the abbreviation
+ * THORChain's fuzzy asset matching resolves against its pools; a memo that still does not fit
+ * is refused (the forward fails rather than send a memo THORChain would refund).
  */
-export function thorchainLimitMemo(toAsset: string, destination: string, minOut: bigint, dstDecimals: number): string {
+export function thorchainLimitMemo(toAsset: string, destination: string, minOut: bigint, dstDecimals: number, maxBytes = Number.POSITIVE_INFINITY): string {
   if (minOut < 0n) throw new RangeError('a negative minimum output');
   if (!Number.isInteger(dstDecimals) || dstDecimals < 0) throw new RangeError(`not a decimals count: ${dstDecimals}`);
   let limit: bigint;
@@ -54,8 +58,16 @@ export function thorchainLimitMemo(toAsset: string, destination: string, minOut:
     const unit = 10n ** BigInt(dstDecimals - 8);
     limit = (minOut + unit - 1n) / unit;
   }
-  return `=:${toAsset}:${destination}:${limit}`;
+  const memo = `=:${toAsset}:${destination}:${limit}`;
+  if (Buffer.byteLength(memo) <= maxBytes) return memo;
+  const [asset, contract] = toAsset.split('-');
+  const short = contract && contract.length > 3 ? `=:${asset}-${contract.slice(-3)}:${destination}:${limit}` : memo;
+  if (Buffer.byteLength(short) > maxBytes) throw new RangeError(`a THORChain memo of ${Buffer.byteLength(short)} bytes does not fit the source chain's ${maxBytes}`);
+  return short;
 }
+
+/** Room for a THORChain memo on source chains that limit it, by THORChain chain (UTXO chains: an OP_RETURN output). */
+export const THORCHAIN_MEMO_MAX_BYTES: Readonly<Record<string, number>> = { BTC: 80, LTC: 80, BCH: 80, DOGE: 80 };
 
 /**
  * What a channel's reported outcome makes of the order. A provider refunds the sender of a swap:

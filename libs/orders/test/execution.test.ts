@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { decideForward, netToForward, outcomeForOrder, thorchainLimitMemo } from '../src';
+import { THORCHAIN_MEMO_MAX_BYTES, decideForward, netToForward, outcomeForOrder, thorchainLimitMemo } from '../src';
 
 describe('execution decisions without I/O', () => {
   // 0.1 ETH paid; 0.3 % platform fee and a 0.25 % commission on top (the fee reading of docs/decisions.md#d23)
@@ -27,6 +27,18 @@ describe('execution decisions without I/O', () => {
     expect(thorchainLimitMemo('ETH.ETH', '0x5f2b7a4f0c0b4a3c9c0b9a8e7d6c5b4a39281706', 1_500_000_000_000_000_001n, 18)).to.equal('=:ETH.ETH:0x5f2b7a4f0c0b4a3c9c0b9a8e7d6c5b4a39281706:150000001');
     // 12.5 USDT on a 6-decimal token: 1250000000 in 1e8 units
     expect(thorchainLimitMemo('ETH.USDT-0XDAC17F958D2EE523A2206206994597C13D831EC7', '0x5f2b7a4f0c0b4a3c9c0b9a8e7d6c5b4a39281706', 12_500_000n, 6)).to.match(/:1250000000$/);
+  });
+
+  it('a memo over the source chain’s room (Bitcoin’s 80-byte OP_RETURN) names the token by the last three characters of its contract; one that still does not fit is refused', () => {
+    const usdt = 'ETH.USDT-0XDAC17F958D2EE523A2206206994597C13D831EC7';
+    const dest = '0x5f2b7a4f0c0b4a3c9c0b9a8e7d6c5b4a39281706';
+    // in full: 2 + 51 + 1 + 42 + 1 + 10 = 107 bytes, over 80; shortened: 2 + 12 + 1 + 42 + 1 + 10 = 68
+    expect(thorchainLimitMemo(usdt, dest, 12_500_000n, 6)).to.have.length(107);
+    expect(thorchainLimitMemo(usdt, dest, 12_500_000n, 6, THORCHAIN_MEMO_MAX_BYTES.BTC)).to.equal(`=:ETH.USDT-EC7:${dest}:1250000000`);
+    // a native asset fits as it is
+    expect(thorchainLimitMemo('ETH.ETH', dest, 10n ** 18n, 18, 80)).to.equal(`=:ETH.ETH:${dest}:100000000`);
+    // a destination too long for any abbreviation (a 62-character Taproot address and a long limit)
+    expect(() => thorchainLimitMemo(usdt, 'bc1p' + 'q'.repeat(58), 10n ** 30n, 6, 80)).to.throw(RangeError, /does not fit/);
   });
 
   it("a provider's refund of the platform's forward lands at the deposit address: ChainFailed (refundable), not Refunded", () => {
