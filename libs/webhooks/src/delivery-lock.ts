@@ -24,14 +24,16 @@ export class DeliveryLocks {
   /**
    * The configuration rows (`columns`, plus `queued` and `locked`) of `appIds` that have one;
    * `locked` is true where this session now holds the application's lock, false where another does.
+   * `held`: applications whose lock this session already holds (taken by an earlier call and not
+   * released): reported locked without taking it again, so one release still lets each go.
    */
-  async take<T>(appIds: readonly string[], columns: string): Promise<Array<T & { queued: boolean; locked: boolean }>> {
+  async take<T>(appIds: readonly string[], columns: string, held: readonly string[] = []): Promise<Array<T & { queued: boolean; locked: boolean }>> {
     const { rows } = (await this.db
       .raw(
         `select ${columns}, exists (select 1 from tx.webhook_queue q where q.app_id = c.app_id) as queued,
-                pg_try_advisory_lock(?, hashtext(c.app_id)) as locked
+                case when c.app_id = any(?) then true else pg_try_advisory_lock(?, hashtext(c.app_id)) end as locked
            from tx.app_configs c where c.app_id = any(?) order by c.app_id`,
-        [DELIVERY_LOCK_NAMESPACE, [...appIds]],
+        [[...held], DELIVERY_LOCK_NAMESPACE, [...appIds]],
       )
       .connection(this.conn)) as { rows: Array<T & { queued: boolean; locked: boolean }> };
     return rows;

@@ -30,6 +30,8 @@ export interface DispatcherDeps {
   maxBatchesPerDrain?: number;
   /** Applications POSTed to at the same time (live path and scheduler pass each). */
   concurrency?: number;
+  /** How long the live path keeps a batch's locks for the next batch (default LIVE_HOLD_MS). */
+  liveHoldMs?: number;
 }
 
 /** The nested `data.data` of POST /tx/api/v1/app/webhook/retry: the schema's (`http/tx/webhook-retry`). */
@@ -69,6 +71,18 @@ interface QueueRow {
 type Attempt = WebhookAttempt;
 
 const CONFIG_COLUMNS = 'app_id, enable_webhook, webhook_url, webhook_secret_enc, webhook_delivery_status, webhook_retrying_since, webhook_next_attempt_at, is_active';
+
+/**
+ * How long the live path keeps the locks of a batch that only delivered for the next batch: the
+ * consumer hands the next one over after an offset commit, well within this when records wait.
+ */
+const LIVE_HOLD_MS = 100;
+
+/** What a live batch left: whether it queued anything, and the applications it holds the lock of. */
+interface LiveOutcome {
+  queued: boolean;
+  locked: string[];
+}
 
 /** `webhook-id` of a batch: the message id of a single push, else a digest of the batch's ids. */
 export function batchId(messageIds: readonly string[]): string {
@@ -185,16 +199,27 @@ export class WebhookDispatcher {
       byApp.set(p.app_id, list);
     }
     if (byApp.size === 0) return;
-    const locks = await this.liveSession();
+    clearTimeout(this.idleRelease);
+    this.idleRelease = undefined;
     const delivered: Attempt[] = [];
-    let queued = true;
+    let outcome: LiveOutcome = { queued: true, locked: [] };
+    this.liveRunning = true;
     try {
-      queued = await this.deliverLive(locks, byApp, delivered);
+      const locks = await this.liveSession();
+      try {
+        outcome = await this.deliverLive(locks, byApp, delivered);
+      } finally {
+        if (outcome.queued) {
+          // A batch that queued anything lets its applications go before it returns, so the
+          // scheduler's next pass finds them free.
+          this.held = new Set();
+          await this.releaseLive(locks);
+        } else {
+          this.keepLive(locks, outcome.locked);
+        }
+      }
     } finally {
-      // A batch that queued anything lets its applications go before it returns, so the
-      // scheduler's next pass finds them free; a batch that only delivered does not wait.
-      const released = this.releaseLive(locks);
-      if (queued) await released;
+      this.liveRunning = false;
     }
     await this.logAttempts(delivered);
   }
@@ -206,16 +231,52 @@ export class WebhookDispatcher {
    */
   private liveLocks: Promise<DeliveryLocks> | undefined;
 
+  /**
+   * Applications whose lock the live session still holds after a batch that only delivered:
+   * the next batch finds them taken already, so a steady stream pays no unlock between batches.
+   * They are let go once no batch came for `liveHoldMs`, or when a batch without them comes,
+   * or queues anything. Holding them changes nothing for them: nothing of theirs is queued, and
+   * a copy that meets the lock queues behind it (the next batch then sees the queue and lets go).
+   */
+  private held = new Set<string>();
+  private idleRelease: NodeJS.Timeout | undefined;
+  /** A live batch is running: what the session holds is in use. */
+  private liveRunning = false;
+
+  /** After a batch that only delivered: keeps `locked` held, lets go of the rest, arms the idle release. */
+  private keepLive(locks: DeliveryLocks, locked: readonly string[]): void {
+    const keep = new Set(locked);
+    const stale = [...this.held].filter((a) => !keep.has(a));
+    this.held = keep;
+    // Queued on the session ahead of the next batch's take; a failure resets the session.
+    if (stale.length) locks.release(stale).catch((err: unknown) => this.resetLive(locks, err));
+    if (keep.size === 0) return;
+    this.idleRelease = setTimeout(() => {
+      this.idleRelease = undefined;
+      this.held = new Set();
+      void this.releaseLive(locks);
+    }, this.deps.liveHoldMs ?? LIVE_HOLD_MS);
+    this.idleRelease.unref();
+  }
+
   private liveSession(): Promise<DeliveryLocks> {
     if (!this.liveLocks) {
       const opening = DeliveryLocks.open(this.deps.db);
       this.liveLocks = opening;
-      opening.catch(() => {
-        if (this.liveLocks === opening) this.liveLocks = undefined;
-      });
+      opening.then(
+        (locks) => {
+          if (this.liveLocks === opening) this.liveNow = locks;
+        },
+        () => {
+          if (this.liveLocks === opening) this.liveLocks = undefined;
+        },
+      );
     }
     return this.liveLocks;
   }
+
+  /** The open live session, once `liveLocks` resolved. */
+  private liveNow: DeliveryLocks | undefined;
 
   /**
    * Lets the batch's applications go without waiting: the unlock is queued on the session's
@@ -224,17 +285,40 @@ export class WebhookDispatcher {
    * locks go with it) and the next batch opens a new session.
    */
   private releaseLive(locks: DeliveryLocks): Promise<void> {
-    return locks.releaseAll().catch((err: unknown) => {
-      this.log.warn({ msg: 'webhook_live_locks_reset', err: errorMessage(err) });
+    return locks.releaseAll().catch((err: unknown) => this.resetLive(locks, err));
+  }
+
+  /** The session failed: ended (its locks go with it); the next batch opens a new one. */
+  private resetLive(locks: DeliveryLocks, err: unknown): void {
+    this.log.warn({ msg: 'webhook_live_locks_reset', err: errorMessage(err) });
+    if (this.liveNow === locks) {
       this.liveLocks = undefined;
-      locks.close().catch(() => undefined);
-    });
+      this.liveNow = undefined;
+      this.held = new Set();
+    }
+    locks.close().catch(() => undefined);
+  }
+
+  /**
+   * Lets go at once of what the live session holds between batches (the scheduler and the manual
+   * retry of this process are about to take locks). Not while a live batch runs: it uses them.
+   */
+  private async releaseHeld(): Promise<void> {
+    if (this.liveRunning || this.held.size === 0 || !this.liveLocks) return;
+    clearTimeout(this.idleRelease);
+    this.idleRelease = undefined;
+    this.held = new Set();
+    await this.releaseLive(await this.liveLocks);
   }
 
   /** Ends the live path's lock session and waits for the attempts log (shutdown, after the consumer stopped). */
   async close(): Promise<void> {
+    clearTimeout(this.idleRelease);
+    this.idleRelease = undefined;
+    this.held = new Set();
     const live = this.liveLocks;
     this.liveLocks = undefined;
+    this.liveNow = undefined;
     if (live) await (await live.catch(() => undefined))?.close().catch(() => undefined);
     await this.flushAttempts();
   }
@@ -266,12 +350,12 @@ export class WebhookDispatcher {
 
   /**
    * `delivered` receives the attempts of a call that only delivered: logged in the background.
-   * True when anything went to the queue.
+   * `queued`: anything went to the queue; `locked`: the applications whose lock the session holds.
    */
-  private async deliverLive(locks: DeliveryLocks, byApp: Map<string, TxPushMessage[]>, delivered: Attempt[]): Promise<boolean> {
+  private async deliverLive(locks: DeliveryLocks, byApp: Map<string, TxPushMessage[]>, delivered: Attempt[]): Promise<LiveOutcome> {
     const db = this.deps.db;
     // Applications without a configuration row have nothing to deliver to.
-    const taking = locks.take<ConfigRow>([...byApp.keys()], CONFIG_COLUMNS);
+    const taking = locks.take<ConfigRow>([...byApp.keys()], CONFIG_COLUMNS, [...this.held]);
     taking.catch(() => undefined); // awaited below; a failure must not count as unhandled meanwhile
     // The bodies are built while Postgres answers (the statement leaves once the event loop turns).
     await new Promise((resolve) => setImmediate(resolve));
@@ -308,7 +392,7 @@ export class WebhookDispatcher {
     const now = this.clock.now();
     if (queueBehind.length === 0 && failures.length === 0) {
       delivered.push(...attempts);
-      return false;
+      return { queued: false, locked: configs.filter((c) => c.locked).map((c) => c.app_id) };
     }
     await db.transaction(async (trx) => {
       for (const q of queueBehind) await this.enqueue(trx, q.appId, q.pushes, payloadOf, now, 0, null);
@@ -333,7 +417,7 @@ export class WebhookDispatcher {
       }
       if (attempts.length) await trx('tx.webhook_attempts').insert(attempts);
     });
-    return true;
+    return { queued: true, locked: [] };
   }
 
   private async enqueue(
@@ -387,6 +471,7 @@ export class WebhookDispatcher {
   async drainDue(): Promise<number> {
     const due = await this.dueApps();
     if (due.length === 0) return 0;
+    await this.releaseHeld();
     let delivered = 0;
     const locks = await DeliveryLocks.open(this.deps.db);
     try {
@@ -411,6 +496,7 @@ export class WebhookDispatcher {
    * delivering for the application.
    */
   async drainApp(appId: string, opts: DrainOptions = {}): Promise<RetryReport | undefined> {
+    await this.releaseHeld();
     const locks = await DeliveryLocks.open(this.deps.db);
     let closeLater = false;
     try {
