@@ -78,6 +78,7 @@ runService('tx-matcher', txMatcherConfig, async (svc) => {
   await kafka.consume(TOPICS.chainTx, {
     groupId: config.TX_MATCHER_GROUP,
     maxRecordsPerCall: config.TX_MATCHER_MAX_RECORDS_PER_CALL,
+    partitionsConcurrently: config.TX_MATCHER_PARTITIONS_CONCURRENTLY,
     sessionTimeoutMs: config.TX_MATCHER_SESSION_TIMEOUT_MS,
     handler: createChainTxHandler({
       index: () => sync.index,
