@@ -78,6 +78,9 @@ const CONFIG_COLUMNS = 'app_id, enable_webhook, webhook_url, webhook_secret_enc,
  */
 const LIVE_HOLD_MS = 100;
 
+/** Attempts log rows of delivered live batches waiting for their insert, at most, before a batch waits for it. */
+const MAX_PENDING_ATTEMPTS = 2_000;
+
 /** What a live batch left: whether it queued anything, and the applications it holds the lock of. */
 interface LiveOutcome {
   queued: boolean;
@@ -324,23 +327,35 @@ export class WebhookDispatcher {
   }
 
   /** The attempts log's write in flight (of delivered live POSTs): at most one at a time. */
-  private attemptsWrite: Promise<void> = Promise.resolve();
+  private attemptsWrite: Promise<void> | undefined;
+  /** Attempts of delivered live batches not written yet: the next write takes them all. */
+  private pendingAttempts: Attempt[] = [];
 
   /**
    * Writes attempts that changed nothing else in the background: a delivered live batch answers
    * without waiting for its log rows (they are a record, not delivery state; a crash can lose the
-   * last of them). The previous write is awaited first, so writes never pile up.
+   * last of them). One insert at a time takes every row waiting, so a batch never waits for the
+   * previous batch's insert and its commit; only past MAX_PENDING_ATTEMPTS rows waiting does a
+   * batch wait for the write, so they never pile up.
    */
   private async logAttempts(attempts: Attempt[]): Promise<void> {
     if (attempts.length === 0) return;
-    await this.attemptsWrite;
-    this.attemptsWrite = this.deps
-      .db('tx.webhook_attempts')
-      .insert(attempts)
-      .then(
-        () => undefined,
-        (err: unknown) => this.log.warn({ msg: 'webhook_attempts_log_failed', attempts: attempts.length, err: compactDbError(err) }),
-      );
+    this.pendingAttempts.push(...attempts);
+    this.attemptsWrite ??= this.writeAttempts();
+    if (this.pendingAttempts.length >= MAX_PENDING_ATTEMPTS) await this.attemptsWrite;
+  }
+
+  /** Inserts what waits, again until nothing does. */
+  private async writeAttempts(): Promise<void> {
+    while (this.pendingAttempts.length) {
+      const rows = this.pendingAttempts;
+      this.pendingAttempts = [];
+      await this.deps
+        .db('tx.webhook_attempts')
+        .insert(rows)
+        .catch((err: unknown) => this.log.warn({ msg: 'webhook_attempts_log_failed', attempts: rows.length, err: compactDbError(err) }));
+    }
+    this.attemptsWrite = undefined;
   }
 
   /** Waits for the attempts log's background write (shutdown, tests). */
@@ -357,8 +372,7 @@ export class WebhookDispatcher {
     // Applications without a configuration row have nothing to deliver to.
     const taking = locks.take<ConfigRow>([...byApp.keys()], CONFIG_COLUMNS, [...this.held]);
     taking.catch(() => undefined); // awaited below; a failure must not count as unhandled meanwhile
-    // The bodies are built while Postgres answers (the statement leaves once the event loop turns).
-    await new Promise((resolve) => setImmediate(resolve));
+    // The bodies are built while Postgres answers (`take` writes its statement to the socket at once).
     // One payload per push, for the POST body or, when the push is queued instead, its queue row.
     const payloadOf = new Map([...byApp.values()].flat().map((p) => [p, toTransactionResult(p.tx)]));
     const bodies = new Map([...byApp].map(([appId, list]) => [appId, chunks(list, this.batchSize).map((part) => ({ pushes: part, batch: toBatch(part.map((p) => ({ messageId: p.message_id, payload: payloadOf.get(p)! }))) }))]));
