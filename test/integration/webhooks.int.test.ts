@@ -33,7 +33,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
 
   /** Dispatchers of the running test: closed after it (each live path pins a connection until then, as in a process). */
   const made: WebhookDispatcher[] = [];
-  const dispatcher = () => {
+  const dispatcher = (opts: { liveHoldMs?: number } = {}) => {
     const d = new WebhookDispatcher({
       db,
       send: (url, body, headers) => postWebhook(url, body, headers, sender),
@@ -41,6 +41,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
       clock,
       logger: createLogger({ name: 'webhooks-test', level: 'silent' }),
       registry: new Registry(),
+      ...opts,
     });
     made.push(d);
     return d;
@@ -358,6 +359,40 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     expect(receiver.maxInFlight).to.equal(1);
     expect(receiver.requests.length).to.equal(2); // the failed live POST and one retry batch
     expect(await queue(appId)).to.deep.equal([]);
+  });
+
+  it('live path: the lock of a delivering application is kept from batch to batch, a copy meeting it queues behind, and order holds', async () => {
+    const appId = await newApp('s');
+    const other = await newApp('s');
+    // Kept for as long as the test needs: the idle release must not come between the steps.
+    const live = dispatcher({ liveHoldMs: 60_000 });
+    const copy = dispatcher();
+    const p1 = pushes(appId, 2);
+    await live.handlePushes(p1);
+    // Between batches the lock stays with the live session: another copy cannot take it ...
+    expect(await copy.drainApp(appId)).to.equal(undefined);
+    // ... and its live path queues its matches behind, instead of sending them past the holder.
+    const p2 = pushes(appId, 1);
+    await copy.handlePushes(p2);
+    expect((await queue(appId)).map((r: Json) => r.payload.txHash)).to.deep.equal(p2.map((p) => p.tx.tx_hash));
+    // The holder's next batch sees the queue: its matches go behind p2, and it lets go.
+    const p3 = pushes(appId, 1);
+    await live.handlePushes([...p3, ...pushes(other, 1)]);
+    expect((await queue(appId)).map((r: Json) => r.payload.txHash)).to.deep.equal([...p2, ...p3].map((p) => p.tx.tx_hash));
+    const report = await copy.drainApp(appId, { force: true });
+    expect(report).to.deep.include({ delivered: 2, pending: 0 });
+    const mine = receiver.bodies<Json[]>().flat().filter((t) => [...p1, ...p2, ...p3].some((p) => p.tx.tx_hash === t.txHash));
+    expect(mine.map((t) => t.txHash)).to.deep.equal([...p1, ...p2, ...p3].map((p) => p.tx.tx_hash));
+    // That batch queued, so it let go of every application, the one it delivered to as well.
+    expect(await copy.drainApp(other)).to.deep.include({ attempted: 0, pending: 0 });
+    await live.handlePushes(pushes(other, 1));
+    expect(await copy.drainApp(other)).to.equal(undefined);
+    // The holder's own scheduler or manual retry lets go first; a quiet live path after its hold.
+    expect(await live.drainApp(other)).to.deep.include({ attempted: 0, pending: 0 });
+    expect(await copy.drainApp(other)).to.deep.include({ attempted: 0, pending: 0 });
+    const quiet = dispatcher({ liveHoldMs: 50 });
+    await quiet.handlePushes(pushes(other, 1));
+    await waitFor(async () => (await copy.drainApp(other)) !== undefined, { timeoutMs: 5_000, what: 'the idle live path let go' });
   });
 
   it('SSRF: connect-time check on the resolved address; https only unless private targets are allowed', async () => {

@@ -10,7 +10,8 @@ import { normalizedTxCheck } from './tx-contract';
 runService('chain-parser', chainParserConfig, async (svc) => {
   const { config, logger, registry } = svc;
   const db = addPostgres(svc);
-  const kafka = addKafka(svc);
+  // One publish per consumer call, awaited before the commit: a linger would only add latency.
+  const kafka = addKafka(svc, { producer: { lingerMs: 0 } });
   const producer = await kafka.producer();
   const handlers = createParserHandlers({
     storeBlocks: (inputs) => storeBlocks(db, inputs, { prepare: resolveStoredInputs }),

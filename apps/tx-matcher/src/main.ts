@@ -18,7 +18,8 @@ runService('tx-matcher', txMatcherConfig, async (svc) => {
   const appConfigs = new AppConfigRepository(db);
   const dexPools = new DexPoolRepository(db);
   const loadPools = async () => new Set((await dexPools.all()).map((p) => poolKey(p.chainType, p.chainId, p.pool)));
-  const kafka = addKafka(svc);
+  // One publish per consumer call, awaited before the commit: a linger would only add latency.
+  const kafka = addKafka(svc, { producer: { lingerMs: 0 } });
   const producer = await kafka.producer();
   const trades = new PoolTrades(addRedis(svc));
   let pools: ReadonlySet<string> = new Set();
@@ -78,6 +79,7 @@ runService('tx-matcher', txMatcherConfig, async (svc) => {
   await kafka.consume(TOPICS.chainTx, {
     groupId: config.TX_MATCHER_GROUP,
     maxRecordsPerCall: config.TX_MATCHER_MAX_RECORDS_PER_CALL,
+    partitionsConcurrently: config.TX_MATCHER_PARTITIONS_CONCURRENTLY,
     sessionTimeoutMs: config.TX_MATCHER_SESSION_TIMEOUT_MS,
     handler: createChainTxHandler({
       index: () => sync.index,

