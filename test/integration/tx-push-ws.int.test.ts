@@ -240,7 +240,8 @@ describe('WebSocket and webhook push: /stream → parser → matcher → two gat
     const open4 = await Promise.all([0, 1, 2, 3].map(() => open(0, apps.b.key)));
     expect(await refusedUpgrade(wsUrl(0), { 'x-api-key': apps.b.key })).to.include({ status: 429 });
     await open4[0].close();
-    const again = await open(0, apps.b.key);
+    // the gateway frees the slot when it sees the close (its count is in Redis, shared by the copies): a moment after the client's close
+    const again = await waitFor(() => open(0, apps.b.key).catch(() => undefined), { timeoutMs: 10_000, intervalMs: 100, what: 'a connection in the freed slot' });
     await Promise.all([again, ...open4].map((c) => c.close()));
   });
 });
