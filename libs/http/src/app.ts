@@ -78,13 +78,15 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   // The API document describes each route in the envelope this chooses (serveApiDocs).
   app.locals[ENVELOPE_CHOICE] = envelopeFor;
 
-  // Paths are few (the routes') next to requests: each path's envelope is decided once.
+  // Paths are few (the routes') next to requests: each path's envelope is decided once. Long
+  // paths (any a client makes up) are not kept, so the map stays small whatever arrives.
   const envelopes = new Map<string, EnvelopeStyle>();
   const envelopeOfPath = (path: string): EnvelopeStyle => {
+    if (path.length > 200) return envelopeFor(path);
     let style = envelopes.get(path);
     if (!style) {
       style = envelopeFor(path);
-      if (envelopes.size >= 10_000) envelopes.clear();
+      if (envelopes.size >= 1_000) envelopes.clear();
       envelopes.set(path, style);
     }
     return style;
