@@ -3,8 +3,8 @@ import { expect } from 'chai';
 import express from 'express';
 import { Registry } from 'prom-client';
 import { loadContracts } from '@chainpipe/contracts';
-import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
-import { ApiRoutes, HttpError, createHttpApp, createKeyResolver, exactRouteDispatcher, finishHttpApp, leaveRequestDeadline, listen, messageEnvelope, msgEnvelope, requireApiKey, sendOk, validateBody, type StartedServer } from '@chainpipe/http';
+import { ApiKeyRepository, StatementCache, createDb, type Knex } from '@chainpipe/db';
+import { ApiRoutes, HttpError, createHttpApp, createKeyResolver, finishHttpApp, leaveRequestDeadline, listen, messageEnvelope, msgEnvelope, requireApiKey, sendOk, serveExactRoutes, validateBody, type StartedServer } from '@chainpipe/http';
 import { createRedis, redisComponent } from '@chainpipe/redis';
 import { createLogger } from '@chainpipe/runtime';
 import { createAppWithKey,parsePrometheusText, readJson, testEnv } from '@chainpipe/testing';
@@ -123,15 +123,16 @@ describe('http library on a real server with keys in the real database', () => {
   });
 });
 
-describe('exact routes dispatched from a table (exactRouteDispatcher)', () => {
+describe('exact routes served from a table before express (serveExactRoutes)', () => {
   let server: StartedServer;
   let base: string;
   const registry = new Registry();
   const steps: string[] = [];
+  let app: express.Express;
 
   before(async () => {
     const logger = createLogger({ name: 'http-test', level: 'silent' });
-    const app = createHttpApp({ logger, registry, defaultEnvelope: msgEnvelope, timeoutMs: 1_000 });
+    app = createHttpApp({ logger, registry, defaultEnvelope: msgEnvelope, timeoutMs: 1_000 });
     const gate: express.RequestHandler = async (req, res, next) => {
       await new Promise((r) => setImmediate(r));
       if (req.header('x-stop')) return sendOk(res, 'stopped at the gate');
@@ -148,7 +149,8 @@ describe('exact routes dispatched from a table (exactRouteDispatcher)', () => {
       throw new HttpError(418, 'short and stout', 41800);
     });
     api.route({ method: 'get', path: '/q/silent', summary: 's', auth: 'none', ok }, (_req, _res, next) => next());
-    app.use(exactRouteDispatcher([api]));
+    api.route({ method: 'get', path: '/q/slow', summary: 's', auth: 'none', ok }, () => undefined);
+    serveExactRoutes(app, [api]);
     app.use(api.router);
     finishHttpApp(app, logger);
     server = await listen(app, 0, '127.0.0.1');
@@ -173,6 +175,39 @@ describe('exact routes dispatched from a table (exactRouteDispatcher)', () => {
     const metrics = await registry.metrics();
     expect(metrics).to.include('route="/q/fast",status="200"');
     expect(metrics).to.include('route="/q/boom",status="418"');
+  });
+
+  it('gives an exact route what every request gets: its request id (given or new), the deadline, the 404 of an unknown path', async () => {
+    const given = await fetch(`${base}/q/fast`, { headers: { 'x-request-id': 'req-42.a' } });
+    expect(given.headers.get('x-request-id')).to.equal('req-42.a');
+    const fresh = await fetch(`${base}/q/fast`, { headers: { 'x-request-id': 'bad id!' } });
+    expect(fresh.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+    const slow = await fetch(`${base}/q/slow`);
+    expect([slow.status, await slow.json()]).to.deep.equal([504, { code: 504, msg: 'request timed out after 1 seconds', data: null }]);
+    const unknown = await fetch(`${base}/q/none`);
+    expect([unknown.status, await unknown.json()]).to.deep.equal([404, { code: 404, msg: 'no route for GET /q/none', data: null }]);
+    expect(await registry.metrics()).to.include('route="/q/slow",status="504"');
+  });
+
+  it('answers the same through express when the app is mounted inside another (the dispatcher of the table)', async () => {
+    const outer = express();
+    outer.use(app);
+    const mounted = await listen(outer, 0, '127.0.0.1');
+    try {
+      const res = await fetch(`http://127.0.0.1:${mounted.address.port}/q/fast`);
+      expect([res.status, await res.json()]).to.deep.equal([200, { code: 0, msg: 'success', data: 'fast' }]);
+      const boom = await fetch(`http://127.0.0.1:${mounted.address.port}/q/boom`);
+      expect([boom.status, await boom.json()]).to.deep.equal([418, { code: 41800, msg: 'short and stout', data: null }]);
+    } finally {
+      await mounted.close();
+    }
+  });
+
+  it('refuses to serve exact routes in front of middleware mounted before them', () => {
+    const logger = createLogger({ name: 'http-test', level: 'silent' });
+    const other = createHttpApp({ logger, registry: new Registry(), defaultEnvelope: msgEnvelope });
+    other.use((_req, _res, next) => next());
+    expect(() => serveExactRoutes(other, [])).to.throw(/right after createHttpApp/);
   });
 });
 
@@ -212,6 +247,32 @@ describe('db factory settings', () => {
     try {
       const { rows } = await db.raw<{ rows: { jit: string }[] }>('show jit');
       expect(rows[0].jit).to.equal('off');
+    } finally {
+      await db.destroy();
+    }
+  });
+});
+
+describe('StatementCache (real Postgres)', () => {
+  it('sends the text db.raw sends, with its values (arrays too), and gives the rows; refuses what changes the text; passes errors on', async () => {
+    const db = createDb({ url: testEnv().databaseUrl, poolMax: 2 });
+    try {
+      const statements = new StatementCache(db);
+      const sql = 'select n, ?::text as tag from unnest(?::int[]) as n where n > ? order by n';
+      expect(statements.text(sql, ['t', [1, 2, 3], 1])).to.equal(db.raw(sql, ['t', [1, 2, 3], 1]).toSQL().toNative().sql);
+      expect(await statements.rows(sql, ['x', [3, 1, 2], 1])).to.deep.equal([
+        { n: 2, tag: 'x' },
+        { n: 3, tag: 'x' },
+      ]);
+      // The same text again, other values: from the cache, the same answer as db.raw.
+      const { rows } = await db.raw<{ rows: unknown[] }>(sql, ['y', [5, 4], 4]);
+      expect(await statements.rows(sql, ['y', [5, 4], 4])).to.deep.equal(rows);
+      expect(() => statements.text('select ?? from pg_class', ['relname'])).to.throw(/identifiers and raws/);
+      let err: unknown;
+      await statements.rows('select 1 / ?::int', [0]).catch((e) => (err = e));
+      expect((err as { code?: string }).code).to.equal('22012'); // division_by_zero
+      // The connection went back to the pool (2 of them): more statements than connections still run.
+      expect(await Promise.all([1, 2, 3, 4].map((i) => statements.rows<{ v: number }>('select ?::int as v', [i])))).to.deep.equal([[{ v: 1 }], [{ v: 2 }], [{ v: 3 }], [{ v: 4 }]]);
     } finally {
       await db.destroy();
     }

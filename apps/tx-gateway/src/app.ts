@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import { TX_GATEWAY_ASYNC_INFO, TX_GATEWAY_CHANNELS, asyncApiDocument } from '@chainpipe/contracts';
-import { ApiRoutes, apiKeyAuth, createHttpApp, exactRouteDispatcher, finishHttpApp, msgEnvelope, serveApiDocs } from '@chainpipe/http';
+import { ApiRoutes, apiKeyAuth, createHttpApp, finishHttpApp, msgEnvelope, serveApiDocs, serveExactRoutes } from '@chainpipe/http';
 import type { TxGatewayDeps } from './deps';
 import { managementEnvelopeFor } from './management/envelopes';
 import { addressesRoutes } from './routes/addresses';
@@ -46,7 +46,7 @@ export function createTxGatewayApp(deps: TxGatewayDeps & { timeoutMs: number; bo
   rpcProxyRoutes(api, deps);
   websocketRoutes(api);
   dexPoolsRoutes(api, deps);
-  app.use(exactRouteDispatcher([api]));
+  serveExactRoutes(app, [api]);
   app.use(api.router);
   serveApiDocs(app, api, TX_GATEWAY_API, { asyncApi: asyncApiDocument(deps.contracts, TX_GATEWAY_CHANNELS, TX_GATEWAY_ASYNC_INFO) });
   finishHttpApp(app, deps.logger);

@@ -2,3 +2,4 @@ export * from './config';
 export * from './db';
 export * from './api-keys.repository';
 export * from './service';
+export * from './statements';

@@ -327,17 +327,56 @@ function templateMatcher(path: string): RegExp {
 /** An exact path as the dispatcher looks it up: lower case, without one trailing slash. */
 const exactKey = (method: string, path: string) => `${method.toUpperCase()} ${(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase()}`;
 
+/** A route without path parameters and the handlers it runs (`exactRouteDispatcher`). */
+export interface ExactRoute {
+  path: string;
+  handlers: readonly RequestHandler[];
+}
+
+/** The routes of `exactRouteDispatcher`, found by method and request path. */
+export type ExactRouteTable = (method: string, path: string) => ExactRoute | undefined;
+
+/** The dispatcher's middleware, with its table for a server that looks routes up before express (`serveExactRoutes`). */
+export type ExactRouteDispatcher = RequestHandler & { find: ExactRouteTable };
+
+/**
+ * Runs an exact route's handlers in order: errors (thrown, rejected or passed on) to `failed`, and a
+ * chain that ends without answering gets the app's 404, as it would after the routers.
+ */
+export function runExactRoute(entry: ExactRoute, req: Request, res: Response, failed: (err: unknown) => void): void {
+  // What express's route layer would have set: no path parameters, the template for metrics.
+  req.params = {};
+  (req as { route?: unknown }).route = { path: entry.path };
+  let i = 0;
+  const step = (err?: unknown): void => {
+    if (err !== undefined && err !== null && err !== 'route' && err !== 'router') return failed(err);
+    const handler = entry.handlers[i++];
+    if (!handler || err === 'route' || err === 'router') {
+      if (!res.headersSent) sendError(res, 404, `no route for ${req.method} ${req.path}`);
+      return;
+    }
+    try {
+      const result: unknown = handler(req, res, step);
+      if (result instanceof Promise) result.catch((e: unknown) => step(e ?? new Error('rejected promise')));
+    } catch (e) {
+      step(e);
+    }
+  };
+  step();
+}
+
 /**
  * Runs the routes without path parameters (most of every API, the hot ones among them) straight
  * from a table by method and path, instead of walking express's routers layer by layer: the same
  * handlers in the same order (auth, body, checks, the route's own), errors to the app's error
  * handler, `req.route.path` for the metrics. Mount it before the routers of `apis`, in their
- * order. A path that an earlier route with parameters also matches stays with the routers (its
- * answer must not change), as do HEAD-only, OPTIONS and every other request. A chain that ends
- * without answering gets the app's 404, as it would after the routers.
+ * order (`serveExactRoutes` does, and has them served before express). A path that an earlier
+ * route with parameters matches stays with the routers (its answer must not change), as do
+ * HEAD-only, OPTIONS and every other request. A chain that ends without answering gets the app's
+ * 404, as it would after the routers.
  */
-export function exactRouteDispatcher(apis: readonly ApiRoutes[]): RequestHandler {
-  const table = new Map<string, { path: string; handlers: readonly RequestHandler[] }>();
+export function exactRouteDispatcher(apis: readonly ApiRoutes[]): ExactRouteDispatcher {
+  const table = new Map<string, ExactRoute>();
   const earlier: { method: HttpMethod; matches: RegExp }[] = [];
   for (const api of apis) {
     for (const r of api.handlerStacks) {
@@ -350,27 +389,11 @@ export function exactRouteDispatcher(apis: readonly ApiRoutes[]): RequestHandler
       if (!shadowed && !table.has(key)) table.set(key, { path: r.path, handlers: r.handlers });
     }
   }
-  return (req, res, next) => {
-    const entry = table.get(exactKey(req.method === 'HEAD' ? 'GET' : req.method, req.path));
+  const find: ExactRouteTable = (method, path) => table.get(exactKey(method === 'HEAD' ? 'GET' : method, path));
+  const dispatch: RequestHandler = (req, res, next) => {
+    const entry = find(req.method, req.path);
     if (!entry) return next();
-    // What express's route layer would have set: no path parameters, the template for metrics.
-    req.params = {};
-    (req as { route?: unknown }).route = { path: entry.path };
-    let i = 0;
-    const step = (err?: unknown): void => {
-      if (err !== undefined && err !== null && err !== 'route' && err !== 'router') return next(err);
-      const handler = entry.handlers[i++];
-      if (!handler || err === 'route' || err === 'router') {
-        if (!res.headersSent) sendError(res, 404, `no route for ${req.method} ${req.path}`);
-        return;
-      }
-      try {
-        const result: unknown = handler(req, res, step);
-        if (result instanceof Promise) result.catch((e: unknown) => step(e ?? new Error('rejected promise')));
-      } catch (e) {
-        step(e);
-      }
-    };
-    step();
+    runExactRoute(entry, req, res, next);
   };
+  return Object.assign(dispatch, { find });
 }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { type ErrorRequestHandler, type Express, type Response } from 'express';
+import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type Response } from 'express';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { isDependencyUnavailable, systemClock, type Clock, type Logger, type Timer } from '@chainpipe/runtime';
 import { ENVELOPE_CHOICE, apiDocumentOf, assertRoutesDocumented } from './api-docs';
+import { exactRouteDispatcher, runExactRoute, type ApiRoutes, type ExactRouteTable } from './api-routes';
 import { envelopeOf, sendError, setEnvelope, type EnvelopeStyle } from './envelope';
 import { HttpError } from './errors';
 
@@ -25,6 +26,12 @@ export interface HttpAppOptions {
 }
 
 const DEADLINE = 'requestDeadline';
+/** What every request gets first (request id, envelope, deadline, metrics): `createHttpApp`'s first middleware. */
+type RequestBegin = (req: Request, res: Response) => void;
+const BEGIN = 'requestBegin';
+/** `serveExactRoutes`' table, which `finishHttpApp` serves in front of express. */
+const EXACT_ROUTES = 'exactRoutes';
+const REQUEST_ID = /^[\w.-]{1,100}$/;
 
 /**
  * Takes a response out of the request deadline: a stream whose own timing the spec gives (the
@@ -71,12 +78,26 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   // The API document describes each route in the envelope this chooses (serveApiDocs).
   app.locals[ENVELOPE_CHOICE] = envelopeFor;
 
-  app.use((req, res, next) => {
-    const incoming = req.header('x-request-id');
-    const id = incoming && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
+  // Paths are few (the routes') next to requests: each path's envelope is decided once. Long
+  // paths (any a client makes up) are not kept, so the map stays small whatever arrives.
+  const envelopes = new Map<string, EnvelopeStyle>();
+  const envelopeOfPath = (path: string): EnvelopeStyle => {
+    if (path.length > 200) return envelopeFor(path);
+    let style = envelopes.get(path);
+    if (!style) {
+      style = envelopeFor(path);
+      if (envelopes.size >= 1_000) envelopes.clear();
+      envelopes.set(path, style);
+    }
+    return style;
+  };
+
+  const begin: RequestBegin = (req, res) => {
+    const incoming = req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = id;
     res.setHeader('x-request-id', id);
-    setEnvelope(res, envelopeFor(req.path));
+    setEnvelope(res, envelopeOfPath(req.path));
     const start = process.hrtime.bigint();
     const timer = clock.setTimeout(() => {
       if (!res.headersSent) {
@@ -93,6 +114,10 @@ export function createHttpApp(opts: HttpAppOptions): Express {
       metrics.duration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
       metrics.requests.inc(labels);
     });
+  };
+  app.locals[BEGIN] = begin;
+  app.use((req, res, next) => {
+    begin(req, res);
     next();
   });
   return app;
@@ -143,6 +168,65 @@ export function finishHttpApp(app: Express, logger: Logger): void {
     res.status(c.status).json(envelopeOf(res).error(c.status, c.code ?? c.status, c.message, c.details));
   };
   app.use(onError);
+  const exact = app.locals[EXACT_ROUTES] as ExactRouteTable | undefined;
+  if (exact) serveInFront(app, exact, onError, logger);
+}
+
+/**
+ * Serves the app's exact routes (`serveExactRoutes`) before express's router: what express does
+ * for a request (circular references, its request and response prototypes, `res.locals`,
+ * `baseUrl`, `originalUrl`), then what every request gets (`createHttpApp`'s first middleware:
+ * request id, envelope, deadline, metrics), then the route's handlers, errors to the app's error
+ * handler. The router would do the same for these paths, after walking its layers and building
+ * its closures for each request. Any other request, and every request of an app mounted inside
+ * another (express hands those on with a callback), goes through express.
+ */
+function serveInFront(app: Express, find: ExactRouteTable, onError: ErrorRequestHandler, logger: Logger): void {
+  const begin = app.locals[BEGIN] as RequestBegin;
+  type Handle = (req: Request, res: Response, callback?: NextFunction) => void;
+  const target = app as unknown as { handle: Handle };
+  const expressHandle = target.handle;
+  // The error handler's own failure: what express's final handler would do, in the envelope.
+  const lastResort = (err: unknown, req: Request, res: Response) => {
+    logger.error({ msg: 'request_failed', method: req.method, path: req.path, requestId: res.locals.requestId, err });
+    if (res.headersSent) req.socket.destroy();
+    else sendError(res, 500, 'internal error');
+  };
+  target.handle = function handle(this: unknown, req, res, callback) {
+    if (callback !== undefined) return expressHandle.call(this, req, res, callback);
+    req.res = res;
+    res.req = req;
+    Object.setPrototypeOf(req, app.request);
+    Object.setPrototypeOf(res, app.response);
+    if (!res.locals) res.locals = Object.create(null) as Response['locals'];
+    const entry = find(req.method, req.path);
+    if (!entry) return expressHandle.call(this, req, res, callback);
+    req.baseUrl = '';
+    req.originalUrl = req.originalUrl || req.url;
+    begin(req, res);
+    runExactRoute(entry, req, res, (err) => {
+      try {
+        onError(err, req, res, (e?: unknown) => lastResort(e ?? err, req, res));
+      } catch (e) {
+        lastResort(e, req, res);
+      }
+    });
+  };
+}
+
+/**
+ * Serves the routes of `apis` without path parameters from a table (`exactRouteDispatcher`), in
+ * front of express once the app is finished (`finishHttpApp`). Call right after `createHttpApp`,
+ * before the routers of `apis` and before any other middleware: served in front, these routes
+ * cross no middleware but the app's first.
+ */
+export function serveExactRoutes(app: Express, apis: readonly ApiRoutes[]): void {
+  if (!app.locals[BEGIN]) throw new Error('serveExactRoutes: the app must come from createHttpApp');
+  if ((app as unknown as { router: { stack: unknown[] } }).router.stack.length !== 1) throw new Error('serveExactRoutes: call it right after createHttpApp (middleware mounted before it would be skipped)');
+  if (app.locals[EXACT_ROUTES]) throw new Error('serveExactRoutes: called twice');
+  const dispatcher = exactRouteDispatcher(apis);
+  app.use(dispatcher);
+  app.locals[EXACT_ROUTES] = dispatcher.find;
 }
 
 export interface StartedServer {

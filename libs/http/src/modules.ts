@@ -1,9 +1,9 @@
 import type { Express } from 'express';
 import type { Registry } from 'prom-client';
 import type { Clock, Logger } from '@chainpipe/runtime';
-import { exactRouteDispatcher, type ApiRoutes } from './api-routes';
+import type { ApiRoutes } from './api-routes';
 import { serveApiDocs } from './api-docs';
-import { createHttpApp, finishHttpApp } from './app';
+import { createHttpApp, finishHttpApp, serveExactRoutes } from './app';
 import { msgEnvelope, type EnvelopeStyle } from './envelope';
 import type { ApiInfo } from './openapi';
 
@@ -37,7 +37,7 @@ export interface ModularAppOptions {
  * A gateway composed of route modules: one express app, each path answered in the envelope of
  * the module that owns it (decided before anything runs, so auth failures, malformed bodies and
  * timeouts use it too), and one API document of every module's routes. Routes without path
- * parameters are dispatched from a table (`exactRouteDispatcher`) before the routers.
+ * parameters are served from a table before express (`serveExactRoutes`).
  */
 export function createModularApp(opts: ModularAppOptions): Express {
   const envelopeFor = (path: string) => {
@@ -48,7 +48,7 @@ export function createModularApp(opts: ModularAppOptions): Express {
     return undefined;
   };
   const app = createHttpApp({ logger: opts.logger, registry: opts.registry, defaultEnvelope: msgEnvelope, envelopeFor, timeoutMs: opts.timeoutMs, clock: opts.clock });
-  app.use(exactRouteDispatcher(opts.modules.map((m) => m.api)));
+  serveExactRoutes(app, opts.modules.map((m) => m.api));
   for (const m of opts.modules) app.use(m.api.router);
   serveApiDocs(
     app,

@@ -1,4 +1,4 @@
-import type { Knex } from '@chainpipe/db';
+import { StatementCache, type Knex } from '@chainpipe/db';
 import {
   alignOpenTime,
   foldUpdates,
@@ -34,6 +34,10 @@ const COLUMNS = COLUMN_LIST.join(', ');
 /** What a read for clients needs (`toRecord`): the fold's source columns stay in the database. */
 const RECORD_COLUMNS = ['pool_id', 'interval', 'open_time', 'open', 'high', 'low', 'close', 'volume'] as const;
 type RecordRow = Pick<CandleRow, (typeof RECORD_COLUMNS)[number]>;
+/** A page of an interval stored as such: `limit` candles from `from` to `to`, ascending. */
+const HISTORY_SQL = `select ${RECORD_COLUMNS.join(', ')} from kline.candles where pool_id = ? and interval = ? and open_time between ? and ? order by open_time asc limit ?`;
+/** The daily candles a roll-up interval is built from, in [start, end). */
+const DAYS_SQL = `select ${RECORD_COLUMNS.join(', ')} from kline.candles where pool_id = ? and interval = '1d' and open_time >= ? and open_time < ? order by open_time asc`;
 
 const toRecord = (r: RecordRow): OhlcvRecord => ({
   pool_id: r.pool_id,
@@ -106,7 +110,12 @@ const EARLIER_OPEN = '(excluded.open_src < c.open_src or (excluded.open_src = c.
 
 /** Candles (kline.candles): upserts from upstream updates, history reads, 1s retention. */
 export class CandleRepository {
-  constructor(private readonly db: Knex) {}
+  /** The history reads: a chart's pages on the request path, fixed texts. */
+  private readonly statements: StatementCache;
+
+  constructor(private readonly db: Knex) {
+    this.statements = new StatementCache(db);
+  }
 
   /**
    * Stores a batch of updates in one transaction and returns every candle it changed. Base
@@ -200,23 +209,13 @@ export class CandleRepository {
   async history(poolId: number, interval: Interval, from: number, to: number, limit: number): Promise<OhlcvRecord[]> {
     if (from > to) return [];
     if (!isRollupInterval(interval)) {
-      const rows = await this.db('kline.candles')
-        .select<RecordRow[]>(RECORD_COLUMNS)
-        .where({ pool_id: poolId, interval })
-        .whereBetween('open_time', [from, to])
-        .orderBy('open_time')
-        .limit(limit);
+      const rows = await this.statements.rows<RecordRow>(HISTORY_SQL, [poolId, interval, from, to, limit]);
       return rows.map(toRecord);
     }
     // Groups starting in [from, to], each with all of its days (the last one may end after `to`).
     const start = alignOpenTime(interval, from) < from ? nextOpenTime(interval, alignOpenTime(interval, from)) : from;
     const end = nextOpenTime(interval, alignOpenTime(interval, to));
-    const days = await this.db('kline.candles')
-      .select<RecordRow[]>(RECORD_COLUMNS)
-      .where({ pool_id: poolId, interval: '1d' })
-      .where('open_time', '>=', start)
-      .where('open_time', '<', end)
-      .orderBy('open_time');
+    const days = await this.statements.rows<RecordRow>(DAYS_SQL, [poolId, start, end]);
     return rollUpDaily(interval, days.map(toRecord)).slice(0, limit);
   }
 

@@ -1,4 +1,4 @@
-import type { Knex } from '@chainpipe/db';
+import { StatementCache, type Knex } from '@chainpipe/db';
 import type { ChainType, NetworkInfo } from '@chainpipe/chains';
 import type { StoredRecord } from '@chainpipe/tx-records';
 import type { HistoryQuery } from './request';
@@ -30,20 +30,24 @@ import type { HistoryQuery } from './request';
  * The SQL text is built from fixed fragments only; every value is a binding.
  */
 export class TxQueryRepository {
-  constructor(private readonly db: Knex) {}
+  /** The history statements: texts of fixed fragments, one per query shape. */
+  private readonly statements: StatementCache;
+
+  constructor(private readonly db: Knex) {
+    this.statements = new StatementCache(db);
+  }
 
   async history(q: HistoryQuery): Promise<StoredRecord[]> {
     if (q.keys.length === 0) return [];
     let query = q;
     const chains = chainsSql(q);
     if (chains) {
-      const { rows } = await this.db.raw<{ rows: ChainKeyRow[] }>(chains.sql, chains.bindings);
+      const rows = await this.statements.rows<ChainKeyRow>(chains.sql, chains.bindings);
       if (rows.length === 0) return [];
       query = withChainKeys(q, rows);
     }
     const { sql, bindings } = historySql(query);
-    const { rows } = await this.db.raw<{ rows: StoredRecord[] }>(sql, bindings);
-    return rows;
+    return this.statements.rows<StoredRecord>(sql, bindings);
   }
 
   /** Live records of one network by hash, in the order of `hashes` (missing ones skipped). */
