@@ -12,8 +12,8 @@ import { bitcoinWallet, developmentSimulatorBase, platformKeyEnv, simulatorUpstr
  * chain-ingest, and the development payer (the mnemonic's EVM account 1, m/44'/60'/1'/0/0, its
  * Bitcoin account 1, m/84'/0'/1'/0/0, and its Tron account 1, m/44'/195'/1'/0/0, apart from the
  * deposit keys of account 0) starts funded on them, so a demo can pay deposits, and so does the
- * gas station (EVM account 0's reserved index 2^31 − 1), which pays the gas of token deposit
- * addresses. The Solana payer is the mnemonic's m/44'/501'/0'/1' (change 1': no deposit index
+ * gas station (the reserved index 2^31 − 1 of the EVM and the Tron account 0), which pays the gas
+ * of token deposit addresses. The Solana payer is the mnemonic's m/44'/501'/0'/1' (change 1': no deposit index
  * derives it, those are m/44'/501'/i'/0'), funded on the simulator's Solana mainnet. The
  * simulator's signing service holds the same mnemonic: the gateway asks it for Solana deposit
  * addresses (DEPOSIT_SIGNER_URL; Solana keys derive hardened only, the gateway holds no key), and
@@ -22,7 +22,9 @@ import { bitcoinWallet, developmentSimulatorBase, platformKeyEnv, simulatorUpstr
 const mnemonic = process.env.DEV_SIGNER_MNEMONIC || newMnemonic();
 const payer = mnemonicToAccount(mnemonicWords(mnemonic), { accountIndex: 1 });
 const tronPayer = addressOfPublicKey('tvm', rootOfMnemonic(mnemonic).derive("m/44'/195'/1'/0/0").publicKey!);
-const station = new DepositAddresses(accountXpubsOf(mnemonic)).addressAt('evm', GAS_STATION_INDEX);
+const deposits = new DepositAddresses(accountXpubsOf(mnemonic));
+const station = deposits.addressAt('evm', GAS_STATION_INDEX);
+const tronStation = deposits.addressAt('tvm', GAS_STATION_INDEX);
 const solanaPayer = solanaAddressOf(solanaPublicKeyOf(slip10Derive(seedOfMnemonic(mnemonic), "m/44'/501'/0'/1'").key));
 const signerToken = randomBytes(16).toString('hex');
 const env = {
@@ -35,6 +37,6 @@ const env = {
   SIM_SIGNER_TOKEN: signerToken,
   DEPOSIT_SIGNER_URL: `${developmentSimulatorBase()}/signer`,
   DEPOSIT_SIGNER_TOKEN: signerToken,
-  SIM_FUNDED_TRON_ADDRESSES: tronPayer,
+  SIM_FUNDED_TRON_ADDRESSES: `${tronPayer},${tronStation}`,
 };
 for (const [name, value] of Object.entries(env)) console.log(`${name}=${value}`);

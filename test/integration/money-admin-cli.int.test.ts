@@ -27,8 +27,9 @@ describe('admin money commands with the order executor (real stack)', function (
   let databaseUrl: string;
   let orders: OrderRepository;
   let base = '';
-  /** The gas station's address: the test key's EVM index 2^31 − 1. */
+  /** The gas station's addresses: the test key's EVM and Tron index 2^31 − 1. */
   let station = '';
+  let tronStation = '';
   let nextIndex = 1_500_000_000 + Math.floor(Math.random() * 100_000_000);
 
   const { rpc, mined, pay: payFrom } = simChain(() => base);
@@ -59,7 +60,8 @@ describe('admin money commands with the order executor (real stack)', function (
     const [simPort, simOps, execOps] = await Promise.all([freePort(), freePort(), freePort()]);
     base = `http://127.0.0.1:${simPort}`;
     station = await signer.addressAt('evm', GAS_STATION_INDEX);
-    procs.sim = spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '300', SIM_FUNDED_ACCOUNTS: `${payer.address},${station}` });
+    tronStation = await signer.addressAt('tvm', GAS_STATION_INDEX);
+    procs.sim = spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '300', SIM_FUNDED_ACCOUNTS: `${payer.address},${station}`, SIM_FUNDED_TRON_ADDRESSES: tronStation });
     await waitReady(procs.sim, simOps, 60_000);
     procs.executor = spawnTs('apps/order-executor/src/main.ts', {
       THORNODE_API_URL: `${base}/thornode`, CHANGENOW_API_URL: `${base}/changenow`, CHAIN_RPC_DEFAULT_BASE: `${base}/rpc`, CHAIN_RPC_URLS: '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn',
@@ -136,15 +138,18 @@ describe('admin money commands with the order executor (real stack)', function (
     expect(more).to.deep.equal([]);
     expect(sweep).to.include({ kind: 'sweep', tx_hash: hash });
   });
-  it("gas:station prints the station's address (the key of index 2^31 − 1) and its balance on each chain, LOW under the configured level", async () => {
+  it("gas:station prints the station's balance and address (the key of index 2^31 − 1) on each EVM chain and Tron, LOW under the configured level", async () => {
     const env = { TREASURY_ADDRESS_EVM: '0x' + '1'.repeat(40), CHAIN_RPC_DEFAULT_BASE: `${base}/rpc`, CHAIN_RPC_URLS: '', ...platformKeyEnv(TEST_KEY_MNEMONIC) };
     const ok = await admin(['gas:station'], env);
     expect(ok.code, ok.out).to.equal(0);
     const lines = ok.out.trim().split('\n').map((l) => l.split('\t'));
-    expect(lines[0]).to.deep.equal(['address', station, 'index 2147483647']);
-    // the simulator funds a development account with 1000 ether (SIM_FUNDED_ACCOUNTS)
-    expect(lines.find((l) => l[0] === 'ethereum')).to.deep.equal(['ethereum', String(1000n * 10n ** 18n), 'ok']);
-    const low = await admin(['gas:station'], { ...env, GAS_STATION_LOW_BALANCE_GWEI: String(2000 * 10 ** 9) });
-    expect(low.out.split('\n').find((l) => l.startsWith('ethereum\t'))).to.equal(`ethereum\t${1000n * 10n ** 18n}\tLOW`);
+    expect(lines[0]).to.deep.equal(['index', '2147483647']);
+    // the simulator funds a development account with 1000 ether (SIM_FUNDED_ACCOUNTS) and a Tron one with 1,000,000 TRX (SIM_FUNDED_TRON_ADDRESSES)
+    expect(lines.find((l) => l[0] === 'ethereum')).to.deep.equal(['ethereum', String(1000n * 10n ** 18n), 'ok', station]);
+    expect(lines.find((l) => l[0] === 'tron')).to.deep.equal(['tron', String(1_000_000n * 10n ** 6n), 'ok', tronStation]);
+    const low = await admin(['gas:station'], { ...env, GAS_STATION_LOW_BALANCE_GWEI: String(2000 * 10 ** 9), GAS_STATION_LOW_BALANCE_TRX: String(2_000_000) });
+    const lowLines = low.out.split('\n');
+    expect(lowLines.find((l) => l.startsWith('ethereum\t'))).to.equal(`ethereum\t${1000n * 10n ** 18n}\tLOW\t${station}`);
+    expect(lowLines.find((l) => l.startsWith('tron\t'))).to.equal(`tron\t${1_000_000n * 10n ** 6n}\tLOW\t${tronStation}`);
   });
 });

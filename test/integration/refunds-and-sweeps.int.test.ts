@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, parseEther, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { TOPICS, loadContracts, type OrderEventMessage } from '@chainpipe/contracts';
-import { EvmSender, GAS_STATION_INDEX, GasStation, MnemonicSigner, OutgoingTransfers } from '@chainpipe/custody';
+import { EvmSender, GAS_STATION_INDEX, GasStation, MnemonicSigner, OutgoingTransfers, stationKeyOf } from '@chainpipe/custody';
 import { createDb, type Knex } from '@chainpipe/db';
 import { TopicProducer, createKafka } from '@chainpipe/kafka';
 import { OrderRepository, OutgoingTransferRepository, type NewOrder, type OrderPatch, type OrderRow } from '@chainpipe/order-store';
@@ -100,7 +100,7 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
     sender = new EvmSender({ url: `${base}/rpc/ethereum-mainnet`, chainId: 1, timeoutMs: 5000 }, signer);
     const chain = (chainType: string) => (chainType === 'ethereum' ? sender : undefined);
     transfers = new OutgoingTransfers({ store: stored, chain, confirmations: () => 1 });
-    gas = new GasStation({ transfers, store: stored, chain, station: { index: GAS_STATION_INDEX, address: station }, recordTopUp: async (row) => void (await orders.recordGasTopUp(row)) });
+    gas = new GasStation({ transfers, store: stored, chain, station: await stationKeyOf(signer), recordTopUp: async (row) => void (await orders.recordGasTopUp(row)) });
     job = new RefundJob({ db, transfers, chains: chain, gas, confirmations: () => 1, logger, registry: new Registry(), batchSize: 1000 });
     const prefix = uniquePrefix('refunds');
     await createRegistryTopics(prefix, [TOPICS.ordersEvents, TOPICS.addressesChanges]);
@@ -353,7 +353,7 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
         transfers: new OutgoingTransfers({ store: otherStore, chain: otherChain, confirmations: () => 1 }),
         store: otherStore,
         chain: otherChain,
-        station: { index: GAS_STATION_INDEX, address: station },
+        station: await stationKeyOf(signer),
         recordTopUp: async (row) => void (await new OrderRepository(other).recordGasTopUp(row)),
       });
       const placed: OrderRow[] = [];

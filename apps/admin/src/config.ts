@@ -12,6 +12,7 @@ export const sweepConfig = {
   ...treasuryConfig,
   ...signerConfig,
   GAS_STATION_LOW_BALANCE_GWEI: gasStationConfig.GAS_STATION_LOW_BALANCE_GWEI,
+  GAS_STATION_LOW_BALANCE_TRX: gasStationConfig.GAS_STATION_LOW_BALANCE_TRX,
   ...chainOriginConfig,
   ...bitcoinSenderConfig,
   TRANSFER_CONFIRMATIONS: int({ default: 1, min: 1, max: 10_000, doc: 'confirmations (its own block included) before a sweep transfer shows confirmed' }),

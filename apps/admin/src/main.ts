@@ -1,5 +1,5 @@
 import { chainOriginsFromConfig } from '@chainpipe/chains';
-import { GAS_STATION_INDEX, GasStation, OutgoingTransfers, bitcoinSenderOptions, bitcoinSendersByChainType, evmChainTypesWithOrigin, evmSendersByChainType, signerFromConfig, tronSendersByChainType } from '@chainpipe/custody';
+import { GasStation, OutgoingTransfers, bitcoinSenderOptions, bitcoinSendersByChainType, evmSendersByChainType, signerFromConfig, stationChainTypesWithOrigin, stationKeyOf, stationWarnBelow, tronSendersByChainType } from '@chainpipe/custody';
 import { ApiKeyRepository, createDb, dbConfig, type Knex } from '@chainpipe/db';
 import { IntegratorRepository, OrderRepository, OutgoingTransferRepository } from '@chainpipe/order-store';
 import { loadConfig } from '@chainpipe/runtime';
@@ -25,9 +25,8 @@ async function moneyDeps(db: Knex) {
   const store = new OutgoingTransferRepository(db);
   const transfers = new OutgoingTransfers({ store, chain: senders, confirmations: () => config.TRANSFER_CONFIRMATIONS });
   const orders = new OrderRepository(db);
-  // the gas station is an EVM key: it serves the EVM chains
-  const station = { index: GAS_STATION_INDEX, address: await signer.addressAt('evm', GAS_STATION_INDEX) };
-  const gas = new GasStation({ transfers, store, chain: evm, station, recordTopUp: async (row) => void (await orders.recordGasTopUp(row)) });
+  // the gas station serves the EVM chains and Tron
+  const gas = new GasStation({ transfers, store, chain: (chainType) => evm(chainType) ?? tron(chainType), station: await stationKeyOf(signer), recordTopUp: async (row) => void (await orders.recordGasTopUp(row)) });
   return {
     db,
     transfers,
@@ -37,8 +36,8 @@ async function moneyDeps(db: Knex) {
     treasuryTvm: config.TREASURY_ADDRESS_TVM,
     gas,
     station: gas,
-    chainTypes: evmChainTypesWithOrigin(origins),
-    warnBelowWei: BigInt(config.GAS_STATION_LOW_BALANCE_GWEI) * 10n ** 9n,
+    chainTypes: stationChainTypesWithOrigin(origins),
+    warnBelow: stationWarnBelow(config),
   };
 }
 

@@ -118,7 +118,7 @@ export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io:
       const chain = deps.chains(o.deposit_chain_type);
       const token = o.is_native ? null : o.contract_address;
       const treasury = treasuryOf(deps, o.deposit_chain_type);
-      // the gas station serves the EVM chains: a Tron token's fees are not swept (no TRX to pay the transfer)
+      // a token's fees leave only where the gas station pays their transfer (the EVM chains, Tron)
       if (!chain || (!o.is_native && (!token || !deps.gas?.serves(o.deposit_chain_type) || !chain.tokenBalanceOf))) {
         io.out(`${o.order_no}\tskipped\t${chain ? 'a token, and no gas station to pay its transfer' : 'not a chain the platform sends on'} (${o.deposit_chain_type}, token ${o.src_token_id})`);
         continue;

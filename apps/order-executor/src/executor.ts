@@ -130,7 +130,7 @@ export class OrderExecutor {
         throw err;
       }
       let planned: PlannedTransfer[] = plan.transfers;
-      // where no station serves the chain (Tron) a token's fees must be at the deposit address already
+      // where no station serves the chain a token's fees must be at the deposit address already
       if (this.deps.gas?.serves(order.deposit_chain_type) && planned.some((t) => t.asset !== null)) {
         const paid = await this.withGas(order, chain, from, planned);
         if (!paid) return;

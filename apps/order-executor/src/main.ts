@@ -1,6 +1,6 @@
 import { ChangeNowAdapter, ThorchainAdapter } from '@chainpipe/aggregator';
 import { chainOriginsFromConfig } from '@chainpipe/chains';
-import { GAS_STATION_INDEX, GasStation, OutgoingTransfers, bitcoinSenderOptions, bitcoinSendersByChainType, evmChainTypesWithOrigin, evmSendersByChainType, signerFromConfig, solanaSenderOf, tronSendersByChainType } from '@chainpipe/custody';
+import { GasStation, OutgoingTransfers, bitcoinSenderOptions, bitcoinSendersByChainType, evmSendersByChainType, signerFromConfig, solanaSenderOf, stationChainTypesWithOrigin, stationKeyOf, stationWarnBelow, tronSendersByChainType } from '@chainpipe/custody';
 import { addPostgres } from '@chainpipe/db';
 import { OrderRepository, OutgoingTransferRepository } from '@chainpipe/order-store';
 import { periodicJob, runService, systemClock } from '@chainpipe/runtime';
@@ -24,11 +24,11 @@ runService('order-executor', orderExecutorConfig, async (svc) => {
   const confirmations = (chainType: string) => config.ORDER_EXECUTOR_CONFIRMATIONS[chainType as keyof typeof config.ORDER_EXECUTOR_CONFIRMATIONS] ?? config.ORDER_EXECUTOR_CONFIRMATIONS_DEFAULT;
   const store = new OutgoingTransferRepository(db);
   const transfers = new OutgoingTransfers({ store, chain: senders, confirmations });
-  // the gas station: the reserved key that tops up token deposit addresses (docs/operations.md, "The gas station"); an EVM key, it serves the EVM chains
-  const station = { index: GAS_STATION_INDEX, address: await signer.addressAt('evm', GAS_STATION_INDEX) };
-  logger.info({ msg: 'gas_station', address: station.address, index: station.index });
+  // the gas station: the reserved key that tops up token deposit addresses (docs/operations.md, "The gas station"), on the EVM chains and Tron
+  const station = await stationKeyOf(signer);
+  logger.info({ msg: 'gas_station', address: station.addresses.evm, tronAddress: station.addresses.tvm, index: station.index });
   const orders = new OrderRepository(db);
-  const gas = new GasStation({ transfers, store, chain: evm, station, recordTopUp: async (row) => void (await orders.recordGasTopUp(row)) });
+  const gas = new GasStation({ transfers, store, chain: (chainType) => evm(chainType) ?? tron(chainType), station, recordTopUp: async (row) => void (await orders.recordGasTopUp(row)) });
   const thorchain = new ThorchainAdapter({ baseUrl: config.THORNODE_API_URL, clientId: config.THORNODE_CLIENT_ID, timeoutMs: config.THORNODE_TIMEOUT_MS });
   const changenow = new ChangeNowAdapter({ baseUrl: config.CHANGENOW_API_URL, apiKey: config.CHANGENOW_API_KEY, timeoutMs: config.CHANGENOW_TIMEOUT_MS, depositWindowMs: config.CHANGENOW_DEPOSIT_WINDOW_MS });
   const executor = new OrderExecutor({
@@ -49,6 +49,6 @@ runService('order-executor', orderExecutorConfig, async (svc) => {
   const refunds = new RefundJob({ db, transfers, chains: senders, gas, confirmations, logger, registry, batchSize: config.ORDER_EXECUTOR_BATCH });
   svc.serve(periodicJob({ name: 'refunds', intervalMs: config.ORDER_EXECUTOR_INTERVAL_MS, run: () => refunds.run(), logger, runAtStart: true }));
   // the station's balance for the operator who funds it (gauge, low-balance warning)
-  const watch = new GasStationWatch({ station: gas, chainTypes: evmChainTypesWithOrigin(origins), warnBelowWei: BigInt(config.GAS_STATION_LOW_BALANCE_GWEI) * 10n ** 9n, logger, registry });
+  const watch = new GasStationWatch({ station: gas, chainTypes: stationChainTypesWithOrigin(origins), warnBelow: stationWarnBelow(config), logger, registry });
   svc.serve(periodicJob({ name: 'gas_station', intervalMs: config.GAS_STATION_CHECK_INTERVAL_MS, run: () => watch.check(), logger, runAtStart: true }));
 });

@@ -39,8 +39,9 @@ export interface RefundJobDeps {
  * same bytes broadcast again after a crash); once it is confirmed the order takes `refund_sent`
  * through the state machine (`Refunded`, the hash on the order, an audit row that the outbox
  * publishes to orders.events.v1). The deposit must have its confirmations on the chain first.
- * Native coins (EVM chains, Bitcoin, Tron) and EVM tokens (their gas from the gas station, D129); a
- * token refund where no gas station serves the chain (Tron) is counted and logged for an operator.
+ * Native coins (EVM chains, Bitcoin, Tron) and tokens of EVM chains and Tron (their gas from the
+ * gas station, D129); a token refund where no gas station serves the chain is counted and logged
+ * for an operator.
  */
 export class RefundJob {
   private readonly orders: OrderRepository;

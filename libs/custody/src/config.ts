@@ -1,3 +1,4 @@
+import { CHAINS, type ChainType } from '@chainpipe/chains';
 import { ConfigError, int, secret, url, type Field } from '@chainpipe/runtime';
 import { DepositAddresses, parseAccountXpub, type DerivableFamily } from './deposit-keys';
 import { DepositAddressBook } from './deposit-address-book';
@@ -92,13 +93,19 @@ export function signerFromConfig(config: { SIGNER_URL: string; SIGNER_TOKEN: str
 }
 
 /**
- * The gas station (the EVM key of GAS_STATION_INDEX): the balance under which the apps that use
- * it warn (`gas_station_low`), and how often the executor reads it for its gauge.
+ * The gas station (the EVM and Tron keys of GAS_STATION_INDEX): the balance under which the apps
+ * that use it warn (`gas_station_low`), and how often the executor reads it for its gauge.
  */
 export const gasStationConfig = {
   GAS_STATION_LOW_BALANCE_GWEI: int({ default: 50_000_000, min: 0, doc: "the gas station's balance (gwei, on each EVM chain with an origin) under which the executor logs gas_station_low each check; 0: never (default 0.05 of the native coin)" }),
-  GAS_STATION_CHECK_INTERVAL_MS: int({ default: 60_000, min: 100, doc: "how often the executor reads the gas station's balance on each EVM chain (the chainpipe_agg_gas_station_balance gauge)" }),
+  GAS_STATION_LOW_BALANCE_TRX: int({ default: 500, min: 0, doc: "the gas station's balance (TRX) on Tron under which the executor logs gas_station_low each check; 0: never (a USDT-TRC20 transfer's planned fee is some 30 TRX)" }),
+  GAS_STATION_CHECK_INTERVAL_MS: int({ default: 60_000, min: 100, doc: "how often the executor reads the gas station's balance on each EVM chain and Tron (the chainpipe_agg_gas_station_balance gauge)" }),
 };
+
+/** The station's warning level on a chain type in its smallest unit (wei on EVM chains, sun on Tron); 0: never. */
+export function stationWarnBelow(config: { GAS_STATION_LOW_BALANCE_GWEI: number; GAS_STATION_LOW_BALANCE_TRX: number }): (chainType: string) => bigint {
+  return (chainType) => (CHAINS[chainType as ChainType]?.family === 'tvm' ? BigInt(config.GAS_STATION_LOW_BALANCE_TRX) * 10n ** 6n : BigInt(config.GAS_STATION_LOW_BALANCE_GWEI) * 10n ** 9n);
+}
 
 /** How Bitcoin transfers from deposit addresses are priced (apps that send on Bitcoin). */
 export const bitcoinSenderConfig = {

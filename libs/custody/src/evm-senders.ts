@@ -17,9 +17,9 @@ export function evmSendersByChainType(origins: ChainOrigins, signer: Signer, tim
   return (chainType) => senders.get(chainType);
 }
 
-/** The EVM chain types a sender is configured for (their mainnet has an origin), in `NETWORKS` order. */
-export function evmChainTypesWithOrigin(origins: ChainOrigins): string[] {
+/** The chain types of `families` a sender is configured for (their mainnet has an origin), in `NETWORKS` order. */
+export function chainTypesWithOrigin(origins: ChainOrigins, families: readonly string[]): string[] {
   const types: string[] = [];
-  for (const n of NETWORKS) if (n.family === 'evm' && !n.testnet && !types.includes(n.chainType) && origins.urlFor(n.network)) types.push(n.chainType);
+  for (const n of NETWORKS) if (families.includes(n.family) && !n.testnet && !types.includes(n.chainType) && origins.urlFor(n.network)) types.push(n.chainType);
   return types;
 }
