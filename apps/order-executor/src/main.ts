@@ -1,6 +1,6 @@
 import { ChangeNowAdapter, ThorchainAdapter } from '@chainpipe/aggregator';
 import { chainOriginsFromConfig } from '@chainpipe/chains';
-import { GAS_STATION_INDEX, GasStation, OutgoingTransfers, bitcoinSenderOptions, bitcoinSendersByChainType, evmChainTypesWithOrigin, evmSendersByChainType, signerFromConfig, solanaSenderOf, tronSendersByChainType } from '@chainpipe/custody';
+import { GAS_STATION_INDEX, GasStation, OutgoingTransfers, evmChainTypesWithOrigin, sendersByChainType, signerFromConfig } from '@chainpipe/custody';
 import { addPostgres } from '@chainpipe/db';
 import { OrderRepository, OutgoingTransferRepository } from '@chainpipe/order-store';
 import { periodicJob, runService, systemClock } from '@chainpipe/runtime';
@@ -16,11 +16,7 @@ runService('order-executor', orderExecutorConfig, async (svc) => {
   const signer = signerFromConfig(config);
   const origins = chainOriginsFromConfig(config);
   // one sender per chain type (EVM chains, Bitcoin, Solana, Tron), on its mainnet (deposits are seen on the monitored mainnets)
-  const evm = evmSendersByChainType(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
-  const bitcoin = bitcoinSendersByChainType(origins, signer, bitcoinSenderOptions(config));
-  const solana = solanaSenderOf(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
-  const tron = tronSendersByChainType(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
-  const senders = (chainType: string) => evm(chainType) ?? bitcoin(chainType) ?? tron(chainType) ?? (chainType === 'solana' ? solana : undefined);
+  const { evm, all: senders } = sendersByChainType(origins, signer, config);
   const confirmations = (chainType: string) => config.ORDER_EXECUTOR_CONFIRMATIONS[chainType as keyof typeof config.ORDER_EXECUTOR_CONFIRMATIONS] ?? config.ORDER_EXECUTOR_CONFIRMATIONS_DEFAULT;
   const store = new OutgoingTransferRepository(db);
   const transfers = new OutgoingTransfers({ store, chain: senders, confirmations });
