@@ -24,6 +24,8 @@ export interface ExecutorStackOptions {
 export class ExecutorStack {
   readonly procs: Record<string, RunningProcess> = {};
   base = '';
+  /** The suite database's URL (for processes a test runs itself, such as the admin command). */
+  databaseUrl = '';
   db!: Knex;
   events!: TopicCollector;
   /** Ops port of the running executor (its /metrics). */
@@ -33,7 +35,7 @@ export class ExecutorStack {
   constructor(private readonly opts: ExecutorStackOptions) {}
 
   async start(): Promise<void> {
-    const databaseUrl = await suiteDatabase(this.opts.database);
+    const databaseUrl = (this.databaseUrl = await suiteDatabase(this.opts.database));
     this.db = createDb({ url: databaseUrl, poolMax: 4 });
     // transfers an earlier run left open were for its (gone) simulated chain: the executor must not resume them
     await voidEarlierChainTransfers(this.db);

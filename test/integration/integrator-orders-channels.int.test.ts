@@ -24,6 +24,8 @@ const ETH = 101;
 const USDT = 102; // on Ethereum, 6 decimals
 const BTC = 1001;
 const SOL = 801; // 9 decimals, external id 5426
+const USDC_SOLANA = 802; // SPL mint EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v
+const WSOL = 804; // SPL mint So11111111111111111111111111111111111111112
 const AMOUNT = 100_000_000_000_000_000n; // 0.1 ETH
 const PROVIDER_OUT = 398_000n;
 const NET_OUT = (PROVIDER_OUT * (AMOUNT - (AMOUNT * 3n) / 1000n)) / AMOUNT; // 396806
@@ -180,6 +182,24 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
     const small = await create(body({ src_token_id: SOL, amount_in: '200000000', main_channel_estimated_out_amount: (NET_OUT / 10n).toString(), min_acceptable_out_amount: ((NET_OUT * 99n) / 1000n).toString(), channels: [{ channel_id: 1, estimated_out_str: (NET_OUT / 10n).toString() }] }));
     expect(small).to.deep.equal({ status: 400, body: { code: 400, msg: 'amount_in below minimum', data: null } });
     expect((await exchanges()).length, 'no exchange at the provider').to.equal(exchangesBefore);
+  });
+
+  it('Solana: an SPL token source (USDC, wrapped SOL) is token not found, before any price, address or exchange: the platform could never forward it', async () => {
+    // both are in the reference (an unknown id would be token not found too): Solana mints, not native
+    const mints = await db('price.tokens as t').join('price.chains as c', 'c.id', 't.chain_id').whereIn('t.id', [USDC_SOLANA, WSOL]).orderBy('t.id').select('t.contract_address', 't.is_native', 'c.chain_type');
+    expect(mints).to.deep.equal([
+      { contract_address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', is_native: false, chain_type: 'svm' },
+      { contract_address: 'So11111111111111111111111111111111111111112', is_native: false, chain_type: 'svm' },
+    ]);
+    const exchangesBefore = (await exchanges()).length;
+    const deposits = await db('agg.orders').where({ deposit_chain_type: 'solana' }).count<{ count: string }[]>('* as count');
+    // USDC (6 decimals) and wSOL, both Solana mints of the price reference; no price is stored for either
+    for (const [tokenId, amountIn] of [[USDC_SOLANA, '200000000'], [WSOL, '2000000000']] as const) {
+      const refused = await create(body({ src_token_id: tokenId, amount_in: amountIn }));
+      expect(refused, `token ${tokenId}`).to.deep.equal({ status: 400, body: { code: 400, msg: 'token not found', data: null } });
+    }
+    expect((await exchanges()).length, 'no exchange at the provider').to.equal(exchangesBefore);
+    expect(await db('agg.orders').where({ deposit_chain_type: 'solana' }).count<{ count: string }[]>('* as count'), 'no order').to.deep.equal(deposits);
   });
 
   it('Solana while the signing service is down: 503, no order and no exchange at the provider; the next order gets its address again', async () => {

@@ -1,16 +1,12 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { parseEther } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { GAS_STATION_INDEX, MnemonicSigner } from '@chainpipe/custody';
 import { createDb, type Knex } from '@chainpipe/db';
 import { OrderRepository, OutgoingTransferRepository, type NewOrder, type OrderRow } from '@chainpipe/order-store';
-import { freePort, platformKeyEnv, simChain, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
+import { freePort, platformKeyEnv, runAdmin, simChain, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 import { orderFixture } from './order-fixtures';
-
-const run = promisify(execFile);
 
 /**
  * The operator's money commands as an operator runs them (`npm run admin -- …`, a process of its
@@ -43,15 +39,7 @@ describe('admin money commands with the order executor (real stack)', function (
     await db('agg.orders').where({ id: o.id }).update({ state, deposit_amount: paid.toString(), deposit_tx_hash: hash, deposited_at: new Date() });
     return (await orders.findById(o.id))!;
   };
-  const admin = async (args: string[], extra: Record<string, string> = {}): Promise<{ code: number; out: string }> => {
-    try {
-      const { stdout } = await run(process.execPath, ['--require', 'tsx/cjs', 'apps/admin/src/main.ts', ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, ...extra } });
-      return { code: 0, out: stdout };
-    } catch (err) {
-      const e = err as { code?: number; stdout?: string; stderr?: string };
-      return { code: e.code ?? -1, out: `${e.stdout ?? ''}${e.stderr ?? ''}` };
-    }
-  };
+  const admin = (args: string[], extra: Record<string, string> = {}) => runAdmin(databaseUrl, args, extra);
 
   before(async () => {
     databaseUrl = await suiteDatabase('money_admin');

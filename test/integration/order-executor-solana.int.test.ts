@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import { MnemonicSigner, RENT_EXEMPT_MINIMUM } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
 import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder } from '@chainpipe/order-store';
-import { simSolana, TEST_KEY_MNEMONIC, waitFor, type TopicCollector } from '@chainpipe/testing';
+import { base58Encode } from '@chainpipe/chains';
+import { platformKeyEnv, runAdmin, simSolana, TEST_KEY_MNEMONIC, waitFor, type TopicCollector } from '@chainpipe/testing';
 import { ExecutorStack, nextDepositIndex } from './executor-stack';
 import { orderFixture } from './order-fixtures';
 
@@ -33,6 +34,8 @@ describe('order executor: orders paid on Solana forwarded and refunded from thei
   let events: TopicCollector;
   let base = '';
   let integratorId = '';
+  /** The SOL order the first test settled, its fees left at its deposit address (swept by a later test). */
+  let settled: { orderNo: string; orderId: string; address: string; fees: bigint } | undefined;
 
   const solana = simSolana(() => base);
   /** An order paid on Solana to the platform's address of a fresh deposit index (Exchanging unless `over.state`). */
@@ -103,6 +106,7 @@ describe('order executor: orders paid on Solana forwarded and refunded from thei
     expect(finished).to.include({ status: 'finished', amountFrom: Number(net) / 1e9 });
     const audit = (await orders.audit(order.id)).map((a) => [a.event, a.to_state]);
     expect(audit).to.deep.equal([['created', 'Exchanging'], ['forwarded', 'Exchanging'], ['channel_status', 'Completed'], ['settle', 'Settled']]);
+    settled = { orderNo: order.order_no, orderId: order.id, address, fees: feePlatform + feeIntegrator };
     await waitFor(() => events.messages.some((m) => JSON.parse(m.value!.toString()).order_id === order.id && JSON.parse(m.value!.toString()).event === 'forwarded'), { timeoutMs: 20_000, what: 'the forwarded event' });
   });
 
@@ -131,5 +135,51 @@ describe('order executor: orders paid on Solana forwarded and refunded from thei
     const audit = await orders.audit(order.id);
     expect(audit.at(-1)).to.include({ event: 'refund_sent', from_state: 'SlippageFailed', to_state: 'Refunded' });
     await waitFor(() => events.messages.some((m) => JSON.parse(m.value!.toString()).order_id === order.id && JSON.parse(m.value!.toString()).event === 'refund_sent'), { timeoutMs: 20_000, what: 'the refund_sent event' });
+  });
+
+  it('treasury:sweep (the admin command as a process) moves a settled SOL order’s fees to TREASURY_ADDRESS_SVM once: all the address holds less the sweep’s fee, closing the account; a second run sends nothing', async () => {
+    expect(settled, 'the SOL order of the first test settled').to.not.equal(undefined);
+    const { orderNo, orderId, address, fees } = settled!;
+    // a treasury account that does not exist yet: it must receive at least the rent-exempt minimum
+    const treasury = base58Encode(randomBytes(32));
+    const env = { TREASURY_ADDRESS_EVM: '0x' + '11'.repeat(20), TREASURY_ADDRESS_SVM: treasury, CHAIN_RPC_DEFAULT_BASE: `${base}/rpc`, CHAIN_RPC_URLS: '', ...platformKeyEnv(TEST_KEY_MNEMONIC) };
+    // after the forward the address holds the fees less the forward's fee; the sweep pays one more
+    const expected = fees - SIGNATURE_FEE - SIGNATURE_FEE;
+    expect(await solana.balanceOf(address)).to.equal(fees - SIGNATURE_FEE);
+
+    const bad = await runAdmin(stack.databaseUrl, ['treasury:sweep', '--dry-run', '--order', orderNo], { ...env, TREASURY_ADDRESS_SVM: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' });
+    expect(bad.code, 'a Tron address as the Solana treasury stops the command before anything is read').to.not.equal(0);
+    expect(bad.out).to.include('TREASURY_ADDRESS_SVM is not a Solana address');
+
+    const dry = await runAdmin(stack.databaseUrl, ['treasury:sweep', '--dry-run', '--order', orderNo], env);
+    expect(dry.code, dry.out).to.equal(0);
+    expect(dry.out).to.include(`${orderNo}\twould sweep\t${expected}\tfrom ${address}\tto ${treasury}`);
+    expect((await transfers.listByOrder(orderId)).filter((t) => t.kind === 'sweep'), 'a dry run signs nothing').to.deep.equal([]);
+
+    const real = await runAdmin(stack.databaseUrl, ['treasury:sweep', '--order', orderNo], env);
+    expect(real.code, real.out).to.equal(0);
+    const line = real.out.split('\n').find((l) => l.startsWith(`${orderNo}\tswept\t${expected}\t`));
+    expect(line, real.out).to.be.a('string');
+    const hash = line!.split('\t')[3];
+    await solana.landed(hash);
+    const tx = await solanaTransaction(hash);
+    expect(tx.transaction.message.accountKeys[0], 'signed and paid by the deposit address').to.equal(address);
+    expect(movedTo(tx, treasury), 'what reached the treasury, read off the chain').to.equal(expected);
+    expect(BigInt(tx.meta.fee)).to.equal(SIGNATURE_FEE);
+    expect(await solana.balanceOf(treasury)).to.equal(expected);
+    expect(await solana.balanceOf(address), 'everything left: the deposit account is closed').to.equal(0n);
+    const [sweep, ...more] = (await transfers.listByOrder(orderId)).filter((t) => t.kind === 'sweep');
+    expect(more).to.deep.equal([]);
+    expect(sweep).to.include({ chain_type: 'solana', from_address: address, to_address: treasury, tx_hash: hash, amount: expected.toString(), nonce: null });
+    expect(sweep.detail).to.include({ network_fee: SIGNATURE_FEE.toString(), fees: fees.toString() });
+
+    // the executor follows every open transfer: the sweep is confirmed, and the order no longer due
+    await waitFor(async () => (await transfers.listByOrder(orderId)).some((t) => t.kind === 'sweep' && t.status === 'confirmed'), { timeoutMs: 20_000, what: 'the sweep confirmed' });
+    const rerun = await runAdmin(stack.databaseUrl, ['treasury:sweep', '--order', orderNo], env);
+    expect(rerun.code, rerun.out).to.equal(0);
+    expect(rerun.out).to.not.include('\tswept\t');
+    expect(rerun.out).to.include('swept nothing (smallest units) from 0 orders');
+    expect((await transfers.listByOrder(orderId)).filter((t) => t.kind === 'sweep')).to.have.length(1);
+    expect(await solana.balanceOf(treasury), 'nothing more reached the treasury').to.equal(expected);
   });
 });

@@ -1,5 +1,5 @@
 import { chainOriginsFromConfig } from '@chainpipe/chains';
-import { GasStation, OutgoingTransfers, bitcoinSenderOptions, bitcoinSendersByChainType, evmSendersByChainType, signerFromConfig, stationChainTypesWithOrigin, stationKeyOf, stationWarnBelow, tronSendersByChainType } from '@chainpipe/custody';
+import { GasStation, OutgoingTransfers, sendersByChainType, signerFromConfig, stationChainTypesWithOrigin, stationKeyOf, stationWarnBelow } from '@chainpipe/custody';
 import { ApiKeyRepository, createDb, dbConfig, type Knex } from '@chainpipe/db';
 import { IntegratorRepository, OrderRepository, OutgoingTransferRepository } from '@chainpipe/order-store';
 import { loadConfig } from '@chainpipe/runtime';
@@ -18,10 +18,7 @@ async function moneyDeps(db: Knex) {
   const config = loadConfig(sweepConfig, process.env);
   const signer = signerFromConfig(config);
   const origins = chainOriginsFromConfig(config);
-  const evm = evmSendersByChainType(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
-  const bitcoin = bitcoinSendersByChainType(origins, signer, bitcoinSenderOptions(config));
-  const tron = tronSendersByChainType(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
-  const senders = (chainType: string) => evm(chainType) ?? bitcoin(chainType) ?? tron(chainType);
+  const { evm, tron, all: senders } = sendersByChainType(origins, signer, config);
   const store = new OutgoingTransferRepository(db);
   const transfers = new OutgoingTransfers({ store, chain: senders, confirmations: () => config.TRANSFER_CONFIRMATIONS });
   const orders = new OrderRepository(db);
@@ -34,6 +31,7 @@ async function moneyDeps(db: Knex) {
     treasuryEvm: config.TREASURY_ADDRESS_EVM,
     treasuryUtxo: config.TREASURY_ADDRESS_UTXO,
     treasuryTvm: config.TREASURY_ADDRESS_TVM,
+    treasurySvm: config.TREASURY_ADDRESS_SVM,
     gas,
     station: gas,
     chainTypes: stationChainTypesWithOrigin(origins),

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { CHAINS, canonicalAddress, type ChainType } from '@chainpipe/chains';
-import { gasTopUp, transferCalldata, type FeePlan, type GasStation, type OutgoingTransfers } from '@chainpipe/custody';
+import { gasTopUp, solanaSweepFit, transferCalldata, type FeePlan, type GasStation, type OutgoingTransfers } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
 import { OutgoingTransferRepository, type OrderRow } from '@chainpipe/order-store';
 import { SWEEPABLE_STATES, decideSweep } from '@chainpipe/orders';
@@ -10,7 +10,8 @@ import { UsageError, type Output } from './commands';
 export const TREASURY_USAGE = `  treasury:sweep [--dry-run] [--limit N] [--order ORDER_NO]
       move fee_platform + fee_integrator left at the deposit addresses of Completed and Settled
       orders to the treasury of their chain's family (TREASURY_ADDRESS_EVM, TREASURY_ADDRESS_UTXO,
-      TREASURY_ADDRESS_TVM), once per order, leaving the network fee of the transfer;
+      TREASURY_ADDRESS_TVM, TREASURY_ADDRESS_SVM), once per order, leaving the network fee of the
+      transfer (on Solana also the rent-exempt minimum, unless the account ends empty);
       prints each transfer's hash (--dry-run: what it would move, nothing signed; --order: that
       order only). A token's fees leave by the token's transfer, its gas sent to the deposit
       address by the gas station first: such an order shows its top-up; run again once it is
@@ -19,21 +20,22 @@ export const TREASURY_USAGE = `  treasury:sweep [--dry-run] [--limit N] [--order
       origins (CHAIN_RPC_URLS / CHAIN_RPC_DEFAULT_BASE)
 `;
 
-/** The treasuries where swept fees go, per chain family: EVM required, Bitcoin and Tron optional; checked at start. */
+/** The treasuries where swept fees go, per chain family: EVM required, Bitcoin, Tron and Solana optional; checked at start. */
 export const treasuryConfig = {
   TREASURY_ADDRESS_EVM: treasuryAddress('evm', { required: true, doc: 'the platform treasury on the EVM chains: fee sweeps (treasury:sweep) send the fees of completed orders there' }),
   TREASURY_ADDRESS_UTXO: treasuryAddress('utxo', { required: false, doc: 'the platform treasury on Bitcoin (a mainnet address: 1…, 3…, bc1…): fee sweeps of Bitcoin deposit addresses go there; empty: they are skipped' }),
   TREASURY_ADDRESS_TVM: treasuryAddress('tvm', { required: false, doc: 'the platform treasury on Tron (T…): fee sweeps of Tron deposit addresses go there; empty: they are skipped' }),
+  TREASURY_ADDRESS_SVM: treasuryAddress('svm', { required: false, doc: 'the platform treasury on Solana (a base58 address of 32 bytes): fee sweeps of SOL deposit addresses go there; empty: they are skipped' }),
 };
 
-const FAMILY_NAMES = { evm: 'an EVM address', utxo: 'a Bitcoin mainnet address', tvm: 'a Tron address' } as const;
+const FAMILY_NAMES = { evm: 'an EVM address', utxo: 'a Bitcoin mainnet address', tvm: 'a Tron address', svm: 'a Solana address' } as const;
 
 /** A treasury address of one chain family in its canonical form; optional ones are '' when unset. */
 function treasuryAddress(family: keyof typeof FAMILY_NAMES, opts: { required: boolean; doc: string }): Field<string> {
   const base = str({ ...(opts.required ? {} : { default: '' }), doc: opts.doc });
   return {
     ...base,
-    kind: ({ evm: 'evm-address', utxo: 'bitcoin-address', tvm: 'tron-address' } as const)[family],
+    kind: ({ evm: 'evm-address', utxo: 'bitcoin-address', tvm: 'tron-address', svm: 'solana-address' } as const)[family],
     parse(raw) {
       if (raw === undefined || raw.trim() === '') return opts.required ? { error: 'is required' } : { value: '' };
       // a 0x address is an EVM one: as Tron's treasury it would be a paste from the wrong chain
@@ -43,7 +45,7 @@ function treasuryAddress(family: keyof typeof FAMILY_NAMES, opts: { required: bo
   };
 }
 
-/** What a sweep needs of a chain besides the outgoing transfer (`EvmSender`, `BitcoinSender` and `TronSender` have both). */
+/** What a sweep needs of a chain besides the outgoing transfer (`EvmSender`, `BitcoinSender`, `TronSender` and `SolanaSender` have both). */
 export interface SweepChain {
   balanceOf(address: string): Promise<bigint>;
   /** What `holder` holds of a token contract; absent on chains without tokens (Bitcoin). */
@@ -63,6 +65,8 @@ export interface TreasuryDeps {
   treasuryUtxo?: string;
   /** Canonical Tron treasury address; unset: Tron deposit addresses are not swept. */
   treasuryTvm?: string;
+  /** Canonical Solana treasury address; unset: Solana deposit addresses are not swept. */
+  treasurySvm?: string;
 }
 
 /** The treasury of a chain type's family; undefined where none is configured. */
@@ -71,6 +75,7 @@ function treasuryOf(deps: TreasuryDeps, chainType: string): string | undefined {
   if (family === 'evm') return deps.treasuryEvm;
   if (family === 'utxo') return deps.treasuryUtxo || undefined;
   if (family === 'tvm') return deps.treasuryTvm || undefined;
+  if (family === 'svm') return deps.treasurySvm || undefined;
   return undefined;
 }
 
@@ -168,7 +173,11 @@ export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io:
         continue;
       }
       const [plan, held] = await Promise.all([chain.feePlan(o.deposit_address, treasury), chain.balanceOf(o.deposit_address)]);
-      const decision = decideSweep({ ...facts, held, networkFee: plan.maxNetworkFee });
+      const decided = decideSweep({ ...facts, held, networkFee: plan.maxNetworkFee });
+      // Solana's rent rule: the deposit account ends empty or rent-exempt, an empty treasury account gets the minimum
+      const decision = decided.kind === 'sweep' && CHAINS[o.deposit_chain_type as ChainType]?.family === 'svm'
+        ? { ...decided, ...solanaSweepFit({ held, value: decided.value, fee: plan.maxNetworkFee, treasuryHeld: await chain.balanceOf(treasury) }) }
+        : decided;
       if (decision.kind === 'skip') {
         io.out(`${o.order_no}\tskipped\t${decision.reason} (holds ${held}, network fee up to ${plan.maxNetworkFee})`);
         continue;

@@ -46,4 +46,14 @@ describe('treasury:sweep configuration', () => {
     expect(refusal({ ...evm, TREASURY_ADDRESS_TVM: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u' })).to.include('TREASURY_ADDRESS_TVM is not a Tron address');
     expect(refusal({ ...evm, TREASURY_ADDRESS_TVM: '0xabcdef0123456789abcdef0123456789abcdef01' })).to.include('TREASURY_ADDRESS_TVM is not a Tron address');
   });
+
+  it('takes a Solana treasury (base58 of a 32-byte key), or none (Solana fees are then not swept); refuses one of another chain', () => {
+    const evm = { ...base, TREASURY_ADDRESS_EVM: '0xabcdef0123456789abcdef0123456789abcdef01' };
+    expect(loadConfig(sweepConfig, evm).TREASURY_ADDRESS_SVM).to.equal('');
+    // USDC's mint on Solana: a well-formed address
+    expect(loadConfig(sweepConfig, { ...evm, TREASURY_ADDRESS_SVM: ' EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v ' }).TREASURY_ADDRESS_SVM).to.equal('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v');
+    // a Tron address is base58 too, of 25 bytes; an EVM one is not base58
+    expect(refusal({ ...evm, TREASURY_ADDRESS_SVM: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' })).to.include('TREASURY_ADDRESS_SVM is not a Solana address');
+    expect(refusal({ ...evm, TREASURY_ADDRESS_SVM: '0xabcdef0123456789abcdef0123456789abcdef01' })).to.include('TREASURY_ADDRESS_SVM is not a Solana address');
+  });
 });

@@ -1,6 +1,6 @@
 import { ChangeNowAdapter, ThorchainAdapter } from '@chainpipe/aggregator';
 import { chainOriginsFromConfig } from '@chainpipe/chains';
-import { GasStation, OutgoingTransfers, bitcoinSenderOptions, bitcoinSendersByChainType, evmSendersByChainType, signerFromConfig, solanaSenderOf, stationChainTypesWithOrigin, stationKeyOf, stationWarnBelow, tronSendersByChainType } from '@chainpipe/custody';
+import { GasStation, OutgoingTransfers, sendersByChainType, signerFromConfig, stationChainTypesWithOrigin, stationKeyOf, stationWarnBelow } from '@chainpipe/custody';
 import { addPostgres } from '@chainpipe/db';
 import { OrderRepository, OutgoingTransferRepository } from '@chainpipe/order-store';
 import { periodicJob, runService, systemClock } from '@chainpipe/runtime';
@@ -16,11 +16,7 @@ runService('order-executor', orderExecutorConfig, async (svc) => {
   const signer = signerFromConfig(config);
   const origins = chainOriginsFromConfig(config);
   // one sender per chain type (EVM chains, Bitcoin, Solana, Tron), on its mainnet (deposits are seen on the monitored mainnets)
-  const evm = evmSendersByChainType(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
-  const bitcoin = bitcoinSendersByChainType(origins, signer, bitcoinSenderOptions(config));
-  const solana = solanaSenderOf(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
-  const tron = tronSendersByChainType(origins, signer, config.CHAIN_RPC_TIMEOUT_MS);
-  const senders = (chainType: string) => evm(chainType) ?? bitcoin(chainType) ?? tron(chainType) ?? (chainType === 'solana' ? solana : undefined);
+  const { evm, tron, all: senders } = sendersByChainType(origins, signer, config);
   const confirmations = (chainType: string) => config.ORDER_EXECUTOR_CONFIRMATIONS[chainType as keyof typeof config.ORDER_EXECUTOR_CONFIRMATIONS] ?? config.ORDER_EXECUTOR_CONFIRMATIONS_DEFAULT;
   const store = new OutgoingTransferRepository(db);
   const transfers = new OutgoingTransfers({ store, chain: senders, confirmations });

@@ -15,3 +15,4 @@ export * from './solana-keys';
 export * from './deposit-address-book';
 export * from './solana-transaction';
 export * from './tron-transaction';
+export * from './senders';

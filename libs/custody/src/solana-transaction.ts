@@ -38,6 +38,27 @@ export function solanaKeepsRent(kept: bigint): boolean {
   return left === 0n || left >= RENT_EXEMPT_MINIMUM;
 }
 
+/** Why a Solana sweep is not sent: the deposit account, or the empty treasury account, would end under the rent-exempt minimum. */
+export type SolanaSweepFit = { kind: 'sweep'; value: bigint } | { kind: 'skip'; reason: 'deposit_rent' | 'treasury_rent' };
+
+/**
+ * The rent rule applied to a sweep `decideSweep` (`@chainpipe/orders`) chose: `value` lamports
+ * out of `held`, the transaction paying `fee`. The deposit account must end empty (a sweep of
+ * everything closes it, allowed) or at least RENT_EXEMPT_MINIMUM. A remainder in between (the
+ * address holds more than fees + fee, by less than the minimum) is not closed by sweeping it too:
+ * a sweep never takes more than the fees, so the minimum stays and the sweep is that much
+ * smaller (`deposit_rent` when nothing is left to send). An empty treasury account (it has never
+ * received anything) must get at least the minimum (`treasury_rent`). Without these the node
+ * refuses the transaction (`InsufficientFundsForRent`), and `SolanaSender` would not sign it.
+ */
+export function solanaSweepFit(f: { held: bigint; value: bigint; fee: bigint; treasuryHeld: bigint }): SolanaSweepFit {
+  const left = f.held - f.value - f.fee;
+  const value = left > 0n && left < RENT_EXEMPT_MINIMUM ? f.held - f.fee - RENT_EXEMPT_MINIMUM : f.value;
+  if (value <= 0n) return { kind: 'skip', reason: 'deposit_rent' };
+  if (f.treasuryHeld === 0n && value < RENT_EXEMPT_MINIMUM) return { kind: 'skip', reason: 'treasury_rent' };
+  return { kind: 'sweep', value };
+}
+
 /**
  * What a Solana transfer will cost: the fee the chain answered for the message
  * (`getFeeForMessage`: 5000 lamports per signature, no priority fee) under one recent blockhash.

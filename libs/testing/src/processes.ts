@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { developmentSimulatorBase, TEST_KEY_MNEMONIC, platformKeyEnv, simulatorUpstreamEnv } from './upstream-env';
 import { forbidden, waitFor } from './wait';
 
@@ -131,4 +132,19 @@ export async function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * Runs the admin command as an operator does (`npm run admin -- …`: a process of its own) against
+ * `databaseUrl`, `env` over this process's environment; its exit code and what it printed
+ * (stdout, then stderr when it failed).
+ */
+export async function runAdmin(databaseUrl: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string }> {
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--require', 'tsx/cjs', 'apps/admin/src/main.ts', ...args], { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl, ...env } });
+    return { code: 0, out: stdout };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? -1, out: `${e.stdout ?? ''}${e.stderr ?? ''}` };
+  }
 }

@@ -185,6 +185,9 @@ export function orderService(deps: OrderServiceDeps): OrderService {
     const srcNetwork = src.network;
     // Solana's keys derive hardened only: no deposit address without the signing service
     if (!deps.depositAddresses.supports(srcNetwork.family)) throw bad(MSG.chainNotFound);
+    // the platform sends native SOL only from a Solana deposit address: an SPL token paid there
+    // could be neither forwarded nor refunded, so it is no source (docs/decisions.md, "SPL token sources are refused")
+    if (srcNetwork.family === 'svm' && !src.token.is_native) throw bad(MSG.tokenNotFound);
     const dstAddress = canonicalAddressForChainType(dst.token.chain_type, b.dst_address);
     if (!dstAddress.ok) throw bad(MSG.dstAddressInvalid);
     const amountIn = BigInt(b.amount_in);
