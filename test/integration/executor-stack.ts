@@ -1,7 +1,7 @@
 import { TOPICS } from '@chainpipe/contracts';
 import type { DerivableFamily, Signer } from '@chainpipe/custody';
 import { createDb, type Knex } from '@chainpipe/db';
-import type { NewOrder, OrderRepository } from '@chainpipe/order-store';
+import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder } from '@chainpipe/order-store';
 import { collectTopic, createRegistryTopics, freePort, spawnTs, stopProcess, suiteDatabase, testEnv, uniquePrefix, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
 import { orderFixture, voidEarlierChainTransfers } from './order-fixtures';
 
@@ -14,6 +14,8 @@ export interface ExecutorStackOptions {
   fundedTron?: string;
   /** `ORDER_EXECUTOR_CONFIRMATIONS` (chain=n pairs). */
   confirmations: string;
+  /** Name of the integrator the suite's orders belong to. */
+  integrator: string;
 }
 
 /**
@@ -28,6 +30,9 @@ export class ExecutorStack {
   databaseUrl = '';
   db!: Knex;
   events!: TopicCollector;
+  orders!: OrderRepository;
+  transfers!: OutgoingTransferRepository;
+  integratorId = '';
   /** Ops port of the running executor (its /metrics). */
   executorOps = 0;
   private executorEnv: Record<string, string> = {};
@@ -39,6 +44,9 @@ export class ExecutorStack {
     this.db = createDb({ url: databaseUrl, poolMax: 4 });
     // transfers an earlier run left open were for its (gone) simulated chain: the executor must not resume them
     await voidEarlierChainTransfers(this.db);
+    this.orders = new OrderRepository(this.db);
+    this.transfers = new OutgoingTransferRepository(this.db);
+    this.integratorId = await new IntegratorRepository(this.db).createIntegrator(this.opts.integrator);
     const prefix = uniquePrefix(this.opts.database.replace(/[^a-z]/g, '').slice(0, 12));
     await createRegistryTopics(prefix);
     this.events = await collectTopic(`${prefix}${TOPICS.ordersEvents.name}`);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { MnemonicSigner, RENT_EXEMPT_MINIMUM } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
-import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder } from '@chainpipe/order-store';
+import { OrderRepository, OutgoingTransferRepository, type NewOrder } from '@chainpipe/order-store';
 import { base58Encode } from '@chainpipe/chains';
 import { platformKeyEnv, runAdmin, simSolana, TEST_KEY_MNEMONIC, waitFor, type TopicCollector } from '@chainpipe/testing';
 import { ExecutorStack, nextDepositIndex } from './executor-stack';
@@ -60,12 +60,9 @@ describe('order executor: orders paid on Solana forwarded and refunded from thei
 
   before(async () => {
     solPayer = { index: 0, address: await wallet.addressAt('svm', 0) };
-    stack = new ExecutorStack({ database: 'order_executor_solana', funded: solPayer.address, confirmations: 'solana=2' });
+    stack = new ExecutorStack({ database: 'order_executor_solana', integrator: 'Solana executor test', funded: solPayer.address, confirmations: 'solana=2' });
     await stack.start();
-    ({ db, events, base } = stack);
-    orders = new OrderRepository(db);
-    transfers = new OutgoingTransferRepository(db);
-    integratorId = await new IntegratorRepository(db).createIntegrator('Solana executor test');
+    ({ db, events, base, orders, transfers, integratorId } = stack);
   });
 
   after(async () => {

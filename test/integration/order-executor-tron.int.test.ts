@@ -4,7 +4,7 @@ import { decodeFunctionData, erc20Abi } from 'viem';
 import { tronBase58ToHex, tronHexToBase58 } from '@chainpipe/chains';
 import { GasStation, MnemonicSigner, OutgoingTransfers, TronSender, stationKeyOf } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
-import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder } from '@chainpipe/order-store';
+import { OrderRepository, OutgoingTransferRepository, type NewOrder } from '@chainpipe/order-store';
 import { simTron, TEST_KEY_MNEMONIC, waitFor, type TopicCollector } from '@chainpipe/testing';
 import { runTreasuryCommand } from '../../apps/admin/src/treasury-commands';
 import { ExecutorStack, paidOrders } from './executor-stack';
@@ -73,12 +73,9 @@ describe('order executor: orders paid on Tron forwarded and refunded from their 
     payer = { index: PAYER_INDEX, address: await signer.addressAt('tvm', PAYER_INDEX) };
     station = (await stationKeyOf(signer)).addresses.tvm;
     // the payer and the gas station start funded, as `make up` funds them
-    stack = new ExecutorStack({ database: 'order_executor_tron', funded: '', fundedTron: `${payer.address},${station}`, confirmations: 'tron=2' });
+    stack = new ExecutorStack({ database: 'order_executor_tron', integrator: 'Tron executor test', funded: '', fundedTron: `${payer.address},${station}`, confirmations: 'tron=2' });
     await stack.start();
-    ({ db, events, base } = stack);
-    orders = new OrderRepository(db);
-    transfers = new OutgoingTransferRepository(db);
-    integratorId = await new IntegratorRepository(db).createIntegrator('Tron executor test');
+    ({ db, events, base, orders, transfers, integratorId } = stack);
     changenowId = ((await db('agg.channels').where({ adapter_kind: 'changenow' }).first('id')) as { id: number }).id;
   });
 

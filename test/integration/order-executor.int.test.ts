@@ -4,7 +4,7 @@ import { decodeEventLog, decodeFunctionData, encodeFunctionData, erc20Abi, getAd
 import { mnemonicToAccount } from 'viem/accounts';
 import { GAS_STATION_INDEX, MnemonicSigner } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
-import { IntegratorRepository, OrderRepository, OutgoingTransferRepository, type NewOrder, type OrderRow, type OutgoingTransferKind } from '@chainpipe/order-store';
+import { OrderRepository, OutgoingTransferRepository, type NewOrder, type OrderRow, type OutgoingTransferKind } from '@chainpipe/order-store';
 import { thorchainLimitMemo } from '@chainpipe/orders';
 import { simChain, TEST_KEY_MNEMONIC, waitFor, type TopicCollector } from '@chainpipe/testing';
 import { ExecutorStack, nextDepositIndex, paidOrders } from './executor-stack';
@@ -54,12 +54,9 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
   before(async () => {
     station = await signer.addressAt('evm', GAS_STATION_INDEX);
     // the payer and the gas station start funded, as `make up` funds them
-    stack = new ExecutorStack({ database: 'order_executor', funded: `${payer.address},${station}`, confirmations: 'ethereum=2' });
+    stack = new ExecutorStack({ database: 'order_executor', integrator: 'Executor test', funded: `${payer.address},${station}`, confirmations: 'ethereum=2' });
     await stack.start();
-    ({ db, events, base } = stack);
-    orders = new OrderRepository(db);
-    transfers = new OutgoingTransferRepository(db);
-    integratorId = await new IntegratorRepository(db).createIntegrator('Executor test');
+    ({ db, events, base, orders, transfers, integratorId } = stack);
   });
 
   after(async () => {
