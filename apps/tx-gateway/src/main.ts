@@ -86,8 +86,6 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
     },
   );
   http.upgrade(hub.upgrade);
-  // Stopped before the HTTP server: clients get 1001 and reconnect to another copy.
-  svc.serve({ name: 'websocket', stop: () => hub.close() });
   // Unacknowledged pushes due again (the applications' ws_ack_resend_interval_seconds).
   svc.serve(periodicJob({ name: 'ws_periodic_resend', intervalMs: config.WS_RESEND_SCAN_MS, run: () => hub.resendDue(), logger }));
   // The per-key cap's leases of this copy's connections, renewed well before they run out.
@@ -105,4 +103,7 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
     fromBeginning: true,
     sessionTimeoutMs: config.TX_GATEWAY_SESSION_TIMEOUT_MS,
   });
+  // Registered last, so stopped first: clients get 1001 and reconnect to another copy at once,
+  // not after this copy's consumer has finished its batch and left its group (seconds under load).
+  svc.serve({ name: 'websocket', stop: () => hub.close() });
 });

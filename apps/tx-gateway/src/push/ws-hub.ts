@@ -134,6 +134,8 @@ export class WsHub {
       this.metrics.handshakes.inc({ status: String(status) });
       refuse(socket, status, msg);
     };
+    // a copy shutting down takes no new connection: the client goes to another copy
+    if (this.closing) return done(503, 'server shutting down');
     const token = req.headers['x-api-key'];
     if (typeof token !== 'string' || token === '') return done(400, 'missing X-API-Key');
     const principal = await this.deps.resolveKey(token);
@@ -300,8 +302,11 @@ export class WsHub {
     return this.conns.size;
   }
 
-  /** Closes every connection with 1001 (going away): clients reconnect to another copy. */
+  private closing = false;
+
+  /** Closes every connection with 1001 (going away): clients reconnect to another copy; new handshakes get 503 from now on. */
   async close(): Promise<void> {
+    this.closing = true;
     await this.conns.closeAll(2_000);
   }
 }
