@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { parseGwei, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { loadContracts } from '@chainpipe/contracts';
-import { MnemonicSigner } from '@chainpipe/custody';
+import { MnemonicSigner, SingleKeySigner, rootOfMnemonic } from '@chainpipe/custody';
 import { createDb, type Knex } from '@chainpipe/db';
 
 import { OrderRepository } from '@chainpipe/order-store';
@@ -71,15 +71,16 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
   let ingest = '';
   let key = '';
   let integratorId = '';
-  const payer = mnemonicToAccount(TEST_KEY_MNEMONIC, { addressIndex: 19 });
+  // the payers are keys of account 1, apart from the platform's deposit keys (account 0, index = the order's deposit_index)
+  const payer = mnemonicToAccount(TEST_KEY_MNEMONIC, { accountIndex: 1, addressIndex: 19 });
   /** The user's Solana wallet: a key of another mnemonic than the platform's. */
   const solWallet = new MnemonicSigner('legal winner thank year wave sausage worth useful legal winner thank yellow');
   let solPayer = { index: 0, address: '' };
   const signerToken = randomBytes(8).toString('hex');
-  const signer = new MnemonicSigner(TEST_KEY_MNEMONIC);
-  /** The Tron payer: the test mnemonic's Tron key 19, funded on the simulated Tron. */
-  const tronPayer = { index: 19, address: '' };
-  const tron = simTron(() => sim, signer);
+  /** The Tron payer: the test mnemonic's key m/44'/195'/1'/0/0 (account 1), funded on the simulated Tron. */
+  const tronWallet = new SingleKeySigner('tvm', rootOfMnemonic(TEST_KEY_MNEMONIC).derive("m/44'/195'/1'/0/0").privateKey!);
+  const tronPayer = { index: 0, address: tronWallet.address };
+  const tron = simTron(() => sim, tronWallet);
   let matcherOps = 0;
   /** The (application, address) pairs in the matcher's index: this stack's changes topic is the test's own. */
   const matcherIndexSize = async () => {
@@ -99,7 +100,6 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
   };
 
   before(async () => {
-    tronPayer.address = await signer.addressAt('tvm', tronPayer.index);
     databaseUrl = await suiteDatabase('aggregator_e2e');
     db = createDb({ url: databaseUrl, poolMax: 4 });
     redis = createRedis({ url: env.redisUrl, keyPrefix: redisPrefix });
