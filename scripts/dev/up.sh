@@ -67,6 +67,17 @@ if ! grep -q '^DEMO_INTEGRATOR_KEY=' "$ENV_FILE"; then
   export DEMO_INTEGRATOR_KEY="$key"
 fi
 
+# wait_ready NAME OPS_PORT: until the app's /readyz answers 200 (60 s at most), or exits 1 with its log's tail.
+wait_ready() {
+  local name="$1" ops="$2" ok=0
+  for _ in $(seq 1 120); do
+    if curl -fsS "http://127.0.0.1:$ops/readyz" >/dev/null 2>&1; then ok=1; break; fi
+    kill -0 "$(cat "$RUN/pids/$name.pid")" 2>/dev/null || break
+    sleep 0.5
+  done
+  if [ "$ok" != 1 ]; then echo "up: $name did not become ready; last lines of .run/logs/$name.log:" >&2; tail -n 30 "$RUN/logs/$name.log" >&2; exit 1; fi
+}
+
 # The port table (APP_PORTS in libs/runtime), in start order; apps not written yet are skipped.
 APPS="$(npx --no-install tsx scripts/dev/apps.ts)"
 started=()
@@ -80,17 +91,14 @@ while read -r name port ops; do
   env "${envs[@]}" LOG_PRETTY=false nohup "${CMD[@]}" >>"$RUN/logs/$name.log" 2>&1 &
   echo $! > "$pidf"
   started+=("$name $port $ops")
+  # the stand-in of every third-party upstream comes up first: an app whose first poll finds it
+  # down waits a whole poll interval (a minute for the quotes) before it is ready
+  [ "$name" = upstream-sim ] && wait_ready "$name" "$ops"
 done <<< "$APPS"
 
 for entry in "${started[@]}"; do
   read -r name port ops <<<"$entry"
-  ok=0
-  for _ in $(seq 1 120); do
-    if curl -fsS "http://127.0.0.1:$ops/readyz" >/dev/null 2>&1; then ok=1; break; fi
-    kill -0 "$(cat "$RUN/pids/$name.pid")" 2>/dev/null || break
-    sleep 0.5
-  done
-  if [ "$ok" != 1 ]; then echo "up: $name did not become ready; last lines of .run/logs/$name.log:" >&2; tail -n 30 "$RUN/logs/$name.log" >&2; exit 1; fi
+  wait_ready "$name" "$ops"
 done
 
 echo
