@@ -1,4 +1,5 @@
 import { BitcoinSender, SingleKeySigner, rootOfMnemonic, type Signer } from '@chainpipe/custody';
+import { simRpc } from './sim-chain';
 import { waitFor } from './wait';
 
 /** A user's P2WPKH wallet: its address, and a Signer of its one key (as a wallet signs its inputs). */
@@ -28,13 +29,7 @@ export interface SimBitcoin {
 
 /** `base`: the simulator's URL, read at each call (suites learn it in their `before`). */
 export function simBitcoin(base: () => string): SimBitcoin {
-  const url = () => `${base()}/rpc/bitcoin-mainnet`;
-  const rpc = async (method: string, params: unknown[]) => {
-    const res = await fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '1.0', id: 1, method, params }) });
-    const body = (await res.json()) as { result?: any; error?: { message: string } | null };
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
+  const rpc = simRpc(base, 'bitcoin-mainnet', '1.0');
   const mined = (txid: string) =>
     waitFor(
       async () => {
@@ -48,7 +43,7 @@ export function simBitcoin(base: () => string): SimBitcoin {
     mined,
     async pay(wallet, to, value, opts = {}) {
       // the wallet builds and signs as the platform's sender does: the same BIP143 inputs, memo output and change
-      const sender = new BitcoinSender({ url: url(), timeoutMs: 10_000, confTarget: 2, minFeeRate: 1n }, wallet.signer);
+      const sender = new BitcoinSender({ url: `${base()}/rpc/bitcoin-mainnet`, timeoutMs: 10_000, confTarget: 2, minFeeRate: 1n }, wallet.signer);
       const { raw, hash } = await sender.sign({ index: 0, address: wallet.address }, { to, value, memo: opts.memo });
       await sender.broadcast(raw, hash);
       await mined(hash);

@@ -31,11 +31,11 @@ export function simChain(base: () => string, network = 'ethereum-mainnet', chain
   };
 }
 
-/** A JSON-RPC call to a network of the simulator; the result, or an error named by the method. */
-function simRpc(base: () => string, network: string): (method: string, params: unknown[]) => Promise<any> {
+/** A JSON-RPC call to a network of the simulator; the result, or an error named by the method (Bitcoin Core's clients speak `1.0`). */
+export function simRpc(base: () => string, network: string, jsonrpc: '1.0' | '2.0' = '2.0'): (method: string, params: unknown[]) => Promise<any> {
   return async (method, params) => {
-    const res = await fetch(`${base()}/rpc/${network}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-    const body = (await res.json()) as { result?: any; error?: { message: string } };
+    const res = await fetch(`${base()}/rpc/${network}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc, id: 1, method, params }) });
+    const body = (await res.json()) as { result?: any; error?: { message: string } | null };
     if (body.error) throw new Error(`${method}: ${body.error.message}`);
     return body.result;
   };
