@@ -2,7 +2,7 @@ import { Counter, type Registry } from 'prom-client';
 import { AmountBelowProviderMinimum, tokenRefOf, type TokenRef } from '@chainpipe/aggregator';
 import type { FeePlan, GasStation, OutgoingTransferIntent, OutgoingTransfers, TransferChain } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
-import { OrderRepository, OutgoingTransferRepository, type OrderRow, type OutgoingTransferRow } from '@chainpipe/order-store';
+import { OrderRepository, OrderRotation, OutgoingTransferRepository, type OrderRow, type OutgoingTransferRow } from '@chainpipe/order-store';
 import { decideForward } from '@chainpipe/orders';
 import { ReferenceRepository } from '@chainpipe/price-store';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
@@ -51,6 +51,7 @@ export interface OrderExecutorDeps {
  */
 export class OrderExecutor {
   private readonly orders: OrderRepository;
+  private readonly forwardRotation = new OrderRotation();
   private readonly stored: OutgoingTransferRepository;
   private readonly reference: ReferenceRepository;
   private readonly forwarders: ReadonlyMap<string, ChannelForwarder>;
@@ -78,7 +79,9 @@ export class OrderExecutor {
       this.metrics.failures.inc({ step: 'resume' });
       this.log.warn({ msg: 'transfer_resume_failed', orderId: row.order_id, kind: row.kind, txHash: row.tx_hash, err: errorMessage(err) });
     });
-    for (const order of await this.orders.listAwaitingForward(this.deps.batchSize)) {
+    // an order that waits (confirmations, a halted chain, a top-up) stays in the set: the page after the last one each pass
+    const awaiting = await this.forwardRotation.next(this.deps.batchSize, (afterId) => this.orders.listAwaitingForward(this.deps.batchSize, afterId));
+    for (const order of awaiting) {
       try {
         await this.execute(order);
       } catch (err) {

@@ -1,7 +1,7 @@
 import { Counter, type Registry } from 'prom-client';
 import { transferCalldata, type FeePlan, type GasStation, type OutgoingTransfers, type TransferChain } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
-import { OrderRepository, OutgoingTransferRepository, channelReturned, type OrderRow, type OutgoingTransferRow } from '@chainpipe/order-store';
+import { OrderRepository, OrderRotation, OutgoingTransferRepository, channelReturned, type OrderRow, type OutgoingTransferRow } from '@chainpipe/order-store';
 import { REFUND_SENDING_STATES, refundAmount, refundReady } from '@chainpipe/orders';
 import { errorMessage, type Logger } from '@chainpipe/runtime';
 
@@ -45,6 +45,7 @@ export interface RefundJobDeps {
  */
 export class RefundJob {
   private readonly orders: OrderRepository;
+  private readonly rotation = new OrderRotation();
   private readonly stored: OutgoingTransferRepository;
   private readonly log: Logger;
   private readonly outcomes: Counter<'outcome'>;
@@ -67,7 +68,20 @@ export class RefundJob {
     // the orders `refundReady` may accept, so that orders waiting for something else (a channel
     // still holding the principal, an operator) never fill the batch; a refund that failed for good
     // is an operator's, not every pass's
-    const candidates: OrderRow[] = await this.deps.db('agg.orders as o')
+    // one that is not sent yet (confirmations, a top-up on its way, dust) stays: the page after the last one each pass
+    const candidates = await this.rotation.next(this.deps.batchSize, (afterId) => this.candidates(afterId));
+    for (const order of candidates) {
+      try {
+        await this.refund(order);
+      } catch (err) {
+        this.outcomes.inc({ outcome: 'error' });
+        this.log.warn({ msg: 'refund_failed', orderNo: order.order_no, err: errorMessage(err) });
+      }
+    }
+  }
+
+  private candidates(afterId: string | null): Promise<OrderRow[]> {
+    const q = this.deps.db('agg.orders as o')
       .whereIn('o.state', REFUND_SENDING_STATES)
       .whereNotNull('o.refund_address')
       .whereNotNull('o.deposit_amount')
@@ -83,14 +97,8 @@ export class RefundJob {
       .orderBy('o.id')
       .limit(this.deps.batchSize)
       .select('o.*');
-    for (const order of candidates) {
-      try {
-        await this.refund(order);
-      } catch (err) {
-        this.outcomes.inc({ outcome: 'error' });
-        this.log.warn({ msg: 'refund_failed', orderNo: order.order_no, err: errorMessage(err) });
-      }
-    }
+    if (afterId) q.where('o.id', '>', afterId);
+    return q;
   }
 
   private async refund(order: OrderRow): Promise<void> {

@@ -3,7 +3,7 @@ import { networkByName, type ChainFamily, type ChainType } from '@chainpipe/chai
 import { TOPICS, type OrderEventMessage, type TxPushMessage } from '@chainpipe/contracts';
 import { ApiKeyRepository, type Knex } from '@chainpipe/db';
 import type { TopicProducer } from '@chainpipe/kafka';
-import { OrderRepository, type AuditEntry, type LedgerLine, type OrderPatch, type OrderRow } from '@chainpipe/order-store';
+import { OrderRepository, OrderRotation, type AuditEntry, type LedgerLine, type OrderPatch, type OrderRow } from '@chainpipe/order-store';
 import { outcomeForOrder, type ChannelOutcome, type OrderEvent, type OrderState } from '@chainpipe/orders';
 import { type TokenRow } from '@chainpipe/price';
 import { ReferenceRepository } from '@chainpipe/price-store';
@@ -42,6 +42,7 @@ const FAILED: readonly OrderState[] = ['ChainFailed', 'SlippageFailed'];
  */
 export class OrderTracker {
   private readonly orders: OrderRepository;
+  private readonly statusRotation = new OrderRotation();
   private readonly monitored: MonitoredAddressRepository;
   private readonly reference: ReferenceRepository;
   private readonly log: Logger;
@@ -175,7 +176,9 @@ export class OrderTracker {
   }
 
   private async pollChannels(): Promise<void> {
-    for (const order of await this.orders.listInStates(OPEN_FOR_STATUS, this.deps.batchSize)) {
+    // pending orders stay in the set: the page after the last one each pass, so none waits behind older ones
+    const open = await this.statusRotation.next(this.deps.batchSize, (afterId) => this.orders.listInStates(OPEN_FOR_STATUS, this.deps.batchSize, { afterId }));
+    for (const order of open) {
       let status: { outcome: 'pending' | ChannelOutcome; txHash?: string };
       try {
         status = await this.deps.channels.status(order, AbortSignal.timeout(this.deps.statusTimeoutMs));
@@ -204,10 +207,8 @@ export class OrderTracker {
       );
     }
     // a failed swap without a refund address waits for one (the refund request records it)
-    for (const order of await this.orders.listInStates(FAILED, this.deps.batchSize)) {
-      if (order.refund_address === null) {
-        await this.apply(order, { type: 'refund_address_missing' }, () => ({}), { event: 'refund_address_missing' });
-      }
+    for (const order of await this.orders.listInStates(FAILED, this.deps.batchSize, { refundAddressMissing: true })) {
+      await this.apply(order, { type: 'refund_address_missing' }, () => ({}), { event: 'refund_address_missing' });
     }
   }
 
@@ -228,8 +229,7 @@ export class OrderTracker {
       );
     }
     // an unpaid order is closed (no commission) once nobody can ask for its refund any more
-    for (const order of await this.orders.listInStates(['CancelledNoDeposit'], this.deps.batchSize)) {
-      if (new Date(order.auto_cancel_at).getTime() > now.getTime() || order.refund_address !== null) continue;
+    for (const order of await this.orders.listInStates(['CancelledNoDeposit'], this.deps.batchSize, { autoCancelBefore: now, refundAddressMissing: true })) {
       await this.apply(order, { type: 'settle' }, () => ({ settled_at: now }), { event: 'settle', detail: { commission: '0' } });
     }
   }

@@ -288,18 +288,27 @@ export class OrderRepository {
   }
 
   /** Open orders in one of `states`, oldest first, for the tracker's sweeps. */
-  listInStates(states: readonly OrderState[], limit: number, filter?: { expiredBefore?: Date }): Promise<OrderRow[]> {
+  listInStates(
+    states: readonly OrderState[],
+    limit: number,
+    filter?: { expiredBefore?: Date; autoCancelBefore?: Date; refundAddressMissing?: boolean; afterId?: string | null },
+  ): Promise<OrderRow[]> {
     const q = this.db('agg.orders').whereIn('state', states).orderBy('id').limit(limit);
     if (filter?.expiredBefore) q.where('expire_at', '<=', filter.expiredBefore);
+    if (filter?.autoCancelBefore) q.where('auto_cancel_at', '<=', filter.autoCancelBefore);
+    if (filter?.refundAddressMissing) q.whereNull('refund_address');
+    if (filter?.afterId) q.where('id', '>', filter.afterId);
     return q;
   }
 
   /**
    * Paid orders the platform has still to forward: `Exchanging`, paid to their own deposit
-   * address (an index), no forward recorded; oldest first.
+   * address (an index), no forward recorded; by id from `afterId` on.
    */
-  listAwaitingForward(limit: number): Promise<OrderRow[]> {
-    return this.db('agg.orders').where({ state: 'Exchanging' }).whereNotNull('deposit_index').whereNull('forward_tx_hash').orderBy('id').limit(limit);
+  listAwaitingForward(limit: number, afterId?: string | null): Promise<OrderRow[]> {
+    const q = this.db('agg.orders').where({ state: 'Exchanging' }).whereNotNull('deposit_index').whereNull('forward_tx_hash').orderBy('id').limit(limit);
+    if (afterId) q.where('id', '>', afterId);
+    return q;
   }
 
   /**
@@ -308,5 +317,21 @@ export class OrderRepository {
    */
   findByDepositAddress(chainType: string, address: string): Promise<OrderRow[]> {
     return this.db('agg.orders').where({ deposit_chain_type: chainType, deposit_address: address }).orderBy('id');
+  }
+}
+
+/**
+ * Pages through a set of orders that do not all leave it when handled (orders a pass only looks
+ * at: a channel still pending, a forward that waits): each pass takes the page after the last
+ * one, from the start again after a short page, so every order of the set is reached within
+ * ⌈size / limit⌉ passes, however many older ones stay in it.
+ */
+export class OrderRotation {
+  private afterId: string | null = null;
+
+  async next(limit: number, page: (afterId: string | null) => Promise<OrderRow[]>): Promise<OrderRow[]> {
+    const rows = await page(this.afterId);
+    this.afterId = rows.length < limit ? null : rows[rows.length - 1].id;
+    return rows;
   }
 }
