@@ -57,3 +57,9 @@ export async function histogramMeans(opsPort: number, app: string, names: string
     return { what: `${app} ${n.replace(/^chainpipe_/, '')}`, count, meanMs: count ? (total(`${n}_sum`) / count) * 1000 : 0 };
   });
 }
+
+/** This process's CPU time (user + system) since `start` (a `process.cpuUsage()`), in µs. */
+export function cpuSince(start: NodeJS.CpuUsage): number {
+  const u = process.cpuUsage(start);
+  return u.user + u.system;
+}

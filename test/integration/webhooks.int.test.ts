@@ -113,6 +113,14 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     await dispatcher().handlePushes(batch);
     expect(receiver.bodies<Json[]>().map((b) => b.length)).to.deep.equal([100, 50]);
     expect(hashes(receiver)).to.deep.equal(batch.map((p) => p.tx.tx_hash));
+    // The delivered POSTs reach the attempts log in the background, shortly after, in one insert.
+    const logged = () => db('tx.webhook_attempts').where({ app_id: appId }).orderBy('id');
+    await waitFor(async () => (await logged()).length === 2, { timeoutMs: 3_000, what: 'the live attempts logged' });
+    const log = await logged();
+    expect(log.map((a: Json) => [a.path, a.transactions, a.delivered, a.status_code, a.error, a.next_retry_at, Number(a.attempted_at)])).to.deep.equal([
+      ['live', 100, true, 200, null, null, clock.now()],
+      ['live', 50, true, 200, null, null, clock.now()],
+    ]);
   });
 
   it('live path: a slow receiver holds no row lock and does not delay another application', async () => {

@@ -46,11 +46,19 @@ export class StatementCache {
 
   /** The rows of the statement `sql` (`?` placeholders) with `bindings`. */
   async rows<Row>(sql: string, bindings: readonly Knex.RawBinding[]): Promise<Row[]> {
-    const text = this.text(sql, bindings);
+    return this.nativeRows<Row>(this.text(sql, bindings), bindings);
+  }
+
+  /**
+   * The rows of a statement written in pg's own placeholders (`$1`, `$2`, …), with its values as
+   * they are: how a statement passes whole arrays (`$1::text[]`), which `db.raw` would spread
+   * into one placeholder per element.
+   */
+  async nativeRows<Row>(text: string, values: readonly unknown[]): Promise<Row[]> {
     const lender = this.db.client as unknown as ConnectionLender;
     const connection = await lender.acquireConnection();
     try {
-      const { rows } = await connection.query({ text, values: bindings as unknown[] });
+      const { rows } = await connection.query({ text, values: values as unknown[] });
       return rows as Row[];
     } finally {
       await lender.releaseConnection(connection);

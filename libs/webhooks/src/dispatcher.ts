@@ -6,6 +6,7 @@ import type { Knex } from '@chainpipe/db';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { toTransactionResult } from '@chainpipe/tx-records';
 import { AppConfigRepository, compactDbError, type WebhookAttempt } from '@chainpipe/tx-store';
+import { StatementCache } from '@chainpipe/db';
 import { givenUp, nextAttemptAt, retryDelayMs } from './schedule';
 import { postWebhook, type SendResult, type SenderOptions } from './sender';
 import { webhookHeaders } from './sign';
@@ -81,6 +82,19 @@ const LIVE_HOLD_MS = 100;
 /** Attempts log rows of delivered live batches waiting for their insert, at most, before a batch waits for it. */
 const MAX_PENDING_ATTEMPTS = 2_000;
 
+/**
+ * How long delivered live attempts wait to share one insert: a steady stream of consumer batches
+ * then writes the log in a statement (and a commit) every ATTEMPTS_FLUSH_MS, not one per batch.
+ */
+const ATTEMPTS_FLUSH_MS = 100;
+
+/**
+ * The attempts log's insert of many rows: one array per column, so the statement's text is the
+ * same for any number of rows (prepared once; no per-row placeholders to build and number).
+ */
+const ATTEMPTS_INSERT = `insert into tx.webhook_attempts (app_id, attempted_at, path, transactions, delivered, status_code, error, latency_ms, next_retry_at)
+  select * from unnest($1::text[], $2::bigint[], $3::text[], $4::int[], $5::bool[], $6::int[], $7::text[], $8::int[], $9::bigint[])`;
+
 /** What a live batch left: whether it queued anything, and the applications it holds the lock of. */
 interface LiveOutcome {
   queued: boolean;
@@ -146,6 +160,7 @@ export class WebhookDispatcher {
     this.maxBatches = deps.maxBatchesPerDrain ?? 10;
     this.concurrency = deps.concurrency ?? 16;
     this.log = deps.logger.child({ component: 'webhooks' });
+    this.statements = new StatementCache(deps.db);
     const existing = deps.registry.getSingleMetric('chainpipe_webhook_posts_total');
     this.deliveries = (existing as Counter<'path' | 'outcome'>) ?? new Counter({ name: 'chainpipe_webhook_posts_total', help: 'Webhook POSTs by path (live, retry) and outcome (delivered, failed)', labelNames: ['path', 'outcome'], registers: [deps.registry] });
   }
@@ -330,36 +345,51 @@ export class WebhookDispatcher {
   private attemptsWrite: Promise<void> | undefined;
   /** Attempts of delivered live batches not written yet: the next write takes them all. */
   private pendingAttempts: Attempt[] = [];
+  /** Ends the wait of the write in flight before its insert (shutdown, or too many rows waiting). */
+  private flushNow: (() => void) | undefined;
+  private readonly statements: StatementCache;
 
   /**
    * Writes attempts that changed nothing else in the background: a delivered live batch answers
    * without waiting for its log rows (they are a record, not delivery state; a crash can lose the
-   * last of them). One insert at a time takes every row waiting, so a batch never waits for the
-   * previous batch's insert and its commit; only past MAX_PENDING_ATTEMPTS rows waiting does a
-   * batch wait for the write, so they never pile up.
+   * last ATTEMPTS_FLUSH_MS of them). One write at a time waits ATTEMPTS_FLUSH_MS and takes every
+   * row waiting by then, so a batch never waits for an insert and its commit; only past
+   * MAX_PENDING_ATTEMPTS rows waiting does a batch wait for the write, so they never pile up.
    */
   private async logAttempts(attempts: Attempt[]): Promise<void> {
     if (attempts.length === 0) return;
     this.pendingAttempts.push(...attempts);
     this.attemptsWrite ??= this.writeAttempts();
-    if (this.pendingAttempts.length >= MAX_PENDING_ATTEMPTS) await this.attemptsWrite;
+    if (this.pendingAttempts.length >= MAX_PENDING_ATTEMPTS) {
+      this.flushNow?.();
+      await this.attemptsWrite;
+    }
   }
 
-  /** Inserts what waits, again until nothing does. */
+  /** After the flush wait, inserts what waits, again until nothing does. */
   private async writeAttempts(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ATTEMPTS_FLUSH_MS);
+      this.flushNow = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.flushNow = undefined;
     while (this.pendingAttempts.length) {
       const rows = this.pendingAttempts;
       this.pendingAttempts = [];
-      await this.deps
-        .db('tx.webhook_attempts')
-        .insert(rows)
+      const column = <K extends keyof Attempt>(k: K) => rows.map((r) => r[k]);
+      await this.statements
+        .nativeRows(ATTEMPTS_INSERT, [column('app_id'), column('attempted_at'), column('path'), column('transactions'), column('delivered'), column('status_code'), column('error'), column('latency_ms'), column('next_retry_at')])
         .catch((err: unknown) => this.log.warn({ msg: 'webhook_attempts_log_failed', attempts: rows.length, err: compactDbError(err) }));
     }
     this.attemptsWrite = undefined;
   }
 
-  /** Waits for the attempts log's background write (shutdown, tests). */
+  /** Writes the attempts log's waiting rows now and waits for them (shutdown, tests). */
   async flushAttempts(): Promise<void> {
+    this.flushNow?.();
     await this.attemptsWrite;
   }
 
