@@ -17,6 +17,12 @@ export interface ChainRawHandlerDeps {
    */
   publish: (messages: OutgoingMessage<ChainTxMessage>[]) => Promise<TooLargeMessage<ChainTxMessage>[]>;
   checkTx: TxCheck;
+  /**
+   * Networks of one call stored side by side (default 1): a partition carries several networks,
+   * and their rows and block locks are disjoint, so one network's DB transaction need not wait
+   * for another's. Each takes a pool connection.
+   */
+  networksConcurrently?: number;
   logger: Logger;
   registry: Registry;
 }
@@ -74,13 +80,16 @@ export interface ParserHandlers {
  * dead-lettered too (`PARTIAL_PARSE`), keeping its bytes for a replay; anything else (database or broker down) is a
  * RetryableError and the whole call is retried with backoff.
  */
-/** Consecutive groups of block indexes of up to MAX_TXS_PER_DB_TRANSACTION transactions (a larger block alone). */
-function groupsOf(blocks: ReadonlyArray<{ input: StoreBlockInput }>): number[][] {
+/**
+ * Consecutive groups of the block indexes `of` (in their order), of up to
+ * MAX_TXS_PER_DB_TRANSACTION transactions each (a larger block alone).
+ */
+function groupsOf(blocks: ReadonlyArray<{ input: StoreBlockInput }>, of: readonly number[]): number[][] {
   const groups: number[][] = [];
   let current: number[] = [];
   let txs = 0;
-  blocks.forEach((b, i) => {
-    const n = b.input.transactions.length;
+  for (const i of of) {
+    const n = blocks[i].input.transactions.length;
     if (current.length && txs + n > MAX_TXS_PER_DB_TRANSACTION) {
       groups.push(current);
       current = [];
@@ -88,9 +97,21 @@ function groupsOf(blocks: ReadonlyArray<{ input: StoreBlockInput }>): number[][]
     }
     current.push(i);
     txs += n;
-  });
+  }
   if (current.length) groups.push(current);
   return groups;
+}
+
+/** The block indexes of each network, in their order: a network's blocks are stored in order, different networks side by side. */
+function byNetwork(blocks: ReadonlyArray<{ input: StoreBlockInput }>): number[][] {
+  const lanes = new Map<string, number[]>();
+  blocks.forEach((b, i) => {
+    const network = b.input.network.network;
+    const lane = lanes.get(network);
+    if (lane) lane.push(i);
+    else lanes.set(network, [i]);
+  });
+  return [...lanes.values()];
 }
 
 export function createParserHandlers(deps: ChainRawHandlerDeps): ParserHandlers {
@@ -187,7 +208,8 @@ export function createParserHandlers(deps: ChainRawHandlerDeps): ParserHandlers 
 
   /**
    * Stores the blocks (`at`: their record's place in the call) in consecutive groups of up to
-   * MAX_TXS_PER_DB_TRANSACTION transactions, one DB transaction each. Gives, per block in order,
+   * MAX_TXS_PER_DB_TRANSACTION transactions of one network, one DB transaction each (networks side
+   * by side, see `networksConcurrently`). Gives, per block in order,
    * its result, or the error for which Postgres rejected its data, or nothing for a block not
    * stored because an earlier block of its record was rejected. When Postgres rejects a group
    * for its data, its blocks are stored again one DB transaction each to find the culprit. Any
@@ -212,26 +234,46 @@ export function createParserHandlers(deps: ChainRawHandlerDeps): ParserHandlers 
       const what = group.length === 1 ? `block ${first.block.height ?? '?'} of ${first.network.network}` : `${group.length} blocks from block ${first.block.height ?? '?'} of ${first.network.network}`;
       return new RetryableError(`storing ${what} failed: ${errorMessage(err)}`, 'STORE_FAILED', { cause: err });
     };
-    for (const group of groupsOf(blocks)) {
-      const live = group.filter((i) => !rejectedRecords.has(blocks[i].at));
-      if (!live.length) continue;
-      try {
-        await store(live);
-        continue;
-      } catch (err) {
-        if (classifyStoreError(err) !== 'data') throw retryable(err, live);
-      }
-      for (const i of live) {
-        if (rejectedRecords.has(blocks[i].at)) continue;
+    // One lane per network, in block order within it; lanes run side by side, at most
+    // `networksConcurrently` at a time. A lane that fails stops; the others finish before the
+    // error is thrown, so a retry of the call never meets a store of this one still running.
+    // What a finished lane committed is stored again by the retry (idempotent, `changed_by`
+    // returns its changed rows), so its messages still go out.
+    const storeLane = async (lane: number[]): Promise<void> => {
+      for (const group of groupsOf(blocks, lane)) {
+        const live = group.filter((i) => !rejectedRecords.has(blocks[i].at));
+        if (!live.length) continue;
         try {
-          await store([i]);
+          await store(live);
+          continue;
         } catch (err) {
-          if (classifyStoreError(err) !== 'data') throw retryable(err, [i]);
-          outcomes[i] = err instanceof Error ? err : new Error(errorMessage(err));
-          rejectedRecords.add(blocks[i].at);
+          if (classifyStoreError(err) !== 'data') throw retryable(err, live);
+        }
+        for (const i of live) {
+          if (rejectedRecords.has(blocks[i].at)) continue;
+          try {
+            await store([i]);
+          } catch (err) {
+            if (classifyStoreError(err) !== 'data') throw retryable(err, [i]);
+            outcomes[i] = err instanceof Error ? err : new Error(errorMessage(err));
+            rejectedRecords.add(blocks[i].at);
+          }
         }
       }
-    }
+    };
+    const lanes = byNetwork(blocks);
+    let next = 0;
+    const failures: unknown[] = [];
+    const worker = async (): Promise<void> => {
+      while (next < lanes.length && failures.length === 0) {
+        const lane = lanes[next++];
+        await storeLane(lane).catch((err: unknown) => {
+          failures.push(err);
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(lanes.length, Math.max(1, deps.networksConcurrently ?? 1)) }, worker));
+    if (failures.length) throw failures[0];
     return outcomes;
   }
 

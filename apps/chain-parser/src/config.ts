@@ -19,5 +19,11 @@ export const chainParserConfig = {
     max: 64,
     doc: 'chain.raw.v1 partitions (keyed by network) a copy stores side by side, each call in DB transactions of its own; one partition is still read in order',
   }),
+  CHAIN_PARSER_NETWORKS_CONCURRENTLY: int({
+    default: 4,
+    min: 1,
+    max: 32,
+    doc: 'networks of one handler call (one partition carries several) stored side by side, each in DB transactions of its own; one network is still stored in order. Each takes a pool connection (DB_POOL_MAX)',
+  }),
   CHAIN_PARSER_SESSION_TIMEOUT_MS: int({ default: 30_000, min: 6_000, max: 300_000, doc: 'Kafka session timeout: how long a crashed copy holds its partitions' }),
 };

@@ -21,6 +21,7 @@ runService('chain-parser', chainParserConfig, async (svc) => {
     // of chain.tx.v1 still checks the whole message and dead-letters one that breaks it.
     publish: (messages) => producer.publishSkippingTooLarge(TOPICS.chainTx, messages, { recordChecked: true }),
     checkTx: normalizedTxCheck(kafka.contracts),
+    networksConcurrently: config.CHAIN_PARSER_NETWORKS_CONCURRENTLY,
     logger,
     registry,
   });
