@@ -1,4 +1,4 @@
-import type { Knex } from '@chainpipe/db';
+import { StatementCache, type Knex } from '@chainpipe/db';
 
 /** A row of tx.app_configs as pg returns it (bigint columns arrive as strings). */
 export interface AppConfigRow {
@@ -52,8 +52,18 @@ export interface WebhookAttempt {
 /** A stored attempt as read back: its id, and the bigints as strings. */
 export type WebhookAttemptRow = Omit<WebhookAttempt, 'app_id' | 'attempted_at' | 'next_retry_at'> & { id: string; attempted_at: string; next_retry_at: string | null };
 
+/** The switches of a set of applications: read by tx-matcher for every consumer call that matched. */
+const SWITCHES_SQL = `select a.app_id, a.is_active as app_active, c.enable_ws, c.enable_webhook, c.webhook_url, c.is_active
+   from core.apps a left join tx.app_configs c on c.app_id = a.app_id
+  where a.app_id = any($1::text[])`;
+
 export class AppConfigRepository {
-  constructor(private readonly db: Knex) {}
+  /** The matcher's per-call read goes without knex's building (a statement of its own text). */
+  private readonly statements: StatementCache;
+
+  constructor(private readonly db: Knex) {
+    this.statements = new StatementCache(db);
+  }
 
   async find(appId: string): Promise<AppConfigRow | undefined> {
     return this.db('tx.app_configs').where({ app_id: appId }).first<AppConfigRow | undefined>();
@@ -110,13 +120,8 @@ export class AppConfigRepository {
   async switches(appIds: readonly string[]): Promise<Map<string, AppSwitches | undefined>> {
     const out = new Map<string, AppSwitches | undefined>();
     if (appIds.length === 0) return out;
-    const rows = (await this.db.raw(
-      `select a.app_id, a.is_active as app_active, c.enable_ws, c.enable_webhook, c.webhook_url, c.is_active
-         from core.apps a left join tx.app_configs c on c.app_id = a.app_id
-        where a.app_id = any(?)`,
-      [[...appIds]],
-    )) as { rows: Array<AppSwitches & { app_id: string; enable_ws: boolean | null }> };
-    for (const r of rows.rows) {
+    const rows = await this.statements.nativeRows<AppSwitches & { app_id: string; enable_ws: boolean | null }>(SWITCHES_SQL, [[...appIds]]);
+    for (const r of rows) {
       out.set(
         r.app_id,
         r.enable_ws === null
