@@ -23,10 +23,10 @@ type PoolMeta = Pick<MarketTickMessage, 'chain_type' | 'chain_id' | 'pool_addres
  */
 export const MAX_CANDLES_PER_RECORD = 500;
 
-/** Postgres refused the data itself (a tick naming no registered pool): it will never succeed. */
+/** Postgres refused the data itself (a value out of its column's range): it will never succeed. */
 function isDataError(err: unknown): boolean {
   const code = (err as { code?: string }).code;
-  return typeof code === 'string' && (code === '23503' || code.startsWith('22'));
+  return typeof code === 'string' && code.startsWith('22');
 }
 
 interface PoolOut {
@@ -50,8 +50,8 @@ interface PoolOut {
 export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketTickMessage> {
   const candlesOut = new Counter({ name: 'chainpipe_kline_candles_published_total', help: 'Candles published to kline.candles.v2, by interval', labelNames: ['interval'], registers: [deps.registry] });
   return async (consumed) => {
-    // Ticks naming no registered pool are dead letters up front: left to the foreign key, one
-    // would fail the whole call and have it retried record by record (thousands of transactions).
+    // Ticks naming no registered pool are dead letters up front: this check is what keeps their
+    // candles out (kline.candles has no foreign key to kline.pools, migration 20261128150000).
     const known = await deps.pools.existing([...new Set(consumed.map((r) => r.value.pool_id))]);
     const deadLetters: DeadLetter[] = [];
     const records = consumed.filter((r) => known.has(r.value.pool_id) || void deadLetters.push({ record: r, reason: `no registered pool ${r.value.pool_id}`, code: 'STORE_REJECTED' }));
