@@ -1,7 +1,7 @@
 import { Counter, type Registry } from 'prom-client';
-import type { KlineCandle, KlineCandlesMessage, MarketTickMessage } from '@chainpipe/contracts';
+import type { KlineCandlesMessage, MarketTickMessage } from '@chainpipe/contracts';
 import type { BatchHandler, DeadLetter, OutgoingMessage } from '@chainpipe/kafka';
-import { candlesHead, candlesMessage, poolCandle, poolKey, updateRank, type CandlesHead, type CandleValues, type OhlcvRecord, type PoolUpdate } from '@chainpipe/kline';
+import { candlesHead, candlesMessage, poolKey, updateRank, type CandlesHead, type CandleValues, type OhlcvRecord, type PoolUpdate } from '@chainpipe/kline';
 import type { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import { NonRetryableError, type Clock } from '@chainpipe/runtime';
 
@@ -33,8 +33,6 @@ interface PoolOut {
   key: string;
   head: CandlesHead;
   candles: CandleValues[];
-  /** The same candles with their pool: what Redis keeps the newest of. */
-  latest: KlineCandle[];
 }
 
 /**
@@ -76,15 +74,14 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
       let out = byPool.get(c.pool_id);
       if (!out) {
         const m = meta.get(c.pool_id)!;
-        out = { key: poolKey(m), head: candlesHead(c.pool_id, m, updatedAt), candles: [], latest: [] };
+        out = { key: poolKey(m), head: candlesHead(c.pool_id, m, updatedAt), candles: [] };
         byPool.set(c.pool_id, out);
       }
       const values: CandleValues = { interval: c.interval, open_time: c.open_time, open: c.open, high: c.high, low: c.low, close: c.close, volume: c.volume };
       out.candles.push(values);
-      out.latest.push(poolCandle(out.head, values));
       perInterval.set(c.interval, (perInterval.get(c.interval) ?? 0) + 1);
     }
-    await deps.latest.putMany([...byPool.values()].map((p) => [p.key, p.latest] as const));
+    await deps.latest.putMany(byPool.values());
     const messages: OutgoingMessage<KlineCandlesMessage>[] = [];
     for (const p of byPool.values()) {
       for (let i = 0; i < p.candles.length; i += MAX_CANDLES_PER_RECORD) messages.push({ value: candlesMessage(p.head, p.candles.length <= MAX_CANDLES_PER_RECORD ? p.candles : p.candles.slice(i, i + MAX_CANDLES_PER_RECORD)) });
