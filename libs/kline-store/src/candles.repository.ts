@@ -1,6 +1,7 @@
 import { StatementCache, type Knex } from '@chainpipe/db';
 import {
   alignOpenTime,
+  byCandleKey,
   foldUpdates,
   isRollupInterval,
   mergeSnapshot,
@@ -121,15 +122,6 @@ function columnsOf(rows: readonly { key: CandleKey; state: CandleState; volume: 
 
 const UNNEST = `select * from unnest(?::int[], ?::text[], ?::bigint[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::bigint[], ?::bigint[], ?::bigint[])`;
 
-/**
- * One order for every transaction's rows (pool, interval, open_time), so that concurrent calls
- * take their row locks in the same order. Any fixed order does: the interval names compare by
- * code unit, not `localeCompare` (a collator call per comparison, ~4× the sort of a call's
- * 16,000 longer candles).
- */
-const byKey = (a: { key: CandleKey }, b: { key: CandleKey }): number =>
-  a.key.pool_id - b.key.pool_id || (a.key.interval < b.key.interval ? -1 : a.key.interval > b.key.interval ? 1 : 0) || a.key.open_time - b.key.open_time;
-
 /** A later close wins: by its base candle's open_time, then by the update's rank. */
 const NEWER_CLOSE = '(excluded.close_src_time, excluded.close_src_rank) > (c.close_src_time, c.close_src_rank)';
 const EARLIER_OPEN = '(excluded.open_src < c.open_src or (excluded.open_src = c.open_src and c.open is null))';
@@ -152,7 +144,7 @@ export class CandleRepository {
    */
   async applyUpdates(updates: readonly PoolUpdate[]): Promise<OhlcvRecord[]> {
     if (!updates.length) return [];
-    const folded = [...foldUpdates(updates).values()].sort(byKey);
+    const folded = [...foldUpdates(updates).values()].sort(byCandleKey);
     return this.db.transaction(async (trx) => {
       const keys = [pgArray(folded.map((f) => f.key.pool_id)), pgArray(folded.map((f) => f.key.interval)), pgArray(folded.map((f) => f.key.open_time))];
       const { rows: locked } = await trx.raw<{ rows: CandleRow[] }>(
@@ -175,7 +167,7 @@ export class CandleRepository {
         columnsOf(changes.map((c) => ({ key: c.key, state: c.after, volume: c.after.volume }))),
       );
       const base: OhlcvRecord[] = changes.map(({ key, after }) => ({ pool_id: key.pool_id, interval: key.interval, open_time: key.open_time, open: after.open, high: after.high, low: after.low, close: after.close, volume: after.volume }));
-      const longer = [...rollForward(changes).values()].sort(byKey);
+      const longer = rollForward(changes);
       if (!longer.length) return base;
       const { rows: rolled } = await trx.raw<{ rows: RecordRow[] }>(
         `insert into kline.candles as c (${COLUMNS}) ${UNNEST}
