@@ -60,4 +60,15 @@ describe('kline 1s candle retention', () => {
     }
     expect(await kept()).to.deep.equal([`1d@${nowS - 30 * day}`, `1m@${nowS - 2 * day}`, `1s@${nowS - day + 5}`, `1s@${nowS - 1}`]);
   });
+
+  it("deleting a pool deletes its candles and no other pool's", async () => {
+    const [row] = await db('kline.pools')
+      .insert({ chain_type: 'evm', chain_id: 1, network_id: 'eth', pool_address: `0x${randomBytes(20).toString('hex')}`, is_active: true })
+      .returning('id');
+    const goneId = (row as { id: number }).id;
+    await db('kline.candles').insert([{ ...candle('1m', nowS), pool_id: goneId }, { ...candle('1d', nowS - day), pool_id: goneId }, candle('1h', nowS)]);
+    await db('kline.pools').where({ id: goneId }).delete();
+    expect(await db('kline.candles').where({ pool_id: goneId }).count<{ n: string }[]>({ n: '*' })).to.deep.equal([{ n: '0' }]);
+    expect(await kept()).to.include(`1h@${nowS}`);
+  });
 });

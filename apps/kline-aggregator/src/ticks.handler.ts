@@ -1,7 +1,7 @@
 import { Counter, type Registry } from 'prom-client';
-import type { KlineCandle, KlineCandlesMessage, MarketTickMessage } from '@chainpipe/contracts';
+import type { KlineCandlesMessage, MarketTickMessage } from '@chainpipe/contracts';
 import type { BatchHandler, DeadLetter, OutgoingMessage } from '@chainpipe/kafka';
-import { candlesHead, candlesMessage, poolCandle, poolKey, updateRank, type CandlesHead, type CandleValues, type OhlcvRecord, type PoolUpdate } from '@chainpipe/kline';
+import { candlesHead, candlesMessage, poolKey, updateRank, type CandlesHead, type CandleValues, type OhlcvRecord, type PoolUpdate } from '@chainpipe/kline';
 import type { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import { NonRetryableError, type Clock } from '@chainpipe/runtime';
 
@@ -23,18 +23,16 @@ type PoolMeta = Pick<MarketTickMessage, 'chain_type' | 'chain_id' | 'pool_addres
  */
 export const MAX_CANDLES_PER_RECORD = 500;
 
-/** Postgres refused the data itself (a tick naming no registered pool): it will never succeed. */
+/** Postgres refused the data itself (a value out of its column's range): it will never succeed. */
 function isDataError(err: unknown): boolean {
   const code = (err as { code?: string }).code;
-  return typeof code === 'string' && (code === '23503' || code.startsWith('22'));
+  return typeof code === 'string' && code.startsWith('22');
 }
 
 interface PoolOut {
   key: string;
   head: CandlesHead;
   candles: CandleValues[];
-  /** The same candles with their pool: what Redis keeps the newest of. */
-  latest: KlineCandle[];
 }
 
 /**
@@ -50,8 +48,8 @@ interface PoolOut {
 export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketTickMessage> {
   const candlesOut = new Counter({ name: 'chainpipe_kline_candles_published_total', help: 'Candles published to kline.candles.v2, by interval', labelNames: ['interval'], registers: [deps.registry] });
   return async (consumed) => {
-    // Ticks naming no registered pool are dead letters up front: left to the foreign key, one
-    // would fail the whole call and have it retried record by record (thousands of transactions).
+    // Ticks naming no registered pool are dead letters up front: this check is what keeps their
+    // candles out (kline.candles has no foreign key to kline.pools, migration 20261128150000).
     const known = await deps.pools.existing([...new Set(consumed.map((r) => r.value.pool_id))]);
     const deadLetters: DeadLetter[] = [];
     const records = consumed.filter((r) => known.has(r.value.pool_id) || void deadLetters.push({ record: r, reason: `no registered pool ${r.value.pool_id}`, code: 'STORE_REJECTED' }));
@@ -76,15 +74,14 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
       let out = byPool.get(c.pool_id);
       if (!out) {
         const m = meta.get(c.pool_id)!;
-        out = { key: poolKey(m), head: candlesHead(c.pool_id, m, updatedAt), candles: [], latest: [] };
+        out = { key: poolKey(m), head: candlesHead(c.pool_id, m, updatedAt), candles: [] };
         byPool.set(c.pool_id, out);
       }
       const values: CandleValues = { interval: c.interval, open_time: c.open_time, open: c.open, high: c.high, low: c.low, close: c.close, volume: c.volume };
       out.candles.push(values);
-      out.latest.push(poolCandle(out.head, values));
       perInterval.set(c.interval, (perInterval.get(c.interval) ?? 0) + 1);
     }
-    await deps.latest.putMany([...byPool.values()].map((p) => [p.key, p.latest] as const));
+    await deps.latest.putMany(byPool.values());
     const messages: OutgoingMessage<KlineCandlesMessage>[] = [];
     for (const p of byPool.values()) {
       for (let i = 0; i < p.candles.length; i += MAX_CANDLES_PER_RECORD) messages.push({ value: candlesMessage(p.head, p.candles.length <= MAX_CANDLES_PER_RECORD ? p.candles : p.candles.slice(i, i + MAX_CANDLES_PER_RECORD)) });

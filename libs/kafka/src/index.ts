@@ -2,6 +2,7 @@ export * from './config';
 export * from './client';
 export * from './crc32c';
 export * from './producer';
+export * from './partitioner';
 export * from './batch-plan';
 export * from './handler';
 export * from './consumer';

@@ -1,10 +1,11 @@
-import { CompressionTypes, Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
+import { CompressionTypes, type Kafka, type Message, type Producer } from 'kafkajs';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { NonRetryableError, RetryableError, errorMessage, systemClock, type Clock, type HealthReport, type Logger, type Timer } from '@chainpipe/runtime';
 import { DEFAULT_MAX_MESSAGE_BYTES, TOPICS, dlqName, formatErrors, type Contracts, type TopicSpec } from '@chainpipe/contracts';
 import { needsNewRequest, ownershipProblem, recordBytes, requestFull, splitIntoParts, topicBudget } from './batch-plan';
 import { BrokerLink, metadataProbe } from './broker-link';
 import { topicName } from './client';
+import { Murmur2Partitioner } from './partitioner';
 
 /** A message to publish; its key is the topic's (TopicSpec.key), computed by the producer. */
 export interface OutgoingMessage<T> {
@@ -113,8 +114,9 @@ export class TopicProducer {
     }
     this.producer = deps.kafka.producer({
       allowAutoTopicCreation: false,
-      // murmur2 on the key, as the Java client: a key lands on the same partition from any client.
-      createPartitioner: Partitioners.DefaultPartitioner,
+      // murmur2 on the key, as the Java client: a key lands on the same partition from any client
+      // (kafkajs' DefaultPartitioner's choice, without its 64-bit arithmetic's garbage).
+      createPartitioner: Murmur2Partitioner,
       // No retries inside kafkajs: its retry of a batch skips every broker that answered the
       // failed attempt, so when a partition's leader dies and leadership moves to one of those,
       // that partition's messages are never sent and sendBatch still resolves (tulios/kafkajs#1303,

@@ -1,4 +1,4 @@
-import { alignOpenTime, intervalsFedBy, type Interval, type RollupInterval, type StoredInterval } from './intervals';
+import { STORED_INTERVALS, alignOpenTime, intervalsFedBy, type Interval, type RollupInterval, type StoredInterval } from './intervals';
 
 /**
  * Candle arithmetic, free of I/O.
@@ -150,21 +150,40 @@ export function foldUpdates(updates: readonly PoolUpdate[]): Map<string, { key: 
 }
 
 /**
- * The longer candles a set of changed base candles feeds, one combined contribution each.
- * `changes` are (key, before, after) of base candles.
+ * One order of candle keys: pool, then interval name by code unit, then open_time. Any fixed
+ * order serves the writers (concurrent transactions take their row locks in one order); the
+ * names compare by code unit, not `localeCompare` (a collator call per comparison).
  */
-export function rollForward(changes: readonly { key: CandleKey; before: CandleState | undefined; after: CandleState }[]): Map<string, { key: CandleKey; contribution: Contribution }> {
-  const out = new Map<string, { key: CandleKey; contribution: Contribution }>();
+export const byCandleKey = (a: { key: CandleKey }, b: { key: CandleKey }): number =>
+  a.key.pool_id - b.key.pool_id || (a.key.interval < b.key.interval ? -1 : a.key.interval > b.key.interval ? 1 : 0) || a.key.open_time - b.key.open_time;
+
+/** Stored intervals numbered for a candle's key within its pool (open_time × 8 + this). */
+const INTERVAL_NUMBER = new Map<string, number>(STORED_INTERVALS.map((interval, i) => [interval, i]));
+/** The longer stored intervals each stored interval feeds (intervalsFedBy without itself). */
+const FED_LONGER = new Map<string, StoredInterval[]>(STORED_INTERVALS.map((interval) => [interval, intervalsFedBy(interval).filter((i) => i !== interval)]));
+
+/**
+ * The longer candles a set of changed base candles feeds, one combined contribution each, in
+ * `byCandleKey` order. `changes` are (key, before, after) of base candles. Keyed by number per
+ * pool, and sorted a pool at a time: at 10,000 pools a call rolls ~17,000 longer candles, where
+ * a string key per candle and one sort of them all were a tenth of the aggregator's CPU.
+ */
+export function rollForward(changes: readonly { key: CandleKey; before: CandleState | undefined; after: CandleState }[]): { key: CandleKey; contribution: Contribution }[] {
+  const byPool = new Map<number, Map<number, { key: CandleKey; contribution: Contribution }>>();
   for (const ch of changes) {
     const c = contributionOf(ch.before, ch.after);
-    for (const interval of intervalsFedBy(ch.key.interval)) {
-      if (interval === ch.key.interval) continue;
-      const key: CandleKey = { pool_id: ch.key.pool_id, interval, open_time: alignOpenTime(interval, ch.key.open_time) };
-      const id = candleKeyString(key);
-      const prev = out.get(id);
-      out.set(id, { key, contribution: applyContribution(prev?.contribution, c) });
+    let pool = byPool.get(ch.key.pool_id);
+    if (!pool) byPool.set(ch.key.pool_id, (pool = new Map()));
+    for (const interval of FED_LONGER.get(ch.key.interval) ?? []) {
+      const openTime = alignOpenTime(interval, ch.key.open_time);
+      const id = openTime * 8 + INTERVAL_NUMBER.get(interval)!;
+      const prev = pool.get(id);
+      if (prev) prev.contribution = applyContribution(prev.contribution, c);
+      else pool.set(id, { key: { pool_id: ch.key.pool_id, interval, open_time: openTime }, contribution: applyContribution(undefined, c) });
     }
   }
+  const out: { key: CandleKey; contribution: Contribution }[] = [];
+  for (const poolId of [...byPool.keys()].sort((a, b) => a - b)) out.push(...[...byPool.get(poolId)!.values()].sort(byCandleKey));
   return out;
 }
 
