@@ -68,6 +68,24 @@ function consumerMetrics(registry: Registry) {
   };
 }
 
+/** The first wait before a consumer starts again after a crash kafkajs does not restart from, and the longest. */
+const RESTART_FIRST_MS = 1_000;
+const RESTART_MAX_MS = 10_000;
+
+/**
+ * An error (or one of its causes) that says the broker could not be reached: no connection, no
+ * group coordinator, no broker in the metadata. The broker coming back ends it.
+ */
+export function brokerUnreachable(err: unknown): boolean {
+  for (let e = err as { name?: unknown; cause?: unknown; originalError?: unknown } | undefined, depth = 0; e && depth < 10; depth++) {
+    if (typeof e.name === 'string' && UNREACHABLE.has(e.name)) return true;
+    e = (e.cause ?? e.originalError) as typeof e;
+  }
+  return false;
+}
+
+const UNREACHABLE = new Set(['KafkaJSGroupCoordinatorNotFound', 'KafkaJSConnectionError', 'KafkaJSConnectionClosedError', 'KafkaJSBrokerNotFound', 'KafkaJSRequestTimeoutError']);
+
 /**
  * An `eachBatch` consumer with manual offsets: a record's offset is resolved and committed only
  * after the handler finished with it and every produce it made (dead letters included) was
@@ -149,9 +167,35 @@ export class BatchConsumer<T> {
         this.log.warn({ msg: 'consumer_restarting', err: reason });
         return;
       }
+      if (brokerUnreachable(e.payload.error)) {
+        // kafkajs gives up for good when a rejoin finds no group coordinator because the broker
+        // is away (it counts that error as not retriable): the consumer starts again itself,
+        // from the committed offsets, as kafkajs does after a retriable crash.
+        this.restarting = reason;
+        this.log.warn({ msg: 'consumer_restarting', err: reason, by: 'consumer' });
+        this.restartLater(RESTART_FIRST_MS);
+        return;
+      }
       this.fatal = reason;
       opts.onFatal('kafka consumer crashed', e.payload.error);
     });
+  }
+
+  private restartTimer: NodeJS.Timeout | undefined;
+
+  /** Starts the consumer again in `ms`; while the broker stays away, again with the wait doubled (to RESTART_MAX_MS). */
+  private restartLater(ms: number): void {
+    clearTimeout(this.restartTimer);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      if (this.abort.signal.aborted) return;
+      this.start().catch((err: unknown) => {
+        if (this.abort.signal.aborted) return;
+        if (brokerUnreachable(err)) return this.restartLater(Math.min(ms * 2, RESTART_MAX_MS));
+        this.fatal = errorMessage(err);
+        this.opts.onFatal('kafka consumer could not start again', err);
+      });
+    }, ms);
   }
 
   async start(): Promise<void> {
@@ -289,6 +333,7 @@ export class BatchConsumer<T> {
    */
   async stop(): Promise<void> {
     this.abort.abort();
+    clearTimeout(this.restartTimer);
     await this.consumer.disconnect();
     if (this.opts.removeGroupOnStop) await this.removeGroup();
   }
