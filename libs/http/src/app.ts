@@ -98,7 +98,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
     res.locals.requestId = id;
     res.setHeader('x-request-id', id);
     setEnvelope(res, envelopeOfPath(req.path));
-    const start = process.hrtime.bigint();
+    const start = performance.now();
     const timer = clock.setTimeout(() => {
       if (!res.headersSent) {
         log.warn({ msg: 'request_timeout', method: req.method, path: req.path, requestId: id, timeoutMs });
@@ -111,7 +111,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
       // Route templates, not raw paths: a label per tx hash would explode the series count.
       const route = req.route?.path ? String(req.baseUrl ?? '') + String(req.route.path) : 'unmatched';
       const labels = { method: req.method, route, status: String(res.statusCode) };
-      metrics.duration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
+      metrics.duration.observe(labels, (performance.now() - start) / 1e3);
       metrics.requests.inc(labels);
     });
   };

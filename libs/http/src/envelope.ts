@@ -74,18 +74,23 @@ const DATA_MARK_JSON = JSON.stringify(DATA_MARK);
  * `data` rendered once per style, code and message: a request then stringifies its data only.
  * A style that does not place `data` as given (one that reshapes it) is rendered whole.
  */
-const okFragments = new WeakMap<EnvelopeStyle, Map<string, readonly [string, string] | null>>();
+type Fragments = readonly [string, string] | null;
+/** By style, then code, then message: no key is built per request. */
+const okFragments = new WeakMap<EnvelopeStyle, Map<number, Map<string, Fragments>>>();
+/** Calls of one style kept at most (codes and messages come from the code, so few). */
+const MAX_FRAGMENTS = 1000;
 
 function okText(style: EnvelopeStyle, data: unknown, code: number, message: string): string {
-  let byCall = okFragments.get(style);
-  if (!byCall) okFragments.set(style, (byCall = new Map()));
-  const key = `${code}\u0000${message}`;
-  let parts = byCall.get(key);
+  let byCode = okFragments.get(style);
+  if (!byCode) okFragments.set(style, (byCode = new Map()));
+  let byMessage = byCode.get(code);
+  let parts = byMessage?.get(message);
   if (parts === undefined) {
     const whole = JSON.stringify(style.ok(DATA_MARK, code, message));
     const at = whole.indexOf(DATA_MARK_JSON);
     parts = at >= 0 && whole.indexOf(DATA_MARK_JSON, at + 1) < 0 ? [whole.slice(0, at), whole.slice(at + DATA_MARK_JSON.length)] : null;
-    if (byCall.size < 1000) byCall.set(key, parts);
+    if (!byMessage && byCode.size < MAX_FRAGMENTS) byCode.set(code, (byMessage = new Map()));
+    if (byMessage && byMessage.size < MAX_FRAGMENTS) byMessage.set(message, parts);
   }
   const rendered = data === undefined ? undefined : JSON.stringify(data);
   // undefined data leaves its key out of the envelope: render that the plain way.
