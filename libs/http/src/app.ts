@@ -116,6 +116,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
     });
   };
   app.locals[BEGIN] = begin;
+  useMessageClasses(app);
   parseQueryOnce(app);
   app.use((req, res, next) => {
     begin(req, res);
@@ -264,30 +265,40 @@ export interface StartedServer {
   close(): Promise<void>;
 }
 
+const MESSAGE_CLASSES = 'messageClasses';
+
 /**
- * The server's request and response classes for `app`: instances are born with the app's express
- * prototypes (and the query fields of `parseQueryOnce`), so express's `handle` and the exact-route
- * front find them set already instead of changing the prototype of two fresh objects on every
- * request, which costs V8 a map transition each and leaves every access after it slower.
+ * The server's request and response classes for `app`, made once by `createHttpApp`: the app's
+ * request and response prototypes become theirs, so every request and response is born with the
+ * prototype express (and the exact-route front) gives it, whose `setPrototypeOf` then changes
+ * nothing. Changing the prototype of two fresh objects on every request costs V8 a map transition
+ * each and leaves node's http code that touches them on slow paths. Subclasses of node's own, so
+ * V8 lays their instances out as node's (a constructor function of our own would size them by its
+ * own few fields and put node's in a second store).
  */
-function messageClasses(app: Express): Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'> {
-  const IncomingMessage = http.IncomingMessage as unknown as (this: QueryHolder, socket: unknown) => void;
-  const ServerResponse = http.ServerResponse as unknown as (this: unknown, req: unknown, options?: unknown) => void;
-  function AppRequest(this: QueryHolder, socket: unknown): void {
-    IncomingMessage.call(this, socket);
-    this[QUERY] = undefined;
-    this[QUERY_URL] = undefined;
+function useMessageClasses(app: Express): void {
+  class AppRequest extends http.IncomingMessage {
+    [QUERY]: unknown = undefined;
+    [QUERY_URL]: string | undefined = undefined;
   }
-  AppRequest.prototype = app.request;
-  function AppResponse(this: unknown, req: unknown, options?: unknown): void {
-    ServerResponse.call(this, req, options);
+  class AppResponse extends http.ServerResponse {}
+  // In express's place: the app's prototype (its own `app`) over express's request or response,
+  // so that mounting the app in another re-parents it as express does.
+  for (const [ours, apps] of [
+    [AppRequest.prototype, app.request],
+    [AppResponse.prototype, app.response],
+  ] as const) {
+    Object.defineProperties(ours, Object.getOwnPropertyDescriptors(apps));
+    Object.setPrototypeOf(ours, Object.getPrototypeOf(apps));
   }
-  AppResponse.prototype = app.response;
-  return { IncomingMessage: AppRequest as unknown as typeof http.IncomingMessage, ServerResponse: AppResponse as unknown as typeof http.ServerResponse };
+  app.request = AppRequest.prototype as unknown as typeof app.request;
+  app.response = AppResponse.prototype as unknown as typeof app.response;
+  app.locals[MESSAGE_CLASSES] = { IncomingMessage: AppRequest, ServerResponse: AppResponse };
 }
 
 export async function listen(app: Express, port: number, host: string): Promise<StartedServer> {
-  const server = http.createServer(messageClasses(app), app);
+  const classes = app.locals[MESSAGE_CLASSES] as Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'> | undefined;
+  const server = classes ? http.createServer(classes, app) : http.createServer(app);
   // Connections held open by clients must not hold a shutdown hostage.
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 20_000;
