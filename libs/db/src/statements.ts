@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /** The part of a pool connection (a `pg` client) a statement uses. */
 interface PgConnection {
-  query(config: { text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
 }
 
 /** The part of knex's client that lends the pool's connections. */
@@ -58,7 +58,9 @@ export class StatementCache {
     const lender = this.db.client as unknown as ConnectionLender;
     const connection = await lender.acquireConnection();
     try {
-      const { rows } = await connection.query({ text, values: values as unknown[] });
+      // Text and values apart, not a config object: pg copies a config object's property
+      // descriptors into a new object on every query.
+      const { rows } = await connection.query(text, values as unknown[]);
       return rows as Row[];
     } finally {
       await lender.releaseConnection(connection);

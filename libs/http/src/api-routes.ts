@@ -331,6 +331,8 @@ const exactKey = (method: string, path: string) => `${method.toUpperCase()} ${(p
 export interface ExactRoute {
   path: string;
   handlers: readonly RequestHandler[];
+  /** `req.route` of its requests (the template for metrics), made once. */
+  route: { readonly path: string };
 }
 
 /** The routes of `exactRouteDispatcher`, found by method and request path. */
@@ -346,7 +348,7 @@ export type ExactRouteDispatcher = RequestHandler & { find: ExactRouteTable };
 export function runExactRoute(entry: ExactRoute, req: Request, res: Response, failed: (err: unknown) => void): void {
   // What express's route layer would have set: no path parameters, the template for metrics.
   req.params = {};
-  (req as { route?: unknown }).route = { path: entry.path };
+  (req as { route?: unknown }).route = entry.route;
   let i = 0;
   const step = (err?: unknown): void => {
     if (err !== undefined && err !== null && err !== 'route' && err !== 'router') return failed(err);
@@ -386,7 +388,7 @@ export function exactRouteDispatcher(apis: readonly ApiRoutes[]): ExactRouteDisp
       }
       const key = exactKey(r.method, r.path);
       const shadowed = earlier.some((e) => e.method === r.method && e.matches.test(r.path));
-      if (!shadowed && !table.has(key)) table.set(key, { path: r.path, handlers: r.handlers });
+      if (!shadowed && !table.has(key)) table.set(key, { path: r.path, handlers: r.handlers, route: Object.freeze({ path: r.path }) });
     }
   }
   const find: ExactRouteTable = (method, path) => table.get(exactKey(method === 'HEAD' ? 'GET' : method, path));

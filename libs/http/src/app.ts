@@ -98,7 +98,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
     res.locals.requestId = id;
     res.setHeader('x-request-id', id);
     setEnvelope(res, envelopeOfPath(req.path));
-    const start = process.hrtime.bigint();
+    const start = performance.now();
     const timer = clock.setTimeout(() => {
       if (!res.headersSent) {
         log.warn({ msg: 'request_timeout', method: req.method, path: req.path, requestId: id, timeoutMs });
@@ -111,16 +111,45 @@ export function createHttpApp(opts: HttpAppOptions): Express {
       // Route templates, not raw paths: a label per tx hash would explode the series count.
       const route = req.route?.path ? String(req.baseUrl ?? '') + String(req.route.path) : 'unmatched';
       const labels = { method: req.method, route, status: String(res.statusCode) };
-      metrics.duration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
+      metrics.duration.observe(labels, (performance.now() - start) / 1e3);
       metrics.requests.inc(labels);
     });
   };
   app.locals[BEGIN] = begin;
+  useMessageClasses(app);
+  parseQueryOnce(app);
   app.use((req, res, next) => {
     begin(req, res);
     next();
   });
   return app;
+}
+
+/** Where `parseQueryOnce` keeps a request's parsed query string, and the URL it was parsed from. */
+const QUERY = Symbol('query');
+const QUERY_URL = Symbol('queryUrl');
+type QueryHolder = { url: string; app: Express; [QUERY]?: unknown; [QUERY_URL]?: string };
+
+/**
+ * `req.query` of the app's requests parsed once per request and URL: Express 5 parses the query
+ * string again (and looks its parser setting up) on every read, and the check of a route's
+ * parameters and its handler each read it. The same object is returned while `req.url` is the
+ * same (a router trimming a mount prefix keeps the query string, and a new URL is parsed anew).
+ */
+function parseQueryOnce(app: Express): void {
+  Object.defineProperty(app.request, 'query', {
+    configurable: true,
+    enumerable: true,
+    get(this: QueryHolder): unknown {
+      if (this[QUERY_URL] === this.url) return this[QUERY];
+      const parse = this.app.get('query parser fn') as ((text: string) => unknown) | undefined;
+      const search = this.url.indexOf('?');
+      const query = parse ? parse(search < 0 ? '' : this.url.slice(search + 1)) : {};
+      this[QUERY] = query;
+      this[QUERY_URL] = this.url;
+      return query;
+    },
+  });
 }
 
 /** Seconds a client should wait before retrying while a dependency is unreachable. */
@@ -236,8 +265,40 @@ export interface StartedServer {
   close(): Promise<void>;
 }
 
+const MESSAGE_CLASSES = 'messageClasses';
+
+/**
+ * The server's request and response classes for `app`, made once by `createHttpApp`: the app's
+ * request and response prototypes become theirs, so every request and response is born with the
+ * prototype express (and the exact-route front) gives it, whose `setPrototypeOf` then changes
+ * nothing. Changing the prototype of two fresh objects on every request costs V8 a map transition
+ * each and leaves node's http code that touches them on slow paths. Subclasses of node's own, so
+ * V8 lays their instances out as node's (a constructor function of our own would size them by its
+ * own few fields and put node's in a second store).
+ */
+function useMessageClasses(app: Express): void {
+  class AppRequest extends http.IncomingMessage {
+    [QUERY]: unknown = undefined;
+    [QUERY_URL]: string | undefined = undefined;
+  }
+  class AppResponse extends http.ServerResponse {}
+  // In express's place: the app's prototype (its own `app`) over express's request or response,
+  // so that mounting the app in another re-parents it as express does.
+  for (const [ours, apps] of [
+    [AppRequest.prototype, app.request],
+    [AppResponse.prototype, app.response],
+  ] as const) {
+    Object.defineProperties(ours, Object.getOwnPropertyDescriptors(apps));
+    Object.setPrototypeOf(ours, Object.getPrototypeOf(apps));
+  }
+  app.request = AppRequest.prototype as unknown as typeof app.request;
+  app.response = AppResponse.prototype as unknown as typeof app.response;
+  app.locals[MESSAGE_CLASSES] = { IncomingMessage: AppRequest, ServerResponse: AppResponse };
+}
+
 export async function listen(app: Express, port: number, host: string): Promise<StartedServer> {
-  const server = http.createServer(app);
+  const classes = app.locals[MESSAGE_CLASSES] as Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'> | undefined;
+  const server = classes ? http.createServer(classes, app) : http.createServer(app);
   // Connections held open by clients must not hold a shutdown hostage.
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 20_000;
