@@ -19,6 +19,7 @@ import { connectWs, createRegistryTopics, evmBlockItem, freePort, readTopic, reb
 import { Kafka, logLevel } from 'kafkajs';
 import { cpuSince, histogramMeans, latencyStats, machine, printTable } from './lib-stats';
 import { WsFleet } from './lib-ws-fleet';
+import { webhookDispatcherConfig } from '@chainpipe/webhook-dispatcher';
 
 /**
  * The delivery hot paths, each next to a raw baseline in the same run:
@@ -38,7 +39,15 @@ const FANOUT = (process.env.BENCH_DELIVERY_FANOUT ?? '1000,10000').split(',').ma
 /** Pushes per round of each webhook case: 10,000 (100 POSTs of one application) keep a round past the timer noise of a few ms. */
 const WEBHOOKS = Number(process.env.BENCH_DELIVERY_WEBHOOKS ?? 10_000);
 /** Applications of the many-applications webhook case: each consumer batch has one push per application. */
-const WEBHOOK_APPS = Number(process.env.BENCH_DELIVERY_WEBHOOK_APPS ?? 200);
+const WEBHOOK_APPS = Number(process.env.BENCH_DELIVERY_WEBHOOK_APPS ?? 1_000);
+/** Pushes per handler call: what webhook-dispatcher's consumer hands over at most as deployed (its configuration's default). */
+const WEBHOOK_CALL = Number(process.env.BENCH_DELIVERY_WEBHOOK_CALL ?? deployedCallSize());
+
+function deployedCallSize(): number {
+  const parsed = webhookDispatcherConfig.WEBHOOK_MAX_RECORDS_PER_CALL.parse(undefined);
+  if (!('value' in parsed)) throw new Error('WEBHOOK_MAX_RECORDS_PER_CALL has no default');
+  return parsed.value;
+}
 /** Alternating rounds of the webhook cases (dispatcher, then raw). */
 const WEBHOOK_ROUNDS = Number(process.env.BENCH_DELIVERY_WEBHOOK_ROUNDS ?? 9);
 /** Which parts run (all by default): matcher, fanout, webhooks, latency. */
@@ -319,7 +328,7 @@ async function rawKafkaLatency(prefix: string): Promise<number[]> {
 
 /**
  * webhook-dispatcher's live path as deployed (`createWebhookDispatcher`: lease, sign, POST,
- * record), fed as the consumer feeds it (200 records per handler call), next to raw keep-alive
+ * record), fed as the consumer feeds it (up to WEBHOOK_MAX_RECORDS_PER_CALL records per handler call, its default), next to raw keep-alive
  * POST loops sending the same bodies and headers with the same parallelism:
  * - many applications: each handler call has one push per application, so every POST carries
  *   one transaction and `WEBHOOK_CONCURRENCY` (16) applications are POSTed to side by side; the
@@ -360,7 +369,7 @@ async function webhookLivePath(db: ReturnType<typeof createDb>): Promise<{ rows:
     [posts, transactions] = [0, 0];
     const cpu0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
-    for (let i = 0; i < pushes.length; i += 200) await dispatcher.handlePushes(pushes.slice(i, i + 200));
+    for (let i = 0; i < pushes.length; i += WEBHOOK_CALL) await dispatcher.handlePushes(pushes.slice(i, i + WEBHOOK_CALL));
     // The attempts log is written in the background: its insert counts in the dispatcher's time,
     // not in the raw loop's that follows.
     await dispatcher.flushAttempts();

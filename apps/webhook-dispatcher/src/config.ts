@@ -9,6 +9,12 @@ export const webhookDispatcherConfig = {
   WEBHOOK_DISPATCHER_GROUP: str({ default: 'webhook-dispatcher', doc: 'consumer group reading tx.push.v1 (copies share it)' }),
   WEBHOOK_SESSION_TIMEOUT_MS: int({ default: 30_000, min: 6_000, max: 300_000, doc: 'Kafka session timeout' }),
   WEBHOOK_SCHEDULER_INTERVAL_MS: int({ default: 500, min: 50, doc: 'how often the retry queue is checked for due batches' }),
+  WEBHOOK_MAX_RECORDS_PER_CALL: int({
+    default: 1_000,
+    min: 1,
+    max: 5_000,
+    doc: 'tx.push.v1 records per handler call at most (fewer when fewer wait): the call pays one Postgres round trip for its applications\' locks, configurations and queues, and an application\'s pushes of a call go up to 100 per POST',
+  }),
   WEBHOOK_CONCURRENCY: int({ default: 16, min: 1, max: 256, doc: 'applications POSTed to at the same time (live path, and each scheduler pass)' }),
   WEBHOOK_ATTEMPTS_RETENTION_HOURS: int({ default: 72, min: 1, doc: 'how long GET /app/webhook/attempts can show an attempt' }),
   WEBHOOK_CONNECT_TIMEOUT_MS: int({ default: SENDER_DEFAULTS.connectTimeoutMs, min: 100, doc: 'deadline to connect to a webhook target' }),

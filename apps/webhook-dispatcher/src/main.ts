@@ -26,6 +26,7 @@ runService('webhook-dispatcher', webhookDispatcherConfig, async (svc) => {
   await kafka.consume(TOPICS.txPush, {
     groupId: config.WEBHOOK_DISPATCHER_GROUP,
     sessionTimeoutMs: config.WEBHOOK_SESSION_TIMEOUT_MS,
+    maxRecordsPerCall: config.WEBHOOK_MAX_RECORDS_PER_CALL,
     handler: (records) => dispatcher.handlePushes(records.map((r) => r.value)),
   });
 

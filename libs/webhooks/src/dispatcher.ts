@@ -79,8 +79,12 @@ const CONFIG_COLUMNS = 'app_id, enable_webhook, webhook_url, webhook_secret_enc,
  */
 const LIVE_HOLD_MS = 100;
 
-/** Attempts log rows of delivered live batches waiting for their insert, at most, before a batch waits for it. */
-const MAX_PENDING_ATTEMPTS = 2_000;
+/**
+ * Attempts log rows of delivered live batches waiting for their insert, at most, before a batch
+ * waits for it: several calls' worth (a call delivers for up to WEBHOOK_MAX_RECORDS_PER_CALL
+ * applications), so a steady stream never waits for the log.
+ */
+const MAX_PENDING_ATTEMPTS = 10_000;
 
 /**
  * How long delivered live attempts wait to share one insert: a steady stream of consumer batches
@@ -165,6 +169,19 @@ export class WebhookDispatcher {
     this.deliveries = (existing as Counter<'path' | 'outcome'>) ?? new Counter({ name: 'chainpipe_webhook_posts_total', help: 'Webhook POSTs by path (live, retry) and outcome (delivered, failed)', labelNames: ['path', 'outcome'], registers: [deps.registry] });
   }
 
+  /** The POST counter's four children, made once (prom-client hashes a label object per `inc` otherwise). */
+  private readonly postCounters = new Map<string, Counter.Internal>();
+
+  private postCounter(path: 'live' | 'retry', delivered: boolean): Counter.Internal {
+    const key = `${path}:${delivered}`;
+    let child = this.postCounters.get(key);
+    if (!child) {
+      child = this.deliveries.labels({ path, outcome: delivered ? 'delivered' : 'failed' });
+      this.postCounters.set(key, child);
+    }
+    return child;
+  }
+
   private secretOf(cfg: ConfigRow): string | null {
     const sealed = cfg.webhook_secret_enc;
     if (!sealed) return null;
@@ -188,7 +205,7 @@ export class WebhookDispatcher {
     } catch (err) {
       result = { ok: false, error: errorMessage(err) };
     }
-    this.deliveries.inc({ path, outcome: result.ok ? 'delivered' : 'failed' });
+    this.postCounter(path, result.ok).inc();
     const attempt: Attempt = {
       app_id: cfg.app_id,
       attempted_at: attemptedAt,

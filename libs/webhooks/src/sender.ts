@@ -25,6 +25,23 @@ export type SendResult = { ok: true; status: number } | { ok: false; status?: nu
 
 const systemLookup: Lookup = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
 
+/** Parsed webhook URLs by their text: a deployment POSTs to the same few URLs again and again. */
+const urls = new Map<string, URL | null>();
+
+function parsedUrl(raw: string): URL | null {
+  let url = urls.get(raw);
+  if (url === undefined) {
+    try {
+      url = new URL(raw);
+    } catch {
+      url = null;
+    }
+    if (urls.size >= 10_000) urls.clear();
+    urls.set(raw, url);
+  }
+  return url;
+}
+
 const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
 
 /**
@@ -34,12 +51,8 @@ const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), http
  * followed (a 3xx is a failure); any 2xx is delivered.
  */
 export function postWebhook(rawUrl: string, body: string, headers: Record<string, string>, opts: SenderOptions): Promise<SendResult> {
-  let url: URL;
-  try {
-    url = new URL(rawUrl);
-  } catch {
-    return Promise.resolve({ ok: false, error: 'invalid webhook URL' });
-  }
+  const url = parsedUrl(rawUrl);
+  if (!url) return Promise.resolve({ ok: false, error: 'invalid webhook URL' });
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && opts.allowPrivate)) return Promise.resolve({ ok: false, error: 'webhook URL must use https' });
   const resolve = opts.lookup ?? systemLookup;
   let refused: string | undefined;
@@ -74,11 +87,14 @@ export function postWebhook(rawUrl: string, body: string, headers: Record<string
       agent: isHttps ? agents.https : agents.http,
       lookup,
     });
-    // The connect timeout bounds only the connection (a reused keep-alive socket has one): a
-    // socket idle timeout would also cut a receiver that is slower to answer than to connect.
-    const connectTimer = setTimeout(() => req.destroy(new Error(`no connection in ${opts.connectTimeoutMs} ms`)), opts.connectTimeoutMs);
+    // The connect timeout bounds only a new connection (a reused keep-alive socket has one, and
+    // no timer is armed for it): a socket idle timeout would also cut a receiver that is slower
+    // to answer than to connect. A request waiting for a free socket of the agent is bounded by
+    // the response timer.
+    let connectTimer: NodeJS.Timeout | undefined;
     req.on('socket', (socket) => {
-      if (!socket.connecting) return clearTimeout(connectTimer);
+      if (!socket.connecting) return;
+      connectTimer = setTimeout(() => req.destroy(new Error(`no connection in ${opts.connectTimeoutMs} ms`)), opts.connectTimeoutMs);
       socket.once(isHttps ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
     });
     const responseTimer = setTimeout(() => {
