@@ -1,7 +1,7 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { ChainFetchedMessage, ChainTxMessage } from '@chainpipe/contracts';
 import type { BatchHandler, ConsumedRecord, DeadLetter, OutgoingMessage, TooLargeMessage } from '@chainpipe/kafka';
-import { RetryableError, errorMessage, type ErrorCode, type Logger } from '@chainpipe/runtime';
+import { RetryableError, eachBounded, errorMessage, type ErrorCode, type Logger } from '@chainpipe/runtime';
 import { classifyStoreError, type StoreBlockInput, type StoreBlockResult } from '@chainpipe/tx-store';
 import { blockMessages, blockOutcome, deliverySource, planFetched, planRecord, type StorePlan, type TxCheck } from './plan';
 
@@ -261,18 +261,14 @@ export function createParserHandlers(deps: ChainRawHandlerDeps): ParserHandlers 
         }
       }
     };
-    const lanes = byNetwork(blocks);
-    let next = 0;
     const failures: unknown[] = [];
-    const worker = async (): Promise<void> => {
-      while (next < lanes.length && failures.length === 0) {
-        const lane = lanes[next++];
-        await storeLane(lane).catch((err: unknown) => {
-          failures.push(err);
-        });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(lanes.length, Math.max(1, deps.networksConcurrently ?? 1)) }, worker));
+    await eachBounded(byNetwork(blocks), deps.networksConcurrently ?? 1, async (lane) => {
+      // After a failure no further lane starts: the call is retried anyway.
+      if (failures.length) return;
+      await storeLane(lane).catch((err: unknown) => {
+        failures.push(err);
+      });
+    });
     if (failures.length) throw failures[0];
     return outcomes;
   }

@@ -12,3 +12,4 @@ export * from './ports';
 export * from './service';
 export * from './periodic';
 export * from './refreshed-value';
+export * from './bounded';

@@ -2,11 +2,10 @@ import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Counter, type Registry } from 'prom-client';
 import type { HttpTxWebhookRetry, TxPushMessage, WebhookTxTransactionBatch } from '@chainpipe/contracts';
-import type { Knex } from '@chainpipe/db';
-import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
+import { StatementCache, type Knex } from '@chainpipe/db';
+import { eachBounded, errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { toTransactionResult } from '@chainpipe/tx-records';
 import { AppConfigRepository, compactDbError, type WebhookAttempt } from '@chainpipe/tx-store';
-import { StatementCache } from '@chainpipe/db';
 import { givenUp, nextAttemptAt, retryDelayMs } from './schedule';
 import { postWebhook, type SendResult, type SenderOptions } from './sender';
 import { webhookHeaders } from './sign';
@@ -111,15 +110,6 @@ export function batchId(messageIds: readonly string[]): string {
   return 'b' + createHash('sha256').update(messageIds.join(',')).digest('hex').slice(0, 31);
 }
 
-/** Runs `fn` over `items`, at most `limit` at a time. */
-async function eachBounded<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]);
-  });
-  await Promise.all(lanes);
-}
-
 /** One POST's body (a JSON array of TransactionResult), its `webhook-id` and how many transactions it holds. */
 interface Batch {
   body: string;
@@ -155,6 +145,7 @@ export class WebhookDispatcher {
   private readonly log: Logger;
   private readonly clock: Pick<Clock, 'now'>;
   private readonly deliveries: Counter<'path' | 'outcome'>;
+  private readonly postCounters: Record<'live' | 'retry', Record<'delivered' | 'failed', Counter.Internal>>;
   /** Secrets opened once per sealed value: opening is an AES-GCM decryption per POST otherwise. */
   private readonly secrets = new Map<string, string>();
 
@@ -167,19 +158,9 @@ export class WebhookDispatcher {
     this.statements = new StatementCache(deps.db);
     const existing = deps.registry.getSingleMetric('chainpipe_webhook_posts_total');
     this.deliveries = (existing as Counter<'path' | 'outcome'>) ?? new Counter({ name: 'chainpipe_webhook_posts_total', help: 'Webhook POSTs by path (live, retry) and outcome (delivered, failed)', labelNames: ['path', 'outcome'], registers: [deps.registry] });
-  }
-
-  /** The POST counter's four children, made once (prom-client hashes a label object per `inc` otherwise). */
-  private readonly postCounters = new Map<string, Counter.Internal>();
-
-  private postCounter(path: 'live' | 'retry', delivered: boolean): Counter.Internal {
-    const key = `${path}:${delivered}`;
-    let child = this.postCounters.get(key);
-    if (!child) {
-      child = this.deliveries.labels({ path, outcome: delivered ? 'delivered' : 'failed' });
-      this.postCounters.set(key, child);
-    }
-    return child;
+    // The four children made once: prom-client hashes a label object on every `inc` otherwise.
+    const children = (path: 'live' | 'retry') => ({ delivered: this.deliveries.labels({ path, outcome: 'delivered' }), failed: this.deliveries.labels({ path, outcome: 'failed' }) });
+    this.postCounters = { live: children('live'), retry: children('retry') };
   }
 
   private secretOf(cfg: ConfigRow): string | null {
@@ -205,7 +186,7 @@ export class WebhookDispatcher {
     } catch (err) {
       result = { ok: false, error: errorMessage(err) };
     }
-    this.postCounter(path, result.ok).inc();
+    this.postCounters[path][result.ok ? 'delivered' : 'failed'].inc();
     const attempt: Attempt = {
       app_id: cfg.app_id,
       attempted_at: attemptedAt,
