@@ -161,4 +161,34 @@ describe('WebSocket push: periodic resend, replayed pushes, dead connections (tx
     (slow.ws as unknown as { _socket: { resume(): void } })._socket.resume();
     await closed;
   });
+
+  it('writes a reconnecting client its backlog, many times the 64 KiB bound, at the pace it reads, and the periodic resends of it too: the client is never cut off', async () => {
+    await Promise.all(clients.splice(0).map((old) => old.close()));
+    // An application of its own: the case above left 3,000 unacknowledged pushes on the first.
+    const other = { id: `wsr-${randomBytes(4).toString('hex')}`, key: '' };
+    other.key = (await createAppWithKey(db, { id: other.id })).key;
+    await db('tx.app_configs').insert({ app_id: other.id, ws_ack_resend_interval_seconds: 2 });
+    const big = txs.reduce((a, b) => (JSON.stringify(b).length > JSON.stringify(a).length ? b : a));
+    const missed = Array.from({ length: 1500 }, (_, i) => ({ ...push(i % txs.length), app_id: other.id, tx: { ...big, tx_hash: `0x${randomBytes(32).toString('hex')}` } }));
+    // Matched while the application had no connection open.
+    for (let i = 0; i < missed.length; i += 500) await publish(...missed.slice(i, i + 500));
+    await new Promise((r) => setTimeout(r, 1_000));
+    const before = await metric('chainpipe_ws_disconnects_total', { reason: 'slow' });
+    const c = await connectWs(`${base.replace('http', 'ws')}/tx/api/v1/transaction/ws`, { 'x-api-key': other.key, 'x-resendduration': '600' });
+    clients.push(c);
+    // The client takes a second before it reads (a reconnecting client still setting up).
+    const socket = (c.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+    socket.pause();
+    await new Promise((r) => setTimeout(r, 1_000));
+    socket.resume();
+    const count = (id: string) => c.received.filter((m: Json) => m.type === 'transaction' && m.id === id).length;
+    await waitFor(() => missed.every((p) => count(p.message_id) >= 1), { timeoutMs: 60_000, what: () => `the backlog (${missed.filter((p) => count(p.message_id) >= 1).length} of ${missed.length})` });
+    const bytes = c.received.filter((m: Json) => m.type === 'transaction').reduce((n: number, m: Json) => n + JSON.stringify(m).length, 0);
+    expect(bytes, 'the backlog is many times the bound').to.be.greaterThan(10 * 64 * 1024);
+    // Never acknowledged: every 2 s the whole backlog is due again.
+    await waitFor(() => missed.every((p) => count(p.message_id) >= 2), { timeoutMs: 60_000, what: () => `a periodic resend of the backlog (${missed.filter((p) => count(p.message_id) >= 2).length} of ${missed.length})` });
+    expect(c.ws.readyState, 'the client is still connected').to.equal(c.ws.OPEN);
+    expect(await metric('chainpipe_ws_disconnects_total', { reason: 'slow' })).to.equal(before);
+    await db('tx.app_configs').where({ app_id: other.id }).update({ ws_ack_resend_interval_seconds: 3600 });
+  });
 });

@@ -6,7 +6,8 @@ import { systemClock, type Clock, type Timer } from '@chainpipe/runtime';
 /**
  * The WebSocket connection kit of the gateways and the simulator: refusals of
  * an upgrade as plain HTTP, upgrade routing on a server, and a connection set that owns
- * keep-alive, the slow-client rule and the close of every connection on shutdown.
+ * keep-alive, the slow-client rule, the pace of backlogs and the close of every connection on
+ * shutdown.
  */
 
 /**
@@ -120,6 +121,21 @@ export class WsConnectionSet<C extends WsPeer> implements Iterable<C> {
     }
     ws.send(frame);
     return true;
+  }
+
+  /**
+   * Waits until the connection has room for the next frame of a backlog (pushes sent again after
+   * a reconnect, or while unacknowledged): its unsent bytes under a quarter of
+   * `maxBufferedBytes`. A writer that asks before each frame sends a backlog of any size at the
+   * pace the client reads, and leaves three quarters of the bound to live frames, which keep the
+   * slow-client rule. A client that stops reading is cut off by keep-alive or by live frames,
+   * which ends the wait. False once the connection is gone.
+   */
+  async roomForBacklog(conn: C): Promise<boolean> {
+    const low = this.opts.maxBufferedBytes / 4;
+    // On the wall clock: the socket flushes in real time.
+    while (this.alive.has(conn) && conn.ws.readyState === conn.ws.OPEN && conn.ws.bufferedAmount > low) await new Promise((r) => setTimeout(r, 10));
+    return this.alive.has(conn) && conn.ws.readyState === conn.ws.OPEN;
   }
 
   private cut(conn: C, reason: WsCutReason): void {

@@ -107,6 +107,40 @@ describe('WebSocket connection kit', () => {
     await waitFor(() => got === sent, { what: `every frame to the reading client (${got}/${sent})` });
   });
 
+  it('writes a backlog a hundred times the bound at the pace the client reads, with room left for live frames; a stalled client is cut by keep-alive, which ends its backlog', async () => {
+    const reader = await connect('reader');
+    let got = 0;
+    reader.on('message', () => (got += 1));
+    rawSocket(reader).pause();
+    const frame = 'y'.repeat(16 * 1024);
+    const backlog = async (conn: WsPeer & { name: string }, frames: number) => {
+      let sent = 0;
+      for (let i = 0; i < frames; i++) {
+        if (!(await set.roomForBacklog(conn))) break;
+        if (set.send(conn, frame)) sent += 1;
+      }
+      return sent;
+    };
+    const writing = backlog(peer('reader'), 400);
+    await new Promise((r) => setTimeout(r, 200));
+    // Paced: the server holds at most a quarter of the bound and one frame while the client does not read.
+    expect(peer('reader').ws.bufferedAmount).to.be.at.most(16 * 1024 + 16 * 1024);
+    expect(set.send(peer('reader'), 'live'), 'a live frame still fits').to.equal(true);
+    rawSocket(reader).resume();
+    expect(await writing).to.equal(400);
+    await waitFor(() => got === 401, { what: `every frame read (${got}/401)` });
+    expect(cuts).to.deep.equal([]);
+
+    const stalled = await connect('stalled');
+    rawSocket(stalled).pause();
+    const stalledWriting = backlog(peer('stalled'), 400);
+    await new Promise((r) => setTimeout(r, 200));
+    await clock.advance(30_000);
+    await clock.advance(30_000);
+    expect(await stalledWriting).to.be.below(400);
+    expect(cuts).to.deep.equal([{ name: 'stalled', reason: 'no_pong' }]);
+  });
+
   it('pings every interval and cuts off a connection that did not answer the previous ping; a live one stays', async () => {
     const live = await connect('live');
     const dead = await connect('dead', { autoPong: false });

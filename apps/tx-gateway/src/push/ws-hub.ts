@@ -48,6 +48,8 @@ interface Connection extends WsPeer {
   resendSeconds: number;
   /** Message id → when this connection was last sent it: replays are not sent twice, resends are timed. */
   sent: Map<string, number>;
+  /** A backlog of resends is being written at the client's pace: the periodic pass leaves it be. */
+  backlog: boolean;
 }
 
 /**
@@ -62,12 +64,19 @@ export function resendIsDue(p: { now: number; lastSentAt: number | undefined; pu
 /** Message ids remembered per connection (the oldest are forgotten first). */
 const SENT_IDS_PER_CONNECTION = 10_000;
 
-const messageIdOf = (frame: string): string | undefined => {
+/** A stored push frame with its message id and push time (undefined when the frame lacks them). */
+interface StoredPush {
+  frame: string;
+  id: string | undefined;
+  time: number | undefined;
+}
+
+const pushOf = (frame: string): StoredPush => {
   try {
-    const id = (JSON.parse(frame) as { id?: unknown }).id;
-    return typeof id === 'string' ? id : undefined;
+    const { id, time } = JSON.parse(frame) as { id?: unknown; time?: unknown };
+    return { frame, id: typeof id === 'string' ? id : undefined, time: typeof time === 'number' ? time : undefined };
   } catch {
-    return undefined;
+    return { frame, id: undefined, time: undefined };
   }
 };
 
@@ -159,7 +168,7 @@ export class WsHub {
   }
 
   private open(ws: WebSocket, principal: Principal, clientId: string, resendSeconds: number): void {
-    const conn: Connection = { ws, appId: principal.appId, keyId: principal.keyId, clientId, subs: new Subscriptions(), resent: Promise.resolve(), resendSeconds, sent: new Map() };
+    const conn: Connection = { ws, appId: principal.appId, keyId: principal.keyId, clientId, subs: new Subscriptions(), resent: Promise.resolve(), resendSeconds, sent: new Map(), backlog: false };
     let set = this.byApp.get(conn.appId);
     if (!set) this.byApp.set(conn.appId, (set = new Set()));
     set.add(conn);
@@ -174,15 +183,30 @@ export class WsHub {
     if (resendSeconds > 0) {
       conn.resent = this.deps.store
         .unackedSince(conn.appId, this.clock.now() - resendSeconds * 1000)
-        .then((frames) => {
-          for (const f of frames) {
-            const id = messageIdOf(f);
-            // Already written live: the fan-out can deliver a push while its resend is read.
-            if (id !== undefined && conn.sent.has(id)) continue;
-            if (this.sendPush(conn, f, id)) this.metrics.sent.inc({ reason: 'resend' });
-          }
-        })
+        // Already written live: the fan-out can deliver a push while its resend is read or paced.
+        .then((frames) => this.sendBacklog(conn, frames.map(pushOf), 'resend', (id) => !conn.sent.has(id)))
         .catch((err) => this.log.warn({ msg: 'ws_resend_failed', appId: conn.appId, err: errorMessage(err) }));
+    }
+  }
+
+  /**
+   * Sends pushes again to one connection at the pace it reads (`WsConnectionSet.roomForBacklog`):
+   * a backlog of an hour of unacknowledged pushes reaches a client that reads instead of tripping
+   * the slow-client rule by its size. `stillWanted` is asked just before each frame, since live
+   * pushes and acknowledgements go on while the backlog is paced. One backlog per connection at a
+   * time (`conn.backlog`).
+   */
+  private async sendBacklog(conn: Connection, pushes: readonly StoredPush[], reason: 'resend' | 'periodic', stillWanted: (messageId: string) => boolean): Promise<void> {
+    conn.backlog = true;
+    try {
+      for (const { frame, id } of pushes) {
+        if (id === undefined || !stillWanted(id)) continue;
+        if (!(await this.conns.roomForBacklog(conn))) return;
+        if (!stillWanted(id)) continue;
+        if (this.sendPush(conn, frame, id)) this.metrics.sent.inc({ reason });
+      }
+    } finally {
+      conn.backlog = false;
     }
   }
 
@@ -280,20 +304,22 @@ export class WsHub {
    */
   async resendDue(): Promise<void> {
     for (const [appId, set] of [...this.byApp]) {
-      const conns = [...set].filter((c) => c.resendSeconds > 0 && c.sent.size > 0);
+      // A connection still writing a backlog at its pace gets this pass's due pushes next pass.
+      const conns = [...set].filter((c) => c.resendSeconds > 0 && c.sent.size > 0 && !c.backlog);
       if (!conns.length) continue;
       const intervalMs = (await this.deps.resendIntervalSeconds(appId)) * 1000;
       const now = this.clock.now();
       const widest = Math.max(...conns.map((c) => c.resendSeconds));
-      const frames = await this.deps.store.unackedSince(appId, now - widest * 1000);
-      for (const frame of frames) {
-        const id = messageIdOf(frame);
-        if (id === undefined) continue;
-        const time = (JSON.parse(frame) as { time?: number }).time ?? now;
-        for (const conn of conns) {
-          if (!resendIsDue({ now, lastSentAt: conn.sent.get(id), pushedAt: time, intervalMs, windowSeconds: conn.resendSeconds })) continue;
-          if (this.sendPush(conn, frame, id)) this.metrics.sent.inc({ reason: 'periodic' });
-        }
+      const pushes = (await this.deps.store.unackedSince(appId, now - widest * 1000)).map(pushOf);
+      for (const conn of conns) {
+        const due = pushes.filter((p) => p.id !== undefined && resendIsDue({ now, lastSentAt: conn.sent.get(p.id), pushedAt: p.time ?? now, intervalMs, windowSeconds: conn.resendSeconds }));
+        if (!due.length) continue;
+        // Not awaited: one connection's pace never holds back the others' resends. Due is asked
+        // again at send time with the same `now`, so a push sent live meanwhile is not repeated.
+        void this.sendBacklog(conn, due, 'periodic', (id) => {
+          const last = conn.sent.get(id);
+          return last === undefined || now - last >= intervalMs;
+        }).catch((err) => this.log.warn({ msg: 'ws_resend_failed', appId, err: errorMessage(err) }));
       }
     }
   }
