@@ -50,6 +50,14 @@ describe('integrator order endpoints (real Postgres and Redis, in process)', fun
   const prefix = `itest:${randomBytes(3).toString('hex')}:`;
 
   const newKey = (integratorId: string, feeRateBp: number): Promise<string> => addIntegratorKey(db, integratorId, feeRateBp);
+  /**
+   * The service's clock, ahead of the wall clock by `serviceAheadMs` where a case needs orders
+   * expired in the service's eyes only: integration files run two at a time on one database, and
+   * another file's order-tracker expires every Depositing order past its expire_at on the wall
+   * clock (it moved the concurrent-refund case's order to CancelledNoDeposit under its requests).
+   */
+  let serviceAheadMs = 0;
+  const serviceClock = { now: () => Date.now() + serviceAheadMs };
 
   before(async () => {
     const env = testEnv();
@@ -81,6 +89,7 @@ describe('integrator order endpoints (real Postgres and Redis, in process)', fun
     const { api } = ordersModule({
       db,
       redis,
+      clock: serviceClock,
       contracts: loadContracts(),
       bodyLimitBytes: 1024 * 1024,
       producer: { publish: tripwire },
@@ -217,15 +226,17 @@ describe('integrator order endpoints (real Postgres and Redis, in process)', fun
   });
 
   describe('GET /api/v1/integrator/orders/{orderNo} and POST …/request_refund', () => {
-    const now = Date.now();
+    // A day ahead: every expire_at below is still to come on the wall clock (see serviceAheadMs).
+    before(() => (serviceAheadMs = 24 * 3600_000));
+    after(() => (serviceAheadMs = 0));
     const order = (over: Partial<NewOrder> = {}): NewOrder =>
       orderFixture({
         integrator_id: integratorA,
         fee_integrator: '250000000000000',
         fee_platform_original: '550000000000000',
         integrator_fee_rate: '0.0025',
-        expire_at: new Date(now - 60_000), // expired a minute ago
-        auto_cancel_at: new Date(now + 3600_000),
+        expire_at: new Date(serviceClock.now() - 60_000), // expired a minute ago
+        auto_cancel_at: new Date(serviceClock.now() + 3600_000),
         ...over,
       });
     const refund = (orderNo: string, body: unknown, key: string | null = keyA) =>
@@ -291,9 +302,9 @@ describe('integrator order endpoints (real Postgres and Redis, in process)', fun
         const o = await orders.insert(order({ state }));
         expect400(await refund(o.order_no, { refund_address: EVM_ADDR }), 'order_not_in_refundable_state');
       }
-      const fresh = await orders.insert(order({ expire_at: new Date(Date.now() + 600_000) }));
+      const fresh = await orders.insert(order({ expire_at: new Date(serviceClock.now() + 600_000) }));
       expect400(await refund(fresh.order_no, { refund_address: EVM_ADDR }), 'order_not_expired_yet');
-      const old = await orders.insert(order({ expire_at: new Date(Date.now() - 7200_000), auto_cancel_at: new Date(Date.now() - 3600_000) }));
+      const old = await orders.insert(order({ expire_at: new Date(serviceClock.now() - 7200_000), auto_cancel_at: new Date(serviceClock.now() - 3600_000) }));
       expect400(await refund(old.order_no, { refund_address: EVM_ADDR }), 'order_auto_cancel_window_passed');
       const blind = await orders.insert(order({ state: 'ChainFailed' }));
       expect400(await refund(blind.order_no, { refund_address: EVM_ADDR }), 'refund_requires_manual_confirmation');
