@@ -172,6 +172,15 @@ export async function run(): Promise<void> {
   redis.disconnect();
 }
 
+/**
+ * BENCH_DELIVERY_PARSER_NODE_OPTIONS: node flags of the chain-parser process only (a heap
+ * setting, `--trace-gc` to see its collections next to the stage latencies).
+ */
+function parserNodeOptions(): Record<string, string> {
+  const flags = process.env.BENCH_DELIVERY_PARSER_NODE_OPTIONS;
+  return flags ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${flags}`.trim() } : {};
+}
+
 async function pipelineLatency(databaseUrl: string, db: ReturnType<typeof createDb>): Promise<{ rows: Record<string, string | number>[]; ratios: string[] }> {
   const prefix = `bench-dl-${randomBytes(3).toString('hex')}.`;
   process.env.TEST_KAFKA_BROKERS = BROKERS.join(',');
@@ -205,7 +214,7 @@ async function pipelineLatency(databaseUrl: string, db: ReturnType<typeof create
   const [ingestPort, ingestOps, parserOps, matcherOps, gwPort, gwOps, dispatcherOps] = await Promise.all(Array.from({ length: 7 }, () => freePort()));
   const started: [RunningProcess, number][] = [
     [spawnTs('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: secret, PORT: String(ingestPort), OPS_PORT: String(ingestOps) }), ingestOps],
-    [spawnTs('apps/chain-parser/src/main.ts', { ...common, OPS_PORT: String(parserOps), CHAIN_PARSER_GROUP: `${prefix}parser` }), parserOps],
+    [spawnTs('apps/chain-parser/src/main.ts', { ...common, OPS_PORT: String(parserOps), CHAIN_PARSER_GROUP: `${prefix}parser`, ...parserNodeOptions() }), parserOps],
     [spawnTs('apps/tx-matcher/src/main.ts', { ...common, OPS_PORT: String(matcherOps), TX_MATCHER_GROUP: `${prefix}matcher` }), matcherOps],
     [spawnTs('apps/tx-gateway/src/main.ts', { ...common, PORT: String(gwPort), OPS_PORT: String(gwOps), WEBHOOK_SECRET_KEY: secretKey, TX_GATEWAY_PUSH_GROUP: `${prefix}push` }), gwOps],
     [spawnTs('apps/webhook-dispatcher/src/main.ts', { ...common, OPS_PORT: String(dispatcherOps), WEBHOOK_DISPATCHER_GROUP: `${prefix}dispatcher`, WEBHOOK_SECRET_KEY: secretKey, ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }), dispatcherOps],
