@@ -15,14 +15,17 @@ import {
   withSuffix,
 } from '@chainpipe/testing';
 import { addressIndexEntries, type NormalizedTx, type ParsedBlock } from '@chainpipe/tx-parsers';
-import { classifyStoreError, storeBlock, storeBlocks, storeLooseTransactions, type StoreBlockResult, type StoredTx } from '@chainpipe/tx-store';
+import { NO_BLOCK, classifyStoreError, storeBlock, storeBlocks, type StoreBlockResult, type StoredTx } from '@chainpipe/tx-store';
 
 /**
  * tx-store against the real Postgres. Every test stores real fixture blocks (parsed by the real
  * parsers) under a network of its own (unique name and chain id), so it sees only its own rows in
  * the shared database and never truncates anything.
  */
-describe('tx-store: storeBlock / storeLooseTransactions (real Postgres)', () => {
+/** Transactions delivered without their block (an origin's answer, a pending one), stored as chain-parser stores them. */
+const storeWithoutBlock = async (db: Knex, network: NetworkInfo, txs: NormalizedTx[]): Promise<StoredTx[]> => (await storeBlock(db, { network, block: NO_BLOCK, transactions: txs })).stored;
+
+describe('tx-store: storeBlock, with and without a block (real Postgres)', () => {
   let db: Knex;
   const evmItem = evmBlockItem();
 
@@ -252,7 +255,7 @@ describe('tx-store: storeBlock / storeLooseTransactions (real Postgres)', () => 
     const asPending = (t: NormalizedTx): NormalizedTx => ({ ...t, tx_status: 'pending', block_hash: null, height: null, tx_index: null });
 
     // Seen pending first, then in the block: the block's final status wins and the tx gets its block.
-    const [pendingA] = await storeLooseTransactions(db, network, [asPending(a)]);
+    const [pendingA] = await storeWithoutBlock(db, network, [asPending(a)]);
     expect(pendingA.tx.tx_status).to.equal('pending');
     const stored = await storeBlock(db, { network, block: parsed.block, transactions: [a, b, c] });
     expect(stored.stored[0].id).to.equal(pendingA.id);
@@ -260,7 +263,7 @@ describe('tx-store: storeBlock / storeLooseTransactions (real Postgres)', () => 
     expect(stored.stored[0].is_reorg_resend, 'first confirmation is not a reorg resend').to.equal(false);
 
     // A late pending report of a confirmed tx changes nothing.
-    const [late] = await storeLooseTransactions(db, network, [asPending(b)]);
+    const [late] = await storeWithoutBlock(db, network, [asPending(b)]);
     expect(late.tx).to.deep.equal(stored.stored[1].tx);
     expect((await txRows(network).where({ tx_hash: b.tx_hash }).first()).tx_status).to.equal(b.tx_status);
 
@@ -272,30 +275,30 @@ describe('tx-store: storeBlock / storeLooseTransactions (real Postgres)', () => 
     expect(row.record.tx_status).to.equal(c.tx_status);
   });
 
-  it('loose transactions: upserted by hash, status forward only, never moved out of a block they are in', async () => {
+  it('transactions without a block: upserted by hash, status forward only, never moved out of a block they are in', async () => {
     const network = testNetwork('utxo', 'store-loose');
     const parsed = parseFixture('utxo', bitcoinBlockItem(766393), network);
     const [inBlock, ...rest] = parsed.transactions;
     const loose = rest.map((t): NormalizedTx => ({ ...t, tx_status: 'pending', block_hash: null, height: null, tx_index: null, tx_time: null }));
 
-    const first = await storeLooseTransactions(db, network, loose);
+    const first = await storeWithoutBlock(db, network, loose);
     expect(first.map((s) => s.tx)).to.deep.equal(loose);
     expect(first.every((s) => !s.orphaned && !s.is_reorg_resend)).to.equal(true);
     expect(await indexCount(network)).to.equal(expectedIndexRows(network, loose));
-    const again = await storeLooseTransactions(db, network, loose);
+    const again = await storeWithoutBlock(db, network, loose);
     expect(again).to.deep.equal(first);
 
     // pending → failed (origin says so), then pending again stays failed.
-    const [failed] = await storeLooseTransactions(db, network, [{ ...loose[0], tx_status: 'failed' }]);
+    const [failed] = await storeWithoutBlock(db, network, [{ ...loose[0], tx_status: 'failed' }]);
     expect(failed).to.include({ id: first[0].id });
     expect(failed.tx.tx_status).to.equal('failed');
-    const [stillFailed] = await storeLooseTransactions(db, network, [loose[0]]);
+    const [stillFailed] = await storeWithoutBlock(db, network, [loose[0]]);
     expect(stillFailed.tx.tx_status).to.equal('failed');
 
     // A tx in a live block keeps its block and record; a loose copy cannot move it.
     const block = await storeBlock(db, { network, block: parsed.block, transactions: [inBlock] });
     const originCopy: NormalizedTx = { ...inBlock, block_hash: null, height: null, tx_status: 'pending', tx_time: 1 };
-    const [kept] = await storeLooseTransactions(db, network, [originCopy]);
+    const [kept] = await storeWithoutBlock(db, network, [originCopy]);
     expect(kept.id).to.equal(block.stored[0].id);
     expect(kept.tx).to.deep.equal(block.stored[0].tx);
     const row = await txRows(network).where({ tx_hash: inBlock.tx_hash }).first();
@@ -501,7 +504,7 @@ describe('tx-store: storeBlock / storeLooseTransactions (real Postgres)', () => 
       const parsed = parseFixture('evm', evmItem, network);
       const tx = parsed.transactions.find((t) => t.transfer_type === 'token')!;
       // Seen pending first: no receipt yet, so no token transfer and no type.
-      await storeLooseTransactions(db, network, [{ ...tx, tx_status: 'pending', block_hash: null, height: null, tx_index: null, token_transfers: [], transfer_type: null }]);
+      await storeWithoutBlock(db, network, [{ ...tx, tx_status: 'pending', block_hash: null, height: null, tx_index: null, token_transfers: [], transfer_type: null }]);
       const pending = await expectIndexesMirrorRecords(network);
       expect(pending.token).to.deep.equal([]);
       expect(pending.address.every((r) => r.split(' ')[2] === '-')).to.equal(true);
@@ -510,7 +513,7 @@ describe('tx-store: storeBlock / storeLooseTransactions (real Postgres)', () => 
       expect(mined.token.length).to.be.greaterThan(0);
       expect(mined.address.every((r) => r.split(' ')[2] === 'token')).to.equal(true);
       // A late loose copy of a transaction in a live block changes nothing.
-      await storeLooseTransactions(db, network, [{ ...tx, block_hash: null, height: null, token_transfers: [], transfer_type: null }]);
+      await storeWithoutBlock(db, network, [{ ...tx, block_hash: null, height: null, token_transfers: [], transfer_type: null }]);
       expect(await expectIndexesMirrorRecords(network)).to.deep.equal(mined);
     });
 

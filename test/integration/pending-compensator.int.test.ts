@@ -7,7 +7,7 @@ import { TOPICS, type ChainTxMessage } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
 import { collectTopic, createRegistryTopics, freePort, parsePrometheusText, readFixtureJson, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
 import { parseEvmPayload } from '@chainpipe/tx-parsers';
-import { storeLooseTransactions } from '@chainpipe/tx-store';
+import { NO_BLOCK, storeBlock } from '@chainpipe/tx-store';
 
 type Json = any;
 
@@ -77,7 +77,7 @@ describe('pending-compensator: pending transactions settled from the chain origi
     // Both as chain-parser or an origin look-up stores a transaction seen without its block.
     const pending = [mined, waiting].map((t) => parseEvmPayload([{ ...t, blockHash: null, blockNumber: null, transactionIndex: null }], ctx).blocks[0].transactions[0]);
     expect(pending.map((t) => t.tx_status)).to.deep.equal(['pending', 'pending']);
-    const stored = await storeLooseTransactions(db, network, pending);
+    const { stored } = await storeBlock(db, { network, block: NO_BLOCK, transactions: pending });
     const [ops, parserOps] = [await freePort(), await freePort()];
     const port = (node.address() as AddressInfo).port;
     parser = spawnTs('apps/chain-parser/src/main.ts', {

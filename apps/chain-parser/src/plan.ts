@@ -2,8 +2,8 @@ import { networkByName, type NetworkInfo } from '@chainpipe/chains';
 import type { ChainFetchedMessage, ChainTxMessage } from '@chainpipe/contracts';
 import type { OutgoingMessage } from '@chainpipe/kafka';
 import type { ErrorCode } from '@chainpipe/runtime';
-import { parseChainPayload, type BlockRef, type NormalizedTx, type ParseIssue, type StreamMetadata } from '@chainpipe/tx-parsers';
-import { chainTxKey, chainTxMessage, type StoreBlockInput, type StoreBlockResult } from '@chainpipe/tx-store';
+import { parseChainPayload, type NormalizedTx, type ParseIssue, type StreamMetadata } from '@chainpipe/tx-parsers';
+import { NO_BLOCK, chainTxKey, chainTxMessage, type StoreBlockInput, type StoreBlockResult } from '@chainpipe/tx-store';
 
 export { chainTxKey, chainTxMessage };
 
@@ -51,9 +51,6 @@ export function planRecord(body: Buffer, headers: Record<string, string>, checkT
   });
   return { kind: 'store', network, metadata: parsed.metadata, blocks, issues };
 }
-
-/** The block of a transaction delivered alone: none (no block row, no reorg decision). */
-const NO_BLOCK: BlockRef = { height: null, hash: null, parent_hash: null, time: null };
 
 /**
  * One chain.fetched.v1 record (a transaction a chain origin answered tx-gateway's look-up) as a

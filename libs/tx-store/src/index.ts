@@ -1,4 +1,4 @@
-export { storeBlock, storeBlocks, storeLooseTransactions, type PreviousTx, type StoredTx, type StoreBlockInput, type StoreBlockResult, type StoreOptions } from './store';
+export { NO_BLOCK, storeBlock, storeBlocks, type PreviousTx, type StoredTx, type StoreBlockInput, type StoreBlockResult, type StoreOptions } from './store';
 export { resolveStoredInputs } from './prevouts';
 export { StoreDbError, classifyStoreError, compactDbError, sqlState, type StoreFailure } from './errors';
 export {

@@ -77,37 +77,13 @@ RETURNING id, tx_hash, tx_status, block_hash, height, tx_index, tx_time, orphane
 /**
  * What is stored of a block's transactions before storeBlock writes them: the records it merges
  * the delivery into. The rows are locked in hash order, the order every writer of tx.transactions
- * locks them in, so a loose-transaction write racing a block waits instead of interleaving.
+ * locks them in, so a block-less delivery (an origin's answer) racing a block waits instead of interleaving.
  */
 export const SELECT_STORED_TXS_SQL = `SELECT id, tx_hash, block_hash, orphaned, is_reorg_resend, changed_by, record
 FROM tx.transactions
 WHERE chain_type = ? AND chain_id = ? AND tx_hash = ANY(?::text[])
 ORDER BY tx_hash
 FOR UPDATE`;
-
-/** A row that sits in a block that is still canonical. */
-const LIVE = `(t.block_hash IS NOT NULL AND NOT t.orphaned)`;
-const loosePlacement = (col: string) => `CASE WHEN ${LIVE} THEN t.${col} ELSE excluded.${col} END`;
-const LOOSE_STATUS = `CASE WHEN ${LIVE} AND t.tx_status IN ${FINAL} THEN t.tx_status ELSE ${FORWARD_STATUS} END`;
-
-/**
- * storeLooseTransactions' upsert. A row in a live block keeps its block record and placement and
- * only takes a status step forward (pending → final); any other row becomes the incoming record
- * (status still forward only) and is no longer orphaned: the transaction exists again.
- */
-export const UPSERT_LOOSE_TXS_SQL = `INSERT INTO tx.transactions AS t (${TX_INSERT_COLUMNS.join(', ')})
-${TX_ROWS}
-ON CONFLICT (chain_type, chain_id, tx_hash) DO UPDATE SET
-  network = excluded.network,
-  block_hash = ${loosePlacement('block_hash')},
-  height = ${loosePlacement('height')},
-  tx_index = ${loosePlacement('tx_index')},
-  tx_time = ${loosePlacement('tx_time')},
-  tx_status = ${LOOSE_STATUS},
-  orphaned = false,
-  record = (CASE WHEN ${LIVE} THEN t.record ELSE excluded.record END) || jsonb_build_object('tx_status', ${LOOSE_STATUS}),
-  updated_at = now()
-RETURNING id, tx_hash, orphaned, is_reorg_resend, record, (xmax = 0) AS inserted`;
 
 /**
  * Address index rows and their token index rows, in one statement from one set of arrays (one

@@ -29,7 +29,6 @@ import {
   UPSERT_BLOCK_TXS_SQL,
   UPSERT_INDEX_SQL,
   INSERT_INDEX_SQL,
-  UPSERT_LOOSE_TXS_SQL,
 } from './sql';
 import { compactDbError } from './errors';
 
@@ -151,6 +150,13 @@ const toStored = (network: string, row: RecordReturning): StoredTx => ({
  * - Writers of one (network, height) are serialised by a transaction-scoped advisory lock, so two
  *   consumers storing the same block at once (a rebalance) behave as a store and a replay.
  */
+/**
+ * The block of transactions delivered without one (a chain origin's answer to a look-up, a
+ * pending transaction): no block row and no reorg decision. storeBlock merges each into what is
+ * stored (its status only moves forward) and never moves a stored transaction out of its block.
+ */
+export const NO_BLOCK: Readonly<BlockRef> = Object.freeze({ height: null, hash: null, parent_hash: null, time: null });
+
 export async function storeBlock(db: Knex, input: StoreBlockInput, opts: StoreOptions = {}): Promise<StoreBlockResult> {
   const prepared = prepareBlock(input);
   return inTransaction(db, (trx) => storeBlockIn(trx, prepared, opts));
@@ -290,33 +296,6 @@ function planWrite(row: StoredRow | undefined, tx: NormalizedTx): WritePlan {
   return changed || comesBack ? { write: record, row } : { write: null, row };
 }
 
-/**
- * Stores transactions known without a block (origin fetch of a single tx, pending txs): upsert
- * by (chain_type, chain_id, tx_hash) with tx_status moving only forward (pending →
- * success|failed), never moving a tx out of a block it is already in. Returns them as stored.
- *
- * A row in a live (non-orphaned) block keeps its record and placement and only takes a status
- * step forward; any other row becomes the incoming record (status forward only), no longer
- * orphaned, and its address index follows the stored record.
- */
-export async function storeLooseTransactions(db: Knex, network: NetworkInfo, txs: NormalizedTx[], opts: StoreOptions = {}): Promise<StoredTx[]> {
-  const unique = uniqueByHash(txs);
-  for (const tx of unique) assertSameChain(network, tx);
-  if (!unique.length) return [];
-  return inTransaction(db, async (trx) => {
-    const returned = await upsertTransactions(trx, unique.map((tx) => txRowValues(network, tx)), UPSERT_LOOSE_TXS_SQL, opts, [], true);
-    const byHash = new Map(returned.map((r) => [r.tx_hash, r]));
-    const stored = unique.map((tx) => {
-      const row = byHash.get(tx.tx_hash);
-      if (!row) throw new Error(`upsert returned no row for ${tx.tx_hash}`);
-      return toStored(network.network, row);
-    });
-    const updatedIds = new Set(returned.filter((r) => !r.inserted).map((r) => r.id));
-    await writeIndex(trx, network, stored, updatedIds, opts);
-    return stored;
-  });
-}
-
 /** One DB transaction; a failure comes out as a compact StoreDbError (never the statement text). */
 async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   try {
@@ -326,17 +305,15 @@ async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promi
   }
 }
 
-async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sql: string, opts: StoreOptions, leading: Knex.RawBinding[]): Promise<TxReturning[]>;
-async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sql: string, opts: StoreOptions, leading: Knex.RawBinding[], withRecord: true): Promise<RecordReturning[]>;
 /** `leading`: bind values of the statement that come before the row arrays. */
-async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sql: string, opts: StoreOptions, leading: Knex.RawBinding[], _withRecord?: boolean): Promise<unknown[]> {
+async function upsertTransactions(trx: Knex.Transaction, rows: TxRowValues[], sql: string, opts: StoreOptions, leading: Knex.RawBinding[]): Promise<TxReturning[]> {
   if (!rows.length) return [];
   // Rows in hash order: concurrent writers then lock shared rows in the same order (no deadlock).
   const sorted = [...rows].sort((a, b) => (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0));
-  const out: unknown[] = [];
+  const out: TxReturning[] = [];
   for (const part of chunkRows(sorted, TX_INSERT_COLUMNS.length, opts.maxParamsPerStatement)) {
     // knex's binding type has no arrays holding nulls; pg sends those elements as NULL.
-    const res = await trx.raw<{ rows: unknown[] }>(sql, [...leading, ...(txRowArrays(part) as Knex.RawBinding[])]);
+    const res = await trx.raw<{ rows: TxReturning[] }>(sql, [...leading, ...(txRowArrays(part) as Knex.RawBinding[])]);
     out.push(...res.rows);
   }
   return out;
