@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { networkByName } from '@chainpipe/chains';
 import { TOPICS, type TxPushMessage } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
+import { createRedis } from '@chainpipe/redis';
 
 import { topicMessage, createAppWithKey,connectWs, createRegistryTopics, evmBlockItem, freePort, parsePrometheusText, produceJson, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TestWsClient } from '@chainpipe/testing';
 import { parseEvmPayload } from '@chainpipe/tx-parsers';
@@ -69,6 +70,7 @@ describe('WebSocket push: periodic resend, replayed pushes, dead connections (tx
       KAFKA_TOPIC_PREFIX: prefix,
       DATABASE_URL: env.databaseUrl,
       REDIS_URL: env.redisUrl,
+      REDIS_KEY_PREFIX: `${prefix}redis:`,
       PORT: String(port),
       OPS_PORT: String(ops),
       WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
@@ -170,9 +172,16 @@ describe('WebSocket push: periodic resend, replayed pushes, dead connections (tx
     await db('tx.app_configs').insert({ app_id: other.id, ws_ack_resend_interval_seconds: 2 });
     const big = txs.reduce((a, b) => (JSON.stringify(b).length > JSON.stringify(a).length ? b : a));
     const missed = Array.from({ length: 1500 }, (_, i) => ({ ...push(i % txs.length), app_id: other.id, tx: { ...big, tx_hash: `0x${randomBytes(32).toString('hex')}` } }));
-    // Matched while the application had no connection open.
+    // Matched while the application had no connection open, and all stored before it connects:
+    // one arriving after the handshake is a live push, which a client not reading yet may only
+    // fall 64 KiB behind on.
     for (let i = 0; i < missed.length; i += 500) await publish(...missed.slice(i, i + 500));
-    await new Promise((r) => setTimeout(r, 1_000));
+    const redis = createRedis({ url: env.redisUrl, keyPrefix: `${prefix}redis:` });
+    try {
+      await waitFor(async () => (await redis.zcard(`ws:${other.id}:unacked`)) === missed.length, { timeoutMs: 30_000, what: 'every push stored for a resend' });
+    } finally {
+      redis.disconnect();
+    }
     const before = await metric('chainpipe_ws_disconnects_total', { reason: 'slow' });
     const c = await connectWs(`${base.replace('http', 'ws')}/tx/api/v1/transaction/ws`, { 'x-api-key': other.key, 'x-resendduration': '600' });
     clients.push(c);
