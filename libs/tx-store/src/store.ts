@@ -122,6 +122,13 @@ const toStored = (network: string, row: RecordReturning): StoredTx => ({
 });
 
 /**
+ * The block of transactions delivered without one (a chain origin's answer to a look-up, a
+ * pending transaction): no block row and no reorg decision. storeBlock merges each into what is
+ * stored (its status only moves forward) and never moves a stored transaction out of its block.
+ */
+export const NO_BLOCK: Readonly<BlockRef> = Object.freeze({ height: null, hash: null, parent_hash: null, time: null });
+
+/**
  * Stores one parsed block atomically (one DB transaction): block row, transactions, address
  * index; handles reorgs; returns every transaction of the block as stored (also on a replay of
  * the same block), plus the transactions orphaned by this call.
@@ -150,13 +157,6 @@ const toStored = (network: string, row: RecordReturning): StoredTx => ({
  * - Writers of one (network, height) are serialised by a transaction-scoped advisory lock, so two
  *   consumers storing the same block at once (a rebalance) behave as a store and a replay.
  */
-/**
- * The block of transactions delivered without one (a chain origin's answer to a look-up, a
- * pending transaction): no block row and no reorg decision. storeBlock merges each into what is
- * stored (its status only moves forward) and never moves a stored transaction out of its block.
- */
-export const NO_BLOCK: Readonly<BlockRef> = Object.freeze({ height: null, hash: null, parent_hash: null, time: null });
-
 export async function storeBlock(db: Knex, input: StoreBlockInput, opts: StoreOptions = {}): Promise<StoreBlockResult> {
   const prepared = prepareBlock(input);
   return inTransaction(db, (trx) => storeBlockIn(trx, prepared, opts));

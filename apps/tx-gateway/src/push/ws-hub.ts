@@ -168,7 +168,7 @@ export class WsHub {
   }
 
   private open(ws: WebSocket, principal: Principal, clientId: string, resendSeconds: number): void {
-    const conn: Connection = { ws, appId: principal.appId, keyId: principal.keyId, clientId, subs: new Subscriptions(), resent: Promise.resolve(), resendSeconds, sent: new Map(), backlog: false };
+    const conn: Connection = { ws, appId: principal.appId, keyId: principal.keyId, clientId, subs: new Subscriptions(), resent: Promise.resolve(), resendSeconds, sent: new Map(), backlog: resendSeconds > 0 };
     let set = this.byApp.get(conn.appId);
     if (!set) this.byApp.set(conn.appId, (set = new Set()));
     set.add(conn);
@@ -185,7 +185,10 @@ export class WsHub {
         .unackedSince(conn.appId, this.clock.now() - resendSeconds * 1000)
         // Already written live: the fan-out can deliver a push while its resend is read or paced.
         .then((frames) => this.sendBacklog(conn, frames.map(pushOf), 'resend', (id) => !conn.sent.has(id)))
-        .catch((err) => this.log.warn({ msg: 'ws_resend_failed', appId: conn.appId, err: errorMessage(err) }));
+        .catch((err) => this.log.warn({ msg: 'ws_resend_failed', appId: conn.appId, err: errorMessage(err) }))
+        // The connection counts as writing its backlog from the handshake on (`backlog` above),
+        // so a periodic pass never starts a second one while the store is still being read.
+        .finally(() => (conn.backlog = false));
     }
   }
 
