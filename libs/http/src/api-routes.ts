@@ -1,7 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { formatErrors, type Contracts, type JsonSchema, type SchemaId, type SchemaTypes } from '@chainpipe/contracts';
-import { nulErrors, onlyUnmatchableLookups, type LookupParams } from './boundary';
+import { holdsNul, nulErrors, onlyUnmatchableLookups, type LookupParams } from './boundary';
 import { sendError } from './envelope';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -222,10 +222,19 @@ function paramsOf(req: Request, source: ParamsSource): Record<string, unknown> {
 
 /** Checks the path and query parameters: against `validate` when given, always against the boundary's rule. */
 function validateParams(validate: ValidateFunction | undefined, source: ParamsSource, invalid: InvalidResponder, lookup: LookupParams | undefined): RequestHandler {
+  const part = source === 'merged' ? 'params' : source;
+  if (!validate) {
+    // The boundary's rule only reads: the parameters are walked where they are, and a merged
+    // copy is made only to name the problems of a request that has some.
+    return (req, res, next) => {
+      const clean = (source === 'path' || !holdsNul(req.query)) && (source === 'query' || !holdsNul(req.params));
+      if (clean || !refused(problemsOf(undefined, paramsOf(req, source)), part, lookup, invalid, req, res, next)) next();
+    };
+  }
   return (req, res, next) => {
     const params = paramsOf(req, source);
-    if (refused(problemsOf(validate, params), source === 'merged' ? 'params' : source, lookup, invalid, req, res, next)) return;
-    if (validate) res.locals[PARAMS] = { ...(res.locals[PARAMS] as object | undefined), ...params };
+    if (refused(problemsOf(validate, params), part, lookup, invalid, req, res, next)) return;
+    res.locals[PARAMS] = { ...(res.locals[PARAMS] as object | undefined), ...params };
     next();
   };
 }

@@ -13,7 +13,7 @@ export const NUL_KEYWORD = 'nul';
 const UNSTORABLE_KEYWORDS = new Set([NUL_KEYWORD, 'decimalMaximum']);
 
 /** True when some string or object key of `value` holds a NUL; allocates nothing. */
-function holdsNul(node: unknown): boolean {
+export function holdsNul(node: unknown): boolean {
   if (typeof node === 'string') return node.includes('\u0000');
   if (Array.isArray(node)) {
     for (let i = 0; i < node.length; i++) if (holdsNul(node[i])) return true;
