@@ -284,16 +284,27 @@ describe('order executor: orders paid on Tron forwarded and refunded from their 
 
     const first = await sweep();
     const topUp = (await transfers.find(order.id, 'gas_topup_sweep'))!;
-    expect(first).to.include('gas top-up').and.include(topUp.tx_hash);
-    expect(await transfers.find(order.id, 'sweep'), 'nothing swept before the top-up is confirmed').to.equal(undefined);
-    await tron.mined(topUp.tx_hash);
-
-    const second = await waitFor(async () => {
-      const line = await sweep();
-      return line.includes('\tswept\t') ? line : undefined;
-    }, { timeoutMs: 20_000, what: 'the sweep once the top-up is confirmed' });
+    expect(topUp, 'the station topped the deposit address up').to.not.equal(undefined);
+    let second = first;
+    if (first.includes('\tgas top-up\t')) {
+      expect(first).to.include(topUp.tx_hash);
+      expect(await transfers.find(order.id, 'sweep'), 'nothing swept before the top-up is confirmed').to.equal(undefined);
+      await tron.mined(topUp.tx_hash);
+      second = await waitFor(async () => {
+        const line = await sweep();
+        return line.includes('\tswept\t') ? line : undefined;
+      }, { timeoutMs: 20_000, what: 'the sweep once the top-up is confirmed' });
+    } else {
+      // Blocks come every 300 ms here and a top-up counts after two: on a loaded machine it may
+      // be confirmed by the time the run reads it back, and the same run sweeps.
+      expect(first).to.include('\tswept\t');
+    }
     const swept = (await transfers.find(order.id, 'sweep'))!;
     expect(second).to.include(swept.tx_hash);
+    // either way the sweep was signed once the top-up was confirmed, with the fee plan it paid for
+    expect(swept.detail.gas_topup_tx_hash).to.equal(topUp.tx_hash);
+    expect((await transfers.find(order.id, 'gas_topup_sweep'))!.status).to.equal('confirmed');
+    expect(Number((await tron.mined(swept.tx_hash)).blockNumber)).to.be.greaterThan(Number((await tron.mined(topUp.tx_hash)).blockNumber));
     expect(swept).to.include({ chain_type: 'tron', from_address: address, to_address: USDT_CONTRACT, asset: USDT_CONTRACT, amount: fees.toString() });
     const info = await tron.mined(swept.tx_hash);
     expect(info.receipt.result).to.equal('SUCCESS');
