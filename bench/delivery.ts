@@ -32,7 +32,9 @@ import { webhookDispatcherConfig } from '@chainpipe/webhook-dispatcher';
  * 4. the latency from `POST /stream` of a real block to the WebSocket push and to the webhook
  *    receipt of a monitored address's transaction, through chain-ingest, chain-parser, tx-matcher,
  *    tx-gateway and webhook-dispatcher running as processes, at a steady rate, next to one raw
- *    kafkajs produce → consume hop in the same run.
+ *    kafkajs produce → consume hop in the same run. The processes run compiled, as deployed,
+ *    with `CHAINPIPE_BUILT=1` after `npm run build` (the test kit's `spawnTs`); from source under
+ *    tsx otherwise.
  */
 
 const FANOUT = (process.env.BENCH_DELIVERY_FANOUT ?? '1000,10000').split(',').map(Number);
