@@ -304,9 +304,9 @@ describe('order executor: orders paid on Tron forwarded and refunded from their 
     // either way the sweep was signed once the top-up was confirmed, with the fee plan it paid for
     expect(swept.detail.gas_topup_tx_hash).to.equal(topUp.tx_hash);
     expect((await transfers.find(order.id, 'gas_topup_sweep'))!.status).to.equal('confirmed');
-    expect(Number((await tron.mined(swept.tx_hash)).blockNumber)).to.be.greaterThan(Number((await tron.mined(topUp.tx_hash)).blockNumber));
-    expect(swept).to.include({ chain_type: 'tron', from_address: address, to_address: USDT_CONTRACT, asset: USDT_CONTRACT, amount: fees.toString() });
     const info = await tron.mined(swept.tx_hash);
+    expect(Number(info.blockNumber)).to.be.greaterThan(Number((await tron.mined(topUp.tx_hash)).blockNumber));
+    expect(swept).to.include({ chain_type: 'tron', from_address: address, to_address: USDT_CONTRACT, asset: USDT_CONTRACT, amount: fees.toString() });
     expect(info.receipt.result).to.equal('SUCCESS');
     const sent = await tx(swept.tx_hash);
     const [contract] = sent.raw_data.contract;

@@ -228,7 +228,7 @@ function validateParams(validate: ValidateFunction | undefined, source: ParamsSo
     // copy is made only to name the problems of a request that has some.
     return (req, res, next) => {
       const clean = (source === 'path' || !holdsNul(req.query)) && (source === 'query' || !holdsNul(req.params));
-      if (clean || !refused(problemsOf(undefined, paramsOf(req, source)), part, lookup, invalid, req, res, next)) next();
+      if (clean || !refused(nulErrors(paramsOf(req, source)), part, lookup, invalid, req, res, next)) next();
     };
   }
   return (req, res, next) => {
