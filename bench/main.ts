@@ -1,6 +1,13 @@
+import { resolvePackagesFromBuild } from '@chainpipe/testing/src/built-packages';
+
 /**
  * `npm run bench -- <name>`: runs bench/<name>.ts. Each benchmark measures a hot path next to a
  * raw baseline doing the same work in the same run and prints the ratio.
+ *
+ * With `CHAINPIPE_BUILT=1` after `npm run build`, the project's packages run compiled, as
+ * deployed: those a bench loads in its own process (`resolvePackagesFromBuild`) and the apps it
+ * starts as processes (the test kit's `spawnTs`). The benches' own code (the raw baselines among
+ * it) runs under tsx either way.
  */
 const BENCHES: Record<string, string> = {
   ingest: './ingest',
@@ -21,6 +28,7 @@ async function main(): Promise<void> {
     console.error(`usage: npm run bench -- <${Object.keys(BENCHES).join('|')}> [...]`);
     process.exit(2);
   }
+  if (resolvePackagesFromBuild()) console.log('packages: compiled, from dist/ (CHAINPIPE_BUILT=1)');
   for (const name of names) {
     const mod = (await import(BENCHES[name])) as { run: () => Promise<void> };
     console.log(`\n== bench ${name}`);
