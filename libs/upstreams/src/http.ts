@@ -1,3 +1,5 @@
+import { request, type Dispatcher } from 'undici';
+
 /**
  * The one HTTP call of every third-party upstream (chain nodes, market data, price sources, swap
  * providers): a deadline that covers the whole answer, body included, combined with the caller's
@@ -77,13 +79,21 @@ export function upstreamUrl(base: string, path: string): URL {
  * One HTTP call, answered with any status: rejects only when no whole answer came (unreachable,
  * timeout, aborted) or it was too large (invalid). For callers that read the status themselves;
  * `upstreamJson` is the usual entry.
+ *
+ * The call goes through undici's `request` (the client behind Node's `fetch`, without the WHATWG
+ * Request, Headers, Response and stream objects `fetch` builds around each call): a quote stream
+ * asks five providers at once, and those objects and the promise races a `fetch` needs to keep
+ * its deadline over the body were most of what a call cost here. The pooled keep-alive
+ * connections are the same (undici's global agent).
  */
 export async function upstreamCall(req: UpstreamRequest): Promise<UpstreamAnswer> {
   const url = new URL(req.url);
-  for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.set(k, v);
+  if (req.query) for (const [k, v] of Object.entries(req.query)) url.searchParams.set(k, v);
   const maxBytes = req.maxBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   if (req.signal?.aborted) throw abandoned(req.signal.reason);
 
+  // One signal for the deadline and the caller: undici ends the call on it, the body's read
+  // included (the body stream is destroyed), so nothing outlives the deadline.
   const controller = new AbortController();
   let timedOut = false;
   let answered = false;
@@ -94,24 +104,18 @@ export async function upstreamCall(req: UpstreamRequest): Promise<UpstreamAnswer
   }, req.timeoutMs);
   const onCallerAbort = () => controller.abort();
   req.signal?.addEventListener('abort', onCallerAbort, { once: true });
-  // fetch and body reads reject on abort by themselves; racing each await against the abort too
-  // makes "never past the deadline" hold whatever the transport does with a stalled stream.
-  const ended = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
-  ended.catch(() => undefined);
 
   try {
-    const res = await Promise.race([
-      fetch(url, {
-        method: req.method ?? (req.json === undefined ? 'GET' : 'POST'),
-        headers: { ...(req.json === undefined ? {} : { 'content-type': 'application/json' }), ...req.headers },
-        body: req.json === undefined ? undefined : JSON.stringify(req.json),
-        signal: controller.signal,
-      }),
-      ended,
-    ]);
-    const text = await readBounded(res, maxBytes, ended);
+    const json = req.json === undefined ? undefined : JSON.stringify(req.json);
+    const res = await request(url, {
+      method: req.method ?? (json === undefined ? 'GET' : 'POST'),
+      headers: json === undefined ? req.headers : { 'content-type': 'application/json', ...req.headers },
+      body: json,
+      signal: controller.signal,
+    });
+    const text = await readBounded(res, maxBytes);
     answered = true;
-    return { status: res.status, ok: res.ok, text };
+    return { status: res.statusCode, ok: res.statusCode >= 200 && res.statusCode < 300, text };
   } catch (err) {
     if (err instanceof UpstreamError) throw err;
     if (timedOut) throw new UpstreamError(`did not answer within ${req.timeoutMs} ms`, 'timeout', { cause: err });
@@ -175,7 +179,7 @@ function abandoned(cause: unknown): UpstreamError {
   return new UpstreamError('call abandoned by the caller', 'aborted', { cause });
 }
 
-/** fetch says only "fetch failed"; the socket's own error is its cause (an AggregateError, for several addresses, has only a code). */
+/** The socket's error in words: undici's own, or its cause where one wraps it (an AggregateError, for several addresses, has only a code). */
 function transportFailure(err: unknown): string {
   const cause = (err as { cause?: { message?: unknown; code?: unknown } } | undefined)?.cause;
   if (cause && typeof cause.message === 'string' && cause.message) return cause.message;
@@ -183,21 +187,27 @@ function transportFailure(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-async function readBounded(res: Response, maxBytes: number, ended: Promise<never>): Promise<string> {
-  const tooLarge = () => new UpstreamError(`answered more than ${maxBytes} bytes`, 'invalid', { status: res.status });
-  const declared = Number(res.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  // An early end (too large, deadline) leaves the stream to the caller's abort of the request.
-  for (;;) {
-    const { done, value } = await Promise.race([reader.read(), ended]);
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) throw tooLarge();
-    chunks.push(value);
+/**
+ * The answer's body as text, at most `maxBytes`. A declared length bounds the body by itself (the
+ * HTTP framing ends it there), so such a body is read whole at once; a chunked one is counted as
+ * it comes. An early end (too large) destroys the body, which closes its connection.
+ */
+async function readBounded(res: Dispatcher.ResponseData, maxBytes: number): Promise<string> {
+  const tooLarge = () => {
+    res.body.destroy();
+    return new UpstreamError(`answered more than ${maxBytes} bytes`, 'invalid', { status: res.statusCode });
+  };
+  const length = res.headers['content-length'];
+  if (typeof length === 'string') {
+    if (Number(length) > maxBytes) throw tooLarge();
+    return res.body.text();
   }
-  return Buffer.concat(chunks).toString('utf8');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
 }
