@@ -70,6 +70,13 @@ export interface UpstreamAnswer {
 
 export const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
+/**
+ * What every call says unless its caller says otherwise: `fetch` sent an `accept` and a
+ * `user-agent` of its own, and some APIs refuse a request without a user agent. No
+ * `accept-encoding`: answers come uncompressed, as there is nothing to gain on these sizes.
+ */
+const DEFAULT_HEADERS: Readonly<Record<string, string>> = { accept: '*/*', 'user-agent': 'chainpipe' };
+
 /** `base` + `path` as one URL, whether or not `base` ends with a slash (`base` may carry a path of its own). */
 export function upstreamUrl(base: string, path: string): URL {
   return new URL(base.replace(/\/+$/, '') + path);
@@ -109,7 +116,7 @@ export async function upstreamCall(req: UpstreamRequest): Promise<UpstreamAnswer
     const json = req.json === undefined ? undefined : JSON.stringify(req.json);
     const res = await request(url, {
       method: req.method ?? (json === undefined ? 'GET' : 'POST'),
-      headers: json === undefined ? req.headers : { 'content-type': 'application/json', ...req.headers },
+      headers: json === undefined ? { ...DEFAULT_HEADERS, ...req.headers } : { ...DEFAULT_HEADERS, 'content-type': 'application/json', ...req.headers },
       body: json,
       signal: controller.signal,
     });

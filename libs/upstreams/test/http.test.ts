@@ -18,7 +18,9 @@ describe('upstream HTTP core', () => {
 
   before(async () => {
     server = await startHttpStub({
-      '/echo': (req, res, body) => answerJson(res, 200, { method: req.method, url: req.url, contentType: req.headers['content-type'] ?? null, key: req.headers['x-api-key'] ?? null, body }),
+      '/echo': (req, res, body) =>
+        answerJson(res, 200, { method: req.method, url: req.url, contentType: req.headers['content-type'] ?? null, key: req.headers['x-api-key'] ?? null, accept: req.headers.accept ?? null, userAgent: req.headers['user-agent'] ?? null, body }),
+      '/moved': (_req, res) => res.writeHead(302, { location: '/echo' }).end(),
       '/never': () => undefined, // no answer at all
       '/stalled-body': (_req, res) => {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -48,9 +50,21 @@ describe('upstream HTTP core', () => {
       json: { amount: '10' },
       timeoutMs: 2000,
     })) as Record<string, unknown>;
-    expect(body).to.deep.equal({ method: 'POST', url: '/echo?ids=1%2C2&convert=USD', contentType: 'application/json', key: 'k1', body: '{"amount":"10"}' });
+    expect(body).to.deep.equal({ method: 'POST', url: '/echo?ids=1%2C2&convert=USD', contentType: 'application/json', key: 'k1', accept: '*/*', userAgent: 'chainpipe', body: '{"amount":"10"}' });
     const get = (await upstreamJson({ url: `${server.url}/echo`, timeoutMs: 2000 })) as Record<string, unknown>;
     expect(get).to.include({ method: 'GET', contentType: null, body: '' });
+  });
+
+  it('the caller\'s own accept and user agent win over the defaults', async () => {
+    const body = (await upstreamJson({ url: `${server.url}/echo`, headers: { accept: 'application/json', 'user-agent': 'provider-sdk/1' }, timeoutMs: 2000 })) as Record<string, unknown>;
+    expect(body).to.include({ accept: 'application/json', userAgent: 'provider-sdk/1' });
+  });
+
+  it('a redirect is not followed: the 3xx is the answer, an http failure for upstreamJson', async () => {
+    const received = server.received.length;
+    const { err } = await failure(upstreamJson({ url: `${server.url}/moved`, headers: { 'x-api-key': 'k1' }, timeoutMs: 2000 }));
+    expect([err.kind, err.status]).to.deep.equal(['http', 302]);
+    expect(server.received.slice(received).map((r) => r.url), 'the key went nowhere else').to.deep.equal(['/moved']);
   });
 
   it('an upstream that never answers is a timeout, within the deadline', async () => {
