@@ -2,11 +2,19 @@ import { existsSync } from 'node:fs';
 import Module from 'node:module';
 import path from 'node:path';
 
-/**
- * Where `npm run build` links each compiled workspace package (`dist/node_modules/@chainpipe/<name>`).
- * This module imports no workspace package, so installing the resolver below loads none first.
- */
-const BUILT_PACKAGES = path.resolve(__dirname, '../../../dist/node_modules');
+// This module imports no workspace package, so installing the resolver below loads none first.
+
+/** The repository's root. */
+export const REPO_ROOT = path.resolve(__dirname, '../../..');
+
+/** dist/ of `npm run build`. */
+export const DIST_DIR = path.join(REPO_ROOT, 'dist');
+
+/** Where `npm run build` links each compiled workspace package (`dist/node_modules/@chainpipe/<name>`). */
+const BUILT_PACKAGES = path.join(DIST_DIR, 'node_modules');
+
+/** `CHAINPIPE_BUILT=1`: dist/ holds the build of this tree (`make test` builds it once for the run). */
+export const buildInUse = (): boolean => process.env.CHAINPIPE_BUILT === '1';
 
 /**
  * From now on, `@chainpipe/<name>` (and its deep paths) required in this process resolves to the
@@ -19,7 +27,7 @@ const BUILT_PACKAGES = path.resolve(__dirname, '../../../dist/node_modules');
  * package is loaded; says whether it took effect.
  */
 export function resolvePackagesFromBuild(): boolean {
-  if (process.env.CHAINPIPE_BUILT !== '1' || !existsSync(BUILT_PACKAGES)) return false;
+  if (!buildInUse() || !existsSync(BUILT_PACKAGES)) return false;
   // Node's CommonJS resolver, which tsx hooks as well: Node 20 has no public hook for require().
   const loader = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
   const resolve = loader._resolveFilename;

@@ -2,10 +2,11 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { DIST_DIR, REPO_ROOT, buildInUse } from './built-packages';
 import { developmentSimulatorBase, TEST_KEY_MNEMONIC, platformKeyEnv, simulatorUpstreamEnv } from './upstream-env';
 import { forbidden, waitFor } from './wait';
 
-export const REPO_ROOT = path.resolve(__dirname, '../../..');
+export { DIST_DIR, REPO_ROOT } from './built-packages';
 
 export interface RunningProcess {
   proc: ChildProcess;
@@ -29,12 +30,9 @@ export interface RunningProcess {
  * processes), it runs from source under tsx.
  */
 export function spawnTs(entry: string, env: Record<string, string>, opts: { quiet?: boolean } = {}): RunningProcess {
-  if (process.env.CHAINPIPE_BUILT === '1' && existsSync(builtPath(entry))) return spawnBuilt(entry, env, opts);
+  if (buildInUse() && existsSync(builtPath(entry))) return spawnBuilt(entry, env, opts);
   return spawnNode(['--require', 'tsx/cjs', path.resolve(REPO_ROOT, entry)], env, opts);
 }
-
-/** dist/ of `npm run build`: where the compiled form of a source file lies. */
-export const DIST_DIR = path.join(REPO_ROOT, 'dist');
 
 /** `apps/x/src/main.ts` → `<repo>/dist/apps/x/src/main.js`. */
 export function builtPath(entry: string): string {

@@ -76,6 +76,8 @@ export const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
  * `accept-encoding`: answers come uncompressed, as there is nothing to gain on these sizes.
  */
 const DEFAULT_HEADERS: Readonly<Record<string, string>> = { accept: '*/*', 'user-agent': 'chainpipe' };
+/** A JSON body's content type (a caller's own wins). */
+const JSON_BODY: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
 
 /** `base` + `path` as one URL, whether or not `base` ends with a slash (`base` may carry a path of its own). */
 export function upstreamUrl(base: string, path: string): URL {
@@ -116,7 +118,7 @@ export async function upstreamCall(req: UpstreamRequest): Promise<UpstreamAnswer
     const json = req.json === undefined ? undefined : JSON.stringify(req.json);
     const res = await request(url, {
       method: req.method ?? (json === undefined ? 'GET' : 'POST'),
-      headers: json === undefined ? { ...DEFAULT_HEADERS, ...req.headers } : { ...DEFAULT_HEADERS, 'content-type': 'application/json', ...req.headers },
+      headers: { ...DEFAULT_HEADERS, ...(json === undefined ? undefined : JSON_BODY), ...req.headers },
       body: json,
       signal: controller.signal,
     });
