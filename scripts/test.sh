@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # make test: lint, typecheck, the generated types and the build side by side; unit tests and the
 # integration suites that need no broker while the test broker starts (port 19092 or the next free
-# pair, state in .kafka-test/<port>); the integration suites against that broker and the machine's
-# Postgres and Redis; then the fault suite on brokers and a Postgres of its own. Stops what it
-# started.
+# pair, state in .kafka-test/<port>); the integration and fuzz suites against that broker and the
+# machine's Postgres and Redis, and beside them, in turn, the fault and failover suites on brokers
+# and a Postgres of their own and the demo on a stack of its own. Stops what it started.
 #   KAFKA_VERSION=4.1.1   the brokers of the run from the other supported line (default 3.9.1)
 #   TEST_ONLY="integration faults"   only these stages (lint typecheck generated unit standalone
 #                         integration fuzz faults failover demo); `standalone` is the integration
 #                         suites that talk to no broker, `integration` the ones that do
+#   TEST_BROKER_SUITES="test/integration/a.int.test.ts …"   the integration stage runs these suites
+#                         instead of every one that talks to the broker
 #   TEST_JOBS=2           integration test files run at a time (mocha --parallel); 1 runs them in turn
 #   CHAINPIPE_BUILT=1     dist/ already holds the build of this tree (a run before this one made it)
 set -euo pipefail
@@ -49,7 +51,9 @@ BROKER_SUITES=()
 for f in test/integration/**/*.int.test.ts test/e2e/**/*.e2e.test.ts; do
   [[ " ${STANDALONE_SUITES[*]} " == *" $f "* ]] || BROKER_SUITES+=("$f")
 done
+if [ -n "${TEST_BROKER_SUITES:-}" ]; then read -ra BROKER_SUITES <<< "$TEST_BROKER_SUITES"; fi
 for f in "${STANDALONE_SUITES[@]}"; do [ -f "$f" ] || { echo "test: $f of STANDALONE_SUITES does not exist" >&2; exit 1; }; done
+for f in "${BROKER_SUITES[@]}"; do [ -f "$f" ] || { echo "test: $f of TEST_BROKER_SUITES does not exist" >&2; exit 1; }; done
 
 scripts/dev/services.sh
 scripts/dev/system-deps.sh
@@ -106,22 +110,18 @@ for name in unit standalone; do
   [ -n "${bg_pids[$name]:-}" ] || continue
   finish "$name" log || status=1
 done
-if stage integration || stage fuzz; then
-  if ! wait "$broker_pid"; then cat "$OUT/broker.out"; echo "test: the test broker did not start"; exit 1; fi
-  broker_pid=""
-  cat "$OUT/broker.out"
-fi
-if stage integration; then
-  echo "== integration"
-  npx --no-install mocha --config .mocharc.int.json --parallel --jobs "$JOBS" "${BROKER_SUITES[@]}" 2>&1 | tee -a "$LOG" || status=1
-fi
-# Fuzz: the public apps on ports of their own, every operation of their API documents probed with hostile requests.
-if stage fuzz;        then echo "== fuzz";        npm run -s test:fuzz 2>&1 | tee -a "$LOG" || status=1; fi
-# Faults: a broker and a Postgres of the suite's own, stopped and killed.
-if stage faults;      then echo "== faults";      npm run -s test:fault 2>&1 | tee -a "$LOG" || status=1; fi
-# Broker failover: a three-node cluster of the suite's own, its partition leader killed under load.
-if stage failover;    then echo "== failover";    npm run -s test:failover 2>&1 | tee -a "$LOG" || status=1; fi
-
+# Faults, failover and the demo bring brokers, a Postgres or a whole stack of their own, and mostly
+# wait on them: they run in turn beside the integration and fuzz stages instead of after them (as
+# one background job, its output shown whole at the end).
+own_stack_stages() {
+  local rc=0
+  # Faults: a broker and a Postgres of the suite's own, stopped and killed.
+  if stage faults;   then echo "== faults";   npm run -s test:fault 2>&1 || rc=1; fi
+  # Broker failover: a three-node cluster of the suite's own, its partition leader killed under load.
+  if stage failover; then echo "== failover"; npm run -s test:failover 2>&1 || rc=1; fi
+  if stage demo;     then demo_stage || rc=1; fi
+  return "$rc"
+}
 # Demo: what a new user does first, `make up` then `make demo`, on a stack of its own: every port
 # moved by CHAINPIPE_PORT_OFFSET (TEST_DEMO_PORT_OFFSET, or the first offset whose ports are all
 # free), so it runs beside a `make up` stack of this or another checkout. A stack of that offset
@@ -133,16 +133,17 @@ demo_ports_free() {
   done
   return 0
 }
-if stage demo; then
+demo_stage() {
   echo "== demo"
   # The port table at offset 0, read once; each candidate offset is added to it.
   DEMO_BASE_PORTS="$(CHAINPIPE_PORT_OFFSET=0 npx --no-install tsx scripts/dev/apps.ts | awk '{ if ($2 != "-") print $2; print $3 }')"
   demo_offset="${TEST_DEMO_PORT_OFFSET:-}"
+  local rc=0
   if [ -z "$demo_offset" ]; then
     for o in 1000 2000 3000 4000 5000; do demo_ports_free "$o" && { demo_offset="$o"; break; }; done
   fi
   if [ -z "$demo_offset" ]; then
-    echo "demo: no free port offset for a stack of its own"; status=1
+    echo "demo: no free port offset for a stack of its own"; return 1
   else
     export CHAINPIPE_PORT_OFFSET="$demo_offset"
     demo_run=".run/port-offset-$demo_offset"
@@ -150,14 +151,29 @@ if stage demo; then
     for pidf in "$demo_run"/pids/*.pid; do [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null && running_before=1; done
     mkdir -p "$demo_run"
     if scripts/dev/up.sh > "$demo_run/demo-up.log" 2>&1; then
-      npx --no-install tsx scripts/dev/demo.ts || { echo "demo: failed"; status=1; }
+      npx --no-install tsx scripts/dev/demo.ts || { echo "demo: failed"; rc=1; }
     else
-      echo "demo: make up failed:"; tail -n 40 "$demo_run/demo-up.log"; status=1
+      echo "demo: make up failed:"; tail -n 40 "$demo_run/demo-up.log"; rc=1
     fi
     [ "$running_before" = 1 ] || scripts/dev/down.sh >/dev/null 2>&1
     unset CHAINPIPE_PORT_OFFSET
   fi
+  return "$rc"
+}
+
+if stage integration || stage fuzz; then
+  if ! wait "$broker_pid"; then cat "$OUT/broker.out"; echo "test: the test broker did not start"; exit 1; fi
+  broker_pid=""
+  cat "$OUT/broker.out"
 fi
+if stage faults || stage failover || stage demo; then run_bg own-stacks own_stack_stages; fi
+if stage integration; then
+  echo "== integration"
+  npx --no-install mocha --config .mocharc.int.json --parallel --jobs "$JOBS" "${BROKER_SUITES[@]}" 2>&1 | tee -a "$LOG" || status=1
+fi
+# Fuzz: the public apps on ports of their own, every operation of their API documents probed with hostile requests.
+if stage fuzz; then echo "== fuzz"; npm run -s test:fuzz 2>&1 | tee -a "$LOG" || status=1; fi
+if [ -n "${bg_pids[own-stacks]:-}" ]; then finish own-stacks log || status=1; fi
 
 # grep finds nothing when nothing failed; that is not an error here.
 passed=$( (grep -Eo '^ +[0-9]+ passing' "$LOG" || true) | awk '{s+=$1} END {print s+0}')
