@@ -137,27 +137,22 @@ demo_stage() {
   echo "== demo"
   # The port table at offset 0, read once; each candidate offset is added to it.
   DEMO_BASE_PORTS="$(CHAINPIPE_PORT_OFFSET=0 npx --no-install tsx scripts/dev/apps.ts | awk '{ if ($2 != "-") print $2; print $3 }')"
-  demo_offset="${TEST_DEMO_PORT_OFFSET:-}"
-  local rc=0
+  local demo_offset="${TEST_DEMO_PORT_OFFSET:-}" rc=0 o pidf
   if [ -z "$demo_offset" ]; then
     for o in 1000 2000 3000 4000 5000; do demo_ports_free "$o" && { demo_offset="$o"; break; }; done
   fi
-  if [ -z "$demo_offset" ]; then
-    echo "demo: no free port offset for a stack of its own"; return 1
+  [ -n "$demo_offset" ] || { echo "demo: no free port offset for a stack of its own"; return 1; }
+  export CHAINPIPE_PORT_OFFSET="$demo_offset"
+  local demo_run=".run/port-offset-$demo_offset" running_before=0
+  for pidf in "$demo_run"/pids/*.pid; do [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null && running_before=1; done
+  mkdir -p "$demo_run"
+  if scripts/dev/up.sh > "$demo_run/demo-up.log" 2>&1; then
+    npx --no-install tsx scripts/dev/demo.ts || { echo "demo: failed"; rc=1; }
   else
-    export CHAINPIPE_PORT_OFFSET="$demo_offset"
-    demo_run=".run/port-offset-$demo_offset"
-    running_before=0
-    for pidf in "$demo_run"/pids/*.pid; do [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null && running_before=1; done
-    mkdir -p "$demo_run"
-    if scripts/dev/up.sh > "$demo_run/demo-up.log" 2>&1; then
-      npx --no-install tsx scripts/dev/demo.ts || { echo "demo: failed"; rc=1; }
-    else
-      echo "demo: make up failed:"; tail -n 40 "$demo_run/demo-up.log"; rc=1
-    fi
-    [ "$running_before" = 1 ] || scripts/dev/down.sh >/dev/null 2>&1
-    unset CHAINPIPE_PORT_OFFSET
+    echo "demo: make up failed:"; tail -n 40 "$demo_run/demo-up.log"; rc=1
   fi
+  [ "$running_before" = 1 ] || scripts/dev/down.sh >/dev/null 2>&1
+  unset CHAINPIPE_PORT_OFFSET
   return "$rc"
 }
 
