@@ -41,9 +41,13 @@ export class DeliveryLocks {
    * released): reported locked without taking it again, so one release still lets each go.
    */
   async take<T>(appIds: readonly string[], columns: string, held: readonly string[] = []): Promise<Array<T & { queued: boolean; locked: boolean }>> {
+    // The held ones as a joined set, not `= any($1)` per row: in the named statement's generic
+    // plan the array is a parameter, searched element by element for every row (a batch of 1,000
+    // applications, all held: 1,000 × 1,000 string comparisons, ~5 ms of a ~6 ms statement).
     const text = `select ${columns}, exists (select 1 from tx.webhook_queue q where q.app_id = c.app_id) as queued,
-                case when c.app_id = any($1::text[]) then true else pg_try_advisory_lock($2, hashtext(c.app_id)) end as locked
-           from tx.app_configs c where c.app_id = any($3::text[]) order by c.app_id`;
+                case when h.held_app_id is not null then true else pg_try_advisory_lock($2, hashtext(c.app_id)) end as locked
+           from tx.app_configs c left join (select distinct unnest($1::text[]) as held_app_id) h on h.held_app_id = c.app_id
+           where c.app_id = any($3::text[]) order by c.app_id`;
     // Straight to the pinned client as a named statement: the live path runs it once per
     // consumer batch, so Postgres plans it once per session and no query builder runs each time.
     const client = this.conn as { query(q: { name: string; text: string; values: unknown[] }): Promise<{ rows: Array<T & { queued: boolean; locked: boolean }> }> };
