@@ -41,17 +41,24 @@ export class DeliveryLocks {
    * released): reported locked without taking it again, so one release still lets each go.
    */
   async take<T>(appIds: readonly string[], columns: string, held: readonly string[] = []): Promise<Array<T & { queued: boolean; locked: boolean }>> {
-    // The held ones as a joined set, not `= any($1)` per row: in the named statement's generic
-    // plan the array is a parameter, searched element by element for every row (a batch of 1,000
-    // applications, all held: 1,000 × 1,000 string comparisons, ~5 ms of a ~6 ms statement).
-    const text = `select ${columns}, exists (select 1 from tx.webhook_queue q where q.app_id = c.app_id) as queued,
-                case when h.held_app_id is not null then true else pg_try_advisory_lock($2, hashtext(c.app_id)) end as locked
-           from tx.app_configs c left join (select distinct unnest($1::text[]) as held_app_id) h on h.held_app_id = c.app_id
-           where c.app_id = any($3::text[]) order by c.app_id`;
+    // Held or not is decided here, and each part is looked up by its own `= any(…)` index
+    // condition: the lock's CASE over `c.app_id = any($held)` searched the held array element by
+    // element for every row in the named statement's generic plan (1,000 held applications:
+    // ~6 ms a batch), and a join with the held set kept Postgres planning the statement anew on
+    // every call (~0.1 ms); these two parts run on the statement's generic plan.
+    const heldSet = new Set(held);
+    const already = appIds.filter((a) => heldSet.has(a));
+    const toTake = appIds.filter((a) => !heldSet.has(a));
+    const queued = 'exists (select 1 from tx.webhook_queue q where q.app_id = c.app_id) as queued';
+    const text = `select * from (
+             select ${columns}, ${queued}, pg_try_advisory_lock($2, hashtext(c.app_id)) as locked from tx.app_configs c where c.app_id = any($3::text[])
+             union all
+             select ${columns}, ${queued}, true as locked from tx.app_configs c where c.app_id = any($1::text[])
+           ) t order by app_id`;
     // Straight to the pinned client as a named statement: the live path runs it once per
     // consumer batch, so Postgres plans it once per session and no query builder runs each time.
     const client = this.conn as { query(q: { name: string; text: string; values: unknown[] }): Promise<{ rows: Array<T & { queued: boolean; locked: boolean }> }> };
-    const { rows } = await client.query({ name: statementName(text), text, values: [[...held], DELIVERY_LOCK_NAMESPACE, [...appIds]] });
+    const { rows } = await client.query({ name: statementName(text), text, values: [already, DELIVERY_LOCK_NAMESPACE, toTake] });
     return rows;
   }
 
