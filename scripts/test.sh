@@ -38,6 +38,7 @@ OUT="$(mktemp -d)"
 STANDALONE_SUITES=(
   test/integration/admin.int.test.ts
   test/integration/chain-parser-store.int.test.ts
+  test/integration/databases.int.test.ts
   test/integration/integrators-admin.int.test.ts
   test/integration/kline-retention.int.test.ts
   test/integration/order-store.int.test.ts
