@@ -6,12 +6,11 @@
  */
 import { execFile } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
-import { REPO_ROOT, spawnTs, stopProcess, waitReady, freePort, type RunningProcess } from './processes';
+import { REPO_ROOT, spawnTs, stopProcess, waitReady, freePort, freePortRange, type RunningProcess } from './processes';
 import { waitFor } from './wait';
 
 const run = promisify(execFile);
@@ -20,26 +19,6 @@ const PG_BIN = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
 
 /** Milliseconds since `t0`, for the recovery times the suite reports. */
 export const elapsedMs = (t0: number): number => Date.now() - t0;
-
-/** True when nothing listens on the loopback port. */
-async function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-}
-
-/** `count` consecutive free loopback ports (a cluster's fixed layout needs them in a row). */
-export async function freePortRange(count: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 30_000 + 2 * Math.floor(Math.random() * 14_000);
-    let free = true;
-    for (let p = base; p < base + count && free; p++) free = await portFree(p);
-    if (free) return base;
-  }
-  throw new Error(`no ${count} consecutive free ports found`);
-}
 
 /** A test's own app process that can be killed by PID and started again with the same config. */
 export class AppProcess {

@@ -127,17 +127,52 @@ export async function endLeftoverProcesses(): Promise<string[]> {
   return left.map(([proc, entry]) => `${entry} (pid ${proc.pid})`);
 }
 
-/** A free TCP port on loopback. */
-export async function freePort(): Promise<number> {
+/**
+ * Where the tests' ports come from: below Linux's ephemeral range (32768–60999 by default), from
+ * which the kernel takes the local port of every outgoing connection. A port found free in that
+ * range (what `listen(0)` gives) could be taken by one of the many connections the tests open to
+ * the broker, Postgres and Redis before the app binds it; nothing connecting out takes one
+ * here. Above the project's fixed ports (the apps' 8080–8090 and Kafka's 9092–9093, each moved by
+ * at most 5,000 for a demo stack, and the test broker's 19092).
+ */
+const TEST_PORTS = { from: 20_000, to: 32_000 };
+/** Ports this process handed out lately: two callers at once must not both get one that probed free. */
+const handedOut = new Set<number>();
+
+function remember(port: number): void {
+  if (handedOut.size >= 2_000) handedOut.clear();
+  handedOut.add(port);
+}
+
+/** True when nothing listens on the loopback port (and this process did not hand it out lately). */
+export async function portFree(port: number): Promise<boolean> {
+  if (handedOut.has(port)) return false;
   const net = await import('node:net');
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
+}
+
+/** `count` consecutive free loopback ports (one port when `count` is 1), the first of them returned. */
+export async function freePortRange(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const base = TEST_PORTS.from + Math.floor(Math.random() * (TEST_PORTS.to - TEST_PORTS.from - count));
+    let free = true;
+    for (let p = base; p < base + count && free; p++) free = await portFree(p);
+    // Taken before the next await: a concurrent caller's probe of these ports now fails.
+    if (free && Array.from({ length: count }, (_, i) => base + i).every((p) => !handedOut.has(p))) {
+      for (let p = base; p < base + count; p++) remember(p);
+      return base;
+    }
+  }
+  throw new Error(`no ${count} consecutive free ports found in ${TEST_PORTS.from}–${TEST_PORTS.to}`);
+}
+
+/** A free TCP port on loopback, outside the ephemeral range (see TEST_PORTS). */
+export async function freePort(): Promise<number> {
+  return freePortRange(1);
 }
 
 /**
