@@ -33,8 +33,17 @@ import { latencyStats, machine, sustained } from './lib-stats';
  * (deleted afterwards), and the broker of BENCH_KAFKA_BROKERS / KAFKA_BROKERS.
  */
 
-const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 2_500);
-const ROUNDS = Number(process.env.BENCH_PRICE_ROUNDS ?? 2);
+/**
+ * Per id count and path, in alternating rounds. Rounds of ~1.5 s a side, after an unmeasured
+ * warm-up of each: with rounds of ~0.4 s, or the code's warm-up inside the first of two, a run
+ * mostly measured the servers' first requests and the collector's pauses of the one process both
+ * servers and the client share (1 id: 0.69–0.80× and p99 1.2–1.44× against 0.81–0.85× and
+ * 1.01–1.08× with these, the same machine and minute).
+ */
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 9_000);
+const ROUNDS = Number(process.env.BENCH_PRICE_ROUNDS ?? 6);
+/** Unmeasured requests of each path before its first round, in ms. */
+const WARMUP_MS = Number(process.env.BENCH_PRICE_WARMUP_MS ?? 2_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const SIZES = (process.env.BENCH_PRICE_SIZES ?? '1,100,1000').split(',').map(Number);
 /** `latest` (the quotes/latest request rates) and/or `pipeline` (the write side). */
@@ -172,7 +181,7 @@ async function quotesLatest(db: Knex, redis: Redis, prefix: string, redisUrl: st
       const rate = { gateway: 0, raw: 0 };
       for (const which of ['gateway', 'raw'] as const) {
         const cpu0 = process.cpuUsage();
-        const r = await sustained(get(which === 'gateway' ? gatewayUrl : raw.url), { concurrency: CONCURRENCY, durationMs: DURATION_MS / ROUNDS, warmupMs: round === 0 ? 500 : 0 });
+        const r = await sustained(get(which === 'gateway' ? gatewayUrl : raw.url), { concurrency: CONCURRENCY, durationMs: DURATION_MS / ROUNDS, warmupMs: round === 0 ? WARMUP_MS : 0 });
         const cpu = process.cpuUsage(cpu0);
         lat[which].push(...r.latencies);
         ms[which] += r.elapsedMs;
