@@ -48,7 +48,7 @@ describe('ensureDatabase under concurrent callers (real Postgres)', () => {
     }
   });
 
-  it('a creator outside it (a plain CREATE DATABASE, no lock) racing four callers: the callers resolve once the database is there', async function () {
+  it('a plain CREATE DATABASE racing four callers: the callers resolve once the database is there', async function () {
     this.timeout(60_000);
     for (let round = 0; round < 5; round++) {
       const name = `chainpipe_test_ensure_${randomBytes(4).toString('hex')}`;

@@ -97,9 +97,8 @@ export function dbComponent(db: Knex, opts: { checkMs?: number; recheckMs?: numb
 /**
  * Creates the database named in `url` if it does not exist, connecting to the `postgres`
  * maintenance database of the same server. Safe to call from many processes at once (parallel
- * test workers on a fresh server, apps starting side by side): creators of one name take turns
- * under an advisory lock, and a creation that still loses a race counts as done once the
- * database is there.
+ * test workers on a fresh server, apps starting side by side): a creation that loses a race
+ * counts as done once the database is there.
  */
 export async function ensureDatabase(url: string): Promise<void> {
   const u = new URL(url);
@@ -110,13 +109,11 @@ export async function ensureDatabase(url: string): Promise<void> {
   await client.connect();
   const exists = async () => ((await client.query('select 1 from pg_database where datname = $1', [name])).rowCount ?? 0) > 0;
   try {
-    // Session-level (CREATE DATABASE cannot run in a transaction), released when the client ends.
-    await client.query("select pg_advisory_lock(hashtext('chainpipe.ensure_database'), hashtext($1))", [name]);
     if (!(await exists())) await client.query(`create database "${name}"`);
   } catch (err) {
-    // A creator that does not take the lock (an older release, psql) can still win the race:
-    // the loser sees duplicate_database (42P04) or, when both got past the catalog's own check,
-    // unique_violation (23505) on pg_database's name index. Either way the database is there.
+    // Another creator won the race: the loser sees duplicate_database (42P04) or, when both got
+    // past the catalog's own check, unique_violation (23505) on pg_database's name index (raised
+    // once the winner committed). Either way the database is there now.
     if (!(await exists().catch(() => false))) throw err;
   } finally {
     await client.end();
