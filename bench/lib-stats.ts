@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { parsePrometheusText } from '@chainpipe/testing';
 
 export interface LatencyStats {
@@ -62,4 +63,58 @@ export async function histogramMeans(opsPort: number, app: string, names: string
 export function cpuSince(start: NodeJS.CpuUsage): number {
   const u = process.cpuUsage(start);
   return u.user + u.system;
+}
+
+/**
+ * CPU the whole machine used (every process, /proc/stat's busy time) and each command's share
+ * (/proc/<pid>/stat): a path whose work is spread over Postgres, Redis and the broker shows here
+ * what this process's own CPU leaves out. Linux only; elsewhere every figure reads 0.
+ */
+export interface CpuSnapshot {
+  busySeconds: number;
+  byCommand: Map<string, number>;
+}
+
+/** USER_HZ, the unit of both files' times (100 on every Linux the project runs on). */
+const CLOCK_TICKS = 100;
+
+export function cpuSnapshot(): CpuSnapshot {
+  const byCommand = new Map<string, number>();
+  let stat: string;
+  try {
+    stat = readFileSync('/proc/stat', 'utf8');
+  } catch {
+    return { busySeconds: 0, byCommand };
+  }
+  // user nice system idle iowait irq softirq steal …: busy is all but idle and iowait.
+  const f = stat.slice(0, stat.indexOf('\n')).trim().split(/\s+/).slice(1, 9).map(Number);
+  const busySeconds = (f.reduce((a, b) => a + b, 0) - f[3] - f[4]) / CLOCK_TICKS;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    let line: string;
+    try {
+      line = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // gone since the listing
+    }
+    // The command may hold spaces and parentheses: it ends at the last ')'. utime and stime
+    // are the 14th and 15th fields, the 12th and 13th after it.
+    const end = line.lastIndexOf(')');
+    const comm = line.slice(line.indexOf('(') + 1, end);
+    const after = line.slice(end + 2).split(' ');
+    byCommand.set(comm, (byCommand.get(comm) ?? 0) + (Number(after[11]) + Number(after[12])) / CLOCK_TICKS);
+  }
+  return { busySeconds, byCommand };
+}
+
+/** CPU seconds used between two snapshots: the machine's, and by command (those that used 10 ms or more). */
+export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot): { busySeconds: number; byCommand: Record<string, number> } {
+  const byCommand: Record<string, number> = {};
+  // A process that started in between counts from 0, so a kernel worker's whole life may show:
+  // only the commands that were there at the start count.
+  for (const [comm, s] of b.byCommand) {
+    const before = a.byCommand.get(comm);
+    if (before !== undefined && s - before >= 0.01) byCommand[comm] = s - before;
+  }
+  return { busySeconds: b.busySeconds - a.busySeconds, byCommand };
 }
