@@ -40,6 +40,7 @@ STANDALONE_SUITES=(
   test/integration/chain-parser-store.int.test.ts
   test/integration/databases.int.test.ts
   test/integration/integrators-admin.int.test.ts
+  test/integration/kline-latest.int.test.ts
   test/integration/kline-retention.int.test.ts
   test/integration/order-store.int.test.ts
   test/integration/pool-trades.int.test.ts
