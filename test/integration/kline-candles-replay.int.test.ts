@@ -297,3 +297,50 @@ describe('kline-aggregator: a replay in other chunks leaves the same candles', (
     expect(await redisSnapshot(), 'Redis unchanged by the replays').to.deep.equal(newestExpected);
   });
 });
+
+describe('kline candles: two writers of one pool at once (a rebalance)', () => {
+  const env = testEnv();
+  let db: Knex;
+  let poolId: number;
+  const T0 = Date.parse('2026-11-24T09:00:00Z') / 1000;
+
+  before(async () => {
+    db = createDb({ url: env.databaseUrl, poolMax: 4 });
+    const [{ id }] = (await db('kline.pools')
+      .insert({ chain_type: 'evm', chain_id: '1', network_id: 'eth', pool_address: `0x${randomBytes(20).toString('hex')}`, token: 'base', is_active: true })
+      .returning('id')) as { id: number }[];
+    poolId = id;
+  });
+
+  after(async () => {
+    await db('kline.candles').where({ pool_id: poolId }).delete();
+    await db('kline.pools').where({ id: poolId }).delete();
+    await db.destroy();
+  });
+
+  it('lets one insert the new candles and fails the other with a unique violation; its retry merges into them', async () => {
+    const repo = new CandleRepository(db);
+    // Seconds 0 and 10 of one minute, written by two transactions at once: neither candle of the
+    // minute exists when both read.
+    const a = [{ pool_id: poolId, interval: '1s' as const, open_time: T0, open: 10, high: 12, low: 9, close: 11, volume: 4, rank: 1 }];
+    const b = [{ pool_id: poolId, interval: '1s' as const, open_time: T0 + 10, open: 11, high: 15, low: 8, close: 14, volume: 6, rank: 2 }];
+    // Both read while a lock held here keeps them waiting, so that neither sees the other's rows.
+    const gate = await db.transaction();
+    await gate.raw('lock table kline.candles in exclusive mode');
+    const both = Promise.allSettled([repo.applyUpdates(a), repo.applyUpdates(b)]);
+    for (let waiting = 0; waiting < 2; await new Promise((r) => setTimeout(r, 10))) {
+      ({ rows: [{ waiting }] } = await db.raw<{ rows: { waiting: number }[] }>(`select count(*)::int as waiting from pg_locks where relation = 'kline.candles'::regclass and not granted`));
+    }
+    await gate.commit();
+    const results = await both;
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(failed, 'one of the two fails').to.have.length(1);
+    expect((failed[0].reason as { code?: string }).code).to.equal('23505');
+    // The consumer retries the failed call: it now reads the candles the other one stored.
+    await repo.applyUpdates(results[0].status === 'rejected' ? a : b);
+    const rows = (await db('kline.candles').where({ pool_id: poolId }).whereNot({ interval: '1s' }).select('interval', 'open', 'high', 'low', 'close', 'volume')) as { interval: string }[];
+    // Hand-computed: open of second 0, close of second 10, extremes 15 / 8, volumes 4 + 6.
+    expect(rows.map((r) => r.interval).sort()).to.deep.equal(['15m', '1d', '1h', '1m', '4h']);
+    for (const r of rows) expect(r, r.interval).to.deep.include({ open: 10, high: 15, low: 8, close: 14, volume: 10 });
+  });
+});

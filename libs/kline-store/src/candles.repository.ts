@@ -2,12 +2,15 @@ import { StatementCache, type Knex } from '@chainpipe/db';
 import {
   alignOpenTime,
   byCandleKey,
+  candleKeyString,
+  fedKeys,
   foldUpdates,
   isRollupInterval,
   mergeSnapshot,
   nextOpenTime,
   rollForward,
   rollUpDaily,
+  settleLonger,
   type CandleKey,
   type CandleState,
   type Interval,
@@ -122,9 +125,6 @@ function columnsOf(rows: readonly { key: CandleKey; state: CandleState; volume: 
 
 const UNNEST = `select * from unnest(?::int[], ?::text[], ?::bigint[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::bigint[], ?::bigint[], ?::bigint[])`;
 
-/** A later close wins: by its base candle's open_time, then by the update's rank. */
-const NEWER_CLOSE = '(excluded.close_src_time, excluded.close_src_rank) > (c.close_src_time, c.close_src_rank)';
-const EARLIER_OPEN = '(excluded.open_src < c.open_src or (excluded.open_src = c.open_src and c.open is null))';
 
 /** Candles (kline.candles): upserts from upstream updates, history reads, 1s retention. */
 export class CandleRepository {
@@ -136,55 +136,55 @@ export class CandleRepository {
   }
 
   /**
-   * Stores a batch of updates in one transaction and returns every candle it changed. Base
-   * candles are locked, merged with the batch (see `mergeSnapshot`) and written whole; longer
-   * candles are upserted with the contribution rules in SQL, their volume growing by the base
-   * candles' volume deltas. Replaying a batch, or the same updates in another order, stores the
-   * same values.
+   * Stores a batch of updates in one transaction and returns every candle it changed. Every
+   * candle the batch touches (its base candles and the longer ones they feed) is read and locked
+   * in one statement; the base candles are merged with the batch (`mergeSnapshot`), the longer
+   * ones with the base candles' contributions (`settleLonger`: the contribution rules, volumes
+   * growing by the base candles' volume deltas), and all are written whole in one statement:
+   * those that were stored as updates, the others as plain inserts. Replaying a batch, or the
+   * same updates in another order, stores the same values.
+   *
+   * Why not an upsert with the rules in SQL: an `on conflict` insert of a new row is a
+   * speculative insertion (a third more WAL records, about twice a plain insert's time), and its
+   * `returning` rows were most of the node-postgres parsing of a call; the values written here
+   * are known without reading them back. A candle inserted by another writer between the read and
+   * the insert (two consumers of one partition during a rebalance) fails the insert with a
+   * unique violation, which rolls the transaction back and retries the call, which then reads it.
    */
   async applyUpdates(updates: readonly PoolUpdate[]): Promise<OhlcvRecord[]> {
     if (!updates.length) return [];
     const folded = [...foldUpdates(updates).values()].sort(byCandleKey);
+    const touched = folded.map((f) => f.key).concat(fedKeys(folded.map((f) => f.key)));
     return this.db.transaction(async (trx) => {
-      const keys = [pgArray(folded.map((f) => f.key.pool_id)), pgArray(folded.map((f) => f.key.interval)), pgArray(folded.map((f) => f.key.open_time))];
       const { rows: locked } = await trx.raw<{ rows: CandleRow[] }>(
         `select ${COLUMNS} from kline.candles where (pool_id, interval, open_time) in (select * from unnest(?::int[], ?::text[], ?::bigint[]))
          order by pool_id, interval, open_time for update`,
-        keys,
+        [pgArray(touched.map((k) => k.pool_id)), pgArray(touched.map((k) => k.interval)), pgArray(touched.map((k) => k.open_time))],
       );
-      const existing = new Map(locked.map((r) => [`${r.pool_id}|${r.interval}|${r.open_time}`, toState(r)]));
+      const stored = new Map(locked.map((r) => [`${r.pool_id}|${r.interval}|${r.open_time}`, toState(r)]));
       const changes = folded.map(({ key, state }) => {
-        const before = existing.get(`${key.pool_id}|${key.interval}|${key.open_time}`);
+        const before = stored.get(candleKeyString(key));
         const after = before ? mergeSnapshot(before, { ...state, interval: key.interval, open_time: key.open_time, rank: state.close_src_rank }) : state;
         return { key, before, after };
       });
-      // Base candles are written whole, as merged here under the lock: nothing to read back.
+      // Base candles, then the longer ones, each with the values to write and whether it was stored.
+      const all: { key: CandleKey; state: CandleState; volume: number | null; stored: boolean }[] = changes.map(({ key, before, after }) => ({ key, state: after, volume: after.volume, stored: !!before }));
+      for (const { key, contribution } of rollForward(changes)) {
+        const before = stored.get(candleKeyString(key));
+        const after = settleLonger(before, contribution);
+        all.push({ key, state: after, volume: after.volume, stored: !!before });
+      }
       await trx.raw(
-        `insert into kline.candles as c (${COLUMNS}) ${UNNEST}
-         on conflict (pool_id, interval, open_time) do update set
-           open = excluded.open, high = excluded.high, low = excluded.low, close = excluded.close, volume = excluded.volume,
-           open_src = excluded.open_src, close_src_time = excluded.close_src_time, close_src_rank = excluded.close_src_rank, updated_at = now()`,
-        columnsOf(changes.map((c) => ({ key: c.key, state: c.after, volume: c.after.volume }))),
+        `with updated as (
+           insert into kline.candles as c (${COLUMNS}) ${UNNEST}
+           on conflict (pool_id, interval, open_time) do update set
+             open = excluded.open, high = excluded.high, low = excluded.low, close = excluded.close, volume = excluded.volume,
+             open_src = excluded.open_src, close_src_time = excluded.close_src_time, close_src_rank = excluded.close_src_rank, updated_at = now()
+         )
+         insert into kline.candles (${COLUMNS}) ${UNNEST}`,
+        [...columnsOf(all.filter((c) => c.stored)), ...columnsOf(all.filter((c) => !c.stored))],
       );
-      const base: OhlcvRecord[] = changes.map(({ key, after }) => ({ pool_id: key.pool_id, interval: key.interval, open_time: key.open_time, open: after.open, high: after.high, low: after.low, close: after.close, volume: after.volume }));
-      const longer = rollForward(changes);
-      if (!longer.length) return base;
-      const { rows: rolled } = await trx.raw<{ rows: RecordRow[] }>(
-        `insert into kline.candles as c (${COLUMNS}) ${UNNEST}
-         on conflict (pool_id, interval, open_time) do update set
-           open = case when ${EARLIER_OPEN} then coalesce(excluded.open, c.open) else c.open end,
-           open_src = least(c.open_src, excluded.open_src),
-           high = greatest(c.high, excluded.high),
-           low = least(c.low, excluded.low),
-           close = case when ${NEWER_CLOSE} then coalesce(excluded.close, c.close) else c.close end,
-           close_src_time = case when ${NEWER_CLOSE} then excluded.close_src_time else c.close_src_time end,
-           close_src_rank = case when ${NEWER_CLOSE} then excluded.close_src_rank else c.close_src_rank end,
-           volume = case when c.volume is null and excluded.volume is null then null else coalesce(c.volume, 0) + coalesce(excluded.volume, 0) end,
-           updated_at = now()
-         returning ${RECORD_COLUMNS.join(', ')}`,
-        columnsOf(longer.map((l) => ({ key: l.key, state: l.contribution, volume: l.contribution.volume_delta }))),
-      );
-      return base.concat(rolled.map(toRecord));
+      return all.map(({ key, state }) => ({ pool_id: key.pool_id, interval: key.interval, open_time: key.open_time, open: state.open, high: state.high, low: state.low, close: state.close, volume: state.volume }));
     });
   }
 

@@ -188,6 +188,40 @@ export function rollForward(changes: readonly { key: CandleKey; before: CandleSt
 }
 
 /**
+ * The longer stored candles a set of base candles feeds, each once, in `byCandleKey` order: the
+ * keys `rollForward` will give contributions for, known before the base candles' stored values
+ * are (so that one read can lock them all).
+ */
+export function fedKeys(baseKeys: readonly CandleKey[]): CandleKey[] {
+  const byPool = new Map<number, Map<number, CandleKey>>();
+  for (const k of baseKeys) {
+    let pool = byPool.get(k.pool_id);
+    if (!pool) byPool.set(k.pool_id, (pool = new Map()));
+    for (const interval of FED_LONGER.get(k.interval) ?? []) {
+      const openTime = alignOpenTime(interval, k.open_time);
+      const id = openTime * 8 + INTERVAL_NUMBER.get(interval)!;
+      if (!pool.has(id)) pool.set(id, { pool_id: k.pool_id, interval, open_time: openTime });
+    }
+  }
+  const out: CandleKey[] = [];
+  for (const poolId of [...byPool.keys()].sort((a, b) => a - b)) {
+    for (const key of [...byPool.get(poolId)!.values()].sort((a, b) => byCandleKey({ key: a }, { key: b }))) out.push(key);
+  }
+  return out;
+}
+
+/**
+ * A longer candle after a contribution: a new one takes the contribution with its volume delta
+ * as its volume; a stored one applies it (`applyContribution`). The values a longer candle's
+ * upsert with the contribution rules in SQL would store, computed where the stored one is known.
+ */
+export function settleLonger(stored: CandleState | undefined, c: Contribution): CandleState {
+  if (!stored) return { open: c.open, high: c.high, low: c.low, close: c.close, volume: c.volume_delta, open_src: c.open_src, close_src_time: c.close_src_time, close_src_rank: c.close_src_rank };
+  const s = applyContribution(contribution(stored, null), c);
+  return { open: s.open, high: s.high, low: s.low, close: s.close, volume: s.volume, open_src: s.open_src, close_src_time: s.close_src_time, close_src_rank: s.close_src_rank };
+}
+
+/**
  * `1w`, `1M`, `1Y` candles from daily ones: open of the first day with an open, close of the
  * last day with a close, extremes of high/low, sum of volumes (null when no day has one).
  */
