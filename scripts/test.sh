@@ -39,6 +39,7 @@ STANDALONE_SUITES=(
   test/integration/admin.int.test.ts
   test/integration/chain-parser-store.int.test.ts
   test/integration/databases.int.test.ts
+  test/integration/db-binary-arrays.int.test.ts
   test/integration/integrators-admin.int.test.ts
   test/integration/kline-latest.int.test.ts
   test/integration/kline-retention.int.test.ts

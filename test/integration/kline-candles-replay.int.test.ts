@@ -6,7 +6,7 @@ import { createDb, type Knex } from '@chainpipe/db';
 import { alignOpenTime, INTERVALS, poolKey } from '@chainpipe/kline';
 import { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import { createRedis, type Redis } from '@chainpipe/redis';
-import { systemClock } from '@chainpipe/runtime';
+import { NonRetryableError, systemClock } from '@chainpipe/runtime';
 import { randomIndex, seededRandom, testEnv } from '@chainpipe/testing';
 import { createTicksHandler } from '../../apps/kline-aggregator/src/ticks.handler';
 
@@ -139,6 +139,26 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
     const result = await handler(records, { heartbeat: async () => {}, signal: new AbortController().signal });
     expect(result?.deadLetters?.map((d) => [d.record.offset, d.code])).to.deep.equal([[String(good.length), 'STORE_REJECTED']]);
     for (const { id, scale } of pools) expect(await storedCandles(id), `pool ×${scale}`).to.deep.equal(sortCandles(expectedFor(scale)));
+  });
+
+  it('refuses a call whose values no candle column can hold, as never to succeed, and stores none of it', async () => {
+    const handler = createTicksHandler({
+      candles: new CandleRepository(db),
+      pools: new PoolRepository(db),
+      latest: new LatestCandles(redis),
+      registry: new Registry(),
+      clock: systemClock,
+      publish: async () => {},
+    });
+    const before = await Promise.all(pools.map((p) => storedCandles(p.id)));
+    // A receive time far past any clock: the update's rank (ms × 1000) is no exact integer any more.
+    const tick: MarketTickMessage = { ...batch(1)[0], open_time: T0 + 45, received_at: 1e16 };
+    const records = [tick].map((value, i) => ({ topic: 't', partition: 0, offset: String(i), key: null, value, headers: {}, timestamp: '0' }));
+    let refused: unknown;
+    await handler(records, { heartbeat: async () => {}, signal: new AbortController().signal }).catch((err: unknown) => (refused = err));
+    expect(refused).to.be.instanceOf(NonRetryableError);
+    expect(refused).to.have.property('code', 'STORE_REJECTED');
+    expect(await Promise.all(pools.map((p) => storedCandles(p.id)))).to.deep.equal(before);
   });
 });
 

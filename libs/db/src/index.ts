@@ -3,3 +3,4 @@ export * from './db';
 export * from './api-keys.repository';
 export * from './service';
 export * from './statements';
+export * from './binary-arrays';
