@@ -56,7 +56,7 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
     if (!records.length) return { deadLetters };
     const meta = new Map<number, PoolMeta>();
     const updates: PoolUpdate[] = records.map(({ value: t }) => {
-      meta.set(t.pool_id, { chain_type: t.chain_type, chain_id: t.chain_id, pool_address: t.pool_address, token: t.token });
+      if (!meta.has(t.pool_id)) meta.set(t.pool_id, { chain_type: t.chain_type, chain_id: t.chain_id, pool_address: t.pool_address, token: t.token });
       return { pool_id: t.pool_id, interval: t.interval, open_time: t.open_time, open: t.open, high: t.high, low: t.low, close: t.close, volume: t.volume, rank: updateRank(t.received_at, t.seq) };
     });
     let stored: OhlcvRecord[];

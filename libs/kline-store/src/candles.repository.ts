@@ -2,7 +2,7 @@ import { StatementCache, float8Array, int4Array, int8Array, type Knex } from '@c
 import {
   alignOpenTime,
   byCandleKey,
-  candleKeyString,
+  candleNumber,
   fedKeys,
   foldUpdates,
   isRollupInterval,
@@ -154,16 +154,23 @@ export class CandleRepository {
          order by pool_id, interval, open_time for update`,
         [int4Array(touched.map((k) => k.pool_id)), textArray(touched.map((k) => k.interval)), int8Array(touched.map((k) => k.open_time))],
       );
-      const stored = new Map(locked.map((r) => [`${r.pool_id}|${r.interval}|${r.open_time}`, toState(r)]));
+      // By pool, then by candleNumber: no string key per candle.
+      const stored = new Map<number, Map<number, CandleState>>();
+      for (const r of locked) {
+        let pool = stored.get(r.pool_id);
+        if (!pool) stored.set(r.pool_id, (pool = new Map()));
+        pool.set(candleNumber(r.interval, Number(r.open_time)), toState(r));
+      }
+      const storedOf = (key: CandleKey) => stored.get(key.pool_id)?.get(candleNumber(key.interval, key.open_time));
       const changes = folded.map(({ key, state }) => {
-        const before = stored.get(candleKeyString(key));
+        const before = storedOf(key);
         const after = before ? mergeSnapshot(before, { ...state, interval: key.interval, open_time: key.open_time, rank: state.close_src_rank }) : state;
         return { key, before, after };
       });
       // Base candles, then the longer ones, each with the values to write and whether it was stored.
       const all: { key: CandleKey; state: CandleState; volume: number | null; stored: boolean }[] = changes.map(({ key, before, after }) => ({ key, state: after, volume: after.volume, stored: !!before }));
       for (const { key, contribution } of rollForward(changes)) {
-        const before = stored.get(candleKeyString(key));
+        const before = storedOf(key);
         const after = settleLonger(before, contribution);
         all.push({ key, state: after, volume: after.volume, stored: !!before });
       }

@@ -163,6 +163,17 @@ const INTERVAL_NUMBER = new Map<string, number>(STORED_INTERVALS.map((interval, 
 const FED_LONGER = new Map<string, StoredInterval[]>(STORED_INTERVALS.map((interval) => [interval, intervalsFedBy(interval).filter((i) => i !== interval)]));
 
 /**
+ * A number for a stored candle's key within its pool (open_time × 8 + its interval's place):
+ * the key of per-pool maps of many candles, where a string key per candle costs a string's
+ * building, hashing and garbage.
+ */
+export function candleNumber(interval: string, openTime: number): number {
+  const n = INTERVAL_NUMBER.get(interval);
+  if (n === undefined) throw new RangeError(`not a stored interval: ${interval}`);
+  return openTime * 8 + n;
+}
+
+/**
  * The longer candles a set of changed base candles feeds, one combined contribution each, in
  * `byCandleKey` order. `changes` are (key, before, after) of base candles. Keyed by number per
  * pool, and sorted a pool at a time: at 10,000 pools a call rolls ~17,000 longer candles, where
@@ -176,7 +187,7 @@ export function rollForward(changes: readonly { key: CandleKey; before: CandleSt
     if (!pool) byPool.set(ch.key.pool_id, (pool = new Map()));
     for (const interval of FED_LONGER.get(ch.key.interval) ?? []) {
       const openTime = alignOpenTime(interval, ch.key.open_time);
-      const id = openTime * 8 + INTERVAL_NUMBER.get(interval)!;
+      const id = candleNumber(interval, openTime);
       const prev = pool.get(id);
       if (prev) prev.contribution = applyContribution(prev.contribution, c);
       else pool.set(id, { key: { pool_id: ch.key.pool_id, interval, open_time: openTime }, contribution: applyContribution(undefined, c) });
@@ -199,7 +210,7 @@ export function fedKeys(baseKeys: readonly CandleKey[]): CandleKey[] {
     if (!pool) byPool.set(k.pool_id, (pool = new Map()));
     for (const interval of FED_LONGER.get(k.interval) ?? []) {
       const openTime = alignOpenTime(interval, k.open_time);
-      const id = openTime * 8 + INTERVAL_NUMBER.get(interval)!;
+      const id = candleNumber(interval, openTime);
       if (!pool.has(id)) pool.set(id, { pool_id: k.pool_id, interval, open_time: openTime });
     }
   }
