@@ -17,7 +17,7 @@ import { TOPICS } from '@chainpipe/contracts';
 import { generateApiKey, routeUpgrades } from '@chainpipe/http';
 import { connectWs, createRegistryTopics, evmBlockItem, freePort, readTopic, rebaseBlock, randomSuffix, spawnTs, stopProcess, streamerBody, waitFor, waitReady, type RunningProcess } from '@chainpipe/testing';
 import { Kafka, logLevel } from 'kafkajs';
-import { cpuSince, histogramMeans, latencyStats, machine, printTable } from './lib-stats';
+import { cpuSince, histogramMeans, latencyStats, machine, median, printTable } from './lib-stats';
 import { WsFleet } from './lib-ws-fleet';
 import { webhookDispatcherConfig } from '@chainpipe/webhook-dispatcher';
 
@@ -461,7 +461,6 @@ async function webhookLivePath(db: ReturnType<typeof createDb>): Promise<{ rows:
       const r = await timeRaw(pushes, spec.perPost, spec.lanes);
       perRound.push({ d: d.transactions / d.s, r: r.transactions / r.s, dCpu: d.cpuUs / d.transactions, rCpu: r.cpuUs / r.transactions, dPosts: d.posts, rPosts: r.posts });
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const ratiosOf = perRound.map((x) => x.d / x.r).sort((a, b) => a - b);
     rows.push(
       { case: spec.name, path: 'webhook-dispatcher live path', 'posts per round': perRound[0].dPosts, 'median tx/s': Math.round(median(perRound.map((x) => x.d))), 'median CPU µs/tx': +median(perRound.map((x) => x.dCpu)).toFixed(1) },

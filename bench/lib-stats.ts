@@ -16,6 +16,12 @@ export function latencyStats(samples: number[]): LatencyStats {
   return { count: s.length, p50: at(50), p99: at(99), mean: s.reduce((a, b) => a + b, 0) / (s.length || 1) };
 }
 
+/** The middle value (the upper one of an even count, so that it is one of the values). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
 /**
  * Runs `task` with `concurrency` workers for `durationMs` (after a warm-up) and collects each
  * call's latency. Bounded in time and so in count.
