@@ -338,12 +338,12 @@ describe('kline candles: two writers of one pool at once (a rebalance)', () => {
     await db.destroy();
   });
 
-  it('lets one insert the new candles and fails the other with a unique violation; its retry merges into them', async () => {
+  it('lets one insert a new candle and fails the other with a unique violation; its retry merges into it', async () => {
     const repo = new CandleRepository(db);
-    // Seconds 0 and 10 of one minute, written by two transactions at once: neither candle of the
-    // minute exists when both read.
+    // Two snapshots of one second, written by two transactions at once: neither finds its candle
+    // stored when both read.
     const a = [{ pool_id: poolId, interval: '1s' as const, open_time: T0, open: 10, high: 12, low: 9, close: 11, volume: 4, rank: 1 }];
-    const b = [{ pool_id: poolId, interval: '1s' as const, open_time: T0 + 10, open: 11, high: 15, low: 8, close: 14, volume: 6, rank: 2 }];
+    const b = [{ pool_id: poolId, interval: '1s' as const, open_time: T0, open: 10, high: 15, low: 8, close: 14, volume: 6, rank: 2 }];
     // Both read while a lock held here keeps them waiting, so that neither sees the other's rows.
     const gate = await db.transaction();
     await gate.raw('lock table kline.candles in exclusive mode');
@@ -356,11 +356,12 @@ describe('kline candles: two writers of one pool at once (a rebalance)', () => {
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(failed, 'one of the two fails').to.have.length(1);
     expect((failed[0].reason as { code?: string }).code).to.equal('23505');
-    // The consumer retries the failed call: it now reads the candles the other one stored.
+    // The consumer retries the failed call: it now finds the candle the other one stored.
     await repo.applyUpdates(results[0].status === 'rejected' ? a : b);
-    const rows = (await db('kline.candles').where({ pool_id: poolId }).whereNot({ interval: '1s' }).select('interval', 'open', 'high', 'low', 'close', 'volume')) as { interval: string }[];
-    // Hand-computed: open of second 0, close of second 10, extremes 15 / 8, volumes 4 + 6.
-    expect(rows.map((r) => r.interval).sort()).to.deep.equal(['15m', '1d', '1h', '1m', '4h']);
-    for (const r of rows) expect(r, r.interval).to.deep.include({ open: 10, high: 15, low: 8, close: 14, volume: 10 });
+    const rows = (await db('kline.candles').where({ pool_id: poolId }).select('interval', 'open', 'high', 'low', 'close', 'volume')) as { interval: string }[];
+    // Hand-computed, whichever came first: the extremes 15 / 8, the close of the later snapshot
+    // (rank 2), the larger volume; every longer candle the same, its volume grown to 6 in all.
+    expect(rows.map((r) => r.interval).sort()).to.deep.equal(['15m', '1d', '1h', '1m', '1s', '4h']);
+    for (const r of rows) expect(r, r.interval).to.deep.include({ open: 10, high: 15, low: 8, close: 14, volume: 6 });
   });
 });

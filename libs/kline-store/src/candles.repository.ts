@@ -2,15 +2,13 @@ import { StatementCache, float8Array, int4Array, int8Array, type Knex } from '@c
 import {
   alignOpenTime,
   byCandleKey,
-  candleNumber,
-  fedKeys,
+  candleKeyString,
   foldUpdates,
   isRollupInterval,
   mergeSnapshot,
   nextOpenTime,
   rollForward,
   rollUpDaily,
-  settleLonger,
   type CandleKey,
   type CandleState,
   type Interval,
@@ -116,8 +114,18 @@ function columnsOf(rows: readonly { key: CandleKey; state: CandleState; volume: 
   ];
 }
 
-const UNNEST = `select * from unnest(?::int[], ?::text[], ?::bigint[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::bigint[], ?::bigint[], ?::bigint[])`;
+const UNNEST_ARGS = `?::int[], ?::text[], ?::bigint[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::bigint[], ?::bigint[], ?::bigint[]`;
+/** Candles known to be stored (locked by this transaction), written whole. */
+const UPSERT_WHOLE = `insert into kline.candles as c (${COLUMNS}) select * from unnest(${UNNEST_ARGS})
+  on conflict (pool_id, interval, open_time) do update set
+    open = excluded.open, high = excluded.high, low = excluded.low, close = excluded.close, volume = excluded.volume,
+    open_src = excluded.open_src, close_src_time = excluded.close_src_time, close_src_rank = excluded.close_src_rank, updated_at = now()`;
+/** Candles not stored yet: a plain insert (a unique violation if another writer got there first). */
+const INSERT_NEW = `insert into kline.candles (${COLUMNS}) select * from unnest(${UNNEST_ARGS})`;
 
+/** A later close wins: by its base candle's open_time, then by the update's rank. */
+const NEWER_CLOSE = '(excluded.close_src_time, excluded.close_src_rank) > (c.close_src_time, c.close_src_rank)';
+const EARLIER_OPEN = '(excluded.open_src < c.open_src or (excluded.open_src = c.open_src and c.open is null))';
 
 /** Candles (kline.candles): upserts from upstream updates, history reads, 1s retention. */
 export class CandleRepository {
@@ -129,62 +137,55 @@ export class CandleRepository {
   }
 
   /**
-   * Stores a batch of updates in one transaction and returns every candle it changed. Every
-   * candle the batch touches (its base candles and the longer ones they feed) is read and locked
-   * in one statement; the base candles are merged with the batch (`mergeSnapshot`), the longer
-   * ones with the base candles' contributions (`settleLonger`: the contribution rules, volumes
-   * growing by the base candles' volume deltas), and all are written whole in one statement:
-   * those that were stored as updates, the others as plain inserts. Replaying a batch, or the
-   * same updates in another order, stores the same values.
+   * Stores a batch of updates in one transaction and returns every candle it changed. Base
+   * candles are locked, merged with the batch (see `mergeSnapshot`) and written whole; longer
+   * candles are upserted with the contribution rules in SQL, their volume growing by the base
+   * candles' volume deltas. Replaying a batch, or the same updates in another order, stores the
+   * same values.
    *
-   * Why not an upsert with the rules in SQL: an `on conflict` insert of a new row is a
-   * speculative insertion (a third more WAL records, about twice a plain insert's time), and its
-   * `returning` rows were most of the node-postgres parsing of a call; the values written here
-   * are known without reading them back. A candle inserted by another writer between the read and
-   * the insert (two consumers of one partition during a rebalance) fails the insert with a
-   * unique violation, which rolls the transaction back and retries the call, which then reads it.
+   * A base candle the lock found no row of is written by a plain insert: every call brings new
+   * 1s candles, and an `on conflict` insert of a new row is a speculative insertion (a third more
+   * WAL records, about twice a plain insert's time). One inserted by another writer in between
+   * (two consumers of one partition during a rebalance) fails the insert with a unique
+   * violation, which rolls the transaction back and retries the call, which then finds it.
    */
   async applyUpdates(updates: readonly PoolUpdate[]): Promise<OhlcvRecord[]> {
     if (!updates.length) return [];
     const folded = [...foldUpdates(updates).values()].sort(byCandleKey);
-    const touched = folded.map((f) => f.key).concat(fedKeys(folded.map((f) => f.key)));
     return this.db.transaction(async (trx) => {
       const { rows: locked } = await trx.raw<{ rows: CandleRow[] }>(
         `select ${COLUMNS} from kline.candles where (pool_id, interval, open_time) in (select * from unnest(?::int[], ?::text[], ?::bigint[]))
          order by pool_id, interval, open_time for update`,
-        [int4Array(touched.map((k) => k.pool_id)), textArray(touched.map((k) => k.interval)), int8Array(touched.map((k) => k.open_time))],
+        [int4Array(folded.map((f) => f.key.pool_id)), textArray(folded.map((f) => f.key.interval)), int8Array(folded.map((f) => f.key.open_time))],
       );
-      // By pool, then by candleNumber: no string key per candle.
-      const stored = new Map<number, Map<number, CandleState>>();
-      for (const r of locked) {
-        let pool = stored.get(r.pool_id);
-        if (!pool) stored.set(r.pool_id, (pool = new Map()));
-        pool.set(candleNumber(r.interval, Number(r.open_time)), toState(r));
-      }
-      const storedOf = (key: CandleKey) => stored.get(key.pool_id)?.get(candleNumber(key.interval, key.open_time));
+      const existing = new Map(locked.map((r) => [`${r.pool_id}|${r.interval}|${r.open_time}`, toState(r)]));
       const changes = folded.map(({ key, state }) => {
-        const before = storedOf(key);
+        const before = existing.get(candleKeyString(key));
         const after = before ? mergeSnapshot(before, { ...state, interval: key.interval, open_time: key.open_time, rank: state.close_src_rank }) : state;
         return { key, before, after };
       });
-      // Base candles, then the longer ones, each with the values to write and whether it was stored.
-      const all: { key: CandleKey; state: CandleState; volume: number | null; stored: boolean }[] = changes.map(({ key, before, after }) => ({ key, state: after, volume: after.volume, stored: !!before }));
-      for (const { key, contribution } of rollForward(changes)) {
-        const before = storedOf(key);
-        const after = settleLonger(before, contribution);
-        all.push({ key, state: after, volume: after.volume, stored: !!before });
-      }
-      await trx.raw(
-        `with updated as (
-           insert into kline.candles as c (${COLUMNS}) ${UNNEST}
-           on conflict (pool_id, interval, open_time) do update set
-             open = excluded.open, high = excluded.high, low = excluded.low, close = excluded.close, volume = excluded.volume,
-             open_src = excluded.open_src, close_src_time = excluded.close_src_time, close_src_rank = excluded.close_src_rank, updated_at = now()
-         )
-         insert into kline.candles (${COLUMNS}) ${UNNEST}`,
-        [...columnsOf(all.filter((c) => c.stored)), ...columnsOf(all.filter((c) => !c.stored))],
+      // Base candles are written whole, as merged here under the lock: nothing to read back.
+      const baseRows = changes.map((c) => ({ key: c.key, state: c.after, volume: c.after.volume }));
+      await trx.raw(`with updated as (${UPSERT_WHOLE}) ${INSERT_NEW}`, [...columnsOf(baseRows.filter((_, i) => changes[i].before)), ...columnsOf(baseRows.filter((_, i) => !changes[i].before))]);
+      const base: OhlcvRecord[] = changes.map(({ key, after }) => ({ pool_id: key.pool_id, interval: key.interval, open_time: key.open_time, open: after.open, high: after.high, low: after.low, close: after.close, volume: after.volume }));
+      const longer = rollForward(changes);
+      if (!longer.length) return base;
+      const { rows: rolled } = await trx.raw<{ rows: RecordRow[] }>(
+        `insert into kline.candles as c (${COLUMNS}) select * from unnest(${UNNEST_ARGS})
+         on conflict (pool_id, interval, open_time) do update set
+           open = case when ${EARLIER_OPEN} then coalesce(excluded.open, c.open) else c.open end,
+           open_src = least(c.open_src, excluded.open_src),
+           high = greatest(c.high, excluded.high),
+           low = least(c.low, excluded.low),
+           close = case when ${NEWER_CLOSE} then coalesce(excluded.close, c.close) else c.close end,
+           close_src_time = case when ${NEWER_CLOSE} then excluded.close_src_time else c.close_src_time end,
+           close_src_rank = case when ${NEWER_CLOSE} then excluded.close_src_rank else c.close_src_rank end,
+           volume = case when c.volume is null and excluded.volume is null then null else coalesce(c.volume, 0) + coalesce(excluded.volume, 0) end,
+           updated_at = now()
+         returning ${RECORD_COLUMNS.join(', ')}`,
+        columnsOf(longer.map((l) => ({ key: l.key, state: l.contribution, volume: l.contribution.volume_delta }))),
       );
-      return all.map(({ key, state }) => ({ pool_id: key.pool_id, interval: key.interval, open_time: key.open_time, open: state.open, high: state.high, low: state.low, close: state.close, volume: state.volume }));
+      return base.concat(rolled.map(toRecord));
     });
   }
 

@@ -163,17 +163,6 @@ const INTERVAL_NUMBER = new Map<string, number>(STORED_INTERVALS.map((interval, 
 const FED_LONGER = new Map<string, StoredInterval[]>(STORED_INTERVALS.map((interval) => [interval, intervalsFedBy(interval).filter((i) => i !== interval)]));
 
 /**
- * A number for a stored candle's key within its pool (open_time × 8 + its interval's place):
- * the key of per-pool maps of many candles, where a string key per candle costs a string's
- * building, hashing and garbage.
- */
-export function candleNumber(interval: string, openTime: number): number {
-  const n = INTERVAL_NUMBER.get(interval);
-  if (n === undefined) throw new RangeError(`not a stored interval: ${interval}`);
-  return openTime * 8 + n;
-}
-
-/**
  * The longer candles a set of changed base candles feeds, one combined contribution each, in
  * `byCandleKey` order. `changes` are (key, before, after) of base candles. Keyed by number per
  * pool, and sorted a pool at a time: at 10,000 pools a call rolls ~17,000 longer candles, where
@@ -187,7 +176,7 @@ export function rollForward(changes: readonly { key: CandleKey; before: CandleSt
     if (!pool) byPool.set(ch.key.pool_id, (pool = new Map()));
     for (const interval of FED_LONGER.get(ch.key.interval) ?? []) {
       const openTime = alignOpenTime(interval, ch.key.open_time);
-      const id = candleNumber(interval, openTime);
+      const id = openTime * 8 + INTERVAL_NUMBER.get(interval)!;
       const prev = pool.get(id);
       if (prev) prev.contribution = applyContribution(prev.contribution, c);
       else pool.set(id, { key: { pool_id: ch.key.pool_id, interval, open_time: openTime }, contribution: applyContribution(undefined, c) });
@@ -196,40 +185,6 @@ export function rollForward(changes: readonly { key: CandleKey; before: CandleSt
   const out: { key: CandleKey; contribution: Contribution }[] = [];
   for (const poolId of [...byPool.keys()].sort((a, b) => a - b)) out.push(...[...byPool.get(poolId)!.values()].sort(byCandleKey));
   return out;
-}
-
-/**
- * The longer stored candles a set of base candles feeds, each once, in `byCandleKey` order: the
- * keys `rollForward` will give contributions for, known before the base candles' stored values
- * are (so that one read can lock them all).
- */
-export function fedKeys(baseKeys: readonly CandleKey[]): CandleKey[] {
-  const byPool = new Map<number, Map<number, CandleKey>>();
-  for (const k of baseKeys) {
-    let pool = byPool.get(k.pool_id);
-    if (!pool) byPool.set(k.pool_id, (pool = new Map()));
-    for (const interval of FED_LONGER.get(k.interval) ?? []) {
-      const openTime = alignOpenTime(interval, k.open_time);
-      const id = candleNumber(interval, openTime);
-      if (!pool.has(id)) pool.set(id, { pool_id: k.pool_id, interval, open_time: openTime });
-    }
-  }
-  const out: CandleKey[] = [];
-  for (const poolId of [...byPool.keys()].sort((a, b) => a - b)) {
-    for (const key of [...byPool.get(poolId)!.values()].sort((a, b) => byCandleKey({ key: a }, { key: b }))) out.push(key);
-  }
-  return out;
-}
-
-/**
- * A longer candle after a contribution: a new one takes the contribution with its volume delta
- * as its volume; a stored one applies it (`applyContribution`). The values a longer candle's
- * upsert with the contribution rules in SQL would store, computed where the stored one is known.
- */
-export function settleLonger(stored: CandleState | undefined, c: Contribution): CandleState {
-  if (!stored) return { open: c.open, high: c.high, low: c.low, close: c.close, volume: c.volume_delta, open_src: c.open_src, close_src_time: c.close_src_time, close_src_rank: c.close_src_rank };
-  const s = applyContribution(contribution(stored, null), c);
-  return { open: s.open, high: s.high, low: s.low, close: s.close, volume: s.volume, open_src: s.open_src, close_src_time: s.close_src_time, close_src_rank: s.close_src_rank };
 }
 
 /**

@@ -2,12 +2,10 @@ import { expect } from 'chai';
 import { seededRandom } from '@chainpipe/testing';
 import {
   applyContribution,
-  fedKeys,
   foldUpdates,
   mergeSnapshot,
   rollForward,
   rollUpDaily,
-  settleLonger,
   type CandleState,
   type Contribution,
   type OhlcvRecord,
@@ -143,47 +141,6 @@ describe('replaying a batch (at-least-once delivery)', () => {
     // A crash after storing the first two updates: the consumer re-reads them with the rest.
     applyBatch(stored, [...first, ...second]);
     expect(snapshot(stored)).to.deep.equal(expected);
-  });
-});
-
-describe('the longer candles a batch touches', () => {
-  const key = (pool_id: number, second: number) => ({ pool_id, interval: '1s' as const, open_time: T0 + second });
-  const at = (iso: string) => Date.parse(iso) / 1000;
-
-  it('lists each longer candle of the base candles once, by pool, interval name and open time', () => {
-    // Pool 2's seconds 0 and 30 (07:00) share every longer candle; pool 1's second 3,600 is 08:00,
-    // which opens an hour and a 4h candle of its own.
-    const pool2 = ['15m', '1d', '1h', '1m', '4h'];
-    const expected = [
-      { pool_id: 1, interval: '15m', open_time: T0 + 3600 },
-      { pool_id: 1, interval: '1d', open_time: at('2026-11-24T00:00:00Z') },
-      { pool_id: 1, interval: '1h', open_time: T0 + 3600 },
-      { pool_id: 1, interval: '1m', open_time: T0 + 3600 },
-      { pool_id: 1, interval: '4h', open_time: at('2026-11-24T08:00:00Z') },
-      ...pool2.map((interval) => ({ pool_id: 2, interval, open_time: interval === '1d' ? at('2026-11-24T00:00:00Z') : interval === '4h' ? at('2026-11-24T04:00:00Z') : T0 })),
-    ];
-    expect(fedKeys([key(2, 30), key(1, 3600), key(2, 0)])).to.deep.equal(expected);
-  });
-
-  it('gives the keys rollForward gives contributions for', () => {
-    const changes = [key(3, 5), key(3, 65), key(4, 0)].map((k) => ({ key: k, before: undefined, after: mergeSnapshot(undefined, { ...k, open: 1, high: 1, low: 1, close: 1, volume: 1, rank: 1 }) }));
-    expect(fedKeys(changes.map((c) => c.key))).to.deep.equal(rollForward(changes).map((r) => r.key));
-  });
-});
-
-describe('a longer candle after a contribution', () => {
-  const c: Contribution = { open: 5, high: 9, low: 4, close: 8, volume: 30, open_src: T0 + 60, close_src_time: T0 + 60, close_src_rank: 7, volume_delta: 12 };
-
-  it('new: the contribution, with its volume delta as the volume', () => {
-    expect(settleLonger(undefined, c)).to.deep.equal({ open: 5, high: 9, low: 4, close: 8, volume: 12, open_src: T0 + 60, close_src_time: T0 + 60, close_src_rank: 7 });
-  });
-
-  it('stored: keeps its earlier open, widens high and low, takes the later close, adds the volume delta', () => {
-    const stored: CandleState = { open: 6, high: 7, low: 3, close: 6.5, volume: 20, open_src: T0, close_src_time: T0 + 30, close_src_rank: 5 };
-    expect(settleLonger(stored, c)).to.deep.equal({ open: 6, high: 9, low: 3, close: 8, volume: 32, open_src: T0, close_src_time: T0 + 60, close_src_rank: 7 });
-    // A contribution of an earlier base candle and an older close: the open moves, the close stays.
-    const earlier: Contribution = { ...c, open_src: T0 - 60, close_src_time: T0 - 60, close_src_rank: 9, volume_delta: null };
-    expect(settleLonger(stored, earlier)).to.deep.equal({ open: 5, high: 9, low: 3, close: 6.5, volume: 20, open_src: T0 - 60, close_src_time: T0 + 30, close_src_rank: 5 });
   });
 });
 
