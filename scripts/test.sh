@@ -42,6 +42,7 @@ STANDALONE_SUITES=(
   test/integration/db-binary-arrays.int.test.ts
   test/integration/integrators-admin.int.test.ts
   test/integration/kline-latest.int.test.ts
+  test/integration/kline-rollups-backfill.int.test.ts
   test/integration/kline-retention.int.test.ts
   test/integration/order-store.int.test.ts
   test/integration/pool-trades.int.test.ts

@@ -138,7 +138,7 @@ describe('candlestick service end to end (sim → ingester → Kafka → aggrega
       }
     });
 
-    it('subscribes upstream within the per-socket limit and stores candles of every stored interval', async () => {
+    it('subscribes upstream within the per-socket limit and stores candles of every interval', async () => {
       const status = await waitFor(async () => {
         const s = (await (await fetch(`${gw.base}/api/v1/admin/debug/ingester/status`)).json()) as any;
         const ids = s.pools.map((p: any) => p.poolId);
@@ -153,9 +153,10 @@ describe('candlestick service end to end (sim → ingester → Kafka → aggrega
 
       const rows = await waitFor(async () => {
         const r = await db('kline.candles').where({ pool_id: a.id }).distinct('interval');
-        return r.length === 6 ? r.map((x) => x.interval).sort() : undefined;
-      }, { timeoutMs: 20_000, what: 'candles of every stored interval' });
-      expect(rows).to.deep.equal(['15m', '1d', '1h', '1m', '1s', '4h']);
+        return r.length === 9 ? r.map((x) => x.interval).sort() : undefined;
+      }, { timeoutMs: 20_000, what: 'candles of every interval' });
+      // The ticks' six intervals and the weeks, months and years they feed.
+      expect(rows).to.deep.equal(['15m', '1M', '1Y', '1d', '1h', '1m', '1s', '1w', '4h']);
     });
 
     it('pushes subscribed, then ohlcv only for the subscribed pool and intervals; resubscribe gets a snapshot; unsubscribe stops', async () => {
@@ -379,7 +380,7 @@ describe('candlestick service end to end (sim → ingester → Kafka → aggrega
       expect(limited.body.data).to.have.length(1);
     });
 
-    it('rolls 1w, 1M and 1Y up from stored 1d candles', async () => {
+    it('stores 1w, 1M and 1Y candles fed by the 1d candles, as their roll-ups', async () => {
       // Daily candles (ticks of interval 1d): Sun 2026-11-22, Mon 11-23, Tue 11-24, Mon 11-30, Tue 12-01.
       await publish([
         tick('1d', utc('2026-11-22T00:00:00Z'), 1, 5, 1, 2, 5, 1),

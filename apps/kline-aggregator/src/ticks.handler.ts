@@ -6,7 +6,7 @@ import type { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe
 import { NonRetryableError, type Clock } from '@chainpipe/runtime';
 
 export interface TicksHandlerDeps {
-  candles: Pick<CandleRepository, 'applyUpdates' | 'rollupsOf'>;
+  candles: Pick<CandleRepository, 'applyUpdates'>;
   pools: Pick<PoolRepository, 'existing'>;
   latest: Pick<LatestCandles, 'putMany'>;
   publish: (messages: OutgoingMessage<KlineCandlesMessage>[]) => Promise<void>;
@@ -36,9 +36,9 @@ interface PoolOut {
 }
 
 /**
- * market.ticks.v1 → candles. One handler call stores its ticks in one transaction (every stored
- * interval), rolls the changed days up into 1w/1M/1Y, keeps the latest per pool and interval in
- * Redis (one pipeline for the whole call) and then publishes each pool's changed candles in one
+ * market.ticks.v1 → candles. One handler call stores its ticks in one transaction (every
+ * interval, the weeks, months and years among them), keeps the latest per pool and interval in
+ * Redis (script calls of many pools) and then publishes each pool's changed candles in one
  * kline.candles.v2 record; it resolves only then, so the consumer commits offsets after all of
  * it. Redis first: a gateway that pushed a candle from kline.candles.v2 and then reads a
  * snapshot from Redis must find that candle or a newer one, never the one before it. A replay
@@ -66,11 +66,10 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
       if (isDataError(err)) throw new NonRetryableError(`candles refused: ${(err as Error).message}`, 'STORE_REJECTED', { cause: err });
       throw err;
     }
-    const rolled = await deps.candles.rollupsOf(stored.filter((c) => c.interval === '1d'));
     const updatedAt = deps.clock.now();
     const byPool = new Map<number, PoolOut>();
     const perInterval = new Map<string, number>();
-    for (const c of [...stored, ...rolled]) {
+    for (const c of stored) {
       let out = byPool.get(c.pool_id);
       if (!out) {
         const m = meta.get(c.pool_id)!;

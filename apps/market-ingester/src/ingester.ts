@@ -1,7 +1,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { MarketTickMessage } from '@chainpipe/contracts';
 import type { OutgoingMessage } from '@chainpipe/kafka';
-import { isStoredInterval, planSubscriptions, upstreamPoolId, type Assignment, type PoolRecord, type UpstreamOhlcv } from '@chainpipe/kline';
+import { isTickInterval, planSubscriptions, upstreamPoolId, type Assignment, type PoolRecord, type UpstreamOhlcv } from '@chainpipe/kline';
 import type { IngesterStatus } from '@chainpipe/kline-store';
 import { errorMessage, type Clock, type Logger } from '@chainpipe/runtime';
 import { subscriptionKey, type UpstreamSocket } from './upstream-socket';
@@ -78,7 +78,7 @@ export class MarketIngester {
 
   private onUpdate(u: UpstreamOhlcv): void {
     const pool = this.byUpstream.get(upstreamLookup(u.n, u.pa, u.to));
-    if (!pool || !isStoredInterval(u.i) || u.i !== this.deps.interval) {
+    if (!pool || !isTickInterval(u.i) || u.i !== this.deps.interval) {
       this.metrics.ticks.inc({ outcome: 'ignored' });
       return;
     }

@@ -1,20 +1,15 @@
 import { StatementCache, float8Array, int4Array, int8Array, type Knex } from '@chainpipe/db';
 import {
-  alignOpenTime,
   byCandleKey,
   candleKeyString,
   foldUpdates,
-  isRollupInterval,
   mergeSnapshot,
-  nextOpenTime,
   rollForward,
-  rollUpDaily,
   type CandleKey,
   type CandleState,
   type Interval,
   type OhlcvRecord,
   type PoolUpdate,
-  type RollupInterval,
 } from '@chainpipe/kline';
 
 interface CandleRow {
@@ -38,8 +33,6 @@ const RECORD_COLUMNS = ['pool_id', 'interval', 'open_time', 'open', 'high', 'low
 type RecordRow = Pick<CandleRow, (typeof RECORD_COLUMNS)[number]>;
 /** A page of an interval stored as such: `limit` candles from `from` to `to`, ascending. */
 const HISTORY_SQL = `select ${RECORD_COLUMNS.join(', ')} from kline.candles where pool_id = ? and interval = ? and open_time between ? and ? order by open_time asc limit ?`;
-/** The daily candles a roll-up interval is built from, in [start, end). */
-const DAYS_SQL = `select ${RECORD_COLUMNS.join(', ')} from kline.candles where pool_id = ? and interval = '1d' and open_time >= ? and open_time < ? order by open_time asc`;
 
 const toRecord = (r: RecordRow): OhlcvRecord => ({
   pool_id: r.pool_id,
@@ -139,8 +132,8 @@ export class CandleRepository {
   /**
    * Stores a batch of updates in one transaction and returns every candle it changed. Base
    * candles are locked, merged with the batch (see `mergeSnapshot`) and written whole; longer
-   * candles are upserted with the contribution rules in SQL, their volume growing by the base
-   * candles' volume deltas. Replaying a batch, or the same updates in another order, stores the
+   * candles, 1w, 1M and 1Y included, are upserted with the contribution rules in SQL, their volume
+   * growing by the base candles' volume deltas. Replaying a batch, or the same updates in another order, stores the
    * same values.
    *
    * A base candle the lock found no row of is written by a plain insert: every call brings new
@@ -190,52 +183,14 @@ export class CandleRepository {
   }
 
   /**
-   * The 1w / 1M / 1Y candles containing the given daily candles, rolled up from stored days in
-   * Postgres: one aggregate per pool and period (the rules of `rollUpDaily`: open of the first
-   * day with an open, close of the last day with a close, extremes of high/low, volumes summed
-   * in day order), so a pool's year of days is read by an index range scan and never leaves the
-   * database.
+   * Candles of a pool with from ≤ open_time ≤ to, ascending, at most `limit`; weeks, months and
+   * years included, stored as the other intervals are (a period starting in [from, to] holds all
+   * of its days).
    */
-  async rollupsOf(days: readonly OhlcvRecord[], intervals: readonly RollupInterval[] = ['1w', '1M', '1Y']): Promise<OhlcvRecord[]> {
-    if (!days.length) return [];
-    const periods = new Map<string, { pool_id: number; interval: RollupInterval; start: number }>();
-    for (const d of days) {
-      for (const interval of intervals) {
-        const start = alignOpenTime(interval, d.open_time);
-        periods.set(`${d.pool_id}|${interval}|${start}`, { pool_id: d.pool_id, interval, start });
-      }
-    }
-    const list = [...periods.values()];
-    const { rows } = await this.db.raw<{ rows: RecordRow[] }>(
-      `select p.pool_id, p.interval, p.open_time, r.open, r.high, r.low, r.close, r.volume
-       from unnest(?::int[], ?::text[], ?::bigint[], ?::bigint[]) with ordinality as p(pool_id, interval, open_time, next_open_time, n)
-       cross join lateral (
-         select (array_agg(c.open order by c.open_time) filter (where c.open is not null))[1] as open,
-                max(c.high) as high, min(c.low) as low,
-                (array_agg(c.close order by c.open_time desc) filter (where c.close is not null))[1] as close,
-                sum(c.volume order by c.open_time) as volume, count(*) as days
-         from kline.candles c
-         where c.pool_id = p.pool_id and c.interval = '1d' and c.open_time >= p.open_time and c.open_time < p.next_open_time
-       ) r
-       where r.days > 0
-       order by p.n`,
-      [int4Array(list.map((p) => p.pool_id)), textArray(list.map((p) => p.interval)), int8Array(list.map((p) => p.start)), int8Array(list.map((p) => nextOpenTime(p.interval, p.start)))],
-    );
-    return rows.map(toRecord);
-  }
-
-  /** Candles of a pool with from ≤ open_time ≤ to, ascending, at most `limit`. */
   async history(poolId: number, interval: Interval, from: number, to: number, limit: number): Promise<OhlcvRecord[]> {
     if (from > to) return [];
-    if (!isRollupInterval(interval)) {
-      const rows = await this.statements.rows<RecordRow>(HISTORY_SQL, [poolId, interval, from, to, limit]);
-      return rows.map(toRecord);
-    }
-    // Groups starting in [from, to], each with all of its days (the last one may end after `to`).
-    const start = alignOpenTime(interval, from) < from ? nextOpenTime(interval, alignOpenTime(interval, from)) : from;
-    const end = nextOpenTime(interval, alignOpenTime(interval, to));
-    const days = await this.statements.rows<RecordRow>(DAYS_SQL, [poolId, start, end]);
-    return rollUpDaily(interval, days.map(toRecord)).slice(0, limit);
+    const rows = await this.statements.rows<RecordRow>(HISTORY_SQL, [poolId, interval, from, to, limit]);
+    return rows.map(toRecord);
   }
 
   /** Deletes 1s candles older than `beforeOpenTime`, at most `batch` at a time; returns how many. */

@@ -1,4 +1,4 @@
-import { STORED_INTERVALS, alignOpenTime, intervalsFedBy, type Interval, type RollupInterval, type StoredInterval } from './intervals';
+import { INTERVALS, ROLLUP_INTERVALS, TICK_INTERVALS, alignOpenTime, intervalsFedBy, type Interval, type RollupInterval, type TickInterval } from './intervals';
 
 /**
  * Candle arithmetic, free of I/O.
@@ -26,7 +26,7 @@ export interface Ohlcv {
 
 /** One upstream update of one candle (the value of market.ticks.v1, narrowed to what merging needs). */
 export interface CandleUpdate extends Ohlcv {
-  interval: StoredInterval;
+  interval: TickInterval;
   open_time: number;
   /** Receive order at the ingester: Unix ms × 1000 + a per-process sequence (mod 1000). */
   rank: number;
@@ -125,8 +125,13 @@ export function applyContribution(existing: Contribution | undefined, c: Contrib
 
 export interface CandleKey {
   pool_id: number;
-  interval: StoredInterval;
+  interval: Interval;
   open_time: number;
+}
+
+/** A key of a candle of an upstream interval (what updates come in). */
+export interface BaseCandleKey extends CandleKey {
+  interval: TickInterval;
 }
 
 export const candleKeyString = (k: CandleKey): string => `${k.pool_id}|${k.interval}|${k.open_time}`;
@@ -136,10 +141,10 @@ export interface PoolUpdate extends CandleUpdate {
 }
 
 /** Folds a batch of updates into one merged snapshot per base candle (order does not matter). */
-export function foldUpdates(updates: readonly PoolUpdate[]): Map<string, { key: CandleKey; state: CandleState }> {
-  const out = new Map<string, { key: CandleKey; state: CandleState }>();
+export function foldUpdates(updates: readonly PoolUpdate[]): Map<string, { key: BaseCandleKey; state: CandleState }> {
+  const out = new Map<string, { key: BaseCandleKey; state: CandleState }>();
   for (const u of updates) {
-    const key: CandleKey = { pool_id: u.pool_id, interval: u.interval, open_time: alignOpenTime(u.interval, u.open_time) };
+    const key: BaseCandleKey = { pool_id: u.pool_id, interval: u.interval, open_time: alignOpenTime(u.interval, u.open_time) };
     const id = candleKeyString(key);
     const prev = out.get(id);
     // Updates of a base interval come aligned: only a misaligned one needs a copy.
@@ -157,10 +162,14 @@ export function foldUpdates(updates: readonly PoolUpdate[]): Map<string, { key: 
 export const byCandleKey = (a: { key: CandleKey }, b: { key: CandleKey }): number =>
   a.key.pool_id - b.key.pool_id || (a.key.interval < b.key.interval ? -1 : a.key.interval > b.key.interval ? 1 : 0) || a.key.open_time - b.key.open_time;
 
-/** Stored intervals numbered for a candle's key within its pool (open_time × 8 + this). */
-const INTERVAL_NUMBER = new Map<string, number>(STORED_INTERVALS.map((interval, i) => [interval, i]));
-/** The longer stored intervals each stored interval feeds (intervalsFedBy without itself). */
-const FED_LONGER = new Map<string, StoredInterval[]>(STORED_INTERVALS.map((interval) => [interval, intervalsFedBy(interval).filter((i) => i !== interval)]));
+/** Intervals numbered for a candle's key within its pool (open_time × 16 + this). */
+const INTERVAL_NUMBER = new Map<string, number>(INTERVALS.map((interval, i) => [interval, i]));
+/**
+ * The longer candles each upstream interval's candles feed: the longer upstream intervals
+ * (intervalsFedBy without itself) and the weeks, months and years, which begin at a day's start,
+ * so that a candle of any upstream interval falls within one of each.
+ */
+const FED_LONGER = new Map<string, Interval[]>(TICK_INTERVALS.map((interval) => [interval, [...intervalsFedBy(interval).filter((i) => i !== interval), ...ROLLUP_INTERVALS]]));
 
 /**
  * The longer candles a set of changed base candles feeds, one combined contribution each, in
@@ -168,7 +177,7 @@ const FED_LONGER = new Map<string, StoredInterval[]>(STORED_INTERVALS.map((inter
  * pool, and sorted a pool at a time: at 10,000 pools a call rolls ~17,000 longer candles, where
  * a string key per candle and one sort of them all were a tenth of the aggregator's CPU.
  */
-export function rollForward(changes: readonly { key: CandleKey; before: CandleState | undefined; after: CandleState }[]): { key: CandleKey; contribution: Contribution }[] {
+export function rollForward(changes: readonly { key: BaseCandleKey; before: CandleState | undefined; after: CandleState }[]): { key: CandleKey; contribution: Contribution }[] {
   const byPool = new Map<number, Map<number, { key: CandleKey; contribution: Contribution }>>();
   for (const ch of changes) {
     const c = contributionOf(ch.before, ch.after);
@@ -176,7 +185,7 @@ export function rollForward(changes: readonly { key: CandleKey; before: CandleSt
     if (!pool) byPool.set(ch.key.pool_id, (pool = new Map()));
     for (const interval of FED_LONGER.get(ch.key.interval) ?? []) {
       const openTime = alignOpenTime(interval, ch.key.open_time);
-      const id = openTime * 8 + INTERVAL_NUMBER.get(interval)!;
+      const id = openTime * 16 + INTERVAL_NUMBER.get(interval)!;
       const prev = pool.get(id);
       if (prev) prev.contribution = applyContribution(prev.contribution, c);
       else pool.set(id, { key: { pool_id: ch.key.pool_id, interval, open_time: openTime }, contribution: applyContribution(undefined, c) });
@@ -189,7 +198,9 @@ export function rollForward(changes: readonly { key: CandleKey; before: CandleSt
 
 /**
  * `1w`, `1M`, `1Y` candles from daily ones: open of the first day with an open, close of the
- * last day with a close, extremes of high/low, sum of volumes (null when no day has one).
+ * last day with a close, extremes of high/low, sum of volumes (null when no day has one). What
+ * the contributions of the days' base candles make of them (`rollForward`), stated the other way
+ * round: the model the tests hold the stored roll-ups to.
  */
 export function rollUpDaily(interval: RollupInterval, days: readonly OhlcvRecord[]): OhlcvRecord[] {
   const sorted = [...days].sort((a, b) => a.open_time - b.open_time);

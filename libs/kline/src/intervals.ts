@@ -1,24 +1,25 @@
 /**
- * Candle intervals. `1s` … `1d` are stored (built from upstream updates); `1w`, `1M`, `1Y` are
- * rolled up from stored `1d` candles. Every open_time is Unix seconds aligned to its interval
- * in UTC: weeks start Monday 00:00, months and years on their first day.
+ * Candle intervals, all stored. `1s` … `1d` are the ticks' (market.ticks.v1: the upstream's
+ * updates come in one of them); `1w`, `1M`, `1Y` have no upstream interval and are fed by the candles of the others,
+ * as every longer interval is (decision D115). Every open_time is Unix seconds aligned to its
+ * interval in UTC: weeks start Monday 00:00, months and years on their first day.
  */
-export const STORED_INTERVALS = ['1s', '1m', '15m', '1h', '4h', '1d'] as const;
+export const TICK_INTERVALS = ['1s', '1m', '15m', '1h', '4h', '1d'] as const;
 export const ROLLUP_INTERVALS = ['1w', '1M', '1Y'] as const;
-export const INTERVALS = [...STORED_INTERVALS, ...ROLLUP_INTERVALS] as const;
+export const INTERVALS = [...TICK_INTERVALS, ...ROLLUP_INTERVALS] as const;
 
-export type StoredInterval = (typeof STORED_INTERVALS)[number];
+export type TickInterval = (typeof TICK_INTERVALS)[number];
 export type RollupInterval = (typeof ROLLUP_INTERVALS)[number];
 export type Interval = (typeof INTERVALS)[number];
 
-const FIXED_SECONDS: Record<StoredInterval, number> = { '1s': 1, '1m': 60, '15m': 900, '1h': 3600, '4h': 14_400, '1d': 86_400 };
+const FIXED_SECONDS: Record<TickInterval, number> = { '1s': 1, '1m': 60, '15m': 900, '1h': 3600, '4h': 14_400, '1d': 86_400 };
 
 export function isInterval(v: unknown): v is Interval {
   return typeof v === 'string' && (INTERVALS as readonly string[]).includes(v);
 }
 
-export function isStoredInterval(v: unknown): v is StoredInterval {
-  return typeof v === 'string' && (STORED_INTERVALS as readonly string[]).includes(v);
+export function isTickInterval(v: unknown): v is TickInterval {
+  return typeof v === 'string' && (TICK_INTERVALS as readonly string[]).includes(v);
 }
 
 export function isRollupInterval(v: unknown): v is RollupInterval {
@@ -26,7 +27,7 @@ export function isRollupInterval(v: unknown): v is RollupInterval {
 }
 
 /** Length of a fixed interval in seconds. */
-export function intervalSeconds(interval: StoredInterval): number {
+export function intervalSeconds(interval: TickInterval): number {
   return FIXED_SECONDS[interval];
 }
 
@@ -36,7 +37,7 @@ const MONDAY_EPOCH = 4 * 86_400;
 /** The open_time of the candle of `interval` that contains `unixSeconds`. */
 export function alignOpenTime(interval: Interval, unixSeconds: number): number {
   const t = Math.floor(unixSeconds);
-  if (isStoredInterval(interval)) {
+  if (isTickInterval(interval)) {
     const len = FIXED_SECONDS[interval];
     return t - mod(t, len);
   }
@@ -48,7 +49,7 @@ export function alignOpenTime(interval: Interval, unixSeconds: number): number {
 
 /** The open_time of the candle after the one opening at `openTime`. */
 export function nextOpenTime(interval: Interval, openTime: number): number {
-  if (isStoredInterval(interval)) return openTime + FIXED_SECONDS[interval];
+  if (isTickInterval(interval)) return openTime + FIXED_SECONDS[interval];
   if (interval === '1w') return openTime + 7 * 86_400;
   const d = new Date(openTime * 1000);
   if (interval === '1M') return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000;
@@ -56,12 +57,12 @@ export function nextOpenTime(interval: Interval, openTime: number): number {
 }
 
 /**
- * The stored intervals an update of a candle of `source` feeds: its own and every longer one
- * (each longer stored interval is a whole multiple of every shorter one).
+ * The tick intervals an update of a candle of `source` feeds: its own and every longer one
+ * (each a whole multiple of every shorter one). Weeks, months and years are fed too (rollForward).
  */
-export function intervalsFedBy(source: StoredInterval): StoredInterval[] {
+export function intervalsFedBy(source: TickInterval): TickInterval[] {
   const len = FIXED_SECONDS[source];
-  return STORED_INTERVALS.filter((i) => FIXED_SECONDS[i] >= len);
+  return TICK_INTERVALS.filter((i) => FIXED_SECONDS[i] >= len);
 }
 
 /** Canonical order of intervals (shortest first), for stable replies. */

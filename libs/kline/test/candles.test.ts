@@ -120,6 +120,9 @@ describe('replaying a batch (at-least-once delivery)', () => {
     [`1h|${T0}`, { open: 10, high: 15, low: 7, close: 14, volume: 11 }],
     [`4h|${Date.parse('2026-11-24T04:00:00Z') / 1000}`, { open: 10, high: 15, low: 7, close: 14, volume: 11 }],
     [`1d|${day}`, { open: 10, high: 15, low: 7, close: 14, volume: 11 }],
+    [`1w|${Date.parse('2026-11-23T00:00:00Z') / 1000}`, { open: 10, high: 15, low: 7, close: 14, volume: 11 }],
+    [`1M|${Date.parse('2026-11-01T00:00:00Z') / 1000}`, { open: 10, high: 15, low: 7, close: 14, volume: 11 }],
+    [`1Y|${Date.parse('2026-01-01T00:00:00Z') / 1000}`, { open: 10, high: 15, low: 7, close: 14, volume: 11 }],
   ]);
   const snapshot = (stored: Map<string, CandleState>) => new Map([...stored].map(([k, v]) => [k, pick(v)]));
 
@@ -141,6 +144,51 @@ describe('replaying a batch (at-least-once delivery)', () => {
     // A crash after storing the first two updates: the consumer re-reads them with the rest.
     applyBatch(stored, [...first, ...second]);
     expect(snapshot(stored)).to.deep.equal(expected);
+  });
+});
+
+describe('weeks, months and years fed by the base candles', () => {
+  const DAY = 86_400;
+  const START = Date.parse('2026-12-20T00:00:00Z') / 1000;
+
+  it('equal the roll-ups of their stored days, whatever the order and the batches (seeded)', () => {
+    const rnd = seededRandom(115);
+    for (let trial = 0; trial < 40; trial++) {
+      // Updates of 1s candles over 20 days around a month's and a year's end: a few seconds a
+      // day, snapshots of each with growing volume (some without one), in a shuffled order, in
+      // batches of random sizes.
+      const updates: PoolUpdate[] = [];
+      let rank = 1;
+      for (let d = 0; d < 20; d++) {
+        if (rnd() < 0.3) continue;
+        for (let k = 0; k < 1 + Math.floor(rnd() * 3); k++) {
+          const second = START + d * DAY + Math.floor(rnd() * DAY);
+          const open = 1 + Math.floor(rnd() * 100);
+          let volume = rnd() < 0.2 ? null : 0;
+          for (let snap = 0; snap < 1 + Math.floor(rnd() * 3); snap++) {
+            if (volume !== null) volume += Math.floor(rnd() * 10);
+            const close = 1 + Math.floor(rnd() * 100);
+            updates.push({ pool_id: 1, interval: '1s', open_time: second, open, high: Math.max(open, close) + 1, low: Math.min(open, close) - 0.5, close, volume, rank: rank++ });
+          }
+        }
+      }
+      for (let i = updates.length - 1; i > 0; i--) {
+        const j = Math.floor(rnd() * (i + 1));
+        [updates[i], updates[j]] = [updates[j], updates[i]];
+      }
+      const stored = new Map<string, CandleState>();
+      for (let at = 0; at < updates.length; ) {
+        const size = 1 + Math.floor(rnd() * 8);
+        applyBatch(stored, updates.slice(at, at + size));
+        at += size;
+      }
+      const of = (interval: string): OhlcvRecord[] =>
+        [...stored]
+          .filter(([id]) => id.startsWith(`${interval}|`))
+          .map(([id, s]) => ({ pool_id: 1, interval: interval as OhlcvRecord['interval'], open_time: Number(id.split('|')[1]), ...pick(s)! }))
+          .sort((a, b) => a.open_time - b.open_time);
+      for (const interval of ['1w', '1M', '1Y'] as const) expect(of(interval), `trial ${trial}, ${interval}`).to.deep.equal(rollUpDaily(interval, of('1d')));
+    }
   });
 });
 

@@ -1845,7 +1845,7 @@ export interface KafkaChainTxV1 {
   tx: NormalizedTx;
 }
 /**
- * kline.candles.v2: the candles of one pool that one aggregator step stored (1s…1d) or rolled up from stored daily candles (1w, 1M, 1Y), each candle's newest values once; keyed by pool key
+ * kline.candles.v2: the candles of one pool that one aggregator step stored (1s…1d and the 1w, 1M, 1Y they feed), each candle's newest values once; keyed by pool key
  *
  * Replaces kline.candles.v1 (one record per candle): a pool's ticks of one consumer call change up to 9 candles, and one record carries them all. A consumer applies the candles in order; a candle replaces the one of the same pool, interval and open_time.
  */
