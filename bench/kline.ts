@@ -7,7 +7,8 @@ import pg from 'pg';
 import { Registry } from 'prom-client';
 import { WebSocketServer, WebSocket } from 'ws';
 import { TOPICS, loadContracts, type KlineCandlesMessage, type MarketTickMessage } from '@chainpipe/contracts';
-import { ApiKeyRepository, createDb, ensureDatabase, migrateLatest, type Knex } from '@chainpipe/db';
+import { ApiKeyRepository, createDb, ensureDatabase, int4Array, migrateLatest, type Knex } from '@chainpipe/db';
+import { up as backfillRollups } from '../libs/db/migrations/20261128160000_kline_rollups_stored';
 import { createKeyResolver, generateApiKey, listen, routeUpgrades } from '@chainpipe/http';
 import { BatchConsumer, TopicProducer, createKafka, ensureTopics, type BatchHandler } from '@chainpipe/kafka';
 import { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
@@ -41,6 +42,12 @@ const TICKS = Number(process.env.BENCH_KLINE_TICKS ?? 40_000);
  * 40,000 ticks takes a quarter of a second, and one such run swings by half on a shared machine.
  */
 const THROUGHPUT_ROUNDS = Number(process.env.BENCH_KLINE_ROUNDS ?? 3);
+/**
+ * Days of daily candles each throughput pool has before its ticks (BENCH_KLINE_HISTORY_DAYS, 0
+ * by default, as in the earlier rounds): the table and the weeks, months and years a pool has
+ * late in a year, which new pools lack.
+ */
+const HISTORY_DAYS = Number(process.env.BENCH_KLINE_HISTORY_DAYS ?? 0);
 const POOLS = (process.env.BENCH_KLINE_POOLS ?? '100,1000,10000').split(',').map(Number);
 const SUSTAIN_POOLS = Number(process.env.BENCH_KLINE_SUSTAIN_POOLS ?? 10_000);
 const SUSTAIN_SECONDS = Number(process.env.BENCH_KLINE_SUSTAIN_SECONDS ?? 20);
@@ -71,6 +78,22 @@ async function seedPools(db: Knex, n: number, tag: string): Promise<number[]> {
     [`0x${tag}`, n],
   );
   return rows.map((r) => r.id);
+}
+
+/**
+ * `days` daily candles before today for each pool, and the weeks, months and years they make
+ * (the backfill of the migration that made those stored: what the aggregator would have left).
+ */
+async function seedHistory(db: Knex, ids: number[], days: number): Promise<void> {
+  const today = Math.floor(Date.now() / 86_400_000) * 86_400;
+  await db.raw(
+    `insert into kline.candles (pool_id, interval, open_time, open, high, low, close, volume, open_src, close_src_time, close_src_rank)
+     select p, '1d', d, 100, 101 + (g % 7), 99 - (g % 5), 100.5, 1000 + g, d, d, 1
+     from unnest(?::int[]) p cross join generate_series(1, ?) g cross join lateral (select ? - g * 86400 as d) day`,
+    [int4Array(ids), days, today],
+  );
+  await backfillRollups(db);
+  await db.raw('analyze kline.candles');
 }
 
 function tickFor(poolId: number, i: number, t0: number): MarketTickMessage {
@@ -269,7 +292,7 @@ export async function run(): Promise<void> {
     registry: new Registry(),
     clock: systemClock,
   });
-  console.log(`machine: ${machine()}; ${TICKS.toLocaleString('en')} ticks per throughput run`);
+  console.log(`machine: ${machine()}; ${TICKS.toLocaleString('en')} ticks per throughput run${HISTORY_DAYS > 0 ? `, each pool with ${HISTORY_DAYS} days of daily candles before` : ''}`);
 
   // 1. Aggregator throughput, each pool count on a ticks topic of its own.
   const throughput: Record<string, string | number>[] = [];
@@ -281,6 +304,7 @@ export async function run(): Promise<void> {
     const rounds: { raw: Awaited<ReturnType<typeof consumeAll>>; agg: Awaited<ReturnType<typeof consumeAll>>; rawUs: number; aggUs: number }[] = [];
     for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
       const ids = await seedPools(db, pools, `a${n}r${round}`);
+      if (HISTORY_DAYS > 0) await seedHistory(db, ids, HISTORY_DAYS);
       const t0 = Math.floor(Date.now() / 1000) - 3600;
       const ticks = Array.from({ length: TICKS }, (_, i) => tickFor(ids[i % ids.length], Math.floor(i / ids.length), t0));
       const setPrefix = `${prefix}p${pools}r${round}.`;
