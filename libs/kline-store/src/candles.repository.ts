@@ -132,9 +132,9 @@ export class CandleRepository {
   /**
    * Stores a batch of updates in one transaction and returns every candle it changed. Base
    * candles are locked, merged with the batch (see `mergeSnapshot`) and written whole; longer
-   * candles, 1w, 1M and 1Y included, are upserted with the contribution rules in SQL, their volume
-   * growing by the base candles' volume deltas. Replaying a batch, or the same updates in another order, stores the
-   * same values.
+   * candles, 1w, 1M and 1Y included, are upserted with the contribution rules in SQL, their
+   * volume growing by the base candles' volume deltas. Replaying a batch, or the same updates in
+   * another order, stores the same values.
    *
    * A base candle the lock found no row of is written by a plain insert: every call brings new
    * 1s candles, and an `on conflict` insert of a new row is a speculative insertion (a third more

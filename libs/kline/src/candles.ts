@@ -174,7 +174,7 @@ const FED_LONGER = new Map<string, Interval[]>(TICK_INTERVALS.map((interval) => 
 /**
  * The longer candles a set of changed base candles feeds, one combined contribution each, in
  * `byCandleKey` order. `changes` are (key, before, after) of base candles. Keyed by number per
- * pool, and sorted a pool at a time: at 10,000 pools a call rolls ~17,000 longer candles, where
+ * pool, and sorted a pool at a time: at 10,000 pools a call rolls ~27,000 longer candles, where
  * a string key per candle and one sort of them all were a tenth of the aggregator's CPU.
  */
 export function rollForward(changes: readonly { key: BaseCandleKey; before: CandleState | undefined; after: CandleState }[]): { key: CandleKey; contribution: Contribution }[] {
