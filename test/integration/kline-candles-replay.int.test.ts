@@ -9,6 +9,7 @@ import { createRedis, type Redis } from '@chainpipe/redis';
 import { NonRetryableError, systemClock } from '@chainpipe/runtime';
 import { randomIndex, seededRandom, testEnv } from '@chainpipe/testing';
 import { createTicksHandler } from '../../apps/kline-aggregator/src/ticks.handler';
+import { registerPool, removePool } from './kline-support';
 
 /**
  * At-least-once: the consumer may hand the aggregator a batch again (a crash before the offset
@@ -126,8 +127,9 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
     expect(await redisState(), 'Redis snapshots unchanged').to.deep.equal(redisBefore);
   });
 
-  it('dead-letters a tick naming no registered pool and stores the rest of its call', async () => {
-    const handler = createTicksHandler({
+  /** The aggregator's handler on this suite's stores, publishing nowhere. */
+  const unpublishedHandler = () =>
+    createTicksHandler({
       candles: new CandleRepository(db),
       pools: new PoolRepository(db),
       latest: new LatestCandles(redis),
@@ -135,6 +137,9 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
       clock: systemClock,
       publish: async () => {},
     });
+
+  it('dead-letters a tick naming no registered pool and stores the rest of its call', async () => {
+    const handler = unpublishedHandler();
     const [{ max }] = (await db('kline.pools').max<{ max: number }[]>({ max: 'id' })) as { max: number }[];
     const good = [...batch(0), ...batch(1)];
     const stray: MarketTickMessage = { ...good[0], pool_id: max + 1000 };
@@ -145,14 +150,7 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
   });
 
   it('refuses a call whose values no candle column can hold, as never to succeed, and stores none of it', async () => {
-    const handler = createTicksHandler({
-      candles: new CandleRepository(db),
-      pools: new PoolRepository(db),
-      latest: new LatestCandles(redis),
-      registry: new Registry(),
-      clock: systemClock,
-      publish: async () => {},
-    });
+    const handler = unpublishedHandler();
     const before = await Promise.all(pools.map((p) => storedCandles(p.id)));
     // A receive time far past any clock: the update's rank (ms × 1000) is no exact integer any more.
     const tick: MarketTickMessage = { ...batch(1)[0], open_time: T0 + 45, received_at: 1e16 };
@@ -329,15 +327,11 @@ describe('kline candles: two writers of one pool at once (a rebalance)', () => {
 
   before(async () => {
     db = createDb({ url: env.databaseUrl, poolMax: 4 });
-    const [{ id }] = (await db('kline.pools')
-      .insert({ chain_type: 'evm', chain_id: '1', network_id: 'eth', pool_address: `0x${randomBytes(20).toString('hex')}`, token: 'base', is_active: true })
-      .returning('id')) as { id: number }[];
-    poolId = id;
+    poolId = await registerPool(db);
   });
 
   after(async () => {
-    await db('kline.candles').where({ pool_id: poolId }).delete();
-    await db('kline.pools').where({ id: poolId }).delete();
+    await removePool(db, poolId);
     await db.destroy();
   });
 

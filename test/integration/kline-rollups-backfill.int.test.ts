@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { createDb, type Knex } from '@chainpipe/db';
 import { testEnv } from '@chainpipe/testing';
 import { up } from '../../libs/db/migrations/20261128160000_kline_rollups_stored';
+import { registerPool, removePool } from './kline-support';
 
 /**
  * Weeks, months and years are stored candles since the migration that backfills them from the
@@ -17,15 +17,11 @@ describe('kline: weeks, months and years backfilled from stored days', () => {
 
   before(async () => {
     db = createDb({ url: testEnv().databaseUrl, poolMax: 2 });
-    const [{ id }] = (await db('kline.pools')
-      .insert({ chain_type: 'evm', chain_id: '1', network_id: 'eth', pool_address: `0x${randomBytes(20).toString('hex')}`, token: 'base', is_active: true })
-      .returning('id')) as { id: number }[];
-    poolId = id;
+    poolId = await registerPool(db);
   });
 
   after(async () => {
-    await db('kline.candles').where({ pool_id: poolId }).delete();
-    await db('kline.pools').where({ id: poolId }).delete();
+    await removePool(db, poolId);
     await db.destroy();
   });
 
