@@ -21,10 +21,11 @@ import { WsFleet } from './lib-ws-fleet';
 
 /**
  * The candlestick hot paths, each next to a raw baseline doing the same work in the same run:
- * 1. aggregator throughput (ticks → Postgres upserts of 6 intervals → Redis → kline.candles.v2)
+ * 1. aggregator throughput (ticks → Postgres upserts of 9 intervals → Redis → kline.candles.v2)
  *    vs a do-nothing consume of the same ticks by the same consumer, for 100, 1,000 and 10,000
- *    pools (BENCH_KLINE_POOLS), each on a ticks topic of its own; then the consumer lag while
- *    10,000 pools send one tick a second each for BENCH_KLINE_SUSTAIN_SECONDS;
+ *    pools (BENCH_KLINE_POOLS), each in BENCH_KLINE_ROUNDS rounds on pools and a ticks topic of
+ *    their own (the pools with BENCH_KLINE_HISTORY_DAYS days of daily candles first); then the
+ *    consumer lag while 10,000 pools send one tick a second each for BENCH_KLINE_SUSTAIN_SECONDS;
  * 2. tick → WebSocket client latency at a steady rate (aggregator + gateway hub in this process,
  *    a real `ws` client) vs raw kafkajs produce → consume latency;
  * 3. fan-out of one pool's candles to 1,000 and 10,000 connections through the hub vs a raw
@@ -32,8 +33,9 @@ import { WsFleet } from './lib-ws-fleet';
  * 4. `GET /kline/api/v1/kline/ohlcv` of 5,000 candles through the gateway app vs a raw
  *    `node:http` + pg handler running the same SQL, in alternating rounds; page 1000 (limit 100) next to page 1.
  * Uses a database of its own (BENCH_KLINE_DATABASE_URL, default chainpipe_bench_kline), its own
- * topics (random prefix) and Redis keys. BENCH_KLINE_PARTS picks the parts (throughput,
- * sustained,gateway: the last is 2–4; `ohlcv` alone is 4). About 3–5 minutes on 2 cores.
+ * topics (random prefix) and Redis keys (deleted at the end). BENCH_KLINE_PARTS picks the parts
+ * (throughput, sustained, gateway: the last is 2–4; `ohlcv` alone is 4). About 4–6 minutes on 2
+ * cores; 330 days of history add about a minute and a half.
  */
 
 const TICKS = Number(process.env.BENCH_KLINE_TICKS ?? 40_000);
