@@ -107,14 +107,15 @@ function columnsOf(rows: readonly { key: CandleKey; state: CandleState; volume: 
   ];
 }
 
-const UNNEST_ARGS = `?::int[], ?::text[], ?::bigint[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::bigint[], ?::bigint[], ?::bigint[]`;
+/** Candle rows from columnsOf's parameters. */
+const UNNEST = `select * from unnest(?::int[], ?::text[], ?::bigint[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::bigint[], ?::bigint[], ?::bigint[])`;
 /** Candles known to be stored (locked by this transaction), written whole. */
-const UPSERT_WHOLE = `insert into kline.candles as c (${COLUMNS}) select * from unnest(${UNNEST_ARGS})
+const UPSERT_WHOLE = `insert into kline.candles as c (${COLUMNS}) ${UNNEST}
   on conflict (pool_id, interval, open_time) do update set
     open = excluded.open, high = excluded.high, low = excluded.low, close = excluded.close, volume = excluded.volume,
     open_src = excluded.open_src, close_src_time = excluded.close_src_time, close_src_rank = excluded.close_src_rank, updated_at = now()`;
 /** Candles not stored yet: a plain insert (a unique violation if another writer got there first). */
-const INSERT_NEW = `insert into kline.candles (${COLUMNS}) select * from unnest(${UNNEST_ARGS})`;
+const INSERT_NEW = `insert into kline.candles (${COLUMNS}) ${UNNEST}`;
 
 /** A later close wins: by its base candle's open_time, then by the update's rank. */
 const NEWER_CLOSE = '(excluded.close_src_time, excluded.close_src_rank) > (c.close_src_time, c.close_src_rank)';
@@ -164,7 +165,7 @@ export class CandleRepository {
       const longer = rollForward(changes);
       if (!longer.length) return base;
       const { rows: rolled } = await trx.raw<{ rows: RecordRow[] }>(
-        `insert into kline.candles as c (${COLUMNS}) select * from unnest(${UNNEST_ARGS})
+        `insert into kline.candles as c (${COLUMNS}) ${UNNEST}
          on conflict (pool_id, interval, open_time) do update set
            open = case when ${EARLIER_OPEN} then coalesce(excluded.open, c.open) else c.open end,
            open_src = least(c.open_src, excluded.open_src),

@@ -1,8 +1,9 @@
 /**
  * Candle intervals, all stored. `1s` … `1d` are the ticks' (market.ticks.v1: the upstream's
- * updates come in one of them); `1w`, `1M`, `1Y` have no upstream interval and are fed by the candles of the others,
- * as every longer interval is (decision D115). Every open_time is Unix seconds aligned to its
- * interval in UTC: weeks start Monday 00:00, months and years on their first day.
+ * updates come in one of them); `1w`, `1M`, `1Y` have no upstream interval and are fed by the
+ * candles of the others, as every longer interval is (decision D115). Every open_time is Unix
+ * seconds aligned to its interval in UTC: weeks start Monday 00:00, months and years on their
+ * first day.
  */
 export const TICK_INTERVALS = ['1s', '1m', '15m', '1h', '4h', '1d'] as const;
 export const ROLLUP_INTERVALS = ['1w', '1M', '1Y'] as const;
@@ -20,10 +21,6 @@ export function isInterval(v: unknown): v is Interval {
 
 export function isTickInterval(v: unknown): v is TickInterval {
   return typeof v === 'string' && (TICK_INTERVALS as readonly string[]).includes(v);
-}
-
-export function isRollupInterval(v: unknown): v is RollupInterval {
-  return typeof v === 'string' && (ROLLUP_INTERVALS as readonly string[]).includes(v);
 }
 
 /** Length of a fixed interval in seconds. */
