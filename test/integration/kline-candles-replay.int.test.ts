@@ -3,12 +3,13 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import type { KlineCandle, KlineCandlesMessage, MarketTickMessage } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
+import type { OutgoingMessage } from '@chainpipe/kafka';
 import { alignOpenTime, INTERVALS, poolKey } from '@chainpipe/kline';
 import { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { NonRetryableError, systemClock } from '@chainpipe/runtime';
 import { randomIndex, seededRandom, testEnv } from '@chainpipe/testing';
-import { createTicksHandler } from '../../apps/kline-aggregator/src/ticks.handler';
+import { MAX_CANDLES_PER_RECORD, createTicksHandler } from '../../apps/kline-aggregator/src/ticks.handler';
 import { registerPool, removePool } from './kline-support';
 
 /**
@@ -98,7 +99,11 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
       latest,
       registry: new Registry(),
       clock: systemClock,
-      publish: async (messages) => void (published = messages.flatMap((m) => flatten(m.value))),
+      publish: async (messages) => {
+        // What goes to Kafka is the JSON built with the snapshot's: exactly the checked value's.
+        for (const m of messages) expect(m.json).to.equal(JSON.stringify(m.value));
+        published = messages.flatMap((m) => flatten(m.value));
+      },
     });
     const ctx = { heartbeat: async () => {}, signal: new AbortController().signal };
     const deliver = (ticks: MarketTickMessage[]) => handler(ticks.map((value) => ({ value }) as unknown as Parameters<typeof handler>[0][number]), ctx);
@@ -147,6 +152,34 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
     const result = await handler(records, { heartbeat: async () => {}, signal: new AbortController().signal });
     expect(result?.deadLetters?.map((d) => [d.record.offset, d.code])).to.deep.equal([[String(good.length), 'STORE_REJECTED']]);
     for (const { id, scale } of pools) expect(await storedCandles(id), `pool ×${scale}`).to.deep.equal(sortCandles(expectedFor(scale)));
+  });
+
+  it('cuts the candles of a pool in one call into records of at most MAX_CANDLES_PER_RECORD, each sent as its own JSON', async () => {
+    const [{ id, ref }] = pools;
+    const published: OutgoingMessage<KlineCandlesMessage>[] = [];
+    const handler = createTicksHandler({
+      candles: new CandleRepository(db),
+      pools: new PoolRepository(db),
+      latest: new LatestCandles(redis),
+      registry: new Registry(),
+      clock: systemClock,
+      publish: async (messages) => void published.push(...messages),
+    });
+    // 620 new seconds of one pool a day later: 620 1s candles and their 11 minutes, 1 quarter
+    // hour, 1 hour, 1 four-hour, 1 day, 1 week, 1 month and 1 year candles in one call.
+    const start = T0 + 86_400;
+    const ticks = Array.from({ length: 620 }, (_, s): MarketTickMessage => ({
+      pool_id: id, ...ref, network_id: 'eth', interval: '1s', open_time: start + s,
+      open: 1, high: 2, low: 0.5, close: 1.5, volume: s + 1, received_at: 1_800_000_100_000 + s, seq: s,
+    }));
+    const records = ticks.map((value, i) => ({ topic: 't', partition: 0, offset: String(i), key: null, value, headers: {}, timestamp: '0' }));
+    await handler(records, { heartbeat: async () => {}, signal: new AbortController().signal });
+    const expectedCount = 620 + 11 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+    expect(published.map((m) => m.value.candles.length)).to.deep.equal([MAX_CANDLES_PER_RECORD, expectedCount - MAX_CANDLES_PER_RECORD]);
+    for (const m of published) expect(m.json).to.equal(JSON.stringify(m.value));
+    const sent = sortCandles(published.flatMap((m) => m.value.candles));
+    const stored = (await storedCandles(id)).filter((c) => c.open_time >= alignOpenTime(c.interval as (typeof INTERVALS)[number], start));
+    expect(sent).to.deep.equal(stored);
   });
 
   it('refuses a call whose values no candle column can hold, as never to succeed, and stores none of it', async () => {
