@@ -4,6 +4,7 @@ import { Kafka, logLevel, type LogEntry, type Admin, type ITopicConfig } from 'k
 import type { Logger } from '@chainpipe/runtime';
 import { dlqName, type TopicSpec } from '@chainpipe/contracts';
 import { useNativeCrc32c } from './crc32c';
+import { useExactRecords } from './record-encoder';
 
 /**
  * kafkajs logs a few expected conditions at ERROR while a fresh broker creates its internal
@@ -35,8 +36,10 @@ export interface KafkaClientOptions {
 }
 
 export function createKafka(opts: KafkaClientOptions): Kafka {
-  // Before the client's first record batch: every batch's checksum natively (see crc32c.ts).
+  // Before the client's first record batch: every batch's checksum natively (see crc32c.ts), each
+  // record written at its exact size (record-encoder.ts).
   useNativeCrc32c();
+  useExactRecords();
   return new Kafka({
     clientId: opts.clientId,
     brokers: [...opts.brokers],

@@ -1,12 +1,12 @@
-import Module from 'node:module';
 import { crc32c } from '@node-rs/crc32';
+import { replaceKafkajsModule } from './kafkajs-modules';
 
 /**
  * kafkajs computes the CRC-32C of every record batch it sends in JavaScript, a table look-up per
  * byte: ~2.4 ms for a 1.2 MB chain.raw block, about a fifth of chain-ingest's CPU per request.
  * `@node-rs/crc32` computes the same checksum natively (SSE4.2/SIMD), ~0.16 ms for the same bytes.
  * kafkajs has no option for it, so the module its record batch encoder requires
- * (`recordBatch/crc32C`, loaded on the first produce or fetch) is put in the require cache first,
+ * (`recordBatch/crc32C`, loaded on the first produce or fetch) is replaced (kafkajs-modules.ts),
  * with the same contract: a Buffer in, the unsigned checksum out.
  */
 const CRC_MODULE = 'kafkajs/src/protocol/recordBatch/crc32C/index.js';
@@ -21,18 +21,5 @@ export const nativeCrc32c = (buffer: Buffer): number => crc32c(buffer) >>> 0;
  * same value.
  */
 export function useNativeCrc32c(): boolean {
-  let path: string;
-  try {
-    path = require.resolve(CRC_MODULE);
-  } catch {
-    return false;
-  }
-  const cached = require.cache[path];
-  if (cached) return cached.exports === nativeCrc32c;
-  const m = new Module(path, module);
-  m.filename = path;
-  m.loaded = true;
-  m.exports = nativeCrc32c;
-  require.cache[path] = m;
-  return true;
+  return replaceKafkajsModule(CRC_MODULE, nativeCrc32c);
 }

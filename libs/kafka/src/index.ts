@@ -1,6 +1,7 @@
 export * from './config';
 export * from './client';
 export * from './crc32c';
+export * from './record-encoder';
 export * from './producer';
 export * from './partitioner';
 export * from './batch-plan';
