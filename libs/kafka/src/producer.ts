@@ -11,12 +11,6 @@ import { Murmur2Partitioner } from './partitioner';
 export interface OutgoingMessage<T> {
   value: T;
   headers?: Record<string, string>;
-  /**
-   * JSON.stringify(value), when the caller has built it already (from parts it also sends
-   * elsewhere): sent as it is, after `value` is checked against the topic's schema. Callers test
-   * that theirs equals JSON.stringify(value).
-   */
-  json?: string;
 }
 
 export interface PublishOptions {
@@ -195,7 +189,7 @@ export class TopicProducer {
     const validate =
       opts.recordChecked && spec.storedRecord ? this.deps.contracts.envelopeValidator(spec.schema, spec.storedRecord) : this.deps.contracts.validator(spec.schema);
     if (!validate(msg.value)) throw new NonRetryableError(`${spec.name}: ${formatErrors(validate.errors)}`, 'PRODUCE_SCHEMA_INVALID');
-    return { key: spec.key(msg), value: msg.json ?? JSON.stringify(msg.value), headers: msg.headers };
+    return { key: spec.key(msg), value: JSON.stringify(msg.value), headers: msg.headers };
   }
 
   /**

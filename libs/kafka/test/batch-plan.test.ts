@@ -136,23 +136,3 @@ describe('one check of a stored record per message', () => {
     expect(() => producer.encode(TOPICS.addressesChanges, change, { recordChecked: true })).to.throw(NonRetryableError, /adds must be array/);
   });
 });
-
-describe('a message with its JSON already built', () => {
-  const kafka = new Kafka({ brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING });
-  const producer = new TopicProducer({ kafka, contracts: loadContracts(), logger: createLogger({ name: 'batch-plan-test', level: 'silent' }), registry: new Registry() });
-  const head = { pool_id: 3, chain_type: 'evm', chain_id: 1, pool_address: '0xab', token: 'base' as const, updated_at: 1_700_000_000_000 };
-  const candles = [{ interval: '1m' as const, open_time: 1_700_000_040, open: 1, high: 2, low: 0.5, close: 1.5, volume: 7 }];
-
-  it('sends the given JSON as the value, keyed as any other message', () => {
-    const value = { ...head, candles };
-    const json = JSON.stringify(value);
-    const encoded = producer.encode(TOPICS.klineCandles, { value, json });
-    expect(encoded.value).to.equal(json);
-    expect(encoded.key).to.equal(producer.encode(TOPICS.klineCandles, { value }).key);
-  });
-
-  it('still checks the value against the topic schema, whatever the JSON says', () => {
-    const value = { ...head, candles: [{ ...candles[0], interval: '5m' }] } as never;
-    expect(() => producer.encode(TOPICS.klineCandles, { value, json: JSON.stringify({ ...head, candles }) })).to.throw(NonRetryableError, /kline\.candles\.v2: .*allowed values/);
-  });
-});

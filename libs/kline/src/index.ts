@@ -1,7 +1,6 @@
 export * from './intervals';
 export * from './candles';
 export * from './candle-messages';
-export * from './candle-json';
 export * from './pools';
 export * from './ohlcv-query';
 export * from './ws-protocol';
