@@ -32,10 +32,14 @@ import { WsFleet } from './lib-ws-fleet';
  *    `ws` broadcast of the same frames (clients in child processes), and server memory per connection;
  * 4. `GET /kline/api/v1/kline/ohlcv` of 5,000 candles through the gateway app vs a raw
  *    `node:http` + pg handler running the same SQL, in alternating rounds; page 1000 (limit 100) next to page 1.
+ * And on request (`steps`), no goal of its own: the aggregator's handler driven alone, its calls
+ * one after the other, the process's CPU a tick of each call and of each of its steps (pool
+ * check, store, Redis, publish): what a change to one step does, less disturbed by the machine's
+ * drift than the throughput's rate.
  * Uses a database of its own (BENCH_KLINE_DATABASE_URL, default chainpipe_bench_kline), its own
  * topics (random prefix) and Redis keys (deleted at the end). BENCH_KLINE_PARTS picks the parts
- * (throughput, sustained, gateway: the last is 2–4; `ohlcv` alone is 4). About 4–6 minutes on 2
- * cores; 330 days of history add about a minute and a half.
+ * (throughput, sustained, gateway: the last is 2–4; `ohlcv` alone is 4; `steps`). About 4–6
+ * minutes on 2 cores; 330 days of history add about a minute and a half; `steps` half a minute.
  */
 
 const TICKS = Number(process.env.BENCH_KLINE_TICKS ?? 40_000);
@@ -54,7 +58,10 @@ const POOLS = (process.env.BENCH_KLINE_POOLS ?? '100,1000,10000').split(',').map
 const SUSTAIN_POOLS = Number(process.env.BENCH_KLINE_SUSTAIN_POOLS ?? 10_000);
 const SUSTAIN_SECONDS = Number(process.env.BENCH_KLINE_SUSTAIN_SECONDS ?? 20);
 const SUSTAIN_DRAIN_MS = Number(process.env.BENCH_KLINE_SUSTAIN_DRAIN_MS ?? 60_000);
-/** Which parts run: throughput, sustained, gateway (tick → ws latency, fan-out, ohlcv history), ohlcv (the history alone). */
+/** `steps`: handler calls (the first three warm up) of STEP_POOLS pools × 4 ticks each: one partition's call at 10,000 pools. */
+const STEP_CALLS = Number(process.env.BENCH_KLINE_STEP_CALLS ?? 40);
+const STEP_POOLS = Number(process.env.BENCH_KLINE_STEP_POOLS ?? 3_333);
+/** Which parts run: throughput, sustained, gateway (tick → ws latency, fan-out, ohlcv history), ohlcv (the history alone), steps (the handler alone). */
 const PARTS = (process.env.BENCH_KLINE_PARTS ?? 'throughput,sustained,gateway').split(',');
 const FANOUT = (process.env.BENCH_KLINE_FANOUT ?? '1000,10000').split(',').map(Number);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3_000);
@@ -353,6 +360,53 @@ export async function run(): Promise<void> {
     }
   }
   if (throughput.length) printTable(throughput);
+
+  // 1c. The handler alone, step by step: its calls one after the other (nothing else runs in this
+  // process meanwhile), so the CPU the process spends while a step is awaited is that step's.
+  if (PARTS.includes('steps')) {
+    const ids = await seedPools(db, STEP_POOLS, 'st');
+    const cpuOfStep: Record<string, number> = {};
+    const timed = <A extends unknown[], R>(step: string, f: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+      const before = process.cpuUsage();
+      try {
+        return await f(...args);
+      } finally {
+        cpuOfStep[step] = (cpuOfStep[step] ?? 0) + cpuMicros(process.cpuUsage(before));
+      }
+    };
+    const pools = new PoolRepository(db);
+    const latest = new LatestCandles(redis);
+    const handler = createTicksHandler({
+      pools: { existing: timed('pool check', (poolIds: number[]) => pools.existing(poolIds)) },
+      candles: { applyUpdates: timed('store', (updates: Parameters<CandleRepository['applyUpdates']>[0]) => candles.applyUpdates(updates)) },
+      latest: { putMany: timed('Redis', (byPool: Parameters<LatestCandles['putMany']>[0]) => latest.putMany(byPool)) },
+      publish: timed('publish', (messages: Parameters<TopicProducer['publish']>[1]) => producer.publish(TOPICS.klineCandles, messages)),
+      registry: new Registry(),
+      clock: systemClock,
+    });
+    const t0 = Math.floor(Date.now() / 1000) - 3600;
+    const perCall: Record<string, number>[] = [];
+    for (let call = 0; call < STEP_CALLS; call++) {
+      // Each call a new second of every pool, four ticks each: as a throughput call at 10,000 pools.
+      const records = Array.from({ length: STEP_POOLS * 4 }, (_, i) => {
+        const value = { ...tickFor(ids[i % STEP_POOLS], Math.floor(i / STEP_POOLS), t0 + call), seq: call * 4 + Math.floor(i / STEP_POOLS) };
+        return { topic: 'steps', partition: 0, offset: String(i), key: null, value, headers: {}, timestamp: '0' };
+      });
+      global.gc?.();
+      for (const step of Object.keys(cpuOfStep)) cpuOfStep[step] = 0;
+      const before = process.cpuUsage();
+      await handler(records, { heartbeat: async () => {}, signal: new AbortController().signal });
+      const whole = cpuMicros(process.cpuUsage(before));
+      const steps = Object.values(cpuOfStep).reduce((a, b) => a + b, 0);
+      if (call >= 3) perCall.push({ ...cpuOfStep, 'its own work': whole - steps, 'whole call': whole });
+    }
+    const stepRows = Object.keys(perCall[0]).map((step) => {
+      const us = perCall.map((c) => c[step] / (STEP_POOLS * 4));
+      return { step, 'median µs/tick': +median(us).toFixed(1), 'lowest µs/tick': +Math.min(...us).toFixed(1) };
+    });
+    console.log(`the handler alone: ${perCall.length} calls of ${STEP_POOLS} pools × 4 ticks (after 3 to warm up), the process's CPU a tick`);
+    printTable(stepRows);
+  }
 
   // 1b. Consumer lag under a sustained feed: every pool sends one tick a second (what the
   // ingester's one-second subscriptions deliver), for SUSTAIN_SECONDS.
