@@ -496,7 +496,7 @@ export async function run(): Promise<void> {
       await c.subscribe({ topic, fromBeginning: true });
       await c.run({ eachMessage: async ({ message }) => void rawLat.push(Date.now() - Number(message.value!.toString())) });
       await new Promise((r) => setTimeout(r, 4000));
-      const p = kafka.producer();
+      const p = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
       await p.connect();
       for (let i = 0; i < rate * 5; i++) {
         await p.send({ topic, acks: -1, messages: [{ value: String(Date.now()) }] });
