@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createDb, type Knex } from '@chainpipe/db';
 import type { OhlcvRecord } from '@chainpipe/kline';
 import { CandleRepository } from '@chainpipe/kline-store';
-import { testEnv } from '@chainpipe/testing';
+import { suiteDatabase } from '@chainpipe/testing';
 import { up } from '../../libs/db/migrations/20261128160000_kline_rollups_stored';
 import { registerPool, removePool } from './kline-support';
 
@@ -11,7 +11,8 @@ import { registerPool, removePool } from './kline-support';
  * days stored before it. The backfill against real Postgres: the days of one pool as the
  * aggregator left them, the migration's `up` run on them, the candles the history query then
  * answers and their sources compared with hand-computed roll-ups (the rules of `rollUpDaily`),
- * and run again it changes nothing.
+ * and run again it changes nothing. In a database of the suite's own: the backfill acts on every
+ * stored day, and would add weeks, months and years to the days of suites running beside it.
  */
 describe('kline: weeks, months and years backfilled from stored days', () => {
   let db: Knex;
@@ -19,7 +20,7 @@ describe('kline: weeks, months and years backfilled from stored days', () => {
   const utc = (iso: string) => Date.parse(iso) / 1000;
 
   before(async () => {
-    db = createDb({ url: testEnv().databaseUrl, poolMax: 2 });
+    db = createDb({ url: await suiteDatabase('kline_rollups'), poolMax: 2 });
     poolId = await registerPool(db);
   });
 
