@@ -9,7 +9,7 @@ import { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/klin
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { NonRetryableError, systemClock } from '@chainpipe/runtime';
 import { randomIndex, seededRandom, testEnv } from '@chainpipe/testing';
-import { MAX_CANDLES_PER_RECORD, createTicksHandler } from '../../apps/kline-aggregator/src/ticks.handler';
+import { MAX_CANDLES_PER_RECORD, createTicksHandler, type TicksHandlerDeps } from '../../apps/kline-aggregator/src/ticks.handler';
 import { registerPool, removePool } from './kline-support';
 
 /**
@@ -128,19 +128,19 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
     expect(await redisState(), 'Redis snapshots unchanged').to.deep.equal(redisBefore);
   });
 
-  /** The aggregator's handler on this suite's stores, publishing nowhere. */
-  const unpublishedHandler = () =>
+  /** The aggregator's handler on this suite's stores, publishing to `publish` (nowhere by default). */
+  const suiteHandler = (publish: TicksHandlerDeps['publish'] = async () => {}) =>
     createTicksHandler({
       candles: new CandleRepository(db),
       pools: new PoolRepository(db),
       latest: new LatestCandles(redis),
       registry: new Registry(),
       clock: systemClock,
-      publish: async () => {},
+      publish,
     });
 
   it('dead-letters a tick naming no registered pool and stores the rest of its call', async () => {
-    const handler = unpublishedHandler();
+    const handler = suiteHandler();
     const [{ max }] = (await db('kline.pools').max<{ max: number }[]>({ max: 'id' })) as { max: number }[];
     const good = [...batch(0), ...batch(1)];
     const stray: MarketTickMessage = { ...good[0], pool_id: max + 1000 };
@@ -153,14 +153,7 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
   it('cuts the candles of a pool in one call into records of at most MAX_CANDLES_PER_RECORD', async () => {
     const [{ id, ref }] = pools;
     const published: OutgoingMessage<KlineCandlesMessage>[] = [];
-    const handler = createTicksHandler({
-      candles: new CandleRepository(db),
-      pools: new PoolRepository(db),
-      latest: new LatestCandles(redis),
-      registry: new Registry(),
-      clock: systemClock,
-      publish: async (messages) => void published.push(...messages),
-    });
+    const handler = suiteHandler(async (messages) => void published.push(...messages));
     // 620 new seconds of one pool a day later: 620 1s candles and their 11 minutes, 1 quarter
     // hour, 1 hour, 1 four-hour, 1 day, 1 week, 1 month and 1 year candles in one call.
     const start = T0 + 86_400;
@@ -178,7 +171,7 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
   });
 
   it('refuses a call whose values no candle column can hold, as never to succeed, and stores none of it', async () => {
-    const handler = unpublishedHandler();
+    const handler = suiteHandler();
     const before = await Promise.all(pools.map((p) => storedCandles(p.id)));
     // A receive time far past any clock: the update's rank (ms × 1000) is no exact integer any more.
     const tick: MarketTickMessage = { ...batch(1)[0], open_time: T0 + 45, received_at: 1e16 };

@@ -78,25 +78,21 @@ function writeBytes(buf: Buffer, at: number, v: Bytes, length: number): number {
 
 /** The record's bytes, as kafkajs' `Record` (record/v0) writes them. */
 export function encodeRecord({ offsetDelta = 0, timestampDelta = 0, key, value, headers = {} }: RecordFields): Buffer {
-  const headerList: [string, Bytes][] = [];
+  // Each header value its own entry (an array value is several), measured once: kafkajs measures
+  // a header value with Buffer.byteLength, a null one included (it throws).
+  const headerList: { name: string; value: Bytes; nameLength: number; valueLength: number }[] = [];
+  const addHeader = (name: string, v: Bytes) => headerList.push({ name, value: v, nameLength: Buffer.byteLength(name), valueLength: Buffer.isBuffer(v) ? v.length : Buffer.byteLength(v as string) });
   for (const name of Object.keys(headers)) {
     const hv = headers[name];
-    if (Array.isArray(hv)) for (const one of hv) headerList.push([name, one]);
-    else headerList.push([name, hv]);
+    if (Array.isArray(hv)) for (const one of hv) addHeader(name, one);
+    else addHeader(name, hv);
   }
   const keyLength = lengthOf(key);
   const valueLength = lengthOf(value);
   const longDelta = isInt32(timestampDelta) ? undefined : varlongBytes(timestampDelta);
   let body = 1 + (longDelta?.length ?? varintSize(timestampDelta)) + varintSize(offsetDelta) + varintSize(keyLength) + Math.max(keyLength, 0) + varintSize(valueLength) + Math.max(valueLength, 0);
   body += varintSize(headerList.length);
-  const headerLengths: [number, number][] = [];
-  for (const [name, hv] of headerList) {
-    const nameLength = Buffer.byteLength(name);
-    // kafkajs measures a header value with Buffer.byteLength, a null one included (it throws).
-    const valueBytes = Buffer.isBuffer(hv) ? hv.length : Buffer.byteLength(hv as string);
-    headerLengths.push([nameLength, valueBytes]);
-    body += varintSize(nameLength) + nameLength + varintSize(valueBytes) + valueBytes;
-  }
+  for (const h of headerList) body += varintSize(h.nameLength) + h.nameLength + varintSize(h.valueLength) + h.valueLength;
   const buf = Buffer.allocUnsafe(varintSize(body) + body);
   let at = writeVarint(buf, 0, body);
   buf[at++] = 0; // attributes: none used
@@ -106,10 +102,10 @@ export function encodeRecord({ offsetDelta = 0, timestampDelta = 0, key, value, 
   at = writeBytes(buf, at, key, keyLength);
   at = writeBytes(buf, at, value, valueLength);
   at = writeVarint(buf, at, headerList.length);
-  headerList.forEach(([name, hv], i) => {
-    at = writeBytes(buf, at, name, headerLengths[i][0]);
-    at = writeBytes(buf, at, hv, headerLengths[i][1]);
-  });
+  for (const h of headerList) {
+    at = writeBytes(buf, at, h.name, h.nameLength);
+    at = writeBytes(buf, at, h.value, h.valueLength);
+  }
   return buf;
 }
 
