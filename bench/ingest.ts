@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Kafka, Partitioners, logLevel } from 'kafkajs';
 import { TOPICS } from '@chainpipe/contracts';
 import { ensureTopics, useNativeCrc32c } from '@chainpipe/kafka';
-import { freePort, parsePrometheusText, readFixtureJson, spawnTs, stopProcess, waitReady } from '@chainpipe/testing';
+import { freePort, readFixtureJson, scrapeMetrics, spawnTs, stopProcess, waitReady } from '@chainpipe/testing';
 import os from 'node:os';
 import { latencyStats, machine, sustained } from './lib-stats';
 
@@ -65,7 +65,7 @@ export async function run(): Promise<void> {
   };
 
   const appCpuSeconds = async () => {
-    const { samples } = parsePrometheusText(await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text());
+    const { samples } = await scrapeMetrics(opsPort);
     return samples.find((x) => x.name === 'chainpipe_process_cpu_seconds_total')?.value ?? NaN;
   };
   /** A sustained run with the CPU seconds it took in this process and, for the ingest side, in chain-ingest. */

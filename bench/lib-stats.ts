@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { readFileSync, readdirSync } from 'node:fs';
-import { parsePrometheusText } from '@chainpipe/testing';
+import { scrapeMetrics } from '@chainpipe/testing';
 
 export interface LatencyStats {
   count: number;
@@ -57,7 +57,7 @@ export function printTable(rows: Record<string, string | number>[]): void {
 
 /** Mean of each histogram (all label sets together) an app exposes on its ops port. */
 export async function histogramMeans(opsPort: number, app: string, names: string[]): Promise<Array<{ what: string; count: number; meanMs: number }>> {
-  const { samples } = parsePrometheusText(await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text());
+  const { samples } = await scrapeMetrics(opsPort);
   const total = (name: string) => samples.filter((x) => x.name === name).reduce((a, x) => a + x.value, 0);
   return names.map((n) => {
     const count = total(`${n}_count`);

@@ -45,8 +45,8 @@ import {
   datasetOf,
   evmBlockItem,
   freePort,
-  parsePrometheusText,
   rebaseBlock,
+  scrapeMetrics,
   solanaBlockItem,
   spawnTs,
   stopProcess,
@@ -212,7 +212,7 @@ async function endSum(admin: Admin, topic: string): Promise<number> {
 async function storedCount(parsers: Processes['parsers']): Promise<number> {
   let n = 0;
   for (const { ops } of parsers) {
-    const { samples } = parsePrometheusText(await (await fetch(`http://127.0.0.1:${ops}/metrics`)).text());
+    const { samples } = await scrapeMetrics(ops);
     n += samples.filter((s) => s.name === 'chainpipe_parser_txs_stored_total').reduce((a, s) => a + s.value, 0);
   }
   return n;

@@ -1,3 +1,5 @@
+import http from 'node:http';
+
 /**
  * A strict reader of the Prometheus text exposition format (version 0.0.4): every line must be
  * a comment, `# HELP`, `# TYPE`, or a sample `name{labels} value [timestamp]`. Throws on the
@@ -71,4 +73,25 @@ export function parsePrometheusText(text: string): Exposition {
     if (!types.has(s.name) && !types.has(family)) throw new Error(`sample ${s.name} has no TYPE line`);
   }
   return { types, help, samples };
+}
+
+/**
+ * An app's metrics (its ops port's `/metrics`), parsed, read on a connection of its own. A pooled
+ * keep-alive socket may be one the app already closed after its 5 s idle timeout: a bench that
+ * keeps its thread busy for a second or more between two reads (building a step's bodies, say)
+ * delays the pool's own timer that would have dropped it, and the read fails with "other side
+ * closed" (it ended a pipeline run after two steps).
+ */
+export function scrapeMetrics(opsPort: number): Promise<Exposition> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port: opsPort, path: '/metrics', agent: false }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('error', reject);
+        res.on('end', () => (res.statusCode === 200 ? resolve(parsePrometheusText(text)) : reject(new Error(`GET :${opsPort}/metrics answered ${res.statusCode}`))));
+      })
+      .on('error', reject);
+  });
 }
