@@ -340,46 +340,75 @@ describe('kline-aggregator: a replay in other chunks leaves the same candles', (
   });
 });
 
-describe('kline candles: two writers of one pool at once (a rebalance)', () => {
+describe('kline candles: two writers of one pool (a rebalance, a restart)', () => {
   const env = testEnv();
   let db: Knex;
   let poolId: number;
   const T0 = Date.parse('2026-11-24T09:00:00Z') / 1000;
 
-  before(async () => {
+  beforeEach(async () => {
     db = createDb({ url: env.databaseUrl, poolMax: 4 });
     poolId = await registerPool(db);
   });
 
-  after(async () => {
+  afterEach(async () => {
     await removePool(db, poolId);
     await db.destroy();
   });
 
-  it('lets one insert a new candle and fails the other with a unique violation; its retry merges into it', async () => {
-    const repo = new CandleRepository(db);
-    // Two snapshots of one second, written by two transactions at once: neither finds its candle
-    // stored when both read.
-    const a = [{ pool_id: poolId, interval: '1s' as const, open_time: T0, open: 10, high: 12, low: 9, close: 11, volume: 4, rank: 1 }];
-    const b = [{ pool_id: poolId, interval: '1s' as const, open_time: T0, open: 10, high: 15, low: 8, close: 14, volume: 6, rank: 2 }];
-    // Both read while a lock held here keeps them waiting, so that neither sees the other's rows.
+  const snapshot = (rank: number, high: number, low: number, close: number, volume: number) => [{ pool_id: poolId, interval: '1s' as const, open_time: T0, open: 10, high, low, close, volume, rank }];
+  const storedRows = async () => (await db('kline.candles').where({ pool_id: poolId }).select('interval', 'open', 'high', 'low', 'close', 'volume')) as { interval: string }[];
+
+  it('two processes inserting one new candle at once: both calls succeed, the candle merges both', async () => {
+    // Two repositories are two aggregator processes, each with its own record of what it wrote.
+    const [first, second] = [new CandleRepository(db), new CandleRepository(db)];
+    const a = snapshot(1, 12, 9, 11, 4);
+    const b = snapshot(2, 15, 8, 14, 6);
+    // Both write while a lock held here keeps them waiting, so that neither sees the other's rows.
     const gate = await db.transaction();
     await gate.raw('lock table kline.candles in exclusive mode');
-    const both = Promise.allSettled([repo.applyUpdates(a), repo.applyUpdates(b)]);
+    const both = Promise.allSettled([first.applyUpdates(a), second.applyUpdates(b)]);
     for (let waiting = 0; waiting < 2; await new Promise((r) => setTimeout(r, 10))) {
       ({ rows: [{ waiting }] } = await db.raw<{ rows: { waiting: number }[] }>(`select count(*)::int as waiting from pg_locks where relation = 'kline.candles'::regclass and not granted`));
     }
     await gate.commit();
     const results = await both;
-    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    expect(failed, 'one of the two fails').to.have.length(1);
-    expect((failed[0].reason as { code?: string }).code).to.equal('23505');
-    // The consumer retries the failed call: it now finds the candle the other one stored.
-    await repo.applyUpdates(results[0].status === 'rejected' ? a : b);
-    const rows = (await db('kline.candles').where({ pool_id: poolId }).select('interval', 'open', 'high', 'low', 'close', 'volume')) as { interval: string }[];
+    expect(results.map((r) => r.status), 'the later insert fails, and its call merges under lock instead').to.deep.equal(['fulfilled', 'fulfilled']);
     // Hand-computed, whichever came first: the extremes 15 / 8, the close of the later snapshot
     // (rank 2), the larger volume; every longer candle the same, its volume grown to 6 in all.
+    const rows = await storedRows();
     expect(rows.map((r) => r.interval).sort()).to.deep.equal(['15m', '1M', '1Y', '1d', '1h', '1m', '1s', '1w', '4h']);
     for (const r of rows) expect(r, r.interval).to.deep.include({ open: 10, high: 15, low: 8, close: 14, volume: 6 });
+  });
+
+  it('a process writing on what it wrote before finds the rows changed by another since, and merges on them', async () => {
+    const [before, after] = [new CandleRepository(db), new CandleRepository(db)];
+    // The partition's first owner writes the second; a second owner (after a rebalance) writes a
+    // later snapshot of it; then the first owner, which still has its own write on record, gets
+    // the partition back and writes a third.
+    await before.applyUpdates(snapshot(1, 12, 9, 11, 4));
+    const moved = await after.applyUpdates(snapshot(2, 15, 8, 14, 6));
+    expect(moved.find((c) => c.interval === '1h'), 'the second owner merged on the stored candle').to.deep.include({ high: 15, low: 8, close: 14, volume: 6 });
+    const back = await before.applyUpdates(snapshot(3, 13, 9.5, 12, 7));
+    // Hand-computed: extremes 15 / 8 (of the second owner's write), the close of rank 3, the
+    // largest volume 7; the longer candles grew by the base's growth, 4 → 6 → 7.
+    const rows = await storedRows();
+    expect(rows).to.have.length(9);
+    for (const r of rows) expect(r, r.interval).to.deep.include({ open: 10, high: 15, low: 8, close: 12, volume: 7 });
+    for (const c of back) expect(c, `returned ${c.interval}`).to.deep.include({ open: 10, high: 15, low: 8, close: 12, volume: 7 });
+    // And its next write, on what it has now written, needs no reading.
+    await before.applyUpdates(snapshot(4, 16, 9, 12.5, 9));
+    for (const r of await storedRows()) expect(r, r.interval).to.deep.include({ open: 10, high: 16, low: 8, close: 12.5, volume: 9 });
+  });
+
+  it('a process that wrote a candle the retention deleted since writes it again from its updates alone', async () => {
+    const repo = new CandleRepository(db);
+    await repo.applyUpdates(snapshot(1, 12, 9, 11, 4));
+    await db('kline.candles').where({ pool_id: poolId, interval: '1s' }).delete();
+    await repo.applyUpdates(snapshot(2, 15, 8, 14, 6));
+    const rows = await storedRows();
+    // The 1s candle holds the second snapshot only; the longer ones kept the first and grew by 6.
+    expect(rows.find((r) => r.interval === '1s')).to.deep.include({ open: 10, high: 15, low: 8, close: 14, volume: 6 });
+    for (const r of rows.filter((x) => x.interval !== '1s')) expect(r, r.interval).to.deep.include({ open: 10, high: 15, low: 8, close: 14, volume: 10 });
   });
 });

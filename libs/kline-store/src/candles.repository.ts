@@ -1,13 +1,16 @@
 import { StatementCache, float8Array, int4Array, int8Array, type Knex } from '@chainpipe/db';
 import {
+  KnownCandles,
   byCandleKey,
   candleKeyString,
   foldUpdates,
-  mergeSnapshot,
-  rollForward,
+  planCandleWrites,
+  type BaseCandleKey,
   type CandleKey,
   type CandleState,
+  type CandleWrite,
   type Interval,
+  type KnownCandle,
   type OhlcvRecord,
   type PoolUpdate,
 } from '@chainpipe/kline';
@@ -65,7 +68,7 @@ function textArray(values: readonly string[]): string {
  * The UNNEST parameters of candle rows: the numbers as binary arrays (`float8Array` …), the
  * interval names as a text literal.
  */
-function columnsOf(rows: readonly { key: CandleKey; state: CandleState; volume: number | null }[]): (Buffer | string)[] {
+function columnsOf(rows: readonly { key: CandleKey; state: CandleState }[]): (Buffer | string)[] {
   const n = rows.length;
   const poolIds = new Array<number>(n);
   const intervals = new Array<string>(n);
@@ -79,7 +82,7 @@ function columnsOf(rows: readonly { key: CandleKey; state: CandleState; volume: 
   const closeSrcTimes = new Array<number>(n);
   const closeSrcRanks = new Array<number>(n);
   for (let i = 0; i < n; i++) {
-    const { key, state, volume } = rows[i];
+    const { key, state } = rows[i];
     poolIds[i] = key.pool_id;
     intervals[i] = key.interval;
     openTimes[i] = key.open_time;
@@ -87,7 +90,7 @@ function columnsOf(rows: readonly { key: CandleKey; state: CandleState; volume: 
     highs[i] = state.high;
     lows[i] = state.low;
     closes[i] = state.close;
-    volumes[i] = volume;
+    volumes[i] = state.volume;
     openSrcs[i] = state.open_src;
     closeSrcTimes[i] = state.close_src_time;
     closeSrcRanks[i] = state.close_src_rank;
@@ -107,80 +110,116 @@ function columnsOf(rows: readonly { key: CandleKey; state: CandleState; volume: 
   ];
 }
 
-/** Candle rows from columnsOf's parameters. */
-const UNNEST = `select * from unnest(?::int[], ?::text[], ?::bigint[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::bigint[], ?::bigint[], ?::bigint[])`;
-/** Candles known to be stored (locked by this transaction), written whole. */
-const UPSERT_WHOLE = `insert into kline.candles as c (${COLUMNS}) ${UNNEST}
-  on conflict (pool_id, interval, open_time) do update set
-    open = excluded.open, high = excluded.high, low = excluded.low, close = excluded.close, volume = excluded.volume,
-    open_src = excluded.open_src, close_src_time = excluded.close_src_time, close_src_rank = excluded.close_src_rank, updated_at = now()`;
-/** Candles not stored yet: a plain insert (a unique violation if another writer got there first). */
-const INSERT_NEW = `insert into kline.candles (${COLUMNS}) ${UNNEST}`;
+/** The types of columnsOf's parameters, for an unnest of them. */
+const UNNEST_TYPES = `?::int[], ?::text[], ?::bigint[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::bigint[], ?::bigint[], ?::bigint[]`;
 
-/** A later close wins: by its base candle's open_time, then by the update's rank. */
-const NEWER_CLOSE = '(excluded.close_src_time, excluded.close_src_rank) > (c.close_src_time, c.close_src_rank)';
-const EARLIER_OPEN = '(excluded.open_src < c.open_src or (excluded.open_src = c.open_src and c.open is null))';
+/**
+ * One call's writes in one statement: the rows it knows as stored updated whole, each only if it
+ * still is the version the call's state came from (its xmin: the transaction that wrote that
+ * version), and the rows it knows as absent inserted (a unique violation if one exists). Returns
+ * how many rows were updated, and this transaction's id: the version every written row now has.
+ * An update finding fewer rows than it names, or an insert finding a row, means another writer
+ * changed them since this process saw them.
+ *
+ * A row's xmin is 32 bits and wraps: a row written by this process, left alone while four
+ * billion transactions ran, and changed by another writer in that one transaction id, would be
+ * taken as unchanged; the cache holds only the open periods of pools being fed.
+ */
+const WRITE_WHOLE = `with updated as (
+    update kline.candles as c set
+      open = u.open, high = u.high, low = u.low, close = u.close, volume = u.volume,
+      open_src = u.open_src, close_src_time = u.close_src_time, close_src_rank = u.close_src_rank, updated_at = now()
+    from unnest(${UNNEST_TYPES}, ?::xid[]) as u(${COLUMNS}, version)
+    where c.pool_id = u.pool_id and c.interval = u.interval and c.open_time = u.open_time and c.xmin = u.version
+    returning 1
+  ), inserted as (
+    insert into kline.candles (${COLUMNS}) select * from unnest(${UNNEST_TYPES})
+  )
+  select (select count(*) from updated)::int as updated, pg_current_xact_id()::xid::text as version`;
 
-/** Candles (kline.candles): upserts from upstream updates, history reads, 1s retention. */
+/** Rows changed by another writer since this process saw them (a rebalance, a restart). */
+class StaleCandles extends Error {}
+
+const UNIQUE_VIOLATION = '23505';
+const isStale = (err: unknown) => err instanceof StaleCandles || (err as { code?: string }).code === UNIQUE_VIOLATION;
+
+/** Candles (kline.candles): whole writes from upstream updates, history reads, 1s retention. */
 export class CandleRepository {
   /** The history reads: a chart's pages on the request path, fixed texts. */
   private readonly statements: StatementCache;
 
-  constructor(private readonly db: Knex) {
+  /**
+   * `known`: the candles this process wrote last (one per process: the aggregator's calls of
+   * different partitions write different pools).
+   */
+  constructor(
+    private readonly db: Knex,
+    private readonly known = new KnownCandles(),
+  ) {
     this.statements = new StatementCache(db);
   }
 
   /**
-   * Stores a batch of updates in one transaction and returns every candle it changed. Base
-   * candles are locked, merged with the batch (see `mergeSnapshot`) and written whole; longer
-   * candles, 1w, 1M and 1Y included, are upserted with the contribution rules in SQL, their
-   * volume growing by the base candles' volume deltas. Replaying a batch, or the same updates in
-   * another order, stores the same values.
+   * Stores a batch of updates in one transaction and returns every candle it changed, base and
+   * longer (1w, 1M and 1Y among them), each with its stored values. Every row is written whole,
+   * merged here (planCandleWrites): first on what this process wrote last, taking a candle it
+   * has no record of as new, in one statement and without reading anything; if another writer
+   * changed any of those rows (or a candle taken as new exists: after a restart, a rebalance, or
+   * a late update of an older period), that transaction rolls back and the call reads every row
+   * it writes under lock and merges on those. Replaying a batch, or the same updates in another
+   * order, stores the same values.
    *
-   * A base candle the lock found no row of is written by a plain insert: every call brings new
-   * 1s candles, and an `on conflict` insert of a new row is a speculative insertion (a third more
-   * WAL records, about twice a plain insert's time). One inserted by another writer in between
-   * (two consumers of one partition during a rebalance) fails the insert with a unique
-   * violation, which rolls the transaction back and retries the call, which then finds it.
+   * Two writers of one partition at once (a rebalance) can both find a candle missing under lock
+   * and insert it: the later fails with a unique violation, which rolls its transaction back and
+   * retries the call, which then finds it.
    */
   async applyUpdates(updates: readonly PoolUpdate[]): Promise<OhlcvRecord[]> {
     if (!updates.length) return [];
     const folded = [...foldUpdates(updates).values()].sort(byCandleKey);
-    return this.db.transaction(async (trx) => {
-      const { rows: locked } = await trx.raw<{ rows: CandleRow[] }>(
-        `select ${COLUMNS} from kline.candles where (pool_id, interval, open_time) in (select * from unnest(?::int[], ?::text[], ?::bigint[]))
-         order by pool_id, interval, open_time for update`,
-        [int4Array(folded.map((f) => f.key.pool_id)), textArray(folded.map((f) => f.key.interval)), int8Array(folded.map((f) => f.key.open_time))],
-      );
-      const existing = new Map(locked.map((r) => [`${r.pool_id}|${r.interval}|${r.open_time}`, toState(r)]));
-      const changes = folded.map(({ key, state }) => {
-        const before = existing.get(candleKeyString(key));
-        const after = before ? mergeSnapshot(before, { ...state, interval: key.interval, open_time: key.open_time, rank: state.close_src_rank }) : state;
-        return { key, before, after };
-      });
-      // Base candles are written whole, as merged here under the lock: nothing to read back.
-      const baseRows = changes.map((c) => ({ key: c.key, state: c.after, volume: c.after.volume }));
-      await trx.raw(`with updated as (${UPSERT_WHOLE}) ${INSERT_NEW}`, [...columnsOf(baseRows.filter((_, i) => changes[i].before)), ...columnsOf(baseRows.filter((_, i) => !changes[i].before))]);
-      const base: OhlcvRecord[] = changes.map(({ key, after }) => ({ pool_id: key.pool_id, interval: key.interval, open_time: key.open_time, open: after.open, high: after.high, low: after.low, close: after.close, volume: after.volume }));
-      const longer = rollForward(changes);
-      if (!longer.length) return base;
-      const { rows: rolled } = await trx.raw<{ rows: RecordRow[] }>(
-        `insert into kline.candles as c (${COLUMNS}) ${UNNEST}
-         on conflict (pool_id, interval, open_time) do update set
-           open = case when ${EARLIER_OPEN} then coalesce(excluded.open, c.open) else c.open end,
-           open_src = least(c.open_src, excluded.open_src),
-           high = greatest(c.high, excluded.high),
-           low = least(c.low, excluded.low),
-           close = case when ${NEWER_CLOSE} then coalesce(excluded.close, c.close) else c.close end,
-           close_src_time = case when ${NEWER_CLOSE} then excluded.close_src_time else c.close_src_time end,
-           close_src_rank = case when ${NEWER_CLOSE} then excluded.close_src_rank else c.close_src_rank end,
-           volume = case when c.volume is null and excluded.volume is null then null else coalesce(c.volume, 0) + coalesce(excluded.volume, 0) end,
-           updated_at = now()
-         returning ${RECORD_COLUMNS.join(', ')}`,
-        columnsOf(longer.map((l) => ({ key: l.key, state: l.contribution, volume: l.contribution.volume_delta }))),
-      );
-      return base.concat(rolled.map(toRecord));
-    });
+    const poolIds = new Set(folded.map((f) => f.key.pool_id));
+    let written: { writes: CandleWrite[]; version: string };
+    try {
+      written = await this.db.transaction((trx) => this.writeWhole(trx, planCandleWrites(folded, (key) => this.known.get(key))));
+    } catch (err) {
+      this.known.forget(poolIds);
+      if (!isStale(err)) throw err;
+      try {
+        written = await this.db.transaction(async (trx) => this.writeWhole(trx, planCandleWrites(folded, await this.lockStored(trx, folded))));
+      } catch (lockedErr) {
+        this.known.forget(poolIds);
+        throw lockedErr;
+      }
+    }
+    this.known.remember(written.writes, written.version);
+    return written.writes.map(({ key, state }) => ({ pool_id: key.pool_id, interval: key.interval, open_time: key.open_time, open: state.open, high: state.high, low: state.low, close: state.close, volume: state.volume }));
+  }
+
+  /** Writes the rows in one statement; throws StaleCandles if a row to update was not the version named. */
+  private async writeWhole(trx: Knex.Transaction, writes: CandleWrite[]): Promise<{ writes: CandleWrite[]; version: string }> {
+    const stored = writes.filter((w) => w.version !== undefined);
+    const absent = writes.filter((w) => w.version === undefined);
+    const {
+      rows: [result],
+    } = await trx.raw<{ rows: { updated: number; version: string }[] }>(WRITE_WHOLE, [...columnsOf(stored), textArray(stored.map((w) => w.version!)), ...columnsOf(absent)]);
+    if (result.updated !== stored.length) throw new StaleCandles(`${stored.length - result.updated} of ${stored.length} candles changed by another writer`);
+    return { writes, version: result.version };
+  }
+
+  /**
+   * Every row the folded base candles write (their own and the longer ones they feed), locked
+   * in one order (concurrent writers take them in the same one), as planCandleWrites' `stored`.
+   */
+  private async lockStored(trx: Knex.Transaction, folded: readonly { key: BaseCandleKey; state: CandleState }[]): Promise<(key: CandleKey) => KnownCandle | undefined> {
+    const keys = planCandleWrites(folded, () => undefined)
+      .map((w) => w.key)
+      .sort((a, b) => byCandleKey({ key: a }, { key: b }));
+    const { rows } = await trx.raw<{ rows: (CandleRow & { version: string })[] }>(
+      `select ${COLUMNS}, xmin::text as version from kline.candles where (pool_id, interval, open_time) in (select * from unnest(?::int[], ?::text[], ?::bigint[]))
+       order by pool_id, interval, open_time for update`,
+      [int4Array(keys.map((k) => k.pool_id)), textArray(keys.map((k) => k.interval)), int8Array(keys.map((k) => k.open_time))],
+    );
+    const found = new Map(rows.map((r) => [`${r.pool_id}|${r.interval}|${r.open_time}`, { state: toState(r), version: r.version }]));
+    return (key) => found.get(candleKeyString(key));
   }
 
   /**

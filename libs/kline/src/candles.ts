@@ -108,6 +108,18 @@ const contribution = (s: CandleState, volumeDelta: number | null): Contribution 
 /** Applies (or combines) a contribution; the same rules the SQL upsert of longer candles uses. */
 export function applyContribution(existing: Contribution | undefined, c: Contribution): Contribution {
   if (!existing) return contribution(c, c.volume_delta);
+  const combined = withContribution(existing, c) as Contribution;
+  combined.volume_delta = existing.volume_delta === null && c.volume_delta === null ? null : (existing.volume_delta ?? 0) + (c.volume_delta ?? 0);
+  return combined;
+}
+
+/**
+ * A longer candle with a contribution applied: `existing` is its stored state (undefined: none
+ * yet, and the contribution opens it, its volume what the base candle's grew by): the merge rules
+ * of a longer candle, for one written whole.
+ */
+export function withContribution(existing: CandleState | undefined, c: Contribution): CandleState {
+  if (!existing) return { open: c.open, high: c.high, low: c.low, close: c.close, volume: c.volume_delta, open_src: c.open_src, close_src_time: c.close_src_time, close_src_rank: c.close_src_rank };
   const earlier = c.open_src < existing.open_src || (c.open_src === existing.open_src && existing.open === null);
   const newer = later(c.close_src_time, c.close_src_rank, existing.close_src_time, existing.close_src_rank);
   return {
@@ -119,7 +131,6 @@ export function applyContribution(existing: Contribution | undefined, c: Contrib
     close_src_time: newer ? c.close_src_time : existing.close_src_time,
     close_src_rank: newer ? c.close_src_rank : existing.close_src_rank,
     volume: existing.volume === null && c.volume_delta === null ? null : (existing.volume ?? 0) + (c.volume_delta ?? 0),
-    volume_delta: existing.volume_delta === null && c.volume_delta === null ? null : (existing.volume_delta ?? 0) + (c.volume_delta ?? 0),
   };
 }
 

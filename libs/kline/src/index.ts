@@ -1,5 +1,6 @@
 export * from './intervals';
 export * from './candles';
+export * from './candle-writes';
 export * from './candle-messages';
 export * from './pools';
 export * from './ohlcv-query';

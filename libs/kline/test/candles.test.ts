@@ -4,13 +4,14 @@ import {
   applyContribution,
   foldUpdates,
   mergeSnapshot,
+  planCandleWrites,
   rollForward,
   rollUpDaily,
   type CandleState,
   type Contribution,
   type OhlcvRecord,
   type PoolUpdate,
-} from '../src/candles';
+} from '../src';
 
 const T0 = Date.parse('2026-11-24T07:00:00Z') / 1000;
 
@@ -87,23 +88,16 @@ describe('candle merging', () => {
 });
 
 /**
- * A batch as the aggregator stores it: folded, merged with the stored base candles, and rolled
- * forward into the longer ones with the SQL upsert's rules (a new longer candle takes the
- * contribution with its volume delta as volume; an existing one applies the contribution).
+ * A batch as the aggregator stores it: folded, and every candle it writes planned on the stored
+ * ones (planCandleWrites: base candles merged, longer ones given their contributions).
  */
 function applyBatch(stored: Map<string, CandleState>, batch: PoolUpdate[]): void {
-  const changes = [...foldUpdates(batch).values()].map(({ key, state }) => {
-    const id = `${key.interval}|${key.open_time}`;
-    const before = stored.get(id);
-    const after = before ? mergeSnapshot(before, { ...state, interval: key.interval, open_time: key.open_time, rank: state.close_src_rank }) : state;
-    stored.set(id, after);
-    return { key, before, after };
+  const id = (k: { interval: string; open_time: number }) => `${k.interval}|${k.open_time}`;
+  const writes = planCandleWrites([...foldUpdates(batch).values()], (key) => {
+    const state = stored.get(id(key));
+    return state && { state, version: '1' };
   });
-  for (const { key, contribution } of rollForward(changes).values()) {
-    const id = `${key.interval}|${key.open_time}`;
-    const prev = stored.get(id);
-    stored.set(id, prev ? applyContribution({ ...prev, volume_delta: null }, contribution) : { ...contribution, volume: contribution.volume_delta });
-  }
+  for (const w of writes) stored.set(id(w.key), w.state);
 }
 
 describe('replaying a batch (at-least-once delivery)', () => {
