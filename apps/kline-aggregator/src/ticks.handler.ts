@@ -1,7 +1,7 @@
 import { Counter, type Registry } from 'prom-client';
 import type { KlineCandlesMessage, MarketTickMessage } from '@chainpipe/contracts';
 import type { BatchHandler, DeadLetter, OutgoingMessage } from '@chainpipe/kafka';
-import { candlesHead, candlesMessage, poolKey, updateRank, type CandlesHead, type CandleValues, type OhlcvRecord, type PoolUpdate } from '@chainpipe/kline';
+import { candleJsonTail, candlesHead, candlesHeadJson, candlesMessage, candlesMessageJson, poolKey, updateRank, type CandlesHead, type CandleValues, type OhlcvRecord, type PoolUpdate } from '@chainpipe/kline';
 import type { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import { NonRetryableError, type Clock } from '@chainpipe/runtime';
 
@@ -33,6 +33,7 @@ interface PoolOut {
   key: string;
   head: CandlesHead;
   candles: CandleValues[];
+  json?: { head: string; tails: string[] };
 }
 
 /**
@@ -80,10 +81,16 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
       out.candles.push(values);
       perInterval.set(c.interval, (perInterval.get(c.interval) ?? 0) + 1);
     }
+    // Each candle's JSON once, for its Redis snapshot and its record alike.
+    for (const p of byPool.values()) p.json = { head: candlesHeadJson(p.head), tails: p.candles.map(candleJsonTail) };
     await deps.latest.putMany(byPool.values());
     const messages: OutgoingMessage<KlineCandlesMessage>[] = [];
     for (const p of byPool.values()) {
-      for (let i = 0; i < p.candles.length; i += MAX_CANDLES_PER_RECORD) messages.push({ value: candlesMessage(p.head, p.candles.length <= MAX_CANDLES_PER_RECORD ? p.candles : p.candles.slice(i, i + MAX_CANDLES_PER_RECORD)) });
+      for (let i = 0; i < p.candles.length; i += MAX_CANDLES_PER_RECORD) {
+        const whole = p.candles.length <= MAX_CANDLES_PER_RECORD;
+        const tails = whole ? p.json!.tails : p.json!.tails.slice(i, i + MAX_CANDLES_PER_RECORD);
+        messages.push({ value: candlesMessage(p.head, whole ? p.candles : p.candles.slice(i, i + MAX_CANDLES_PER_RECORD)), json: candlesMessageJson(p.json!.head, tails) });
+      }
     }
     await deps.publish(messages);
     for (const [interval, n] of perInterval) candlesOut.inc({ interval }, n);

@@ -136,3 +136,19 @@ describe('one check of a stored record per message', () => {
     expect(() => producer.encode(TOPICS.addressesChanges, change, { recordChecked: true })).to.throw(NonRetryableError, /adds must be array/);
   });
 });
+
+describe("a message's JSON written by its caller", () => {
+  const contracts = loadContracts();
+  const kafka = new Kafka({ brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING });
+  const producer = new TopicProducer({ kafka, contracts, logger: createLogger({ name: 'batch-plan-test', level: 'silent' }), registry: new Registry() });
+  const candles = (interval: string) => ({ pool_id: 3, chain_type: 'evm', chain_id: 1, pool_address: '0xab', token: 'base', updated_at: 1, candles: [{ interval, open_time: 60, open: 1, high: 2, low: 0.5, close: 1.5, volume: 7 }] });
+
+  it('is sent as it is, once the value is checked; a value breaking its contract is refused whatever the JSON', () => {
+    const value = candles('1m');
+    const json = JSON.stringify(value);
+    const encoded = producer.encode(TOPICS.klineCandles, { value: value as never, json });
+    expect(encoded.value).to.equal(json);
+    expect(encoded.key).to.equal(TOPICS.klineCandles.key({ value: value as never }));
+    expect(() => producer.encode(TOPICS.klineCandles, { value: candles('2m') as never, json })).to.throw(NonRetryableError, /kline\.candles\.v2: .*interval/);
+  });
+});
