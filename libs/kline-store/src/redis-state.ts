@@ -19,24 +19,32 @@ export interface PoolCandles {
  * late or replayed candles never move the snapshot back. One script call for many pools, one
  * HMGET and one HSET per pool (a command per field cost about twice the Redis time).
  *
- * A candle travels as its stored JSON alone: the script reads its interval and open_time from
- * it (candleJsonTail writes `"interval":"…","open_time":…` in that order), and the stored
- * one's open_time by a plain search and an anchored match. Three arguments a candle (interval,
- * open_time, JSON) were most of the client's cost of this step (~1.5 µs an argument), and an
- * unanchored pattern tried at every position of the JSON ~40 % of the script's time.
+ * A pool travels as two arguments: its head's JSON (candlesHeadJson) and its candles' JSON tails
+ * (candleJsonTail: `"interval":"…","open_time":…` in that order, no newline in them) joined by
+ * newlines; the script cuts them apart, reads each one's interval and open_time by an anchored
+ * match, the stored one's open_time by a plain search and an anchored match, and stores head and
+ * tail together (a KlineCandle). An argument a candle, each the head and the tail concatenated,
+ * was most of the client's cost of this step (~1 µs an argument, and a copy of each string to
+ * flatten it); three a candle (interval, open_time, JSON) cost more again, and an unanchored
+ * pattern tried at every position of the JSON was ~40 % of the script's time.
  */
 const SET_IF_NOT_OLDER = `
 local ttl = ARGV[1]
 local a = 2
 local set = 0
 for k = 1, #KEYS do
-  local n = tonumber(ARGV[a])
-  local fields, times = {}, {}
-  for i = 1, n do
-    local v = ARGV[a + i]
-    local interval, t = string.match(v, '^"interval":"([^"]+)","open_time":(%d+)', string.find(v, '"interval":"', 1, true))
-    fields[i] = interval
-    times[i] = tonumber(t)
+  local head, list = ARGV[a], ARGV[a + 1]
+  local fields, times, tails = {}, {}, {}
+  local n, from, last = 0, 1, #list
+  while from <= last do
+    local stop = string.find(list, '\\n', from, true) or (last + 1)
+    local tail = string.sub(list, from, stop - 1)
+    local interval, t = string.match(tail, '^"interval":"([^"]+)","open_time":(%d+)')
+    n = n + 1
+    fields[n] = interval
+    times[n] = tonumber(t)
+    tails[n] = tail
+    from = stop + 1
   end
   local cur = redis.call('HMGET', KEYS[k], unpack(fields))
   local args = {}
@@ -46,7 +54,7 @@ for k = 1, #KEYS do
     local t = at and tonumber(string.match(c, '^%d+', at + 12))
     if not (t and t > times[i]) then
       args[#args + 1] = fields[i]
-      args[#args + 1] = ARGV[a + i]
+      args[#args + 1] = head .. tails[i]
     end
   end
   if #args > 0 then
@@ -54,7 +62,7 @@ for k = 1, #KEYS do
     redis.call('PEXPIRE', KEYS[k], ttl)
     set = set + #args / 2
   end
-  a = a + 1 + n
+  a = a + 2
 end
 return set`;
 
@@ -69,8 +77,8 @@ const latestKey = (poolKey: string) => `kline:latest:${poolKey}`;
 const STATUS_KEY = 'kline:ingester:status';
 
 /**
- * The script's call: how many pools' hashes, the hashes, the TTL, then per hash how many candles
- * and their JSON values (KlineCandle), each interval once.
+ * The script's call: how many pools' hashes, the hashes, the TTL, then per hash its head's JSON
+ * and its candles' JSON tails joined by newlines, each interval once.
  */
 type WithLatest = Redis & { klineSetLatest(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number> };
 
@@ -95,7 +103,7 @@ export class LatestCandles {
    * built, not held for one pipeline at the end: Redis runs the calls while the next ones are
    * built (a pipeline made the step the client's time then the server's, ~250 + ~190 ms at
    * 10,000 pools). Each stored value is the candle with its pool (`KlineCandle`'s JSON, fields
-   * in its order), the pool's part written once per pool: at 10,000 pools a call writes ~90,000
+   * in its order), the pool's part sent once per pool and joined to each candle by the script: at 10,000 pools a call writes ~90,000
    * of them, and the pool's fields copied into an object and stringified per candle were most
    * of the client's cost of this step.
    */
@@ -119,10 +127,10 @@ export class LatestCandles {
         const prev = newest.get(candles[i].interval);
         if (prev === undefined || candles[prev].open_time <= candles[i].open_time) newest.set(candles[i].interval, i);
       }
-      const prefix = json?.head ?? candlesHeadJson(head);
       keys.push(latestKey(key));
-      args.push(newest.size);
-      for (const i of newest.values()) args.push(prefix + (json?.tails[i] ?? candleJsonTail(candles[i])));
+      let tails = '';
+      for (const i of newest.values()) tails += (tails ? '\n' : '') + (json?.tails[i] ?? candleJsonTail(candles[i]));
+      args.push(json?.head ?? candlesHeadJson(head), tails);
       if (keys.length === POOLS_PER_CALL) flush();
     }
     flush();
