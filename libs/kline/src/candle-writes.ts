@@ -57,9 +57,9 @@ export function planCandleWrites(folded: readonly { key: BaseCandleKey; state: C
   return writes;
 }
 
-interface Slot {
+/** A remembered candle: the period it opens and what was written (one object a candle kept). */
+interface Slot extends KnownCandle {
   open_time: number;
-  known: KnownCandle;
 }
 
 /** Periods kept a pool and interval: the open one, and the one before for its late updates. */
@@ -86,7 +86,7 @@ export class KnownCandles {
   get(key: CandleKey): KnownCandle | undefined {
     const slots = this.pools.get(key.pool_id)?.[INTERVAL_INDEX.get(key.interval)!];
     if (!slots) return undefined;
-    for (const s of slots) if (s.open_time === key.open_time) return s.known;
+    for (const s of slots) if (s.open_time === key.open_time) return s;
     return undefined;
   }
 
@@ -100,13 +100,14 @@ export class KnownCandles {
       }
       const i = INTERVAL_INDEX.get(key.interval)!;
       const slots = (pool[i] ??= []);
-      const known = { state, version };
-      const same = slots.findIndex((s) => s.open_time === key.open_time);
-      if (same >= 0) {
-        slots[same].known = known;
+      let same: Slot | undefined;
+      for (const s of slots) if (s.open_time === key.open_time) same = s;
+      if (same) {
+        same.state = state;
+        same.version = version;
         continue;
       }
-      slots.push({ open_time: key.open_time, known });
+      slots.push({ open_time: key.open_time, state, version });
       if (slots.length > PERIODS_KEPT) {
         slots.sort((a, b) => b.open_time - a.open_time);
         slots.length = PERIODS_KEPT;

@@ -68,7 +68,7 @@ describe('KnownCandles: what this process wrote last', () => {
   it('gives back what was remembered, at the version of its write', () => {
     const known = new KnownCandles();
     known.remember([{ key: at(1, '1s', T0), state: s }, { key: at(1, '1m', T0), state: s }], '100');
-    expect(known.get(at(1, '1s', T0))).to.deep.equal({ state: s, version: '100' });
+    expect(known.get(at(1, '1s', T0))).to.deep.include({ state: s, version: '100' });
     expect(known.get(at(1, '1m', T0))?.version).to.equal('100');
     expect(known.get(at(1, '1h', T0)), 'another interval').to.equal(undefined);
     expect(known.get(at(2, '1s', T0)), 'another pool').to.equal(undefined);
