@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ArrayValueError, createDb, float8Array, int4Array, int8Array, type Knex } from '@chainpipe/db';
+import { ArrayValueError, createDb, float8Array, float8Column, int4Array, int4Column, int8Array, int8Column, type Knex } from '@chainpipe/db';
 import { testEnv } from '@chainpipe/testing';
 
 /**
@@ -35,6 +35,19 @@ describe('binary array parameters (real Postgres)', () => {
 
   it('int4: the range of integer', async () => {
     expect(await asText(int4Array([0, 7, -2_147_483_648, 2_147_483_647]), 'int[]')).to.equal('{0,7,-2147483648,2147483647}');
+  });
+
+  it('columns of a field of each row: the same parameters as arrays of the values', async () => {
+    const rows = [
+      { id: 1, at: 4_294_967_296, price: 1.5 },
+      { id: -2, at: -1, price: null },
+      { id: 2_147_483_647, at: Number.MAX_SAFE_INTEGER, price: -0.25 },
+    ];
+    expect(float8Column(rows, (r) => r.price)).to.deep.equal(float8Array(rows.map((r) => r.price)));
+    expect(int8Column(rows, (r) => r.at)).to.deep.equal(int8Array(rows.map((r) => r.at)));
+    expect(int4Column(rows, (r) => r.id)).to.deep.equal(int4Array(rows.map((r) => r.id)));
+    expect(await asText(float8Column(rows, (r) => r.price), 'float8[]')).to.equal('{1.5,NULL,-0.25}');
+    expect(() => int4Column(rows, (r) => r.at)).to.throw(ArrayValueError);
   });
 
   it('empty arrays, also unnested side by side with others', async () => {

@@ -23,40 +23,50 @@ export class ArrayValueError extends RangeError {
   readonly code = '22003';
 }
 
-function arrayBuffer(n: number, nulls: number, oid: number, width: number): Buffer {
-  if (n === 0) {
-    const empty = Buffer.alloc(12);
-    empty.writeInt32BE(oid, 8);
-    return empty;
-  }
-  const buf = Buffer.allocUnsafe(20 + n * 4 + (n - nulls) * width);
-  buf.writeInt32BE(1, 0);
-  buf.writeInt32BE(nulls > 0 ? 1 : 0, 4);
-  buf.writeInt32BE(oid, 8);
-  buf.writeInt32BE(n, 12);
-  buf.writeInt32BE(1, 16);
-  return buf;
+/**
+ * The array's buffer with its header written, and a DataView of it: DataView's setters compile
+ * to plain stores, where Buffer's write methods are calls with checks of their own.
+ */
+function arrayBuffer(n: number, nulls: number, oid: number, width: number): { buf: Buffer; view: DataView } {
+  const buf = n === 0 ? Buffer.alloc(12) : Buffer.allocUnsafe(20 + n * 4 + (n - nulls) * width);
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  view.setInt32(8, oid);
+  if (n === 0) return { buf, view };
+  view.setInt32(0, 1);
+  view.setInt32(4, nulls > 0 ? 1 : 0);
+  view.setInt32(12, n);
+  view.setInt32(16, 1);
+  return { buf, view };
 }
 
-function countNulls(values: readonly (number | null)[]): number {
+function countNulls<T>(rows: readonly T[], value: (row: T) => number | null): number {
   let nulls = 0;
-  for (let i = 0; i < values.length; i++) if (values[i] === null) nulls++;
+  for (let i = 0; i < rows.length; i++) if (value(rows[i]) === null) nulls++;
   return nulls;
 }
 
+const itself = <V>(v: V): V => v;
+
 /** A `float8[]` parameter; null elements are NULL. */
 export function float8Array(values: readonly (number | null)[]): Buffer {
-  const nulls = countNulls(values);
-  const buf = arrayBuffer(values.length, nulls, OID.float8, 8);
+  return float8Column(values, itself);
+}
+
+/**
+ * A `float8[]` parameter of one field of each row, read straight into the buffer: an array of
+ * the values first would box each fractional number (an allocation apiece) to hold it.
+ */
+export function float8Column<T>(rows: readonly T[], value: (row: T) => number | null): Buffer {
+  const { buf, view } = arrayBuffer(rows.length, countNulls(rows, value), OID.float8, 8);
   let at = 20;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
+  for (let i = 0; i < rows.length; i++) {
+    const v = value(rows[i]);
     if (v === null) {
-      buf.writeInt32BE(-1, at);
+      view.setInt32(at, -1);
       at += 4;
     } else {
-      buf.writeInt32BE(8, at);
-      buf.writeDoubleBE(v, at + 4);
+      view.setInt32(at, 8);
+      view.setFloat64(at + 4, v);
       at += 12;
     }
   }
@@ -65,16 +75,21 @@ export function float8Array(values: readonly (number | null)[]): Buffer {
 
 /** An `int8[]` (bigint) parameter of safe integers (JavaScript numbers hold no others exactly). */
 export function int8Array(values: readonly number[]): Buffer {
-  const buf = arrayBuffer(values.length, 0, OID.int8, 8);
+  return int8Column(values, itself);
+}
+
+/** An `int8[]` parameter of one field of each row (as float8Column). */
+export function int8Column<T>(rows: readonly T[], value: (row: T) => number): Buffer {
+  const { buf, view } = arrayBuffer(rows.length, 0, OID.int8, 8);
   let at = 20;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
+  for (let i = 0; i < rows.length; i++) {
+    const v = value(rows[i]);
     if (!Number.isSafeInteger(v)) throw new ArrayValueError(`bigint array element ${v} is not a safe integer`);
     // High and low 32 bits by arithmetic: exact for safe integers, negative ones included.
     const high = Math.floor(v / 0x1_0000_0000);
-    buf.writeInt32BE(8, at);
-    buf.writeInt32BE(high, at + 4);
-    buf.writeUInt32BE(v - high * 0x1_0000_0000, at + 8);
+    view.setInt32(at, 8);
+    view.setInt32(at + 4, high);
+    view.setUint32(at + 8, v - high * 0x1_0000_0000);
     at += 12;
   }
   return buf;
@@ -82,13 +97,18 @@ export function int8Array(values: readonly number[]): Buffer {
 
 /** An `int4[]` (integer) parameter. */
 export function int4Array(values: readonly number[]): Buffer {
-  const buf = arrayBuffer(values.length, 0, OID.int4, 4);
+  return int4Column(values, itself);
+}
+
+/** An `int4[]` parameter of one field of each row (as float8Column). */
+export function int4Column<T>(rows: readonly T[], value: (row: T) => number): Buffer {
+  const { buf, view } = arrayBuffer(rows.length, 0, OID.int4, 4);
   let at = 20;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
+  for (let i = 0; i < rows.length; i++) {
+    const v = value(rows[i]);
     if (!Number.isInteger(v) || v < -0x8000_0000 || v > 0x7fff_ffff) throw new ArrayValueError(`integer array element ${v} is out of range`);
-    buf.writeInt32BE(4, at);
-    buf.writeInt32BE(v, at + 4);
+    view.setInt32(at, 4);
+    view.setInt32(at + 4, v);
     at += 8;
   }
   return buf;

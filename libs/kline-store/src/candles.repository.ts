@@ -1,4 +1,4 @@
-import { StatementCache, float8Array, int4Array, int8Array, type Knex } from '@chainpipe/db';
+import { StatementCache, float8Column, int4Array, int4Column, int8Array, int8Column, type Knex } from '@chainpipe/db';
 import {
   KnownCandles,
   byCandleKey,
@@ -65,48 +65,22 @@ function textArray(values: readonly string[]): string {
 }
 
 /**
- * The UNNEST parameters of candle rows: the numbers as binary arrays (`float8Array` …), the
- * interval names as a text literal.
+ * The UNNEST parameters of candle rows: the numbers as binary arrays read from the rows
+ * (`float8Column` …), the interval names as a text literal.
  */
 function columnsOf(rows: readonly { key: CandleKey; state: CandleState }[]): (Buffer | string)[] {
-  const n = rows.length;
-  const poolIds = new Array<number>(n);
-  const intervals = new Array<string>(n);
-  const openTimes = new Array<number>(n);
-  const opens = new Array<number | null>(n);
-  const highs = new Array<number | null>(n);
-  const lows = new Array<number | null>(n);
-  const closes = new Array<number | null>(n);
-  const volumes = new Array<number | null>(n);
-  const openSrcs = new Array<number>(n);
-  const closeSrcTimes = new Array<number>(n);
-  const closeSrcRanks = new Array<number>(n);
-  for (let i = 0; i < n; i++) {
-    const { key, state } = rows[i];
-    poolIds[i] = key.pool_id;
-    intervals[i] = key.interval;
-    openTimes[i] = key.open_time;
-    opens[i] = state.open;
-    highs[i] = state.high;
-    lows[i] = state.low;
-    closes[i] = state.close;
-    volumes[i] = state.volume;
-    openSrcs[i] = state.open_src;
-    closeSrcTimes[i] = state.close_src_time;
-    closeSrcRanks[i] = state.close_src_rank;
-  }
   return [
-    int4Array(poolIds),
-    textArray(intervals),
-    int8Array(openTimes),
-    float8Array(opens),
-    float8Array(highs),
-    float8Array(lows),
-    float8Array(closes),
-    float8Array(volumes),
-    int8Array(openSrcs),
-    int8Array(closeSrcTimes),
-    int8Array(closeSrcRanks),
+    int4Column(rows, (r) => r.key.pool_id),
+    textArray(rows.map((r) => r.key.interval)),
+    int8Column(rows, (r) => r.key.open_time),
+    float8Column(rows, (r) => r.state.open),
+    float8Column(rows, (r) => r.state.high),
+    float8Column(rows, (r) => r.state.low),
+    float8Column(rows, (r) => r.state.close),
+    float8Column(rows, (r) => r.state.volume),
+    int8Column(rows, (r) => r.state.open_src),
+    int8Column(rows, (r) => r.state.close_src_time),
+    int8Column(rows, (r) => r.state.close_src_rank),
   ];
 }
 
