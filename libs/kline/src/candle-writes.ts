@@ -100,18 +100,19 @@ export class KnownCandles {
       }
       const i = INTERVAL_INDEX.get(key.interval)!;
       const slots = (pool[i] ??= []);
-      let same: Slot | undefined;
-      for (const s of slots) if (s.open_time === key.open_time) same = s;
-      if (same) {
-        same.state = state;
-        same.version = version;
-        continue;
+      let slot: Slot | undefined;
+      let oldest: Slot | undefined;
+      for (const s of slots) {
+        if (s.open_time === key.open_time) slot = s;
+        if (!oldest || s.open_time < oldest.open_time) oldest = s;
       }
-      slots.push({ open_time: key.open_time, state, version });
-      if (slots.length > PERIODS_KEPT) {
-        slots.sort((a, b) => b.open_time - a.open_time);
-        slots.length = PERIODS_KEPT;
-      }
+      if (!slot && slots.length < PERIODS_KEPT) slots.push((slot = { open_time: key.open_time, state, version }));
+      // A new period takes the oldest one's place; one older than every period kept is not kept.
+      else if (!slot && oldest!.open_time < key.open_time) slot = oldest;
+      if (!slot) continue;
+      slot.open_time = key.open_time;
+      slot.state = state;
+      slot.version = version;
     }
   }
 

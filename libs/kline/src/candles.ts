@@ -190,12 +190,20 @@ const FED_LONGER = new Map<string, Interval[]>(TICK_INTERVALS.map((interval) => 
  */
 export function rollForward(changes: readonly { key: BaseCandleKey; before: CandleState | undefined; after: CandleState }[]): { key: CandleKey; contribution: Contribution }[] {
   const byPool = new Map<number, Map<number, { key: CandleKey; contribution: Contribution }>>();
+  // The longer candles' open times of each base candle's (a call's base candles share a second
+  // or a few: aligning weeks, months and years goes through Date).
+  const openTimesOf = new Map<number, number[]>();
   for (const ch of changes) {
     const c = contributionOf(ch.before, ch.after);
     let pool = byPool.get(ch.key.pool_id);
     if (!pool) byPool.set(ch.key.pool_id, (pool = new Map()));
-    for (const interval of FED_LONGER.get(ch.key.interval) ?? []) {
-      const openTime = alignOpenTime(interval, ch.key.open_time);
+    const fed = FED_LONGER.get(ch.key.interval) ?? [];
+    const base = ch.key.open_time * 16 + INTERVAL_NUMBER.get(ch.key.interval)!;
+    let openTimes = openTimesOf.get(base);
+    if (!openTimes) openTimesOf.set(base, (openTimes = fed.map((interval) => alignOpenTime(interval, ch.key.open_time))));
+    for (let f = 0; f < fed.length; f++) {
+      const interval = fed[f];
+      const openTime = openTimes[f];
       const id = openTime * 16 + INTERVAL_NUMBER.get(interval)!;
       const prev = pool.get(id);
       if (prev) prev.contribution = applyContribution(prev.contribution, c);
