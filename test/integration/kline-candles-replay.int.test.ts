@@ -382,14 +382,18 @@ describe('kline candles: two writers of one pool (a rebalance, a restart)', () =
   });
 
   it('a process writing on what it wrote before finds the rows changed by another since, and merges on them', async () => {
-    const [before, after] = [new CandleRepository(db), new CandleRepository(db)];
+    const registry = new Registry();
+    const rereads = async () => (await registry.getSingleMetric('chainpipe_kline_candle_rereads_total')!.get()).values[0]?.value ?? 0;
+    const [before, after] = [new CandleRepository(db, { registry }), new CandleRepository(db)];
     // The partition's first owner writes the second; a second owner (after a rebalance) writes a
     // later snapshot of it; then the first owner, which still has its own write on record, gets
     // the partition back and writes a third.
     await before.applyUpdates(snapshot(1, 12, 9, 11, 4));
+    expect(await rereads(), 'new candles: written without reading').to.equal(0);
     const moved = await after.applyUpdates(snapshot(2, 15, 8, 14, 6));
     expect(moved.find((c) => c.interval === '1h'), 'the second owner merged on the stored candle').to.deep.include({ high: 15, low: 8, close: 14, volume: 6 });
     const back = await before.applyUpdates(snapshot(3, 13, 9.5, 12, 7));
+    expect(await rereads(), 'its remembered versions were stale: read under lock and written again').to.equal(1);
     // Hand-computed: extremes 15 / 8 (of the second owner's write), the close of rank 3, the
     // largest volume 7; the longer candles grew by the base's growth, 4 → 6 → 7.
     const rows = await storedRows();
@@ -398,6 +402,7 @@ describe('kline candles: two writers of one pool (a rebalance, a restart)', () =
     for (const c of back) expect(c, `returned ${c.interval}`).to.deep.include({ open: 10, high: 15, low: 8, close: 12, volume: 7 });
     // And its next write, on what it has now written, needs no reading.
     await before.applyUpdates(snapshot(4, 16, 9, 12.5, 9));
+    expect(await rereads()).to.equal(1);
     for (const r of await storedRows()) expect(r, r.interval).to.deep.include({ open: 10, high: 16, low: 8, close: 12.5, volume: 9 });
   });
 

@@ -14,7 +14,7 @@ runService('kline-aggregator', klineAggregatorConfig, async (svc) => {
   const redis = addRedis(svc);
   const kafka = addKafka(svc);
   const producer = await kafka.producer();
-  const candles = new CandleRepository(db);
+  const candles = new CandleRepository(db, { registry });
   await kafka.consume(TOPICS.marketTicks, {
     groupId: config.KLINE_AGGREGATOR_GROUP,
     maxRecordsPerCall: config.KLINE_AGGREGATOR_MAX_RECORDS_PER_CALL,

@@ -1,3 +1,4 @@
+import { Counter, type Registry } from 'prom-client';
 import { StatementCache, float8Column, int4Array, int4Column, int8Array, int8Column, type Knex } from '@chainpipe/db';
 import {
   KnownCandles,
@@ -122,15 +123,24 @@ export class CandleRepository {
   /** The history reads: a chart's pages on the request path, fixed texts. */
   private readonly statements: StatementCache;
 
-  /**
-   * `known`: the candles this process wrote last (one per process: the aggregator's calls of
-   * different partitions write different pools).
-   */
+  /** The candles this process wrote last (one per process: the aggregator's calls of different partitions write different pools). */
+  private readonly known: KnownCandles;
+  private readonly rereads?: Counter;
+
+  /** `registry`: where the writer counts its calls written again after a read under lock. */
   constructor(
     private readonly db: Knex,
-    private readonly known = new KnownCandles(),
+    opts: { known?: KnownCandles; registry?: Registry } = {},
   ) {
     this.statements = new StatementCache(db);
+    this.known = opts.known ?? new KnownCandles();
+    if (opts.registry) {
+      this.rereads = new Counter({
+        name: 'chainpipe_kline_candle_rereads_total',
+        help: 'Aggregator calls written again after reading their candles under lock: another writer had changed them (a rebalance, a restart) or one taken as new existed (a late update of an older period)',
+        registers: [opts.registry],
+      });
+    }
   }
 
   /**
@@ -157,6 +167,7 @@ export class CandleRepository {
     } catch (err) {
       this.known.forget(poolIds);
       if (!isStale(err)) throw err;
+      this.rereads?.inc();
       try {
         written = await this.db.transaction(async (trx) => this.writeWhole(trx, planCandleWrites(folded, await this.lockStored(trx, folded))));
       } catch (lockedErr) {
