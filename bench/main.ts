@@ -29,6 +29,11 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (resolvePackagesFromBuild()) console.log('packages: compiled, from dist/ (CHAINPIPE_BUILT=1)');
+  // The project's Kafka package before any bench loads kafkajs, as in every app: it replaces a
+  // module kafkajs requires as it loads (linear-grouping.ts), for the apps' code a bench runs in
+  // this process and for its raw kafkajs baselines alike.
+  const { linearGroupingInstalled } = (await import('@chainpipe/kafka')) as { linearGroupingInstalled: boolean };
+  if (!linearGroupingInstalled) console.log("kafkajs loaded before the project's Kafka package: its own grouping stays (quadratic)");
   for (const name of names) {
     const mod = (await import(BENCHES[name])) as { run: () => Promise<void> };
     console.log(`\n== bench ${name}`);

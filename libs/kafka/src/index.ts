@@ -1,3 +1,5 @@
+// First: it must replace a module of kafkajs before kafkajs loads (linear-grouping.ts).
+export * from './linear-grouping';
 export * from './config';
 export * from './client';
 export * from './crc32c';

@@ -3,13 +3,13 @@ import Module from 'node:module';
 /**
  * Puts `exports` in the require cache under one of kafkajs' own modules, before kafkajs first
  * requires it: kafkajs has no options for the parts replaced this way (crc32c.ts,
- * record-encoder.ts), each a drop-in with the same contract and a unit test against kafkajs' own.
- * Only modules kafkajs loads lazily (on a first produce or fetch) can be replaced so; those it
- * loads with itself (such as its per-partition grouping of a request's messages, quadratic in
- * them) are in place before any of our code runs. True when the module is (or already was) the
- * replacement; false when kafkajs loaded its own first (it then keeps it: slower, never
- * different) or the module is not there any more (a kafkajs upgrade that moved it: the unit
- * tests fail).
+ * record-encoder.ts, linear-grouping.ts), each a drop-in with the same contract and a unit test
+ * against kafkajs' own. Modules kafkajs loads lazily (on a first produce or fetch) can be replaced
+ * any time before; those it loads with itself (its per-partition grouping of a request's
+ * messages) only before kafkajs loads, which is why linear-grouping.ts comes first in this
+ * package. True when the module is (or already was) the replacement; false when kafkajs loaded
+ * its own first (it then keeps it: slower, never different) or the module is not there any more
+ * (a kafkajs upgrade that moved it: the unit tests fail).
  */
 export function replaceKafkajsModule(request: string, exports: unknown): boolean {
   let path: string;
