@@ -85,12 +85,10 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
     for (const p of byPool.values()) p.json = { head: candlesHeadJson(p.head), tails: p.candles.map(candleJsonTail) };
     await deps.latest.putMany(byPool.values());
     const messages: OutgoingMessage<KlineCandlesMessage>[] = [];
+    // A pool's candles whole in one record (the usual call), or cut into records of the most.
+    const part = <T>(list: T[], i: number): T[] => (list.length <= MAX_CANDLES_PER_RECORD ? list : list.slice(i, i + MAX_CANDLES_PER_RECORD));
     for (const p of byPool.values()) {
-      for (let i = 0; i < p.candles.length; i += MAX_CANDLES_PER_RECORD) {
-        const whole = p.candles.length <= MAX_CANDLES_PER_RECORD;
-        const tails = whole ? p.json!.tails : p.json!.tails.slice(i, i + MAX_CANDLES_PER_RECORD);
-        messages.push({ value: candlesMessage(p.head, whole ? p.candles : p.candles.slice(i, i + MAX_CANDLES_PER_RECORD)), json: candlesMessageJson(p.json!.head, tails) });
-      }
+      for (let i = 0; i < p.candles.length; i += MAX_CANDLES_PER_RECORD) messages.push({ value: candlesMessage(p.head, part(p.candles, i)), json: candlesMessageJson(p.json!.head, part(p.json!.tails, i)) });
     }
     await deps.publish(messages);
     for (const [interval, n] of perInterval) candlesOut.inc({ interval }, n);

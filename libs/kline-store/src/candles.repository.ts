@@ -60,7 +60,7 @@ const toState = (r: CandleRow): CandleState => ({
   close_src_rank: Number(r.close_src_rank),
 });
 
-/** A Postgres array literal of the interval names (plain words), by one native join. */
+/** A Postgres array literal of plain words (interval names, transaction ids), by one native join. */
 function textArray(values: readonly string[]): string {
   return `{${values.join(',')}}`;
 }
@@ -124,16 +124,15 @@ export class CandleRepository {
   private readonly statements: StatementCache;
 
   /** The candles this process wrote last (one per process: the aggregator's calls of different partitions write different pools). */
-  private readonly known: KnownCandles;
+  private readonly known = new KnownCandles();
   private readonly rereads?: Counter;
 
   /** `registry`: where the writer counts its calls written again after a read under lock. */
   constructor(
     private readonly db: Knex,
-    opts: { known?: KnownCandles; registry?: Registry } = {},
+    opts: { registry?: Registry } = {},
   ) {
     this.statements = new StatementCache(db);
-    this.known = opts.known ?? new KnownCandles();
     if (opts.registry) {
       this.rereads = new Counter({
         name: 'chainpipe_kline_candle_rereads_total',
@@ -196,8 +195,8 @@ export class CandleRepository {
    */
   private async lockStored(trx: Knex.Transaction, folded: readonly { key: BaseCandleKey; state: CandleState }[]): Promise<(key: CandleKey) => KnownCandle | undefined> {
     const keys = planCandleWrites(folded, () => undefined)
-      .map((w) => w.key)
-      .sort((a, b) => byCandleKey({ key: a }, { key: b }));
+      .sort(byCandleKey)
+      .map((w) => w.key);
     const { rows } = await trx.raw<{ rows: (CandleRow & { version: string })[] }>(
       `select ${COLUMNS}, xmin::text as version from kline.candles where (pool_id, interval, open_time) in (select * from unnest(?::int[], ?::text[], ?::bigint[]))
        order by pool_id, interval, open_time for update`,

@@ -103,9 +103,9 @@ export class LatestCandles {
    * built, not held for one pipeline at the end: Redis runs the calls while the next ones are
    * built (a pipeline made the step the client's time then the server's, ~250 + ~190 ms at
    * 10,000 pools). Each stored value is the candle with its pool (`KlineCandle`'s JSON, fields
-   * in its order), the pool's part sent once per pool and joined to each candle by the script: at 10,000 pools a call writes ~90,000
-   * of them, and the pool's fields copied into an object and stringified per candle were most
-   * of the client's cost of this step.
+   * in its order), the pool's part sent once per pool and joined to each candle by the script:
+   * at 10,000 pools a call writes ~90,000 of them, and the pool's fields copied into an object
+   * and stringified per candle were most of the client's cost of this step.
    */
   async putMany(byPool: Iterable<PoolCandles>): Promise<void> {
     const calls: Promise<number>[] = [];

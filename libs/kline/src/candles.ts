@@ -105,7 +105,7 @@ const contribution = (s: CandleState, volumeDelta: number | null): Contribution 
   volume_delta: volumeDelta,
 });
 
-/** Applies (or combines) a contribution; the same rules the SQL upsert of longer candles uses. */
+/** Applies a contribution to another (withContribution's rules), their volume deltas added: several base candles' into one. */
 export function applyContribution(existing: Contribution | undefined, c: Contribution): Contribution {
   if (!existing) return contribution(c, c.volume_delta);
   const combined = withContribution(existing, c) as Contribution;
