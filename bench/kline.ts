@@ -377,7 +377,7 @@ export async function run(): Promise<void> {
     const pools = new PoolRepository(db);
     const latest = new LatestCandles(redis);
     const handler = createTicksHandler({
-      pools: { existing: timed('pool check', (poolIds: number[]) => pools.existing(poolIds)) },
+      pools: { unregistered: timed('pool check', (poolIds: number[]) => pools.unregistered(poolIds)) },
       candles: { applyUpdates: timed('store', (updates: Parameters<CandleRepository['applyUpdates']>[0]) => candles.applyUpdates(updates)) },
       latest: { putMany: timed('Redis', (byPool: Parameters<LatestCandles['putMany']>[0]) => latest.putMany(byPool)) },
       publish: timed('publish', (messages: Parameters<TopicProducer['publish']>[1]) => producer.publish(TOPICS.klineCandles, messages)),

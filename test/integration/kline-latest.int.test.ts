@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { KlineCandle } from '@chainpipe/contracts';
-import { candlesHead, poolKey, type CandleValues, type Interval } from '@chainpipe/kline';
+import { candlesHead, candlesMessage, poolKey, type CandleValues, type Interval } from '@chainpipe/kline';
 import { LatestCandles } from '@chainpipe/kline-store';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { testEnv } from '@chainpipe/testing';
@@ -31,8 +31,9 @@ describe('latest candles in Redis', () => {
     ...overrides,
   });
   const candle = (interval: Interval, open_time: number, close: number): CandleValues => ({ interval, open_time, open: 1, high: Math.max(2, close), low: 0.5, close, volume: close * 10 });
+  // Each pool's candles as the aggregator publishes them: one kline.candles.v2 record's JSON.
   const put = (pools: { pool: ReturnType<typeof newPool>; id: number; candles: CandleValues[] }[], updatedAt = 1_700_000_000_000) =>
-    latest.putMany(pools.map(({ pool, id, candles }) => ({ key: poolKey(pool), head: candlesHead(id, pool, updatedAt), candles })));
+    latest.putMany(pools.map(({ pool, id, candles }) => ({ key: poolKey(pool), records: [JSON.stringify(candlesMessage(candlesHead(id, pool, updatedAt), candles))] })));
   const read = async (pool: ReturnType<typeof newPool>, intervals: Interval[]) => latest.get(poolKey(pool), intervals);
 
   it('keeps every interval of a pool, each value the candle with its pool as a client reads it', async () => {
@@ -76,13 +77,33 @@ describe('latest candles in Redis', () => {
     }
   });
 
-  it('reads the open times right whatever the pool fields hold (quotes, newlines, the field names themselves)', async () => {
-    const pool = newPool({ pool_address: 'Ab"interval":"1s","open_time":9999999999\n,"x"', chain_type: 'svm\n"open_time":1' });
+  it('reads the open times right whatever the pool fields hold (quotes, newlines, braces, the field names themselves)', async () => {
+    const pool = newPool({ pool_address: 'Ab"interval":"1s","open_time":9999999999\n,"x"},{', chain_type: 'svm\n","candles":[{"interval":"1m","open_time":1' });
     await put([{ pool, id: 3, candles: [candle('1s', 1_800_000_050, 1), candle('1m', 1_800_000_000, 1)] }]);
     await put([{ pool, id: 3, candles: [candle('1s', 1_800_000_049, 2), candle('1m', 1_800_000_060, 2)] }]);
     const got = await read(pool, ['1s', '1m']);
     expect(got.get('1s')).to.include({ open_time: 1_800_000_050, close: 1, pool_address: pool.pool_address, chain_type: pool.chain_type });
     expect(got.get('1m')).to.include({ open_time: 1_800_000_060, close: 2 });
+  });
+
+  it("takes a pool's several records in order, the later ones compared with what the earlier stored", async () => {
+    const pool = newPool();
+    const head = candlesHead(5, pool, 1_700_000_000_000);
+    const first = [candle('1s', 1_800_000_001, 1), candle('1m', 1_800_000_000, 1)];
+    const second = [candle('1s', 1_800_000_000, 2), candle('1s', 1_800_000_002, 3)];
+    await latest.putMany([{ key: poolKey(pool), records: [first, second].map((candles) => JSON.stringify(candlesMessage(head, candles))) }]);
+    const got = await read(pool, ['1s', '1m']);
+    expect(got.get('1s')).to.include({ open_time: 1_800_000_002, close: 3 });
+    expect(got.get('1m')).to.include({ open_time: 1_800_000_000, close: 1 });
+  });
+
+  it('puts the candles of one pool given with their pool fields', async () => {
+    const pool = newPool();
+    const candles = [candle('1h', 1_800_000_000, 7), candle('1d', 1_799_971_200, 8)].map((c): KlineCandle => ({ pool_id: 9, ...pool, updated_at: 1_700_000_000_001, ...c }));
+    await latest.put(poolKey(pool), candles);
+    const got = await read(pool, ['1h', '1d']);
+    expect(got.get('1h')).to.deep.equal(candles[0]);
+    expect(JSON.stringify(got.get('1d'))).to.equal(JSON.stringify(candles[1]));
   });
 
   it('sets an expiry on each pool it writes', async () => {

@@ -1,13 +1,13 @@
 import { Counter, type Registry } from 'prom-client';
 import type { KlineCandlesMessage, MarketTickMessage } from '@chainpipe/contracts';
 import type { BatchHandler, DeadLetter, OutgoingMessage } from '@chainpipe/kafka';
-import { candleJsonTail, candlesHead, candlesHeadJson, candlesMessage, candlesMessageJson, poolKey, updateRank, type CandlesHead, type CandleValues, type OhlcvRecord, type PoolUpdate } from '@chainpipe/kline';
+import { candlesHead, candlesMessage, poolKey, updateRank, type CandlesHead, type CandleValues, type OhlcvRecord, type PoolUpdate } from '@chainpipe/kline';
 import type { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import { NonRetryableError, type Clock } from '@chainpipe/runtime';
 
 export interface TicksHandlerDeps {
   candles: Pick<CandleRepository, 'applyUpdates'>;
-  pools: Pick<PoolRepository, 'existing'>;
+  pools: Pick<PoolRepository, 'unregistered'>;
   latest: Pick<LatestCandles, 'putMany'>;
   publish: (messages: OutgoingMessage<KlineCandlesMessage>[]) => Promise<void>;
   registry: Registry;
@@ -33,7 +33,8 @@ interface PoolOut {
   key: string;
   head: CandlesHead;
   candles: CandleValues[];
-  json?: { head: string; tails: string[] };
+  /** Its records' JSON, for Redis and the topic alike. */
+  records: string[];
 }
 
 /**
@@ -51,9 +52,11 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
   return async (consumed) => {
     // Ticks naming no registered pool are dead letters up front: this check is what keeps their
     // candles out (kline.candles has no foreign key to kline.pools, migration 20261128150000).
-    const known = await deps.pools.existing([...new Set(consumed.map((r) => r.value.pool_id))]);
+    const poolIds = new Set<number>();
+    for (const r of consumed) poolIds.add(r.value.pool_id);
+    const unknown = await deps.pools.unregistered([...poolIds]);
     const deadLetters: DeadLetter[] = [];
-    const records = consumed.filter((r) => known.has(r.value.pool_id) || void deadLetters.push({ record: r, reason: `no registered pool ${r.value.pool_id}`, code: 'STORE_REJECTED' }));
+    const records = unknown.size ? consumed.filter((r) => !unknown.has(r.value.pool_id) || void deadLetters.push({ record: r, reason: `no registered pool ${r.value.pool_id}`, code: 'STORE_REJECTED' })) : consumed;
     if (!records.length) return { deadLetters };
     const meta = new Map<number, PoolMeta>();
     const updates: PoolUpdate[] = records.map(({ value: t }) => {
@@ -74,22 +77,25 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
       let out = byPool.get(c.pool_id);
       if (!out) {
         const m = meta.get(c.pool_id)!;
-        out = { key: poolKey(m), head: candlesHead(c.pool_id, m, updatedAt), candles: [] };
+        out = { key: poolKey(m), head: candlesHead(c.pool_id, m, updatedAt), candles: [], records: [] };
         byPool.set(c.pool_id, out);
       }
       const values: CandleValues = { interval: c.interval, open_time: c.open_time, open: c.open, high: c.high, low: c.low, close: c.close, volume: c.volume };
       out.candles.push(values);
       perInterval.set(c.interval, (perInterval.get(c.interval) ?? 0) + 1);
     }
-    // Each candle's JSON once, for its Redis snapshot and its record alike.
-    for (const p of byPool.values()) p.json = { head: candlesHeadJson(p.head), tails: p.candles.map(candleJsonTail) };
-    await deps.latest.putMany(byPool.values());
+    // A pool's candles whole in one record (the usual call), or cut into records of the most;
+    // each record's JSON written once, for the Redis snapshot and the topic alike.
     const messages: OutgoingMessage<KlineCandlesMessage>[] = [];
-    // A pool's candles whole in one record (the usual call), or cut into records of the most.
-    const part = <T>(list: T[], i: number): T[] => (list.length <= MAX_CANDLES_PER_RECORD ? list : list.slice(i, i + MAX_CANDLES_PER_RECORD));
     for (const p of byPool.values()) {
-      for (let i = 0; i < p.candles.length; i += MAX_CANDLES_PER_RECORD) messages.push({ value: candlesMessage(p.head, part(p.candles, i)), json: candlesMessageJson(p.json!.head, part(p.json!.tails, i)) });
+      for (let i = 0; i < p.candles.length; i += MAX_CANDLES_PER_RECORD) {
+        const value = candlesMessage(p.head, p.candles.length <= MAX_CANDLES_PER_RECORD ? p.candles : p.candles.slice(i, i + MAX_CANDLES_PER_RECORD));
+        const json = JSON.stringify(value);
+        p.records.push(json);
+        messages.push({ value, json });
+      }
     }
+    await deps.latest.putMany(byPool.values());
     await deps.publish(messages);
     for (const [interval, n] of perInterval) candlesOut.inc({ interval }, n);
     return deadLetters.length ? { deadLetters } : undefined;

@@ -1,4 +1,4 @@
-import type { Knex } from '@chainpipe/db';
+import { int4Array, type Knex } from '@chainpipe/db';
 import type { PoolRecord } from '@chainpipe/kline';
 
 /** A row of kline.pools: the record's fields as pg returns them (bigint as text, timestamps as dates). */
@@ -36,11 +36,18 @@ export class PoolRepository {
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
-  /** Which of these ids name a registered pool (active or not). */
-  async existing(ids: readonly number[]): Promise<Set<number>> {
+  /**
+   * Which of these ids name no registered pool (active or not). The answer is what is missing,
+   * usually nothing: the aggregator asks for thousands of pools a call, and a row back for each
+   * registered one was most of the check's cost in the process.
+   */
+  async unregistered(ids: readonly number[]): Promise<Set<number>> {
     if (!ids.length) return new Set();
-    const { rows } = await this.db.raw<{ rows: { id: number }[] }>('select id from kline.pools where id = any(?::int[])', [`{${ids.join(',')}}`]);
-    return new Set(rows.map((r) => r.id));
+    const { rows } = await this.db.raw<{ rows: { ids: number[] }[] }>(
+      `select coalesce(array_agg(i), '{}') as ids from unnest(?::int[]) as i where not exists (select 1 from kline.pools p where p.id = i)`,
+      [int4Array(ids)],
+    );
+    return new Set(rows[0].ids);
   }
 
   async get(id: number): Promise<PoolRecord | undefined> {

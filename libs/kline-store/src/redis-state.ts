@@ -1,58 +1,66 @@
 import type { HttpKlineIngesterStatus, KlineCandle } from '@chainpipe/contracts';
-import { candleJsonTail, candlesHeadJson, type CandlesHead, type CandleValues } from '@chainpipe/kline';
+import { candlesHead, candlesMessage } from '@chainpipe/kline';
 import type { Redis } from '@chainpipe/redis';
 
 /**
- * A pool's candles to keep: its key, its head (the pool and the store time) and the candles;
- * with their JSON if the caller has it (candlesHeadJson, and candleJsonTail of each candle).
+ * A pool's candles to keep: its key and its kline.candles.v2 records (one, or several when its
+ * candles were cut), each as the JSON text that is published: `JSON.stringify(candlesMessage(…))`.
  */
-export interface PoolCandles {
+export interface PoolCandleRecords {
   key: string;
-  head: CandlesHead;
-  candles: readonly CandleValues[];
-  json?: { head: string; tails: readonly string[] };
+  records: readonly string[];
 }
 
 /**
  * The latest candle per pool and interval (the WebSocket snapshot): one hash per pool key, a
  * field per interval. A candle replaces the stored one only if it does not open earlier, so
- * late or replayed candles never move the snapshot back. One script call for many pools, one
- * HMGET and one HSET per pool (a command per field cost about twice the Redis time).
+ * late or replayed candles never move the snapshot back. One script call for many records, one
+ * HMGET and one HSET per record (a command per field cost about twice the Redis time).
  *
- * A pool travels as two arguments: its head's JSON (candlesHeadJson) and its candles' JSON tails
- * (candleJsonTail: `"interval":"…","open_time":…` in that order, no newline in them) joined by
- * newlines; the script cuts them apart, reads each one's interval and open_time by an anchored
- * match, the stored one's open_time by a plain search and an anchored match, and stores head and
- * tail together (a KlineCandle). An argument a candle, each the head and the tail concatenated,
- * was most of the client's cost of this step (~1 µs an argument, and a copy of each string to
- * flatten it); three a candle (interval, open_time, JSON) cost more again, and an unanchored
- * pattern tried at every position of the JSON was ~40 % of the script's time.
+ * A record travels as one argument, the very text the aggregator publishes, so no candle's JSON
+ * is written twice: the script takes the head (the pool's fields, up to the comma before
+ * `"candles":[{`) and cuts the candles at `},{` (a candle holds no braces, and neither can be
+ * matched inside a JSON string, where every quote is escaped), reads each one's interval and
+ * open_time by a match anchored at its start and the stored one's open_time by a plain search
+ * and an anchored match, and stores head and candle together (a KlineCandle's JSON, its fields
+ * in their order). Of a record's candles of one interval it keeps the latest (the later one of
+ * equal open times). An unanchored pattern tried at every position of the JSON was ~40 % of the
+ * script's time; an argument a candle, most of the client's cost of this step.
  */
 const SET_IF_NOT_OLDER = `
 local ttl = ARGV[1]
-local a = 2
 local set = 0
 for k = 1, #KEYS do
-  local head, list = ARGV[a], ARGV[a + 1]
-  local fields, times, tails = {}, {}, {}
-  local n, from, last = 0, 1, #list
-  while from <= last do
-    local stop = string.find(list, '\\n', from, true) or (last + 1)
-    local tail = string.sub(list, from, stop - 1)
-    local interval, t = string.match(tail, '^"interval":"([^"]+)","open_time":(%d+)')
-    n = n + 1
-    fields[n] = interval
-    times[n] = tonumber(t)
-    tails[n] = tail
-    from = stop + 1
+  local msg = ARGV[k + 1]
+  local at = string.find(msg, ',"candles":[{', 1, true)
+  if not at then return redis.error_reply('ERR a candles record without candles') end
+  local head = string.sub(msg, 1, at)
+  local fields, times, tails, slot = {}, {}, {}, {}
+  local n, from = 0, at + 13
+  while true do
+    local interval, t = string.match(msg, '^"interval":"([^"]+)","open_time":(%d+)', from)
+    if not interval then return redis.error_reply('ERR a candle without interval and open_time') end
+    t = tonumber(t)
+    local stop = string.find(msg, '},{', from, true)
+    local tail = string.sub(msg, from, stop or (#msg - 2))
+    local i = slot[interval]
+    if i == nil then
+      n = n + 1
+      slot[interval] = n
+      fields[n], times[n], tails[n] = interval, t, tail
+    elseif t >= times[i] then
+      times[i], tails[i] = t, tail
+    end
+    if not stop then break end
+    from = stop + 3
   end
   local cur = redis.call('HMGET', KEYS[k], unpack(fields))
   local args = {}
   for i = 1, n do
     local c = cur[i]
-    local at = c and string.find(c, '"open_time":', 1, true)
-    local t = at and tonumber(string.match(c, '^%d+', at + 12))
-    if not (t and t > times[i]) then
+    local found = c and string.find(c, '"open_time":', 1, true)
+    local stored = found and tonumber(string.match(c, '^%d+', found + 12))
+    if not (stored and stored > times[i]) then
       args[#args + 1] = fields[i]
       args[#args + 1] = head .. tails[i]
     end
@@ -62,24 +70,19 @@ for k = 1, #KEYS do
     redis.call('PEXPIRE', KEYS[k], ttl)
     set = set + #args / 2
   end
-  a = a + 2
 end
 return set`;
 
 /**
- * Pools per script call: the client's cost per pool halves against a call per pool (~30 µs
- * instead of ~60 µs, most of it the arguments), and a call runs alone on the Redis server, so it
- * stays short (a few ms).
+ * Records per script call: the client's cost per record halves against a call per record, and
+ * a call runs alone on the Redis server, so it stays short (a few ms).
  */
-const POOLS_PER_CALL = 100;
+const RECORDS_PER_CALL = 100;
 
 const latestKey = (poolKey: string) => `kline:latest:${poolKey}`;
 const STATUS_KEY = 'kline:ingester:status';
 
-/**
- * The script's call: how many pools' hashes, the hashes, the TTL, then per hash its head's JSON
- * and its candles' JSON tails joined by newlines, each interval once.
- */
+/** The script's call: how many records, each record's pool hash, the TTL, then the records' JSON in the same order. */
 type WithLatest = Redis & { klineSetLatest(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number> };
 
 export class LatestCandles {
@@ -90,48 +93,38 @@ export class LatestCandles {
     this.redis = redis as unknown as WithLatest;
   }
 
+  /** Candles of one pool (each with its pool's fields, the pool's from the first). */
   async put(poolKey: string, candles: readonly KlineCandle[]): Promise<void> {
     if (!candles.length) return;
     const [first] = candles;
-    const head = { pool_id: first.pool_id, chain_type: first.chain_type, chain_id: first.chain_id, pool_address: first.pool_address, token: first.token, updated_at: first.updated_at };
-    await this.putMany([{ key: poolKey, head, candles }]);
+    const head = candlesHead(first.pool_id, first, first.updated_at);
+    const values = candles.map((c) => ({ interval: c.interval, open_time: c.open_time, open: c.open, high: c.high, low: c.low, close: c.close, volume: c.volume }));
+    await this.putMany([{ key: poolKey, records: [JSON.stringify(candlesMessage(head, values))] }]);
   }
 
   /**
-   * The candles of many pools in script calls of up to POOLS_PER_CALL pools each; of a pool's
-   * candles, the newest of each interval. Each call is written to the socket as soon as it is
-   * built, not held for one pipeline at the end: Redis runs the calls while the next ones are
-   * built (a pipeline made the step the client's time then the server's, ~250 + ~190 ms at
-   * 10,000 pools). Each stored value is the candle with its pool (`KlineCandle`'s JSON, fields
-   * in its order), the pool's part sent once per pool and joined to each candle by the script:
-   * at 10,000 pools a call writes ~90,000 of them, and the pool's fields copied into an object
-   * and stringified per candle were most of the client's cost of this step.
+   * The records of many pools in script calls of up to RECORDS_PER_CALL records each. Each call
+   * is written to the socket as soon as it is built, not held for one pipeline at the end: Redis
+   * runs the calls while the next ones are built (a pipeline made the step the client's time then
+   * the server's, ~250 + ~190 ms at 10,000 pools). A pool's records go in order; a later one's
+   * candles are compared with what the earlier one stored.
    */
-  async putMany(byPool: Iterable<PoolCandles>): Promise<void> {
+  async putMany(byPool: Iterable<PoolCandleRecords>): Promise<void> {
     const calls: Promise<number>[] = [];
     let keys: string[] = [];
-    let args: (string | number)[] = [];
+    let args: string[] = [];
     const flush = () => {
       if (!keys.length) return;
       calls.push(this.redis.klineSetLatest(keys.length, ...keys, this.ttlMs, ...args));
       keys = [];
       args = [];
     };
-    const newest = new Map<string, number>();
-    for (const { key, head, candles, json } of byPool) {
-      if (!candles.length) continue;
-      // The newest of each interval (the later one of equal open times): the script compares
-      // each with the stored one only, and an older candle of the same call could not stay.
-      newest.clear();
-      for (let i = 0; i < candles.length; i++) {
-        const prev = newest.get(candles[i].interval);
-        if (prev === undefined || candles[prev].open_time <= candles[i].open_time) newest.set(candles[i].interval, i);
+    for (const { key, records } of byPool) {
+      for (const record of records) {
+        keys.push(latestKey(key));
+        args.push(record);
+        if (keys.length === RECORDS_PER_CALL) flush();
       }
-      keys.push(latestKey(key));
-      let tails = '';
-      for (const i of newest.values()) tails += (tails ? '\n' : '') + (json?.tails[i] ?? candleJsonTail(candles[i]));
-      args.push(json?.head ?? candlesHeadJson(head), tails);
-      if (keys.length === POOLS_PER_CALL) flush();
     }
     flush();
     // Every call settles before this one does (allSettled): a caller that retries after a failure

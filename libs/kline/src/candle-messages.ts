@@ -37,27 +37,3 @@ export function poolCandle(head: CandlesHead, c: CandleValues): KlineCandle {
 export function candlesMessage(head: CandlesHead, candles: CandleValues[]): KlineCandlesMessage {
   return { pool_id: head.pool_id, chain_type: head.chain_type, chain_id: head.chain_id, pool_address: head.pool_address, token: head.token, updated_at: head.updated_at, candles };
 }
-
-/*
- * The JSON of candles, written once a candle: the aggregator stores each in Redis with its pool
- * (a KlineCandle) and publishes it in its pool's record, and formatting the numbers (a fractional
- * price's String(x) is a few hundred ns) was the largest part of both.
- */
-
-/** A number as JSON.stringify writes it (non-finite numbers as null). */
-const jsonNumber = (v: number | null): string => (v === null || !Number.isFinite(v) ? 'null' : String(v));
-
-/** `{"pool_id":…,…,"updated_at":…,`: the JSON of a head's fields, open for what follows them. */
-export const candlesHeadJson = (h: CandlesHead): string =>
-  `{"pool_id":${jsonNumber(h.pool_id)},"chain_type":${JSON.stringify(h.chain_type)},"chain_id":${jsonNumber(h.chain_id)},"pool_address":${JSON.stringify(h.pool_address)},"token":${JSON.stringify(h.token)},"updated_at":${jsonNumber(h.updated_at)},`;
-
-/**
- * A candle's JSON without its opening brace (`"interval":…}`), its fields in their order: after
- * candlesHeadJson it is JSON.stringify(poolCandle(head, c)), after `{` JSON.stringify(c). One
- * flat stringify (a template of each field measured ~4× the garbage).
- */
-export const candleJsonTail = (c: CandleValues): string =>
-  JSON.stringify({ interval: c.interval, open_time: c.open_time, open: c.open, high: c.high, low: c.low, close: c.close, volume: c.volume }).slice(1);
-
-/** JSON.stringify(candlesMessage(head, candles)), from the head's candlesHeadJson and the candles' candleJsonTail. */
-export const candlesMessageJson = (headJson: string, tails: readonly string[]): string => (tails.length ? `${headJson}"candles":[{${tails.join(',{')}]}` : `${headJson}"candles":[]}`);
