@@ -1,3 +1,4 @@
+import { nativeCrc32c, useNativeCrc32c } from './crc32c';
 import { replaceKafkajsModule } from './kafkajs-modules';
 
 /**
@@ -6,13 +7,17 @@ import { replaceKafkajsModule } from './kafkajs-modules';
  * value past it, and a `Buffer.from` of a byte array for every varint. For records of a kilobyte
  * or two, as the aggregator sends one per pool, that was about a third of the producer's CPU. This
  * encoder writes the same bytes (magic v2 record: length, attributes, timestamp and offset deltas,
- * key, value, headers) into one buffer of the record's exact size. kafkajs has no option for it,
- * so the module its produce request requires (`recordBatch/record/v0`, loaded on the first
- * produce) is replaced (kafkajs-modules.ts), with the same contract: the record's fields in, an
- * `Encoder` holding its bytes out.
+ * key, value, headers), and an uncompressed record batch's header and all of its records into one
+ * buffer of the batch's exact size. kafkajs has no option for it, so the modules its produce
+ * request requires (`recordBatch/record/v0` and `recordBatch/v0`, loaded on the first produce)
+ * are replaced (kafkajs-modules.ts), with the same contracts: a record's fields in, an `Encoder`
+ * of its bytes out (written when the batch is); a batch's fields and records in, an `Encoder` of
+ * its bytes out.
  */
 const RECORD_MODULE = 'kafkajs/src/protocol/recordBatch/record/v0/index.js';
 const ENCODER_MODULE = 'kafkajs/src/protocol/encoder.js';
+const RECORD_BATCH_MODULE = 'kafkajs/src/protocol/recordBatch/v0/index.js';
+const LONG_MODULE = 'kafkajs/src/utils/long.js';
 
 type Bytes = Buffer | string | null | undefined;
 
@@ -76,11 +81,23 @@ function writeBytes(buf: Buffer, at: number, v: Bytes, length: number): number {
   return at + buf.write(String(v), at, length, 'utf8');
 }
 
-/** The record's bytes, as kafkajs' `Record` (record/v0) writes them. */
-export function encodeRecord({ offsetDelta = 0, timestampDelta = 0, key, value, headers = {} }: RecordFields): Buffer {
+/** A record measured: its fields, and the lengths its bytes are written with. */
+interface MeasuredRecord {
+  fields: RecordFields;
+  /** Bytes of the whole record, its length varint included. */
+  size: number;
+  body: number;
+  keyLength: number;
+  valueLength: number;
+  longDelta: number[] | undefined;
+  headerList: { name: string; value: Bytes; nameLength: number; valueLength: number }[];
+}
+
+function measureRecord(fields: RecordFields): MeasuredRecord {
+  const { offsetDelta = 0, timestampDelta = 0, key, value, headers = {} } = fields;
   // Each header value its own entry (an array value is several), measured once: kafkajs measures
   // a header value with Buffer.byteLength, a null one included (it throws).
-  const headerList: { name: string; value: Bytes; nameLength: number; valueLength: number }[] = [];
+  const headerList: MeasuredRecord['headerList'] = [];
   const addHeader = (name: string, v: Bytes) => headerList.push({ name, value: v, nameLength: Buffer.byteLength(name), valueLength: Buffer.isBuffer(v) ? v.length : Buffer.byteLength(v as string) });
   for (const name of Object.keys(headers)) {
     const hv = headers[name];
@@ -93,19 +110,32 @@ export function encodeRecord({ offsetDelta = 0, timestampDelta = 0, key, value, 
   let body = 1 + (longDelta?.length ?? varintSize(timestampDelta)) + varintSize(offsetDelta) + varintSize(keyLength) + Math.max(keyLength, 0) + varintSize(valueLength) + Math.max(valueLength, 0);
   body += varintSize(headerList.length);
   for (const h of headerList) body += varintSize(h.nameLength) + h.nameLength + varintSize(h.valueLength) + h.valueLength;
-  const buf = Buffer.allocUnsafe(varintSize(body) + body);
-  let at = writeVarint(buf, 0, body);
+  return { fields, size: varintSize(body) + body, body, keyLength, valueLength, longDelta, headerList };
+}
+
+/** Writes a measured record at `at` of `buf`; returns where it ends. */
+function writeRecord(buf: Buffer, at: number, m: MeasuredRecord): number {
+  const { offsetDelta = 0, timestampDelta = 0, key, value } = m.fields;
+  at = writeVarint(buf, at, m.body);
   buf[at++] = 0; // attributes: none used
-  if (longDelta) for (const b of longDelta) buf[at++] = b;
+  if (m.longDelta) for (const b of m.longDelta) buf[at++] = b;
   else at = writeVarint(buf, at, timestampDelta);
   at = writeVarint(buf, at, offsetDelta);
-  at = writeBytes(buf, at, key, keyLength);
-  at = writeBytes(buf, at, value, valueLength);
-  at = writeVarint(buf, at, headerList.length);
-  for (const h of headerList) {
+  at = writeBytes(buf, at, key, m.keyLength);
+  at = writeBytes(buf, at, value, m.valueLength);
+  at = writeVarint(buf, at, m.headerList.length);
+  for (const h of m.headerList) {
     at = writeBytes(buf, at, h.name, h.nameLength);
     at = writeBytes(buf, at, h.value, h.valueLength);
   }
+  return at;
+}
+
+/** The record's bytes, as kafkajs' `Record` (record/v0) writes them. */
+export function encodeRecord(fields: RecordFields): Buffer {
+  const m = measureRecord(fields);
+  const buf = Buffer.allocUnsafe(m.size);
+  writeRecord(buf, 0, m);
   return buf;
 }
 
@@ -118,27 +148,152 @@ interface EncoderLike {
 }
 
 /**
- * Makes kafkajs encode its records with `encodeRecord` from its first produce request on; true
- * when it does (also when already done). False when kafkajs loaded its own before (a produce in
- * this process before this call) or its layout changed: it then keeps its own, which writes the
- * same bytes.
+ * What kafkajs' produce request gets for each record: the record measured, its bytes written
+ * only by the batch that holds it (exactRecordBatch), straight into the batch's buffer. It is an
+ * Encoder too (its prototype is kafkajs' Encoder's, from useExactRecords on): asked for its `buf`,
+ * as kafkajs' own batch encoder would (a compressed batch), it writes its bytes then.
+ */
+class PendingRecord {
+  private bytes?: Buffer;
+
+  constructor(readonly measured: MeasuredRecord) {}
+
+  get buf(): Buffer {
+    if (!this.bytes) {
+      this.bytes = Buffer.allocUnsafe(this.measured.size);
+      writeRecord(this.bytes, 0, this.measured);
+    }
+    return this.bytes;
+  }
+
+  get offset(): number {
+    return this.measured.size;
+  }
+}
+
+/** What kafkajs' produce request calls per record. */
+function exactRecord(fields: RecordFields): PendingRecord {
+  return new PendingRecord(measureRecord(fields));
+}
+
+/** The fields kafkajs' produce request passes its record batch encoder (recordBatch/v0). */
+export interface RecordBatchFields {
+  compression?: number;
+  firstOffset?: unknown;
+  firstTimestamp?: number;
+  maxTimestamp?: number;
+  partitionLeaderEpoch?: number;
+  lastOffsetDelta?: number;
+  transactional?: boolean;
+  producerId?: unknown;
+  producerEpoch?: number;
+  firstSequence?: number;
+  records?: unknown[];
+}
+
+type RecordBatchEncoder = (fields: RecordBatchFields) => Promise<EncoderLike>;
+
+/** kafkajs' 64-bit integer (utils/long): what its Encoder writes an int64 from. */
+interface KafkajsLong {
+  getHighBits(): number;
+  getLowBits(): number;
+}
+let Long: { fromValue(v: unknown): KafkajsLong; fromInt(v: number): unknown } | undefined;
+let kafkajsRecordBatch: RecordBatchEncoder | undefined;
+
+const COMPRESSION_NONE = 0;
+const MAGIC_BYTE = 2;
+const TRANSACTIONAL_MASK = 16;
+/** Bytes of a batch before its records: first offset, length, leader epoch … record count. */
+const BATCH_HEADER = 61;
+/** Where the checksummed part (attributes onwards) begins, and where the checksum goes. */
+const CRC_AT = 17;
+const ATTRIBUTES_AT = 21;
+
+function writeInt64(buf: Buffer, at: number, value: unknown): void {
+  const long = Long!.fromValue(value);
+  buf.writeInt32BE(long.getHighBits(), at);
+  buf.writeInt32BE(long.getLowBits(), at + 4);
+}
+
+/**
+ * kafkajs' `RecordBatch` (recordBatch/v0) for uncompressed batches of PendingRecords: the
+ * batch's header and every record written into one buffer of the batch's exact size, its
+ * checksum computed over that buffer in place. kafkajs writes each record into a buffer of its
+ * own, then copies them into a growing body, the body into a growing batch and the batch into
+ * another encoder with its offset: at 10,000 pools a produce request of the aggregator was about
+ * 5 µs a tick, most of it those buffers and copies. A compressed batch, or records not written
+ * by exactRecord, go to kafkajs' own.
+ */
+async function exactRecordBatch(fields: RecordBatchFields): Promise<EncoderLike> {
+  const records = fields.records ?? [];
+  if ((fields.compression ?? COMPRESSION_NONE) !== COMPRESSION_NONE || !records.every((r) => r instanceof PendingRecord)) return kafkajsRecordBatch!(fields);
+  const pending = records as PendingRecord[];
+  let size = BATCH_HEADER;
+  for (const r of pending) size += r.measured.size;
+  const buf = Buffer.allocUnsafe(size);
+  const now = Date.now();
+  writeInt64(buf, 0, fields.firstOffset ?? Long!.fromInt(0));
+  buf.writeInt32BE(size - 12, 8);
+  buf.writeInt32BE(fields.partitionLeaderEpoch ?? 0, 12);
+  buf.writeInt8(MAGIC_BYTE, 16);
+  buf.writeInt16BE(COMPRESSION_NONE | (fields.transactional ? TRANSACTIONAL_MASK : 0), ATTRIBUTES_AT);
+  buf.writeInt32BE(fields.lastOffsetDelta ?? 0, 23);
+  writeInt64(buf, 27, fields.firstTimestamp ?? now);
+  writeInt64(buf, 35, fields.maxTimestamp ?? now);
+  writeInt64(buf, 43, fields.producerId ?? Long!.fromValue(-1));
+  buf.writeInt16BE(fields.producerEpoch ?? 0, 51);
+  buf.writeInt32BE(fields.firstSequence ?? 0, 53);
+  buf.writeInt32BE(pending.length, 57);
+  let at = BATCH_HEADER;
+  for (const r of pending) at = writeRecord(buf, at, r.measured);
+  buf.writeUInt32BE(nativeCrc32c(buf.subarray(ATTRIBUTES_AT, at)), CRC_AT);
+  const encoder = Object.create(encoderPrototype!) as EncoderLike;
+  encoder.buf = buf;
+  encoder.offset = size;
+  return encoder;
+}
+
+/**
+ * Makes kafkajs encode its records with exactRecord and its uncompressed record batches with
+ * exactRecordBatch from its first produce request on; true when it does (also when already
+ * done). False when kafkajs loaded its own before (a produce in this process before this call)
+ * or its layout changed: it then keeps its own, which writes the same bytes.
  */
 export function useExactRecords(): boolean {
   try {
-    // kafkajs' internal module, untyped: what its record batch encoder expects of a record.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    // kafkajs' internal modules, untyped: what its record batch encoder expects of a record.
+    /* eslint-disable @typescript-eslint/no-require-imports */
     encoderPrototype ??= (require(ENCODER_MODULE) as { prototype: object }).prototype;
+    Long ??= require(LONG_MODULE) as typeof Long;
+    /* eslint-enable @typescript-eslint/no-require-imports */
   } catch {
     return false;
   }
-  return replaceKafkajsModule(RECORD_MODULE, exactRecord);
+  if (Object.getPrototypeOf(PendingRecord.prototype) !== encoderPrototype) Object.setPrototypeOf(PendingRecord.prototype, encoderPrototype);
+  return replaceKafkajsModule(RECORD_MODULE, exactRecord) && useExactRecordBatches();
 }
 
-/** What kafkajs' produce request calls per record: an Encoder whose buffer is the record. */
-function exactRecord(fields: RecordFields): EncoderLike {
-  const buf = encodeRecord(fields);
-  const encoder = Object.create(encoderPrototype!) as EncoderLike;
-  encoder.buf = buf;
-  encoder.offset = buf.length;
-  return encoder;
+/**
+ * The record batch module is replaced in place: its own is loaded first (exactRecordBatch falls
+ * back on it, and kafkajs' fetch decoder reads its MAGIC_BYTE), then its cached exports swapped,
+ * before kafkajs' produce request requires it.
+ */
+function useExactRecordBatches(): boolean {
+  let path: string;
+  try {
+    path = require.resolve(RECORD_BATCH_MODULE);
+  } catch {
+    return false;
+  }
+  const cached = require.cache[path];
+  if (cached) return (cached.exports as { RecordBatch?: unknown }).RecordBatch === exactRecordBatch;
+  // Its own requires the checksum module: the native one there first (crc32c.ts).
+  useNativeCrc32c();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const own = require(path) as { RecordBatch: RecordBatchEncoder; MAGIC_BYTE: number };
+  if (own.MAGIC_BYTE !== MAGIC_BYTE) return false;
+  kafkajsRecordBatch = own.RecordBatch;
+  require.cache[path]!.exports = { ...own, RecordBatch: exactRecordBatch };
+  return true;
 }
