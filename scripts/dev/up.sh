@@ -47,9 +47,10 @@ set -a; . "$ENV_FILE"; set +a
 FROM_SOURCE="${UP_FROM_SOURCE:-0}"
 # CHAINPIPE_BUILT=1: dist/ already holds the build of this tree (make test builds it once per run).
 [ "$FROM_SOURCE" = 1 ] || [ "${CHAINPIPE_BUILT:-0}" = 1 ] || npm run -s build
-# node_cmd <source entry>: the command running it, compiled or from source, into CMD.
+# node_cmd <source entry> [node option ...]: the command running it, compiled or from source, into CMD.
 node_cmd() {
-  if [ "$FROM_SOURCE" = 1 ]; then CMD=(node --require tsx/cjs "$1"); else CMD=(node "dist/${1%.ts}.js"); fi
+  local entry="$1"; shift
+  if [ "$FROM_SOURCE" = 1 ]; then CMD=(node "$@" --require tsx/cjs "$entry"); else CMD=(node "$@" "dist/${entry%.ts}.js"); fi
 }
 
 node_cmd libs/db/src/migrate-cli.ts; "${CMD[@]}" >/dev/null
@@ -78,16 +79,18 @@ wait_ready() {
   if [ "$ok" != 1 ]; then echo "up: $name did not become ready; last lines of .run/logs/$name.log:" >&2; tail -n 30 "$RUN/logs/$name.log" >&2; exit 1; fi
 }
 
-# The port table (APP_PORTS in libs/runtime), in start order; apps not written yet are skipped.
+# The app table (APP_PORTS and APP_NODE_OPTIONS in libs/runtime), in start order; apps not
+# written yet are skipped.
 APPS="$(npx --no-install tsx scripts/dev/apps.ts)"
 started=()
-while read -r name port ops; do
+while read -r name port ops node_options; do
   [[ -z "$name" || "$name" == \#* ]] && continue
   [ -f "apps/$name/src/main.ts" ] || continue
   pidf="$RUN/pids/$name.pid"
   if [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null; then started+=("$name $port $ops"); continue; fi
   envs=(OPS_PORT="$ops"); [ "$port" != "-" ] && envs+=(PORT="$port")
-  node_cmd "apps/$name/src/main.ts"
+  # shellcheck disable=SC2086 # the options are words of their own
+  node_cmd "apps/$name/src/main.ts" $node_options
   env "${envs[@]}" LOG_PRETTY=false nohup "${CMD[@]}" >>"$RUN/logs/$name.log" 2>&1 &
   echo $! > "$pidf"
   started+=("$name $port $ops")

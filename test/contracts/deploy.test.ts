@@ -4,7 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { parse, parseAllDocuments } from 'yaml';
 import { chainOriginConfig } from '@chainpipe/chains';
-import { APP_PORTS, baseConfig, serviceSection, type AppName, type Field } from '@chainpipe/runtime';
+import { APP_PORTS, appNodeOptions, baseConfig, serviceSection, type AppName, type Field } from '@chainpipe/runtime';
 import { simulatorUpstreamEnv } from '@chainpipe/testing';
 import { APP_CONFIG_SECTIONS as APP_CONFIG } from '../../scripts/config-doc/app-sections';
 import { renderTopicsManifest, K8S_TOPICS_FILE } from '../../scripts/k8s-topics';
@@ -232,7 +232,7 @@ describe('deploy/: Prometheus, Grafana, Kubernetes and the metric table of docs/
         expect(deployment.spec.template.metadata.labels).to.include({ 'app.kubernetes.io/name': app });
         const [c] = deployment.spec.template.spec.containers;
         expect(c.image, 'one image for every app').to.equal(image);
-        expect(c.command).to.deep.equal(['node', `dist/apps/${app}/src/main.js`]);
+        expect(c.command, "node, the app's node options (APP_NODE_OPTIONS), its compiled main").to.deep.equal(['node', ...appNodeOptions(app), `dist/apps/${app}/src/main.js`]);
         expect(existsSync(path.join(ROOT, `apps/${app}/src/main.ts`)), 'the source of the compiled main').to.equal(true);
         const ports = Object.fromEntries(c.ports.map((p: Json) => [p.name, p.containerPort]));
         const ops = APP_PORTS[app].ops;

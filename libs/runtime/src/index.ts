@@ -9,6 +9,7 @@ export * from './base-config';
 export * from './boot';
 export * from './secret-box';
 export * from './ports';
+export * from './node-options';
 export * from './service';
 export * from './periodic';
 export * from './refreshed-value';

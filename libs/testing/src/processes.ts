@@ -2,6 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { appNodeOptions } from '@chainpipe/runtime';
 import { DIST_DIR, REPO_ROOT, buildInUse } from './built-packages';
 import { developmentSimulatorBase, TEST_KEY_MNEMONIC, platformKeyEnv, simulatorUpstreamEnv } from './upstream-env';
 import { forbidden, waitFor } from './wait';
@@ -31,7 +32,13 @@ export interface RunningProcess {
  */
 export function spawnTs(entry: string, env: Record<string, string>, opts: { quiet?: boolean } = {}): RunningProcess {
   if (buildInUse() && existsSync(builtPath(entry))) return spawnBuilt(entry, env, opts);
-  return spawnNode(['--require', 'tsx/cjs', path.resolve(REPO_ROOT, entry)], env, opts);
+  return spawnNode([...nodeOptionsOf(entry), '--require', 'tsx/cjs', path.resolve(REPO_ROOT, entry)], env, opts);
+}
+
+/** An app's node options (APP_NODE_OPTIONS) for its entry `apps/<name>/src/main.ts`, as `make up` and its Deployment run it. */
+function nodeOptionsOf(entry: string): readonly string[] {
+  const app = /^apps\/([a-z-]+)\/src\/main\.ts$/.exec(entry)?.[1];
+  return app ? appNodeOptions(app) : [];
 }
 
 /** `apps/x/src/main.ts` → `<repo>/dist/apps/x/src/main.js`. */
@@ -46,7 +53,7 @@ export function builtPath(entry: string): string {
  * `npm run build`.
  */
 export function spawnBuilt(entry: string, env: Record<string, string>, opts: { quiet?: boolean } = {}): RunningProcess {
-  return spawnNode([builtPath(entry)], { NODE_OPTIONS: '', ...env }, opts);
+  return spawnNode([...nodeOptionsOf(entry), builtPath(entry)], { NODE_OPTIONS: '', ...env }, opts);
 }
 
 /**
