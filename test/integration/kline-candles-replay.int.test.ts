@@ -390,9 +390,9 @@ describe('kline candles: two writers of one pool (a rebalance, a restart)', () =
     // the partition back and writes a third.
     await before.applyUpdates(snapshot(1, 12, 9, 11, 4));
     expect(await rereads(), 'new candles: written without reading').to.equal(0);
-    const moved = await after.applyUpdates(snapshot(2, 15, 8, 14, 6));
+    const moved = [...(await after.applyUpdates(snapshot(2, 15, 8, 14, 6))).values()].flat();
     expect(moved.find((c) => c.interval === '1h'), 'the second owner merged on the stored candle').to.deep.include({ high: 15, low: 8, close: 14, volume: 6 });
-    const back = await before.applyUpdates(snapshot(3, 13, 9.5, 12, 7));
+    const back = [...(await before.applyUpdates(snapshot(3, 13, 9.5, 12, 7))).values()].flat();
     expect(await rereads(), 'its remembered versions were stale: read under lock and written again').to.equal(1);
     // Hand-computed: extremes 15 / 8 (of the second owner's write), the close of rank 3, the
     // largest volume 7; the longer candles grew by the base's growth, 4 → 6 → 7.

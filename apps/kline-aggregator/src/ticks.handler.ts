@@ -1,7 +1,7 @@
 import { Counter, type Registry } from 'prom-client';
 import type { KlineCandlesMessage, MarketTickMessage } from '@chainpipe/contracts';
 import type { BatchHandler, DeadLetter, OutgoingMessage } from '@chainpipe/kafka';
-import { candlesHead, candlesMessage, poolKey, updateRank, type CandlesHead, type CandleValues, type OhlcvRecord, type PoolUpdate } from '@chainpipe/kline';
+import { candlesHead, candlesMessage, poolKey, updateRank, type CandlesHead, type CandleValues, type PoolUpdate } from '@chainpipe/kline';
 import type { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import { NonRetryableError, type Clock } from '@chainpipe/runtime';
 
@@ -63,7 +63,7 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
       if (!meta.has(t.pool_id)) meta.set(t.pool_id, { chain_type: t.chain_type, chain_id: t.chain_id, pool_address: t.pool_address, token: t.token });
       return { pool_id: t.pool_id, interval: t.interval, open_time: t.open_time, open: t.open, high: t.high, low: t.low, close: t.close, volume: t.volume, rank: updateRank(t.received_at, t.seq) };
     });
-    let stored: OhlcvRecord[];
+    let stored: Map<number, CandleValues[]>;
     try {
       stored = await deps.candles.applyUpdates(updates);
     } catch (err) {
@@ -71,23 +71,17 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
       throw err;
     }
     const updatedAt = deps.clock.now();
-    const byPool = new Map<number, PoolOut>();
+    const byPool: PoolOut[] = [];
     const perInterval = new Map<string, number>();
-    for (const c of stored) {
-      let out = byPool.get(c.pool_id);
-      if (!out) {
-        const m = meta.get(c.pool_id)!;
-        out = { key: poolKey(m), head: candlesHead(c.pool_id, m, updatedAt), candles: [], records: [] };
-        byPool.set(c.pool_id, out);
-      }
-      const values: CandleValues = { interval: c.interval, open_time: c.open_time, open: c.open, high: c.high, low: c.low, close: c.close, volume: c.volume };
-      out.candles.push(values);
-      perInterval.set(c.interval, (perInterval.get(c.interval) ?? 0) + 1);
+    for (const [poolId, candles] of stored) {
+      const m = meta.get(poolId)!;
+      byPool.push({ key: poolKey(m), head: candlesHead(poolId, m, updatedAt), candles, records: [] });
+      for (const c of candles) perInterval.set(c.interval, (perInterval.get(c.interval) ?? 0) + 1);
     }
     // A pool's candles whole in one record (the usual call), or cut into records of the most;
     // each record's JSON written once, for the Redis snapshot and the topic alike.
     const messages: OutgoingMessage<KlineCandlesMessage>[] = [];
-    for (const p of byPool.values()) {
+    for (const p of byPool) {
       for (let i = 0; i < p.candles.length; i += MAX_CANDLES_PER_RECORD) {
         const value = candlesMessage(p.head, p.candles.length <= MAX_CANDLES_PER_RECORD ? p.candles : p.candles.slice(i, i + MAX_CANDLES_PER_RECORD));
         const json = JSON.stringify(value);
@@ -95,7 +89,7 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
         messages.push({ value, json });
       }
     }
-    await deps.latest.putMany(byPool.values());
+    await deps.latest.putMany(byPool);
     await deps.publish(messages);
     for (const [interval, n] of perInterval) candlesOut.inc({ interval }, n);
     return deadLetters.length ? { deadLetters } : undefined;

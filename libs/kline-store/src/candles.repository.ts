@@ -9,6 +9,7 @@ import {
   type BaseCandleKey,
   type CandleKey,
   type CandleState,
+  type CandleValues,
   type CandleWrite,
   type Interval,
   type KnownCandle,
@@ -144,7 +145,7 @@ export class CandleRepository {
 
   /**
    * Stores a batch of updates in one transaction and returns every candle it changed, base and
-   * longer (1w, 1M and 1Y among them), each with its stored values. Every row is written whole,
+   * longer (1w, 1M and 1Y among them), each with its stored values, by pool. Every row is written whole,
    * merged here (planCandleWrites): first on what this process wrote last, taking a candle it
    * has no record of as new, in one statement and without reading anything; if another writer
    * changed any of those rows (or a candle taken as new exists: after a restart, a rebalance, or
@@ -156,8 +157,8 @@ export class CandleRepository {
    * and insert it: the later fails with a unique violation, which rolls its transaction back and
    * retries the call, which then finds it.
    */
-  async applyUpdates(updates: readonly PoolUpdate[]): Promise<OhlcvRecord[]> {
-    if (!updates.length) return [];
+  async applyUpdates(updates: readonly PoolUpdate[]): Promise<Map<number, CandleValues[]>> {
+    if (!updates.length) return new Map();
     const folded = [...foldUpdates(updates).values()].sort(byCandleKey);
     const poolIds = new Set(folded.map((f) => f.key.pool_id));
     let written: { writes: CandleWrite[]; version: string };
@@ -175,7 +176,15 @@ export class CandleRepository {
       }
     }
     this.known.remember(written.writes, written.version);
-    return written.writes.map(({ key, state }) => ({ pool_id: key.pool_id, interval: key.interval, open_time: key.open_time, open: state.open, high: state.high, low: state.low, close: state.close, volume: state.volume }));
+    // By pool, each candle as it is published: one object a candle, its fields in their order.
+    const byPool = new Map<number, CandleValues[]>();
+    for (const { key, state } of written.writes) {
+      const candle: CandleValues = { interval: key.interval, open_time: key.open_time, open: state.open, high: state.high, low: state.low, close: state.close, volume: state.volume };
+      const list = byPool.get(key.pool_id);
+      if (list) list.push(candle);
+      else byPool.set(key.pool_id, [candle]);
+    }
+    return byPool;
   }
 
   /** Writes the rows in one statement; throws StaleCandles if a row to update was not the version named. */

@@ -99,16 +99,24 @@ export class KnownCandles {
         this.pools.set(key.pool_id, (pool = new Array<Slot[] | undefined>(INTERVAL_COUNT)));
       }
       const i = INTERVAL_INDEX.get(key.interval)!;
-      const slots = (pool[i] ??= []);
+      const slots = pool[i];
+      // Arrays made at their length: an empty array's first push reserves room for 17.
+      if (!slots) {
+        pool[i] = [{ open_time: key.open_time, state, version }];
+        continue;
+      }
       let slot: Slot | undefined;
       let oldest: Slot | undefined;
       for (const s of slots) {
         if (s.open_time === key.open_time) slot = s;
         if (!oldest || s.open_time < oldest.open_time) oldest = s;
       }
-      if (!slot && slots.length < PERIODS_KEPT) slots.push((slot = { open_time: key.open_time, state, version }));
+      if (!slot && slots.length < PERIODS_KEPT) {
+        pool[i] = [...slots, { open_time: key.open_time, state, version }];
+        continue;
+      }
       // A new period takes the oldest one's place; one older than every period kept is not kept.
-      else if (!slot && oldest!.open_time < key.open_time) slot = oldest;
+      if (!slot && oldest!.open_time < key.open_time) slot = oldest;
       if (!slot) continue;
       slot.open_time = key.open_time;
       slot.state = state;
