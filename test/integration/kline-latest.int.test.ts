@@ -106,6 +106,19 @@ describe('latest candles in Redis', () => {
     expect(JSON.stringify(got.get('1d'))).to.equal(JSON.stringify(candles[1]));
   });
 
+  it('reads the whole candles stored before the pool part had a field of its own, beside the newer ones', async () => {
+    const pool = newPool();
+    const key = `kline:latest:${poolKey(pool)}`;
+    const old: KlineCandle = { pool_id: 6, ...pool, updated_at: 1_699_000_000_000, ...candle('1h', 1_799_996_400, 3) };
+    await redis.hset(key, '1h', JSON.stringify(old));
+    await put([{ pool, id: 6, candles: [candle('1m', 1_800_000_000, 4)] }]);
+    const got = await read(pool, ['1h', '1m']);
+    expect(got.get('1h')).to.deep.equal(old);
+    expect(got.get('1m')).to.deep.include({ pool_id: 6, updated_at: 1_700_000_000_000, close: 4 });
+    await put([{ pool, id: 6, candles: [candle('1h', 1_799_996_400, 5)] }]);
+    expect((await read(pool, ['1h'])).get('1h'), 'replaced as any other').to.deep.include({ close: 5, updated_at: 1_700_000_000_000 });
+  });
+
   it('sets an expiry on each pool it writes', async () => {
     const pool = newPool();
     await put([{ pool, id: 4, candles: [candle('1s', 1_800_000_000, 1)] }]);
