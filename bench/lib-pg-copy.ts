@@ -1,14 +1,10 @@
 import type pg from 'pg';
+import { copyFromStdin } from '@chainpipe/db';
 import type { NetworkInfo } from '@chainpipe/chains';
 import type { ParsedBlock } from '@chainpipe/tx-parsers';
 import { INDEX_INSERT_COLUMNS, TX_INSERT_COLUMNS, indexRowValues, tokenIndexRowValues, txRowValues, type IndexRowValues } from '@chainpipe/tx-store';
 
-/**
- * `COPY … FROM STDIN` over a plain `pg` client, without pg-copy-streams: a query object that pg
- * accepts as a "submittable" (it calls `submit`, then hands over the server's CopyInResponse,
- * CommandComplete and ReadyForQuery). The rows go out as CSV in one CopyData message per chunk.
- * Bench baseline only.
- */
+/** `COPY … FROM STDIN` of rows as CSV, over the project's copyFromStdin. Bench baseline only. */
 
 export type CopyValue = string | number | null | readonly string[];
 
@@ -30,66 +26,9 @@ export function csvRows(rows: readonly (readonly CopyValue[])[]): string {
   return out;
 }
 
-interface CopyConnection {
-  query(text: string): void;
-  sendCopyFromChunk(chunk: Buffer): void;
-  endCopyFrom(): void;
-}
-
-class CopyFromQuery {
-  readonly done: Promise<number>;
-  private resolve!: (rows: number) => void;
-  private reject!: (err: Error) => void;
-  private rows = 0;
-
-  constructor(
-    private readonly text: string,
-    private readonly chunks: Buffer[],
-  ) {
-    this.done = new Promise<number>((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-    });
-  }
-
-  submit(connection: CopyConnection): void {
-    connection.query(this.text);
-  }
-
-  handleCopyInResponse(connection: CopyConnection): void {
-    for (const c of this.chunks) connection.sendCopyFromChunk(c);
-    connection.endCopyFrom();
-  }
-
-  handleCommandComplete(msg: { text?: string }): void {
-    const m = /^COPY (\d+)/.exec(msg.text ?? '');
-    if (m) this.rows = Number(m[1]);
-  }
-
-  handleReadyForQuery(): void {
-    this.resolve(this.rows);
-  }
-
-  handleError(err: Error): void {
-    this.reject(err);
-  }
-
-  handleRowDescription(): void {}
-  handleDataRow(): void {}
-  handleEmptyQuery(): void {}
-  handlePortalSuspended(): void {}
-}
-
-const CHUNK_BYTES = 1024 * 1024;
-
 /** Runs `COPY <table> (<columns>) FROM STDIN (FORMAT csv)` with `rows`; resolves with the row count. */
 export async function copyFrom(client: pg.Client, table: string, columns: readonly string[], rows: readonly (readonly CopyValue[])[]): Promise<number> {
-  const data = Buffer.from(csvRows(rows));
-  const chunks: Buffer[] = [];
-  for (let i = 0; i < data.length; i += CHUNK_BYTES) chunks.push(data.subarray(i, i + CHUNK_BYTES));
-  const q = new CopyFromQuery(`COPY ${table} (${columns.join(', ')}) FROM STDIN WITH (FORMAT csv)`, chunks);
-  void client.query(q as unknown as pg.QueryConfig);
-  return q.done;
+  return copyFromStdin(client, `COPY ${table} (${columns.join(', ')}) FROM STDIN WITH (FORMAT csv)`, Buffer.from(csvRows(rows)));
 }
 
 /**

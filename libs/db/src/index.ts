@@ -4,3 +4,4 @@ export * from './api-keys.repository';
 export * from './service';
 export * from './statements';
 export * from './binary-arrays';
+export * from './copy-from';

@@ -1,5 +1,5 @@
 import { Counter, type Registry } from 'prom-client';
-import { StatementCache, float8Column, int4Array, int4Column, int8Array, int8Column, type Knex } from '@chainpipe/db';
+import { BinaryCopyWriter, StatementCache, copyInTransaction, float8Column, int4Array, int4Column, int8Array, int8Column, type Knex } from '@chainpipe/db';
 import {
   KnownCandles,
   byCandleKey,
@@ -90,28 +90,54 @@ function columnsOf(rows: readonly { key: CandleKey; state: CandleState }[]): (Bu
 const UNNEST_TYPES = `?::int[], ?::text[], ?::bigint[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::bigint[], ?::bigint[], ?::bigint[]`;
 
 /**
- * One call's writes in one statement: the rows it knows as stored updated whole, each only if it
- * still is the version the call's state came from (its xmin: the transaction that wrote that
- * version), and the rows it knows as absent inserted (a unique violation if one exists). Returns
- * how many rows were updated, and this transaction's id: the version every written row now has.
- * An update finding fewer rows than it names, or an insert finding a row, means another writer
- * changed them since this process saw them.
+ * A call's writes of rows it knows as stored: each updated whole, only if it still is the version
+ * the call's state came from (its xmin: the transaction that wrote that version). Returns how
+ * many rows were updated, and this transaction's id: the version every row the call writes now
+ * has. Fewer rows updated than named means another writer changed them since this process saw
+ * them.
  *
  * A row's xmin is 32 bits and wraps: a row written by this process, left alone while four
  * billion transactions ran, and changed by another writer in that one transaction id, would be
  * taken as unchanged; the cache holds only the open periods of pools being fed.
  */
-const WRITE_WHOLE = `with updated as (
+const UPDATE_WHOLE = `with updated as (
     update kline.candles as c set
       open = u.open, high = u.high, low = u.low, close = u.close, volume = u.volume,
       open_src = u.open_src, close_src_time = u.close_src_time, close_src_rank = u.close_src_rank, updated_at = now()
     from unnest(${UNNEST_TYPES}, ?::xid[]) as u(${COLUMNS}, version)
     where c.pool_id = u.pool_id and c.interval = u.interval and c.open_time = u.open_time and c.xmin = u.version
     returning 1
-  ), inserted as (
-    insert into kline.candles (${COLUMNS}) select * from unnest(${UNNEST_TYPES})
   )
   select (select count(*) from updated)::int as updated, pg_current_xact_id()::xid::text as version`;
+
+/**
+ * The rows a call knows as absent, inserted by a binary COPY (a unique violation if one exists):
+ * about a fifth less of Postgres's time than an insert of the same rows from unnest'ed arrays,
+ * and at 10,000 pools a new pool's first call inserts all of its ten candles.
+ */
+const COPY_CANDLES = `copy kline.candles (${COLUMNS}) from stdin (format binary)`;
+
+/** Bytes of a candle row in the copy data besides its interval's: 11 field lengths, 1 int4, 4 int8, 5 float8. */
+const COPY_ROW_BYTES = 11 * 4 + 4 + 4 * 8 + 5 * 8;
+
+function copyRowsOf(rows: readonly { key: CandleKey; state: CandleState }[]): Buffer {
+  const w = new BinaryCopyWriter(19 + rows.length * (2 + COPY_ROW_BYTES + 3) + 2);
+  for (const { key, state } of rows) {
+    w.row(11, COPY_ROW_BYTES)
+      .int4(key.pool_id)
+      .text(key.interval)
+      .int8(key.open_time)
+      .float8(state.open)
+      .float8(state.high)
+      .float8(state.low)
+      .float8(state.close)
+      .float8(state.volume)
+      .int8(state.open_src)
+      .int8(state.close_src_time)
+      .int8(state.close_src_rank);
+  }
+  return w.finish();
+}
 
 /** Rows changed by another writer since this process saw them (a rebalance, a restart). */
 class StaleCandles extends Error {}
@@ -187,13 +213,18 @@ export class CandleRepository {
     return byPool;
   }
 
-  /** Writes the rows in one statement; throws StaleCandles if a row to update was not the version named. */
+  /**
+   * Writes the rows: the absent ones copied in, the stored ones updated by one statement; throws
+   * StaleCandles if a row to update was not the version named (a copied row that exists fails the
+   * copy with a unique violation).
+   */
   private async writeWhole(trx: Knex.Transaction, writes: CandleWrite[]): Promise<{ writes: CandleWrite[]; version: string }> {
     const stored = writes.filter((w) => w.version !== undefined);
     const absent = writes.filter((w) => w.version === undefined);
+    if (absent.length) await copyInTransaction(trx, COPY_CANDLES, copyRowsOf(absent));
     const {
       rows: [result],
-    } = await trx.raw<{ rows: { updated: number; version: string }[] }>(WRITE_WHOLE, [...columnsOf(stored), textArray(stored.map((w) => w.version!)), ...columnsOf(absent)]);
+    } = await trx.raw<{ rows: { updated: number; version: string }[] }>(UPDATE_WHOLE, [...columnsOf(stored), textArray(stored.map((w) => w.version!))]);
     if (result.updated !== stored.length) throw new StaleCandles(`${stored.length - result.updated} of ${stored.length} candles changed by another writer`);
     return { writes, version: result.version };
   }
