@@ -12,12 +12,8 @@ import Module from 'node:module';
  * (a kafkajs upgrade that moved it: the unit tests fail).
  */
 export function replaceKafkajsModule(request: string, exports: unknown): boolean {
-  let path: string;
-  try {
-    path = require.resolve(request);
-  } catch {
-    return false;
-  }
+  const path = resolved(request);
+  if (path === undefined) return false;
   const cached = require.cache[path];
   if (cached) return cached.exports === exports;
   const m = new Module(path, module);
@@ -26,4 +22,32 @@ export function replaceKafkajsModule(request: string, exports: unknown): boolean
   m.exports = exports;
   require.cache[path] = m;
   return true;
+}
+
+/**
+ * As replaceKafkajsModule, for a replacement built on the module's own exports (to fall back on,
+ * or to keep some of): the module is loaded first, then its cached exports become `wrap(own)`,
+ * before kafkajs requires it. `wrap` returns undefined to leave the module as it is (its layout
+ * is not the one expected). True when the module is (or already was) the replacement
+ * (`isReplacement` of its cached exports).
+ */
+export function wrapKafkajsModule<T>(request: string, wrap: (own: T) => unknown, isReplacement: (exports: unknown) => boolean): boolean {
+  const path = resolved(request);
+  if (path === undefined) return false;
+  const cached = require.cache[path];
+  if (cached) return isReplacement(cached.exports);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const replacement = wrap(require(path) as T);
+  if (replacement === undefined) return false;
+  require.cache[path]!.exports = replacement;
+  return true;
+}
+
+/** The file of a module kafkajs requires; undefined when it is not there (a kafkajs upgrade moved it). */
+function resolved(request: string): string | undefined {
+  try {
+    return require.resolve(request);
+  } catch {
+    return undefined;
+  }
 }

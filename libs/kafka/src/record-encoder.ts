@@ -1,5 +1,5 @@
 import { nativeCrc32c, useNativeCrc32c } from './crc32c';
-import { replaceKafkajsModule } from './kafkajs-modules';
+import { replaceKafkajsModule, wrapKafkajsModule } from './kafkajs-modules';
 
 /**
  * kafkajs encodes each record of a produce request through its generic `Encoder`: a zero-filled
@@ -280,20 +280,15 @@ export function useExactRecords(): boolean {
  * before kafkajs' produce request requires it.
  */
 function useExactRecordBatches(): boolean {
-  let path: string;
-  try {
-    path = require.resolve(RECORD_BATCH_MODULE);
-  } catch {
-    return false;
-  }
-  const cached = require.cache[path];
-  if (cached) return (cached.exports as { RecordBatch?: unknown }).RecordBatch === exactRecordBatch;
   // Its own requires the checksum module: the native one there first (crc32c.ts).
   useNativeCrc32c();
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const own = require(path) as { RecordBatch: RecordBatchEncoder; MAGIC_BYTE: number };
-  if (own.MAGIC_BYTE !== MAGIC_BYTE) return false;
-  kafkajsRecordBatch = own.RecordBatch;
-  require.cache[path]!.exports = { ...own, RecordBatch: exactRecordBatch };
-  return true;
+  return wrapKafkajsModule<{ RecordBatch: RecordBatchEncoder; MAGIC_BYTE: number }>(
+    RECORD_BATCH_MODULE,
+    (own) => {
+      if (own.MAGIC_BYTE !== MAGIC_BYTE) return undefined;
+      kafkajsRecordBatch = own.RecordBatch;
+      return { ...own, RecordBatch: exactRecordBatch };
+    },
+    (exports) => (exports as { RecordBatch?: unknown }).RecordBatch === exactRecordBatch,
+  );
 }
