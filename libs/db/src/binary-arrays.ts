@@ -45,6 +45,41 @@ function countNulls<T>(rows: readonly T[], value: (row: T) => number | null): nu
   return nulls;
 }
 
+/*
+ * One field in Postgres's binary form, as an array element and a copied row's field alike: its
+ * byte length (-1: NULL), then its big-endian bytes. Each writes at `at` and returns where the
+ * field ends; a value the type cannot hold throws before anything is written.
+ */
+
+export function setInt4Field(view: DataView, at: number, v: number): number {
+  if (!Number.isInteger(v) || v < -0x8000_0000 || v > 0x7fff_ffff) throw new ArrayValueError(`integer ${v} is out of range`);
+  view.setInt32(at, 4);
+  view.setInt32(at + 4, v);
+  return at + 8;
+}
+
+/** A bigint of a safe integer (JavaScript numbers hold no others exactly). */
+export function setInt8Field(view: DataView, at: number, v: number): number {
+  if (!Number.isSafeInteger(v)) throw new ArrayValueError(`bigint ${v} is not a safe integer`);
+  // High and low 32 bits by arithmetic: exact for safe integers, negative ones included.
+  const high = Math.floor(v / 0x1_0000_0000);
+  view.setInt32(at, 8);
+  view.setInt32(at + 4, high);
+  view.setUint32(at + 8, v - high * 0x1_0000_0000);
+  return at + 12;
+}
+
+/** A float8; null is NULL. */
+export function setFloat8Field(view: DataView, at: number, v: number | null): number {
+  if (v === null) {
+    view.setInt32(at, -1);
+    return at + 4;
+  }
+  view.setInt32(at, 8);
+  view.setFloat64(at + 4, v);
+  return at + 12;
+}
+
 const itself = <V>(v: V): V => v;
 
 /** A `float8[]` parameter; null elements are NULL. */
@@ -59,17 +94,7 @@ export function float8Array(values: readonly (number | null)[]): Buffer {
 export function float8Column<T>(rows: readonly T[], value: (row: T) => number | null): Buffer {
   const { buf, view } = arrayBuffer(rows.length, countNulls(rows, value), OID.float8, 8);
   let at = 20;
-  for (let i = 0; i < rows.length; i++) {
-    const v = value(rows[i]);
-    if (v === null) {
-      view.setInt32(at, -1);
-      at += 4;
-    } else {
-      view.setInt32(at, 8);
-      view.setFloat64(at + 4, v);
-      at += 12;
-    }
-  }
+  for (let i = 0; i < rows.length; i++) at = setFloat8Field(view, at, value(rows[i]));
   return buf;
 }
 
@@ -82,16 +107,7 @@ export function int8Array(values: readonly number[]): Buffer {
 export function int8Column<T>(rows: readonly T[], value: (row: T) => number): Buffer {
   const { buf, view } = arrayBuffer(rows.length, 0, OID.int8, 8);
   let at = 20;
-  for (let i = 0; i < rows.length; i++) {
-    const v = value(rows[i]);
-    if (!Number.isSafeInteger(v)) throw new ArrayValueError(`bigint array element ${v} is not a safe integer`);
-    // High and low 32 bits by arithmetic: exact for safe integers, negative ones included.
-    const high = Math.floor(v / 0x1_0000_0000);
-    view.setInt32(at, 8);
-    view.setInt32(at + 4, high);
-    view.setUint32(at + 8, v - high * 0x1_0000_0000);
-    at += 12;
-  }
+  for (let i = 0; i < rows.length; i++) at = setInt8Field(view, at, value(rows[i]));
   return buf;
 }
 
@@ -104,12 +120,6 @@ export function int4Array(values: readonly number[]): Buffer {
 export function int4Column<T>(rows: readonly T[], value: (row: T) => number): Buffer {
   const { buf, view } = arrayBuffer(rows.length, 0, OID.int4, 4);
   let at = 20;
-  for (let i = 0; i < rows.length; i++) {
-    const v = value(rows[i]);
-    if (!Number.isInteger(v) || v < -0x8000_0000 || v > 0x7fff_ffff) throw new ArrayValueError(`integer array element ${v} is out of range`);
-    view.setInt32(at, 4);
-    view.setInt32(at + 4, v);
-    at += 8;
-  }
+  for (let i = 0; i < rows.length; i++) at = setInt4Field(view, at, value(rows[i]));
   return buf;
 }

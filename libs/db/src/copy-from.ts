@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ArrayValueError } from './binary-arrays';
+import { setFloat8Field, setInt4Field, setInt8Field } from './binary-arrays';
 
 /**
  * `COPY … FROM STDIN` over a `pg` connection, without pg-copy-streams: a query object that pg
@@ -97,7 +97,7 @@ const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
  * field count, then each field as its byte length (-1: NULL) and its big-endian bytes, in the
  * table's column order as the COPY names them; the server reads each field with its column
  * type's binary input, so a field must be written as that type (int4, int8, float8, text).
- * Numbers are written through a DataView, as the binary array parameters are (binary-arrays.ts).
+ * Numbers are written by the binary array parameters' field writers (binary-arrays.ts).
  */
 export class BinaryCopyWriter {
   private buf: Buffer;
@@ -130,34 +130,19 @@ export class BinaryCopyWriter {
   }
 
   int4(v: number): this {
-    if (!Number.isInteger(v) || v < -0x8000_0000 || v > 0x7fff_ffff) throw new ArrayValueError(`integer ${v} is out of range`);
-    this.view.setInt32(this.at, 4);
-    this.view.setInt32(this.at + 4, v);
-    this.at += 8;
+    this.at = setInt4Field(this.view, this.at, v);
     return this;
   }
 
   /** A bigint of a safe integer (JavaScript numbers hold no others exactly). */
   int8(v: number): this {
-    if (!Number.isSafeInteger(v)) throw new ArrayValueError(`bigint ${v} is not a safe integer`);
-    const high = Math.floor(v / 0x1_0000_0000);
-    this.view.setInt32(this.at, 8);
-    this.view.setInt32(this.at + 4, high);
-    this.view.setUint32(this.at + 8, v - high * 0x1_0000_0000);
-    this.at += 12;
+    this.at = setInt8Field(this.view, this.at, v);
     return this;
   }
 
   /** A float8; null is NULL. */
   float8(v: number | null): this {
-    if (v === null) {
-      this.view.setInt32(this.at, -1);
-      this.at += 4;
-      return this;
-    }
-    this.view.setInt32(this.at, 8);
-    this.view.setFloat64(this.at + 4, v);
-    this.at += 12;
+    this.at = setFloat8Field(this.view, this.at, v);
     return this;
   }
 

@@ -173,7 +173,8 @@ export class CandleRepository {
    * Stores a batch of updates in one transaction and returns every candle it changed, base and
    * longer (1w, 1M and 1Y among them), each with its stored values, by pool. Every row is written whole,
    * merged here (planCandleWrites): first on what this process wrote last, taking a candle it
-   * has no record of as new, in one statement and without reading anything; if another writer
+   * has no record of as new, without reading anything (the new ones copied in, the others
+   * updated by one statement); if another writer
    * changed any of those rows (or a candle taken as new exists: after a restart, a rebalance, or
    * a late update of an older period), that transaction rolls back and the call reads every row
    * it writes under lock and merges on those. Replaying a batch, or the same updates in another

@@ -178,12 +178,12 @@ const INTERVAL_NUMBER = new Map<string, number>(INTERVALS.map((interval, i) => [
 /**
  * The longer candles each upstream interval's candles feed: the longer upstream intervals
  * (intervalsFedBy without itself) and the weeks, months and years, which begin at a day's start,
- * so that a candle of any upstream interval falls within one of each.
+ * so that a candle of any upstream interval falls within one of each. Each list in the order of
+ * the names (byCandleKey's order of one period of each).
  */
-const FED_LONGER = new Map<string, Interval[]>(TICK_INTERVALS.map((interval) => [interval, [...intervalsFedBy(interval).filter((i) => i !== interval), ...ROLLUP_INTERVALS]]));
-
-/** The same, each list in the order of their names (byCandleKey's order of one period of each). */
-const FED_LONGER_BY_NAME = new Map<string, Interval[]>([...FED_LONGER].map(([interval, fed]) => [interval, [...fed].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))]));
+const FED_LONGER_BY_NAME = new Map<string, Interval[]>(
+  TICK_INTERVALS.map((interval) => [interval, [...intervalsFedBy(interval).filter((i) => i !== interval), ...ROLLUP_INTERVALS].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))]),
+);
 
 type Change = { key: BaseCandleKey; before: CandleState | undefined; after: CandleState };
 
