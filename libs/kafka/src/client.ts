@@ -4,6 +4,7 @@ import { Kafka, logLevel, type LogEntry, type Admin, type ITopicConfig } from 'k
 import type { Logger } from '@chainpipe/runtime';
 import { dlqName, type TopicSpec } from '@chainpipe/contracts';
 import { useNativeCrc32c } from './crc32c';
+import { useExactProduceRequests } from './produce-request';
 import { useExactRecords } from './record-encoder';
 
 /**
@@ -37,9 +38,11 @@ export interface KafkaClientOptions {
 
 export function createKafka(opts: KafkaClientOptions): Kafka {
   // Before the client's first record batch: every batch's checksum natively (see crc32c.ts), each
-  // record written at its exact size (record-encoder.ts).
+  // record and batch written at its exact size (record-encoder.ts), and each produce request
+  // (produce-request.ts).
   useNativeCrc32c();
   useExactRecords();
+  useExactProduceRequests();
   return new Kafka({
     clientId: opts.clientId,
     brokers: [...opts.brokers],

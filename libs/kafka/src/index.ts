@@ -1,5 +1,6 @@
-// First: it must replace a module of kafkajs before kafkajs loads (linear-grouping.ts).
+// First: they replace modules of kafkajs before kafkajs loads (linear-grouping.ts, produce-request.ts).
 export * from './linear-grouping';
+export * from './produce-request';
 export * from './config';
 export * from './client';
 export * from './crc32c';
