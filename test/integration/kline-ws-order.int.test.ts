@@ -10,7 +10,7 @@ import { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/klin
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { createLogger, systemClock } from '@chainpipe/runtime';
 import { connectWs, testEnv, type TestWsClient } from '@chainpipe/testing';
-import { createTicksHandler } from '../../apps/kline-aggregator/src/ticks.handler';
+import { RECORDS_PER_GROUP, createTicksHandler } from '../../apps/kline-aggregator/src/ticks.handler';
 import { KlineHub, type KlineHubDeps } from '../../apps/market-gateway/src/kline/ws-hub';
 
 /**
@@ -178,5 +178,48 @@ describe('candlestick WebSocket: command order and snapshot age', () => {
     const oneMinute = heldAtPublish.filter((h) => h.interval === '1m');
     expect(oneMinute.map((h) => h.close)).to.deep.equal([7, 8]);
     for (const h of oneMinute) expect(h.inRedis, 'Redis holds the published candle').to.equal(h.close);
+  });
+
+  it('a call of many pools publishes in groups, each once Redis holds its candles, every pool once', async () => {
+    // Enough pools for three groups: each published as soon as its own snapshots are written.
+    const count = RECORDS_PER_GROUP * 2 + 50;
+    const tag = randomBytes(6).toString('hex');
+    const ids = (
+      (await db('kline.pools')
+        .insert(Array.from({ length: count }, (_, i) => ({ chain_type: 'evm', chain_id: '1', network_id: 'eth', pool_address: `0x${tag}${String(i).padStart(28, '0')}`, token: 'base', is_active: true })))
+        .returning(['id', 'pool_address'])) as { id: number; pool_address: string }[]
+    ).sort((a, b) => a.id - b.id);
+    try {
+      const latest = new LatestCandles(redis);
+      const publishes: { records: number; notYetInRedis: number }[] = [];
+      const published = new Map<number, number>();
+      const handler = createTicksHandler({
+        candles: new CandleRepository(db),
+        pools: new PoolRepository(db),
+        latest,
+        registry: new Registry(),
+        clock: systemClock,
+        publish: async (messages) => {
+          let notYetInRedis = 0;
+          for (const { value } of messages) {
+            published.set(value.pool_id, (published.get(value.pool_id) ?? 0) + 1);
+            const stored = (await latest.get(poolKey(value), ['1s'])).get('1s');
+            if (stored?.close !== value.candles.find((c) => c.interval === '1s')?.close) notYetInRedis++;
+          }
+          publishes.push({ records: messages.length, notYetInRedis });
+        },
+      });
+      const ticks = ids.map(({ id, pool_address }, i): MarketTickMessage => ({
+        pool_id: id, chain_type: 'evm', chain_id: 1, pool_address, token: 'base', network_id: 'eth', interval: '1s', open_time: 1_800_000_300, open: 1, high: 2, low: 1, close: 1 + i / 1000, volume: 1, received_at: Date.now(), seq: i,
+      }));
+      await handler(ticks.map((value) => ({ value }) as unknown as Parameters<typeof handler>[0][number]), { heartbeat: async () => {}, signal: new AbortController().signal });
+      expect(publishes.length, 'three groups').to.equal(3);
+      for (const p of publishes) expect(p.records).to.be.at.most(RECORDS_PER_GROUP);
+      expect(publishes.reduce((n, p) => n + p.notYetInRedis, 0), 'records published before Redis held them').to.equal(0);
+      expect([...published.values()].every((n) => n === 1) && published.size === count, 'every pool published once').to.equal(true);
+    } finally {
+      await db('kline.candles').whereIn('pool_id', ids.map((p) => p.id)).delete();
+      await db('kline.pools').whereIn('id', ids.map((p) => p.id)).delete();
+    }
   });
 });

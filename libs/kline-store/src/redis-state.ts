@@ -1,6 +1,7 @@
 import type { HttpKlineIngesterStatus, KlineCandle } from '@chainpipe/contracts';
 import { candlesHead, candlesMessage } from '@chainpipe/kline';
 import type { Redis } from '@chainpipe/redis';
+import { settleAll } from '@chainpipe/runtime';
 
 /**
  * A pool's candles to keep: its key and its kline.candles.v2 records (one, or several when its
@@ -139,11 +140,9 @@ export class LatestCandles {
       }
     }
     flush();
-    // Every call settles before this one does (allSettled): a caller that retries after a failure
-    // does not race calls of the failed attempt still in flight.
-    const results = await Promise.allSettled(calls);
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason;
+    // Every call settles before this one does: a caller that retries after a failure does not
+    // race calls of the failed attempt still in flight.
+    await settleAll(calls);
   }
 
   /** Latest candles of a pool by interval (only those present). */

@@ -6,3 +6,13 @@ export async function eachBounded<T>(items: readonly T[], limit: number, fn: (it
   });
   await Promise.all(lanes);
 }
+
+/**
+ * Waits for every promise to settle, then throws the first rejection if there is one. A caller
+ * that retries after a failure then never races work of the failed attempt still in flight.
+ */
+export async function settleAll(promises: readonly Promise<unknown>[]): Promise<void> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
