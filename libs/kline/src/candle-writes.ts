@@ -57,15 +57,65 @@ export function planCandleWrites(folded: readonly { key: BaseCandleKey; state: C
   return writes;
 }
 
-/** A remembered candle: the period it opens and what was written (one object a candle kept). */
-interface Slot extends KnownCandle {
-  open_time: number;
-}
-
 /** Periods kept a pool and interval: the open one, and the one before for its late updates. */
 const PERIODS_KEPT = 2;
 const INTERVAL_COUNT = INTERVALS.length;
 const INTERVAL_INDEX = new Map<string, number>(INTERVALS.map((interval, i) => [interval, i]));
+
+/*
+ * A remembered candle is a slot of numbers in its pool's Float64Array: its open_time (NaN: an
+ * empty slot), which of its prices are null (bits, in PRICE_FIELDS' order), the prices, then the
+ * three source fields. A pool's candles are two objects however many (its array and the row
+ * versions beside it), not a slot and a state object per candle: the cache holds up to
+ * `maxPools` pools for as long as they are fed, and V8 marks and moves every object it holds.
+ */
+const PRICE_FIELDS = ['open', 'high', 'low', 'close', 'volume'] as const;
+const OPEN_TIME = 0;
+const NULLS = 1;
+const PRICES = 2;
+const OPEN_SRC = PRICES + PRICE_FIELDS.length;
+const CLOSE_SRC_TIME = OPEN_SRC + 1;
+const CLOSE_SRC_RANK = OPEN_SRC + 2;
+const SLOT_SIZE = CLOSE_SRC_RANK + 1;
+
+/** A pool's remembered candles: PERIODS_KEPT slots an interval, and the row version of each. */
+interface PoolSlots {
+  values: Float64Array;
+  versions: (string | undefined)[];
+}
+
+function newPoolSlots(): PoolSlots {
+  return { values: new Float64Array(INTERVAL_COUNT * PERIODS_KEPT * SLOT_SIZE).fill(Number.NaN), versions: new Array<string | undefined>(INTERVAL_COUNT * PERIODS_KEPT) };
+}
+
+function readState(v: Float64Array, at: number): CandleState {
+  const nulls = v[at + NULLS];
+  const price = (f: number): number | null => (nulls & (1 << f) ? null : v[at + PRICES + f]);
+  return {
+    open: price(0),
+    high: price(1),
+    low: price(2),
+    close: price(3),
+    volume: price(4),
+    open_src: v[at + OPEN_SRC],
+    close_src_time: v[at + CLOSE_SRC_TIME],
+    close_src_rank: v[at + CLOSE_SRC_RANK],
+  };
+}
+
+function writeSlot(v: Float64Array, at: number, openTime: number, state: CandleState): void {
+  let nulls = 0;
+  PRICE_FIELDS.forEach((field, f) => {
+    const value = state[field];
+    if (value === null) nulls |= 1 << f;
+    v[at + PRICES + f] = value ?? 0;
+  });
+  v[at + OPEN_TIME] = openTime;
+  v[at + NULLS] = nulls;
+  v[at + OPEN_SRC] = state.open_src;
+  v[at + CLOSE_SRC_TIME] = state.close_src_time;
+  v[at + CLOSE_SRC_RANK] = state.close_src_rank;
+}
 
 /**
  * The candles this process wrote last, per pool and interval the newest PERIODS_KEPT, with the
@@ -75,7 +125,7 @@ const INTERVAL_INDEX = new Map<string, number>(INTERVALS.map((interval, i) => [i
  * (all forgotten when passed: the next calls read what they need).
  */
 export class KnownCandles {
-  private readonly pools = new Map<number, (Slot[] | undefined)[]>();
+  private readonly pools = new Map<number, PoolSlots>();
 
   constructor(private readonly maxPools = 200_000) {}
 
@@ -84,9 +134,12 @@ export class KnownCandles {
   }
 
   get(key: CandleKey): KnownCandle | undefined {
-    const slots = this.pools.get(key.pool_id)?.[INTERVAL_INDEX.get(key.interval)!];
-    if (!slots) return undefined;
-    for (const s of slots) if (s.open_time === key.open_time) return s;
+    const pool = this.pools.get(key.pool_id);
+    if (!pool) return undefined;
+    const first = INTERVAL_INDEX.get(key.interval)! * PERIODS_KEPT;
+    for (let slot = first; slot < first + PERIODS_KEPT; slot++) {
+      if (pool.values[slot * SLOT_SIZE + OPEN_TIME] === key.open_time) return { state: readState(pool.values, slot * SLOT_SIZE), version: pool.versions[slot]! };
+    }
     return undefined;
   }
 
@@ -96,31 +149,28 @@ export class KnownCandles {
       let pool = this.pools.get(key.pool_id);
       if (!pool) {
         if (this.pools.size >= this.maxPools) this.pools.clear();
-        this.pools.set(key.pool_id, (pool = new Array<Slot[] | undefined>(INTERVAL_COUNT)));
+        this.pools.set(key.pool_id, (pool = newPoolSlots()));
       }
-      const i = INTERVAL_INDEX.get(key.interval)!;
-      const slots = pool[i];
-      // Arrays made at their length: an empty array's first push reserves room for 17.
-      if (!slots) {
-        pool[i] = [{ open_time: key.open_time, state, version }];
-        continue;
+      const v = pool.values;
+      const first = INTERVAL_INDEX.get(key.interval)! * PERIODS_KEPT;
+      // Its period's slot; else an empty one; else the oldest, if older than this period (one
+      // older than every period kept is not kept).
+      let chosen = -1;
+      let oldest = -1;
+      for (let slot = first; slot < first + PERIODS_KEPT; slot++) {
+        const openTime = v[slot * SLOT_SIZE + OPEN_TIME];
+        if (openTime === key.open_time) {
+          chosen = slot;
+          break;
+        }
+        if (Number.isNaN(openTime)) {
+          if (chosen < 0) chosen = slot;
+        } else if (oldest < 0 || openTime < v[oldest * SLOT_SIZE + OPEN_TIME]) oldest = slot;
       }
-      let slot: Slot | undefined;
-      let oldest: Slot | undefined;
-      for (const s of slots) {
-        if (s.open_time === key.open_time) slot = s;
-        if (!oldest || s.open_time < oldest.open_time) oldest = s;
-      }
-      if (!slot && slots.length < PERIODS_KEPT) {
-        pool[i] = [...slots, { open_time: key.open_time, state, version }];
-        continue;
-      }
-      // A new period takes the oldest one's place; one older than every period kept is not kept.
-      if (!slot && oldest!.open_time < key.open_time) slot = oldest;
-      if (!slot) continue;
-      slot.open_time = key.open_time;
-      slot.state = state;
-      slot.version = version;
+      if (chosen < 0 && oldest >= 0 && v[oldest * SLOT_SIZE + OPEN_TIME] < key.open_time) chosen = oldest;
+      if (chosen < 0) continue;
+      writeSlot(v, chosen * SLOT_SIZE, key.open_time, state);
+      pool.versions[chosen] = version;
     }
   }
 

@@ -76,6 +76,16 @@ describe('KnownCandles: what this process wrote last', () => {
     expect(known.get(at(1, '1s', T0))?.version, 'a later write').to.equal('101');
   });
 
+  it('gives back every field as written, null prices and source fields included', () => {
+    const known = new KnownCandles();
+    const withNulls: CandleState = { open: null, high: 2.5, low: null, close: -0.125, volume: null, open_src: T0 - 60, close_src_time: T0 + 59, close_src_rank: 2 ** 52 + 1 };
+    const large: CandleState = { open: 1e-300, high: Number.MAX_VALUE, low: 0, close: 123456.789, volume: 0, open_src: T0, close_src_time: T0, close_src_rank: 0 };
+    known.remember([{ key: at(7, '1h', T0), state: withNulls }, { key: at(7, '1Y', T0), state: large }], '4294967295');
+    expect(known.get(at(7, '1h', T0))).to.deep.equal({ state: withNulls, version: '4294967295' });
+    expect(known.get(at(7, '1Y', T0))).to.deep.equal({ state: large, version: '4294967295' });
+    expect(known.get(at(7, '1h', T0))?.state, 'a copy: the caller may change it').to.not.equal(withNulls);
+  });
+
   it('keeps the two newest periods of a pool and interval, whatever order they are written in', () => {
     const known = new KnownCandles();
     for (const t of [T0 + 2, T0, T0 + 1, T0 + 3]) known.remember([{ key: at(1, '1s', t), state: s }], String(t));
