@@ -1,31 +1,15 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import Module from 'node:module';
-import { dirname } from 'node:path';
 import { useNativeCrc32c } from '../src/crc32c';
 import { exactProduceRequest, frameRequest, requestFramingInstalled, useExactProduceRequests } from '../src/produce-request';
 import { useExactRecords } from '../src/record-encoder';
-
-/**
- * A kafkajs module compiled afresh from its file: the require cache may hold ours under its path.
- * What it requires comes through the cache (the record and batch encoders there are ours once
- * installed, which write kafkajs' bytes: record-encoder.test.ts holds them to it).
- */
-function kafkajsOwn<T>(file: string): T {
-  const path = require.resolve(file);
-  const m = new Module(path, module) as Module & { _compile(code: string, file: string): void; paths: string[] };
-  m.filename = path;
-  m.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(dirname(path));
-  m._compile(readFileSync(path, 'utf8'), path);
-  return m.exports as T;
-}
+import { kafkajsOwn } from './kafkajs-own';
 
 type Framing = typeof frameRequest;
 type ProduceRequest = typeof exactProduceRequest;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const Encoder = require('kafkajs/src/protocol/encoder.js') as new () => { writeBytes(b: Buffer): unknown; writeBuffer(b: Buffer): unknown; buffer: Buffer };
+const Encoder = require('kafkajs/src/protocol/encoder.js') as new () => { writeBuffer(b: Buffer): unknown; buffer: Buffer };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const Long = require('kafkajs/src/utils/long.js') as { fromValue(v: number | bigint): unknown };
 

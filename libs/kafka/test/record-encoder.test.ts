@@ -1,23 +1,9 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { readFileSync } from 'node:fs';
-import Module from 'node:module';
-import { dirname } from 'node:path';
 import { useNativeCrc32c } from '../src/crc32c';
 import { encodeRecord, useExactRecords, type RecordBatchFields, type RecordFields } from '../src/record-encoder';
+import { kafkajsOwn } from './kafkajs-own';
 
-/**
- * kafkajs' own record encoder, compiled afresh from its file: the require cache may already hold
- * ours under its path (any client created in this process installs it).
- */
-function kafkajsOwn<T>(file: string): T {
-  const path = require.resolve(file);
-  const m = new Module(path, module) as Module & { _compile(code: string, file: string): void; paths: string[] };
-  m.filename = path;
-  m.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(dirname(path));
-  m._compile(readFileSync(path, 'utf8'), path);
-  return m.exports as T;
-}
 const kafkajsRecordEncoder = () => kafkajsOwn<(fields: RecordFields) => { buffer: Buffer }>('kafkajs/src/protocol/recordBatch/record/v0/index.js');
 type BatchEncoder = (fields: RecordBatchFields) => Promise<{ buffer: Buffer; size(): number }>;
 /**
