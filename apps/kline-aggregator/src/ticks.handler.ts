@@ -52,8 +52,9 @@ interface PoolOut {
  * interval, the weeks, months and years among them), keeps the latest per pool and interval in
  * Redis (script calls of many pools) and publishes each pool's changed candles in one
  * kline.candles.v2 record once that pool's snapshot is written (RECORDS_PER_GROUP); it resolves
- * only when all of it is done, so the consumer commits offsets after all of it. Redis first: a gateway that pushed a candle from kline.candles.v2 and then reads a
- * snapshot from Redis must find that candle or a newer one, never the one before it. A replay
+ * only when all of it is done, so the consumer commits offsets after all of it. Redis first: a
+ * gateway that pushed a candle from kline.candles.v2 and then reads a snapshot from Redis must
+ * find that candle or a newer one, never the one before it. A replay
  * after a crash stores the same values (order-insensitive merging) and publishes the same
  * candles again (clients upsert by pool, interval and open_time).
  */

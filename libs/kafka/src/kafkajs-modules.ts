@@ -51,3 +51,35 @@ function resolved(request: string): string | undefined {
     return undefined;
   }
 }
+
+/** Module paths of kafkajs' own that more than one replacement reads. */
+export const KAFKAJS_MODULES = {
+  encoder: 'kafkajs/src/protocol/encoder.js',
+  record: 'kafkajs/src/protocol/recordBatch/record/v0/index.js',
+  recordBatch: 'kafkajs/src/protocol/recordBatch/v0/index.js',
+  long: 'kafkajs/src/utils/long.js',
+} as const;
+
+/** What kafkajs reads of an encoder: its bytes and their count. */
+export interface EncoderLike {
+  buf: Buffer;
+  offset: number;
+  readonly buffer: Buffer;
+  size(): number;
+}
+
+let encoderPrototype: object | undefined;
+
+/** kafkajs' Encoder class's prototype (loaded on first use): what its callers expect an encoder to have. */
+export function kafkajsEncoderPrototype(): object {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- kafkajs' internal module, untyped
+  return (encoderPrototype ??= (require(KAFKAJS_MODULES.encoder) as { prototype: object }).prototype);
+}
+
+/** An encoder of kafkajs' own class holding `buf` whole (written to its end). */
+export function encoderOf(buf: Buffer): EncoderLike {
+  const encoder = Object.create(kafkajsEncoderPrototype()) as EncoderLike;
+  encoder.buf = buf;
+  encoder.offset = buf.length;
+  return encoder;
+}

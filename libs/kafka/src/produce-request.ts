@@ -1,4 +1,4 @@
-import { replaceKafkajsModule } from './kafkajs-modules';
+import { KAFKAJS_MODULES, encoderOf, replaceKafkajsModule, type EncoderLike } from './kafkajs-modules';
 
 /*
  * A produce request written into one buffer of its exact size, and every request framed with
@@ -17,34 +17,10 @@ import { replaceKafkajsModule } from './kafkajs-modules';
  * first produce, replaced with the record encoders (useExactRecords).
  */
 
-const ENCODER_MODULE = 'kafkajs/src/protocol/encoder.js';
 const FRAMING_MODULE = 'kafkajs/src/protocol/request.js';
 const PRODUCE_V3_MODULE = 'kafkajs/src/protocol/requests/produce/v3/request.js';
-const RECORD_MODULE = 'kafkajs/src/protocol/recordBatch/record/v0/index.js';
-const RECORD_BATCH_MODULE = 'kafkajs/src/protocol/recordBatch/v0/index.js';
 const COMPRESSION_MODULE = 'kafkajs/src/protocol/message/compression/index.js';
-const LONG_MODULE = 'kafkajs/src/utils/long.js';
 const PRODUCE_API_KEY = 0;
-
-/** What kafkajs reads of an encoder: its bytes and their count. */
-export interface EncoderLike {
-  buf: Buffer;
-  offset: number;
-  readonly buffer: Buffer;
-  size(): number;
-}
-
-/* eslint-disable @typescript-eslint/no-require-imports -- kafkajs' internal modules, untyped, loaded when first needed */
-let encoderPrototype: object | undefined;
-/** An encoder of kafkajs' own class holding `buf` whole: what its callers expect back. */
-function encoderOf(buf: Buffer): EncoderLike {
-  encoderPrototype ??= (require(ENCODER_MODULE) as { prototype: object }).prototype;
-  const encoder = Object.create(encoderPrototype) as EncoderLike;
-  encoder.buf = buf;
-  encoder.offset = buf.length;
-  return encoder;
-}
-/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Bytes of a kafkajs nullable string (int16 length, -1 for null, then UTF-8). */
 const stringSize = (s: string | null | undefined): number => 2 + (s == null ? 0 : Buffer.byteLength(s, 'utf8'));
@@ -118,11 +94,11 @@ export function exactProduceRequest({ acks, timeout, transactionalId = null, pro
     apiName: 'Produce',
     expectResponse: () => acks !== 0,
     encode: async (): Promise<EncoderLike> => {
-      /* eslint-disable @typescript-eslint/no-require-imports -- see encoderOf */
-      const Record = require(RECORD_MODULE) as RecordEncoder;
-      const { RecordBatch } = require(RECORD_BATCH_MODULE) as { RecordBatch: BatchEncoder };
+      /* eslint-disable @typescript-eslint/no-require-imports -- kafkajs' internal modules, untyped; the encoders from the cache (ours once installed) */
+      const Record = require(KAFKAJS_MODULES.record) as RecordEncoder;
+      const { RecordBatch } = require(KAFKAJS_MODULES.recordBatch) as { RecordBatch: BatchEncoder };
       const noCompression = (require(COMPRESSION_MODULE) as { Types: { None: number } }).Types.None;
-      const Long = require(LONG_MODULE) as { fromInt(v: number): unknown };
+      const Long = require(KAFKAJS_MODULES.long) as { fromInt(v: number): unknown };
       /* eslint-enable @typescript-eslint/no-require-imports */
       const batchesByTopic: Buffer[][] = [];
       let size = stringSize(transactionalId) + 2 + 4 + 4;

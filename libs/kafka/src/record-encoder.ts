@@ -1,5 +1,5 @@
 import { nativeCrc32c, useNativeCrc32c } from './crc32c';
-import { replaceKafkajsModule, wrapKafkajsModule } from './kafkajs-modules';
+import { KAFKAJS_MODULES, encoderOf, kafkajsEncoderPrototype, replaceKafkajsModule, wrapKafkajsModule, type EncoderLike } from './kafkajs-modules';
 
 /**
  * kafkajs encodes each record of a produce request through its generic `Encoder`: a zero-filled
@@ -14,10 +14,6 @@ import { replaceKafkajsModule, wrapKafkajsModule } from './kafkajs-modules';
  * of its bytes out (written when the batch is); a batch's fields and records in, an `Encoder` of
  * its bytes out.
  */
-const RECORD_MODULE = 'kafkajs/src/protocol/recordBatch/record/v0/index.js';
-const ENCODER_MODULE = 'kafkajs/src/protocol/encoder.js';
-const RECORD_BATCH_MODULE = 'kafkajs/src/protocol/recordBatch/v0/index.js';
-const LONG_MODULE = 'kafkajs/src/utils/long.js';
 
 type Bytes = Buffer | string | null | undefined;
 
@@ -139,14 +135,6 @@ export function encodeRecord(fields: RecordFields): Buffer {
   return buf;
 }
 
-/** kafkajs' Encoder class's prototype, read once kafkajs is there (useExactRecords). */
-let encoderPrototype: object | undefined;
-
-interface EncoderLike {
-  buf: Buffer;
-  offset: number;
-}
-
 /**
  * What kafkajs' produce request gets for each record: the record measured, its bytes written
  * only by the batch that holds it (exactRecordBatch), straight into the batch's buffer. It is an
@@ -248,10 +236,7 @@ async function exactRecordBatch(fields: RecordBatchFields): Promise<EncoderLike>
   let at = BATCH_HEADER;
   for (const r of pending) at = writeRecord(buf, at, r.measured);
   buf.writeUInt32BE(nativeCrc32c(buf.subarray(ATTRIBUTES_AT, at)), CRC_AT);
-  const encoder = Object.create(encoderPrototype!) as EncoderLike;
-  encoder.buf = buf;
-  encoder.offset = size;
-  return encoder;
+  return encoderOf(buf);
 }
 
 /**
@@ -261,17 +246,17 @@ async function exactRecordBatch(fields: RecordBatchFields): Promise<EncoderLike>
  * or its layout changed: it then keeps its own, which writes the same bytes.
  */
 export function useExactRecords(): boolean {
+  let encoderPrototype: object;
   try {
     // kafkajs' internal modules, untyped: what its record batch encoder expects of a record.
-    /* eslint-disable @typescript-eslint/no-require-imports */
-    encoderPrototype ??= (require(ENCODER_MODULE) as { prototype: object }).prototype;
-    Long ??= require(LONG_MODULE) as typeof Long;
-    /* eslint-enable @typescript-eslint/no-require-imports */
+    encoderPrototype = kafkajsEncoderPrototype();
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    Long ??= require(KAFKAJS_MODULES.long) as typeof Long;
   } catch {
     return false;
   }
   if (Object.getPrototypeOf(PendingRecord.prototype) !== encoderPrototype) Object.setPrototypeOf(PendingRecord.prototype, encoderPrototype);
-  return replaceKafkajsModule(RECORD_MODULE, exactRecord) && useExactRecordBatches();
+  return replaceKafkajsModule(KAFKAJS_MODULES.record, exactRecord) && useExactRecordBatches();
 }
 
 /**
@@ -283,7 +268,7 @@ function useExactRecordBatches(): boolean {
   // Its own requires the checksum module: the native one there first (crc32c.ts).
   useNativeCrc32c();
   return wrapKafkajsModule<{ RecordBatch: RecordBatchEncoder; MAGIC_BYTE: number }>(
-    RECORD_BATCH_MODULE,
+    KAFKAJS_MODULES.recordBatch,
     (own) => {
       if (own.MAGIC_BYTE !== MAGIC_BYTE) return undefined;
       kafkajsRecordBatch = own.RecordBatch;

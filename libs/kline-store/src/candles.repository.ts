@@ -224,8 +224,8 @@ export class CandleRepository {
     // arrive together: its inserts land next to each other in the index (new pools' at its right
     // end) instead of a call's base candles first and the longer ones between them after, and
     // the updates take their rows in the order every writer does. The plan is two runs in that
-    // order (base candles, then the ones they feed), which the sort merges in one pass; a call of 3,333
-    // new pools (10,000 over three partitions) took about a tenth less.
+    // order (base candles, then the ones they feed), which the sort merges in one pass; a call of
+    // 3,333 new pools (10,000 over three partitions) took about a tenth less.
     const stored = writes.filter((w) => w.version !== undefined).sort(byCandleKey);
     const absent = writes.filter((w) => w.version === undefined).sort(byCandleKey);
     if (absent.length) await copyInTransaction(trx, COPY_CANDLES, copyRowsOf(absent));
