@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { KlineCandle } from '@chainpipe/contracts';
-import { candlesHead, candlesMessage, poolKey, type CandleValues, type Interval } from '@chainpipe/kline';
+import { candlesHead, candlesMessage, poolKey, type CandlesHead, type CandleValues, type Interval } from '@chainpipe/kline';
 import { LatestCandles } from '@chainpipe/kline-store';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { testEnv } from '@chainpipe/testing';
@@ -31,9 +31,13 @@ describe('latest candles in Redis', () => {
     ...overrides,
   });
   const candle = (interval: Interval, open_time: number, close: number): CandleValues => ({ interval, open_time, open: 1, high: Math.max(2, close), low: 0.5, close, volume: close * 10 });
-  // Each pool's candles as the aggregator publishes them: one kline.candles.v2 record's JSON.
+  // Each pool's candles as the aggregator publishes them: one kline.candles.v2 record and its JSON.
+  const recordOf = (head: CandlesHead, candles: CandleValues[]) => {
+    const value = candlesMessage(head, candles);
+    return { value, json: JSON.stringify(value) };
+  };
   const put = (pools: { pool: ReturnType<typeof newPool>; id: number; candles: CandleValues[] }[], updatedAt = 1_700_000_000_000) =>
-    latest.putMany(pools.map(({ pool, id, candles }) => ({ key: poolKey(pool), records: [JSON.stringify(candlesMessage(candlesHead(id, pool, updatedAt), candles))] })));
+    latest.putMany(pools.map(({ pool, id, candles }) => ({ key: poolKey(pool), records: [recordOf(candlesHead(id, pool, updatedAt), candles)] })));
   const read = async (pool: ReturnType<typeof newPool>, intervals: Interval[]) => latest.get(poolKey(pool), intervals);
 
   it('keeps every interval of a pool, each value the candle with its pool as a client reads it', async () => {
@@ -91,7 +95,7 @@ describe('latest candles in Redis', () => {
     const head = candlesHead(5, pool, 1_700_000_000_000);
     const first = [candle('1s', 1_800_000_001, 1), candle('1m', 1_800_000_000, 1)];
     const second = [candle('1s', 1_800_000_000, 2), candle('1s', 1_800_000_002, 3)];
-    await latest.putMany([{ key: poolKey(pool), records: [first, second].map((candles) => JSON.stringify(candlesMessage(head, candles))) }]);
+    await latest.putMany([{ key: poolKey(pool), records: [first, second].map((candles) => recordOf(head, candles)) }]);
     const got = await read(pool, ['1s', '1m']);
     expect(got.get('1s')).to.include({ open_time: 1_800_000_002, close: 3 });
     expect(got.get('1m')).to.include({ open_time: 1_800_000_000, close: 1 });
@@ -117,6 +121,30 @@ describe('latest candles in Redis', () => {
     expect(got.get('1m')).to.deep.include({ pool_id: 6, updated_at: 1_700_000_000_000, close: 4 });
     await put([{ pool, id: 6, candles: [candle('1h', 1_799_996_400, 5)] }]);
     expect((await read(pool, ['1h'])).get('1h'), 'replaced as any other').to.deep.include({ close: 5, updated_at: 1_700_000_000_000 });
+  });
+
+  it('leaves the snapshot as it was for a record older in every interval (a replay)', async () => {
+    const pool = newPool();
+    await put([{ pool, id: 8, candles: [candle('1s', 1_800_000_002, 2), candle('1m', 1_800_000_000, 2)] }], 1_700_000_000_002);
+    await put([{ pool, id: 8, candles: [candle('1s', 1_800_000_001, 1), candle('1m', 1_799_999_940, 1)] }], 1_700_000_000_001);
+    const got = await read(pool, ['1s', '1m']);
+    expect(got.get('1s')).to.include({ open_time: 1_800_000_002, close: 2, updated_at: 1_700_000_000_002 });
+    expect(got.get('1m')).to.include({ open_time: 1_800_000_000, close: 2, updated_at: 1_700_000_000_002 });
+  });
+
+  it('reads a candle an aggregator of the earlier kind wrote during a roll where it is the newer one', async () => {
+    const pool = newPool();
+    const key = `kline:latest:${poolKey(pool)}`;
+    await put([{ pool, id: 11, candles: [candle('1s', 1_800_000_001, 1), candle('1m', 1_800_000_000, 1)] }]);
+    // The earlier kind: the pool's part in `_head`, each interval's candle without it in a field of its own.
+    const later = JSON.stringify(candlesMessage(candlesHead(11, pool, 1_700_000_000_005), [candle('1s', 1_800_000_002, 2)]));
+    const at = later.indexOf('"candles":[{');
+    await redis.hset(key, '_head', later.slice(0, at), '1s', later.slice(at + 12, -2));
+    const got = await read(pool, ['1s', '1m']);
+    expect(got.get('1s')).to.deep.equal({ pool_id: 11, ...pool, updated_at: 1_700_000_000_005, ...candle('1s', 1_800_000_002, 2) });
+    expect(got.get('1m')).to.include({ open_time: 1_800_000_000, close: 1 });
+    await put([{ pool, id: 11, candles: [candle('1s', 1_800_000_003, 3), candle('1m', 1_800_000_000, 3)] }]);
+    expect((await read(pool, ['1s'])).get('1s'), 'and the later store where it is newer').to.include({ open_time: 1_800_000_003, close: 3 });
   });
 
   it('sets an expiry on each pool it writes', async () => {

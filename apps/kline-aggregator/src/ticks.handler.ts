@@ -2,7 +2,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { KlineCandlesMessage, MarketTickMessage } from '@chainpipe/contracts';
 import type { BatchHandler, DeadLetter, OutgoingMessage } from '@chainpipe/kafka';
 import { candlesHead, candlesMessage, poolKey, updateRank, type CandlesHead, type CandleValues, type PoolUpdate } from '@chainpipe/kline';
-import type { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
+import type { CandleRecord, CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import { NonRetryableError, settleAll, type Clock } from '@chainpipe/runtime';
 
 export interface TicksHandlerDeps {
@@ -43,8 +43,8 @@ interface PoolOut {
   key: string;
   head: CandlesHead;
   candles: CandleValues[];
-  /** Its records' JSON, for Redis and the topic alike. */
-  records: string[];
+  /** Its records, each with its JSON, for Redis and the topic alike. */
+  records: CandleRecord[];
 }
 
 /**
@@ -95,9 +95,9 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
     for (const p of byPool) {
       for (let i = 0; i < p.candles.length; i += MAX_CANDLES_PER_RECORD) {
         const value = candlesMessage(p.head, p.candles.length <= MAX_CANDLES_PER_RECORD ? p.candles : p.candles.slice(i, i + MAX_CANDLES_PER_RECORD));
-        const json = JSON.stringify(value);
-        p.records.push(json);
-        messages.push({ value, json });
+        const record: CandleRecord = { value, json: JSON.stringify(value) };
+        p.records.push(record);
+        messages.push(record);
       }
     }
     // Each group's snapshots, then its publish; every script call is written to Redis at once.

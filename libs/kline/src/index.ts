@@ -7,3 +7,4 @@ export * from './ohlcv-query';
 export * from './ws-protocol';
 export * from './upstream-protocol';
 export * from './subscription-plan';
+export * from './candle-snapshots';
