@@ -170,9 +170,10 @@ export class LatestCandles {
       keys = [];
       args = [];
     };
+    const slotTexts = new Map<number, string>();
     for (const { key, records } of byPool) {
       for (const record of records) {
-        const snapshot = candleSnapshot(record);
+        const snapshot = candleSnapshot(record, slotTexts);
         keys.push(latestKey(key));
         args.push(snapshot.times, snapshot.json);
         if (keys.length === RECORDS_PER_CALL) flush();

@@ -25,9 +25,11 @@ export interface CandleSnapshot {
  * record) and their open times. The record's own JSON when it holds no other candle, as the
  * aggregator's records usually do (a call's ticks of a pool changed one candle an interval);
  * else a record of those candles alone (a call catching up on a backlog changes many candles of
- * an interval, and the store must not keep them all).
+ * an interval, and the store must not keep them all). `slotTexts` keeps the slots' text by open
+ * time for the next records: a call's records share a few open times (each pool's candles of the
+ * same second, minute, …).
  */
-export function candleSnapshot(record: { value: KlineCandlesMessage; json: string }): CandleSnapshot {
+export function candleSnapshot(record: { value: KlineCandlesMessage; json: string }, slotTexts: Map<number, string> = new Map()): CandleSnapshot {
   const { candles } = record.value;
   const latest: (CandleValues | undefined)[] = new Array(INTERVALS.length).fill(undefined);
   let kept = 0;
@@ -39,7 +41,15 @@ export function candleSnapshot(record: { value: KlineCandlesMessage; json: strin
     if (current === undefined || c.open_time >= current.open_time) latest[slot] = c;
   }
   let times = '';
-  for (const c of latest) times += c === undefined ? ABSENT : String(c.open_time + 1).padStart(SNAPSHOT_TIME_WIDTH, '0');
+  for (const c of latest) {
+    if (c === undefined) {
+      times += ABSENT;
+      continue;
+    }
+    let text = slotTexts.get(c.open_time);
+    if (text === undefined) slotTexts.set(c.open_time, (text = String(c.open_time + 1).padStart(SNAPSHOT_TIME_WIDTH, '0')));
+    times += text;
+  }
   const json = kept === candles.length ? record.json : JSON.stringify(candlesMessage(record.value, latest.filter((c): c is CandleValues => c !== undefined)));
   return { times, json };
 }

@@ -37,6 +37,15 @@ describe('candleSnapshot: what the latest-candles store keeps of a record', () =
     expect(atZero.slice(0, SNAPSHOT_TIME_WIDTH)).to.equal(none);
   });
 
+  it('gives the same times with slot texts kept across records, keyed by open time', () => {
+    const texts = new Map<number, string>();
+    const first = record([candle('1s', 1_800_000_001, 1), candle('1m', 1_800_000_000, 1)]);
+    const second = record([candle('1s', 1_800_000_002, 2), candle('1m', 1_800_000_000, 2)]);
+    expect(candleSnapshot(first, texts).times).to.equal(candleSnapshot(first).times);
+    expect(candleSnapshot(second, texts).times).to.equal(candleSnapshot(second).times);
+    expect([...texts.keys()].sort()).to.deep.equal([1_800_000_000, 1_800_000_001, 1_800_000_002]);
+  });
+
   it('refuses a candle of an interval it does not know', () => {
     expect(() => candleSnapshot(record([{ ...candle('1s', 1, 1), interval: '2s' as CandleValues['interval'] }]))).to.throw(/unknown interval: 2s/);
   });
