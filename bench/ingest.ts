@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Kafka, Partitioners, logLevel } from 'kafkajs';
 import { TOPICS } from '@chainpipe/contracts';
 import { ensureTopics, useNativeCrc32c } from '@chainpipe/kafka';
-import { freePort, readFixtureJson, scrapeMetrics, spawnTs, stopProcess, waitReady } from '@chainpipe/testing';
+import { deleteTopicsWithPrefix, freePort, readFixtureJson, scrapeMetrics, spawnTs, stopProcess, waitReady } from '@chainpipe/testing';
 import os from 'node:os';
 import { latencyStats, machine, sustained } from './lib-stats';
 
@@ -92,6 +92,8 @@ export async function run(): Promise<void> {
   }
   await producer.disconnect();
   await stopProcess(app);
+  // Both sides' topics hold every block posted: gigabytes a run.
+  await deleteTopicsWithPrefix(kafka, prefix);
 
   const row = (name: string, runs: Run[]) => {
     const s = latencyStats(runs.flatMap((r) => r.latencies));

@@ -17,6 +17,7 @@ import { createLogger, systemClock, type Field } from '@chainpipe/runtime';
 import { createTicksHandler, klineAggregatorConfig } from '@chainpipe/kline-aggregator';
 import { createMarketGatewayApp, klineModule } from '@chainpipe/market-gateway';
 import { cpuBetween, cpuSnapshot, latencyStats, machine, median, printTable, sustained, type CpuSnapshot } from './lib-stats';
+import { deleteTopicsWithPrefix } from '@chainpipe/testing';
 import { WsFleet } from './lib-ws-fleet';
 
 /**
@@ -292,6 +293,14 @@ export async function run(): Promise<void> {
   const contracts = loadContracts();
   const producer = new TopicProducer({ kafka, contracts, logger: silent, registry: new Registry(), topicPrefix: prefix });
   await producer.connect();
+  /** What a run leaves behind goes: its Redis keys and its topics (every round's ticks and candles). */
+  const cleanUp = async () => {
+    await producer.disconnect();
+    redis.disconnect();
+    await removeKeys(redisUrl, redisPrefix);
+    await deleteTopicsWithPrefix(kafka, prefix);
+    await db.destroy();
+  };
   const candles = new CandleRepository(db);
   const aggregate = createTicksHandler({
     candles,
@@ -422,10 +431,7 @@ export async function run(): Promise<void> {
   }
   if (!PARTS.includes('gateway') && !PARTS.includes('ohlcv')) {
     console.log(ratios.map((r) => `  ${r}`).join('\n'));
-    await producer.disconnect();
-    redis.disconnect();
-    await removeKeys(redisUrl, redisPrefix);
-    await db.destroy();
+    await cleanUp();
     return;
   }
 
@@ -615,8 +621,5 @@ export async function run(): Promise<void> {
   rawServer.close();
   await pool.end();
   await gw.close();
-  await producer.disconnect();
-  redis.disconnect();
-  await removeKeys(redisUrl, redisPrefix);
-  await db.destroy();
+  await cleanUp();
 }

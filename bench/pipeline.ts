@@ -43,6 +43,7 @@ import {
   bitcoinBlockItem,
   createRegistryTopics,
   datasetOf,
+  deleteTopicsWithPrefix,
   evmBlockItem,
   freePort,
   rebaseBlock,
@@ -450,6 +451,8 @@ export async function run(): Promise<void> {
     agent.destroy();
     await Promise.all([procs.ingest, procs.matcher, ...procs.parsers.map((x) => x.p)].map((p) => stopProcess(p)));
     await admin.disconnect();
+    // chain.raw holds every block posted: gigabytes a run.
+    await deleteTopicsWithPrefix(kafka, prefix);
     await client.end().catch(() => undefined);
     await db('core.apps').where({ app_id: appId }).del();
     await db.destroy();

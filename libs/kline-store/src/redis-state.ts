@@ -70,6 +70,7 @@ for k = 1, #KEYS do
   local key, times, msg = KEYS[k], ARGV[2 * k], ARGV[2 * k + 1]
   local was = redis.call('HGET', key, '_t')
   local older = false
+  -- Times of another length were written for another list of intervals: the record replaces them.
   if was and was ~= times and #was == #times then
     for s = 1, #times, W do
       if string.sub(times, s, s + W - 1) < string.sub(was, s, s + W - 1) then older = true break end

@@ -28,6 +28,24 @@ export async function createTopicsWithLeaders(admin: Admin, specs: readonly Topi
   );
 }
 
+/**
+ * Deletes every topic whose name starts with `prefix` (a run's own topics), returning how many:
+ * a bench's topics keep what it produced for the broker's retention, and runs of the benches
+ * that post megabyte blocks left tens of gigabytes behind on a development machine.
+ */
+export async function deleteTopicsWithPrefix(kafka: Kafka, prefix: string): Promise<number> {
+  if (!prefix) throw new Error('deleteTopicsWithPrefix needs a prefix');
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
+    if (topics.length) await admin.deleteTopics({ topics, timeout: 30_000 });
+    return topics.length;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 /** Creates every registry topic (and DLQ) under a prefix, as `make up` does without one. */
 export async function createRegistryTopics(prefix: string, specs: readonly TopicSpec[] = Object.values(TOPICS)): Promise<void> {
   const admin = testKafka().admin();
