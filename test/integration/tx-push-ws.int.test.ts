@@ -237,7 +237,10 @@ describe('WebSocket and webhook push: /stream → parser → matcher → two gat
   });
 
   it('caps connections per key (429) and lets a new one in once another closed', async () => {
-    const open4 = await Promise.all([0, 1, 2, 3].map(() => open(0, apps.b.key)));
+    // B's connections of the test before free their slots a moment after their close too: each
+    // of the four is let in once there is room (a 429 until then), one after the other.
+    const open4: Awaited<ReturnType<typeof open>>[] = [];
+    for (let i = 0; i < 4; i++) open4.push(await waitFor(() => open(0, apps.b.key).catch(() => undefined), { timeoutMs: 10_000, intervalMs: 100, what: `B's connection ${i + 1} of 4` }));
     expect(await refusedUpgrade(wsUrl(0), { 'x-api-key': apps.b.key })).to.include({ status: 429 });
     await open4[0].close();
     // the gateway frees the slot when it sees the close (its count is in Redis, shared by the copies): a moment after the client's close
