@@ -5,12 +5,12 @@ import type { KlineCandle, KlineCandlesMessage, MarketTickMessage } from '@chain
 import { createDb, type Knex } from '@chainpipe/db';
 import type { OutgoingMessage } from '@chainpipe/kafka';
 import { alignOpenTime, INTERVALS, poolKey } from '@chainpipe/kline';
-import { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
+import { CandleRepository, LatestCandles } from '@chainpipe/kline-store';
 import { createRedis, type Redis } from '@chainpipe/redis';
-import { NonRetryableError, systemClock } from '@chainpipe/runtime';
+import { NonRetryableError } from '@chainpipe/runtime';
 import { randomIndex, seededRandom, testEnv } from '@chainpipe/testing';
-import { MAX_CANDLES_PER_RECORD, createTicksHandler, type TicksHandlerDeps } from '../../apps/kline-aggregator/src/ticks.handler';
-import { registerPool, removePool } from './kline-support';
+import { MAX_CANDLES_PER_RECORD, type TicksHandlerDeps } from '../../apps/kline-aggregator/src/ticks.handler';
+import { aggregatorOn, handleTicks, registerPool, removePool } from './kline-support';
 
 /**
  * At-least-once: the consumer may hand the aggregator a batch again (a crash before the offset
@@ -93,16 +93,8 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
   it('stores, keeps in Redis and publishes the same candles when a batch comes again', async () => {
     const latest = new LatestCandles(redis);
     let published: KlineCandle[] = [];
-    const handler = createTicksHandler({
-      candles: new CandleRepository(db),
-      pools: new PoolRepository(db),
-      latest,
-      registry: new Registry(),
-      clock: systemClock,
-      publish: async (messages) => void (published = messages.flatMap((m) => flatten(m.value))),
-    });
-    const ctx = { heartbeat: async () => {}, signal: new AbortController().signal };
-    const deliver = (ticks: MarketTickMessage[]) => handler(ticks.map((value) => ({ value }) as unknown as Parameters<typeof handler>[0][number]), ctx);
+    const handler = aggregatorOn(db, latest, async (messages) => void (published = messages.flatMap((m) => flatten(m.value))));
+    const deliver = (ticks: MarketTickMessage[]) => handleTicks(handler, ticks);
     const withoutTime = (list: KlineCandle[]) => sortCandles(list.map(({ updated_at: _, ...c }) => c));
     // Each call stamps its candles' updated_at: the rest is what must not change.
     const redisState = async () =>
@@ -129,23 +121,14 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
   });
 
   /** The aggregator's handler on this suite's stores, publishing to `publish` (nowhere by default). */
-  const suiteHandler = (publish: TicksHandlerDeps['publish'] = async () => {}) =>
-    createTicksHandler({
-      candles: new CandleRepository(db),
-      pools: new PoolRepository(db),
-      latest: new LatestCandles(redis),
-      registry: new Registry(),
-      clock: systemClock,
-      publish,
-    });
+  const suiteHandler = (publish?: TicksHandlerDeps['publish']) => aggregatorOn(db, new LatestCandles(redis), publish);
 
   it('dead-letters a tick naming no registered pool and stores the rest of its call', async () => {
     const handler = suiteHandler();
     const [{ max }] = (await db('kline.pools').max<{ max: number }[]>({ max: 'id' })) as { max: number }[];
     const good = [...batch(0), ...batch(1)];
     const stray: MarketTickMessage = { ...good[0], pool_id: max + 1000 };
-    const records = [...good, stray].map((value, i) => ({ topic: 't', partition: 0, offset: String(i), key: null, value, headers: {}, timestamp: '0' }));
-    const result = await handler(records, { heartbeat: async () => {}, signal: new AbortController().signal });
+    const result = await handleTicks(handler, [...good, stray]);
     expect(result?.deadLetters?.map((d) => [d.record.offset, d.code])).to.deep.equal([[String(good.length), 'STORE_REJECTED']]);
     for (const { id, scale } of pools) expect(await storedCandles(id), `pool ×${scale}`).to.deep.equal(sortCandles(expectedFor(scale)));
   });
@@ -161,8 +144,7 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
       pool_id: id, ...ref, network_id: 'eth', interval: '1s', open_time: start + s,
       open: 1, high: 2, low: 0.5, close: 1.5, volume: s + 1, received_at: 1_800_000_100_000 + s, seq: s,
     }));
-    const records = ticks.map((value, i) => ({ topic: 't', partition: 0, offset: String(i), key: null, value, headers: {}, timestamp: '0' }));
-    await handler(records, { heartbeat: async () => {}, signal: new AbortController().signal });
+    await handleTicks(handler, ticks);
     const expectedCount = 620 + 11 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
     expect(published.map((m) => m.value.candles.length)).to.deep.equal([MAX_CANDLES_PER_RECORD, expectedCount - MAX_CANDLES_PER_RECORD]);
     const sent = sortCandles(published.flatMap((m) => m.value.candles));
@@ -175,9 +157,8 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
     const before = await Promise.all(pools.map((p) => storedCandles(p.id)));
     // A receive time far past any clock: the update's rank (ms × 1000) is no exact integer any more.
     const tick: MarketTickMessage = { ...batch(1)[0], open_time: T0 + 45, received_at: 1e16 };
-    const records = [tick].map((value, i) => ({ topic: 't', partition: 0, offset: String(i), key: null, value, headers: {}, timestamp: '0' }));
     let refused: unknown;
-    await handler(records, { heartbeat: async () => {}, signal: new AbortController().signal }).catch((err: unknown) => (refused = err));
+    await handleTicks(handler, [tick]).catch((err: unknown) => (refused = err));
     expect(refused).to.be.instanceOf(NonRetryableError);
     expect(refused).to.have.property('code', 'STORE_REJECTED');
     expect(await Promise.all(pools.map((p) => storedCandles(p.id)))).to.deep.equal(before);
@@ -292,21 +273,14 @@ describe('kline-aggregator: a replay in other chunks leaves the same candles', (
     }));
     const latest = new LatestCandles(redis);
     let records: KlineCandlesMessage[] = [];
-    const handler = createTicksHandler({ candles: new CandleRepository(db),
-      pools: new PoolRepository(db),
-      latest,
-      registry: new Registry(),
-      clock: systemClock,
-      publish: async (m) => void records.push(...m.map((x) => x.value)),
-    });
-    const ctx = { heartbeat: async () => {}, signal: new AbortController().signal };
+    const handler = aggregatorOn(db, latest, async (m) => void records.push(...m.map((x) => x.value)));
     /** Delivers `list` in calls of `size`; returns every candle published, the last version of each. */
     const deliver = async (list: MarketTickMessage[], size: number) => {
       const lastPublished = new Map<string, KlineCandle>();
       for (let i = 0; i < list.length; i += size) {
         records = [];
         const call = list.slice(i, i + size);
-        await handler(call.map((value) => ({ value }) as unknown as Parameters<typeof handler>[0][number]), ctx);
+        await handleTicks(handler, call);
         const poolsInCall = new Set(call.map((t) => t.pool_id));
         expect(records.map((r) => r.pool_id).sort(), 'one record per pool of the call').to.deep.equal([...poolsInCall].sort());
         for (const { candles, ...head } of records) {

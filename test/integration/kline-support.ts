@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { Registry } from 'prom-client';
+import type { MarketTickMessage } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
+import type { BatchHandler, ConsumedRecord } from '@chainpipe/kafka';
+import { CandleRepository, PoolRepository, type LatestCandles } from '@chainpipe/kline-store';
+import { systemClock } from '@chainpipe/runtime';
+import { createTicksHandler, type TicksHandlerDeps } from '../../apps/kline-aggregator/src/ticks.handler';
 
 /** Registers an active pool of a random address for a suite's candles; returns its id. */
 export async function registerPool(db: Knex): Promise<number> {
@@ -13,4 +19,19 @@ export async function registerPool(db: Knex): Promise<number> {
 export async function removePool(db: Knex, id: number): Promise<void> {
   await db('kline.candles').where({ pool_id: id }).delete();
   await db('kline.pools').where({ id }).delete();
+}
+
+/** The aggregator's handler on real stores (candles and pools in `db`, snapshots in `latest`), publishing to `publish` (nowhere by default). */
+export function aggregatorOn(db: Knex, latest: LatestCandles, publish: TicksHandlerDeps['publish'] = async () => {}): BatchHandler<MarketTickMessage> {
+  return createTicksHandler({ candles: new CandleRepository(db), pools: new PoolRepository(db), latest, registry: new Registry(), clock: systemClock, publish });
+}
+
+/** Ticks as one call's consumed records, offsets from 0. */
+export function consumedTicks(ticks: readonly MarketTickMessage[]): ConsumedRecord<MarketTickMessage>[] {
+  return ticks.map((value, i) => ({ topic: 't', partition: 0, offset: String(i), key: null, value, headers: {}, timestamp: '0' }));
+}
+
+/** Hands `ticks` to `handler` as one call. */
+export function handleTicks(handler: BatchHandler<MarketTickMessage>, ticks: readonly MarketTickMessage[]): ReturnType<BatchHandler<MarketTickMessage>> {
+  return handler(consumedTicks(ticks), { heartbeat: async () => {}, signal: new AbortController().signal });
 }

@@ -6,12 +6,13 @@ import { WebSocketServer } from 'ws';
 import type { KlineCandle, KlineCandlesMessage, MarketTickMessage } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
 import { poolKey } from '@chainpipe/kline';
-import { CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
+import { LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { createLogger, systemClock } from '@chainpipe/runtime';
 import { connectWs, testEnv, type TestWsClient } from '@chainpipe/testing';
-import { RECORDS_PER_GROUP, createTicksHandler } from '../../apps/kline-aggregator/src/ticks.handler';
+import { RECORDS_PER_GROUP } from '../../apps/kline-aggregator/src/ticks.handler';
 import { KlineHub, type KlineHubDeps } from '../../apps/market-gateway/src/kline/ws-hub';
+import { aggregatorOn, handleTicks } from './kline-support';
 
 /**
  * The candlestick hub answers a connection's commands in the order they arrive, and the snapshot
@@ -149,32 +150,22 @@ describe('candlestick WebSocket: command order and snapshot age', () => {
   });
 
   it('the aggregator publishes a candle only once Redis holds it, so a snapshot read after a push finds it', async () => {
-    const candles = new CandleRepository(db);
     const [{ id: poolId }] = (await db('kline.pools').whereRaw('lower(pool_address) = ?', [pool.pool_address]).select('id')) as { id: number }[];
     const latest = new LatestCandles(redis);
     const heldAtPublish: { interval: string; close: unknown; inRedis: unknown }[] = [];
-    const handler = createTicksHandler({
-      candles,
-      pools: new PoolRepository(db),
-      latest,
-      registry: new Registry(),
-      clock: systemClock,
-      publish: async (messages) => {
-        for (const { value } of messages) {
-          for (const c of value.candles) {
-            const stored = (await latest.get(poolKey(value), [c.interval])).get(c.interval);
-            heldAtPublish.push({ interval: c.interval, close: c.close, inRedis: stored?.open_time === c.open_time ? stored.close : undefined });
-          }
+    const handler = aggregatorOn(db, latest, async (messages) => {
+      for (const { value } of messages) {
+        for (const c of value.candles) {
+          const stored = (await latest.get(poolKey(value), [c.interval])).get(c.interval);
+          heldAtPublish.push({ interval: c.interval, close: c.close, inRedis: stored?.open_time === c.open_time ? stored.close : undefined });
         }
-      },
+      }
     });
     const tick = (close: number, seq: number): MarketTickMessage => ({
       pool_id: poolId, ...pool, network_id: 'eth', interval: '1m', open_time: 1_800_000_180, open: 1, high: close, low: 1, close, volume: 1, received_at: Date.now(), seq,
     });
-    const consumed = (value: MarketTickMessage) => ({ value }) as unknown as Parameters<typeof handler>[0][number];
-    const ctx = { heartbeat: async () => {}, signal: new AbortController().signal };
-    await handler([consumed(tick(7, 1))], ctx);
-    await handler([consumed(tick(8, 2))], ctx);
+    await handleTicks(handler, [tick(7, 1)]);
+    await handleTicks(handler, [tick(8, 2)]);
     const oneMinute = heldAtPublish.filter((h) => h.interval === '1m');
     expect(oneMinute.map((h) => h.close)).to.deep.equal([7, 8]);
     for (const h of oneMinute) expect(h.inRedis, 'Redis holds the published candle').to.equal(h.close);
@@ -193,26 +184,19 @@ describe('candlestick WebSocket: command order and snapshot age', () => {
       const latest = new LatestCandles(redis);
       const publishes: { records: number; notYetInRedis: number }[] = [];
       const published = new Map<number, number>();
-      const handler = createTicksHandler({
-        candles: new CandleRepository(db),
-        pools: new PoolRepository(db),
-        latest,
-        registry: new Registry(),
-        clock: systemClock,
-        publish: async (messages) => {
-          let notYetInRedis = 0;
-          for (const { value } of messages) {
-            published.set(value.pool_id, (published.get(value.pool_id) ?? 0) + 1);
-            const stored = (await latest.get(poolKey(value), ['1s'])).get('1s');
-            if (stored?.close !== value.candles.find((c) => c.interval === '1s')?.close) notYetInRedis++;
-          }
-          publishes.push({ records: messages.length, notYetInRedis });
-        },
+      const handler = aggregatorOn(db, latest, async (messages) => {
+        let notYetInRedis = 0;
+        for (const { value } of messages) {
+          published.set(value.pool_id, (published.get(value.pool_id) ?? 0) + 1);
+          const stored = (await latest.get(poolKey(value), ['1s'])).get('1s');
+          if (stored?.close !== value.candles.find((c) => c.interval === '1s')?.close) notYetInRedis++;
+        }
+        publishes.push({ records: messages.length, notYetInRedis });
       });
       const ticks = ids.map(({ id, pool_address }, i): MarketTickMessage => ({
         pool_id: id, chain_type: 'evm', chain_id: 1, pool_address, token: 'base', network_id: 'eth', interval: '1s', open_time: 1_800_000_300, open: 1, high: 2, low: 1, close: 1 + i / 1000, volume: 1, received_at: Date.now(), seq: i,
       }));
-      await handler(ticks.map((value) => ({ value }) as unknown as Parameters<typeof handler>[0][number]), { heartbeat: async () => {}, signal: new AbortController().signal });
+      await handleTicks(handler, ticks);
       expect(publishes.length, 'three groups').to.equal(3);
       for (const p of publishes) expect(p.records).to.be.at.most(RECORDS_PER_GROUP);
       expect(publishes.reduce((n, p) => n + p.notYetInRedis, 0), 'records published before Redis held them').to.equal(0);

@@ -91,25 +91,21 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
     }
     // A pool's candles whole in one record (the usual call), or cut into records of the most;
     // each record's JSON written once, for the Redis snapshot and the topic alike.
-    const messages: OutgoingMessage<KlineCandlesMessage>[] = [];
     for (const p of byPool) {
       for (let i = 0; i < p.candles.length; i += MAX_CANDLES_PER_RECORD) {
         const value = candlesMessage(p.head, p.candles.length <= MAX_CANDLES_PER_RECORD ? p.candles : p.candles.slice(i, i + MAX_CANDLES_PER_RECORD));
-        const record: CandleRecord = { value, json: JSON.stringify(value) };
-        p.records.push(record);
-        messages.push(record);
+        p.records.push({ value, json: JSON.stringify(value) });
       }
     }
     // Each group's snapshots, then its publish; every script call is written to Redis at once.
     const groups: Promise<void>[] = [];
-    for (let from = 0, first = 0; from < byPool.length; ) {
+    for (let from = 0; from < byPool.length; ) {
       let to = from;
       let count = 0;
       while (to < byPool.length && (count === 0 || count + byPool[to].records.length <= RECORDS_PER_GROUP)) count += byPool[to++].records.length;
-      const published = messages.slice(first, first + count);
-      groups.push(deps.latest.putMany(byPool.slice(from, to)).then(() => deps.publish(published)));
+      const group = byPool.slice(from, to);
+      groups.push(deps.latest.putMany(group).then(() => deps.publish(group.flatMap((p) => p.records))));
       from = to;
-      first += count;
     }
     await settleAll(groups);
     for (const [interval, n] of perInterval) candlesOut.inc({ interval }, n);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import Module from 'node:module';
 import { dirname } from 'node:path';
@@ -14,4 +15,17 @@ export function kafkajsOwn<T>(file: string): T {
   m.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(dirname(path));
   m._compile(readFileSync(path, 'utf8'), path);
   return m.exports as T;
+}
+
+/**
+ * What a new process finds that loads this package, then kafkajs (as every app does): whether
+ * the package's `flag` says its replacement is installed, and whether kafkajs' module `file` is
+ * the package's export `exported`.
+ */
+export function replacementInNewProcess(file: string, exported: string, flag: string): { installed: unknown; same: unknown } {
+  const script = `const kafka = require('@chainpipe/kafka');
+    require('kafkajs');
+    const inUse = require(${JSON.stringify(file)});
+    process.stdout.write(JSON.stringify({ installed: kafka[${JSON.stringify(flag)}], same: inUse === kafka[${JSON.stringify(exported)}] }));`;
+  return JSON.parse(execFileSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { encoding: 'utf8' })) as { installed: unknown; same: unknown };
 }

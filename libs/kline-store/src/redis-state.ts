@@ -1,5 +1,5 @@
 import type { HttpKlineIngesterStatus, KlineCandle, KlineCandlesMessage } from '@chainpipe/contracts';
-import { INTERVALS, SNAPSHOT_TIME_WIDTH, candleSnapshot, candlesHead, candlesMessage, poolCandle } from '@chainpipe/kline';
+import { INTERVALS, SNAPSHOT_TIME_WIDTH, candleSnapshot, candlesHead, candlesMessage, newerCandle, poolCandle } from '@chainpipe/kline';
 import type { Redis } from '@chainpipe/redis';
 import { settleAll } from '@chainpipe/runtime';
 
@@ -127,13 +127,6 @@ const STATUS_KEY = 'kline:ingester:status';
 /** The script's call: how many records, each record's pool hash, the TTL, then each record's times and JSON in the same order. */
 type WithLatest = Redis & { klineSetLatest(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number> };
 
-/** The later of two candles of an interval: the later open, then the later store. */
-function newer(a: KlineCandle | undefined, b: KlineCandle): KlineCandle {
-  if (!a) return b;
-  if (a.open_time !== b.open_time) return a.open_time > b.open_time ? a : b;
-  return b.updated_at > a.updated_at ? b : a;
-}
-
 export class LatestCandles {
   private readonly redis: WithLatest;
 
@@ -198,7 +191,7 @@ export class LatestCandles {
     }
     earlier.forEach((v, i) => {
       // A whole candle (`{…`) is one stored before the pool's part had a field of its own.
-      if (v) out.set(intervals[i], newer(out.get(intervals[i]), JSON.parse(v.startsWith('{') || head === null ? v : head + v) as KlineCandle));
+      if (v) out.set(intervals[i], newerCandle(out.get(intervals[i]), JSON.parse(v.startsWith('{') || head === null ? v : head + v) as KlineCandle)!);
     });
     return out;
   }

@@ -37,3 +37,10 @@ export function poolCandle(head: CandlesHead, c: CandleValues): KlineCandle {
 export function candlesMessage(head: CandlesHead, candles: CandleValues[]): KlineCandlesMessage {
   return { pool_id: head.pool_id, chain_type: head.chain_type, chain_id: head.chain_id, pool_address: head.pool_address, token: head.token, updated_at: head.updated_at, candles };
 }
+
+/** The later of two versions of a candle: by open time, then by when the aggregator stored it (the first of equal ones). */
+export function newerCandle(a: KlineCandle | undefined, b: KlineCandle | undefined): KlineCandle | undefined {
+  if (!a || !b) return a ?? b;
+  if (a.open_time !== b.open_time) return a.open_time > b.open_time ? a : b;
+  return a.updated_at >= b.updated_at ? a : b;
+}

@@ -1,11 +1,10 @@
 import type { KlineCandlesMessage } from '@chainpipe/contracts';
 import { candlesMessage, type CandleValues } from './candle-messages';
-import { INTERVALS } from './intervals';
+import { INTERVALS, INTERVAL_INDEX } from './intervals';
 
 /** Digits of an open time in a snapshot's times: those of any safe integer (open times are Unix seconds, ≥ 0). */
 export const SNAPSHOT_TIME_WIDTH = 16;
 
-const SLOT = new Map<string, number>(INTERVALS.map((interval, slot) => [interval, slot]));
 const ABSENT = '0'.repeat(SNAPSHOT_TIME_WIDTH);
 
 /** What the latest-candles store keeps of a kline.candles.v2 record. */
@@ -34,7 +33,7 @@ export function candleSnapshot(record: { value: KlineCandlesMessage; json: strin
   const latest: (CandleValues | undefined)[] = new Array(INTERVALS.length).fill(undefined);
   let kept = 0;
   for (const c of candles) {
-    const slot = SLOT.get(c.interval);
+    const slot = INTERVAL_INDEX.get(c.interval);
     if (slot === undefined) throw new Error(`a candle of an unknown interval: ${String(c.interval)}`);
     const current = latest[slot];
     if (current === undefined) kept++;

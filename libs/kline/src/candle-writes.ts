@@ -1,5 +1,5 @@
 import { mergeSnapshot, rollForward, withContribution, type BaseCandleKey, type CandleKey, type CandleState } from './candles';
-import { INTERVALS } from './intervals';
+import { INTERVALS, INTERVAL_INDEX } from './intervals';
 
 /*
  * Candles written whole: which rows a call writes, and with what. Free of I/O.
@@ -60,7 +60,6 @@ export function planCandleWrites(folded: readonly { key: BaseCandleKey; state: C
 /** Periods kept a pool and interval: the open one, and the one before for its late updates. */
 const PERIODS_KEPT = 2;
 const INTERVAL_COUNT = INTERVALS.length;
-const INTERVAL_INDEX = new Map<string, number>(INTERVALS.map((interval, i) => [interval, i]));
 
 /*
  * A remembered candle is a slot of numbers in its pool's Float64Array: its open_time (NaN: an

@@ -1,4 +1,4 @@
-import { INTERVALS, ROLLUP_INTERVALS, TICK_INTERVALS, alignOpenTime, intervalsFedBy, type Interval, type RollupInterval, type TickInterval } from './intervals';
+import { INTERVAL_INDEX, ROLLUP_INTERVALS, TICK_INTERVALS, alignOpenTime, intervalsFedBy, type Interval, type RollupInterval, type TickInterval } from './intervals';
 
 /**
  * Candle arithmetic, free of I/O.
@@ -173,8 +173,6 @@ export function foldUpdates(updates: readonly PoolUpdate[]): Map<string, { key: 
 export const byCandleKey = (a: { key: CandleKey }, b: { key: CandleKey }): number =>
   a.key.pool_id - b.key.pool_id || (a.key.interval < b.key.interval ? -1 : a.key.interval > b.key.interval ? 1 : 0) || a.key.open_time - b.key.open_time;
 
-/** Intervals numbered for a candle's key within its pool (open_time × 16 + this). */
-const INTERVAL_NUMBER = new Map<string, number>(INTERVALS.map((interval, i) => [interval, i]));
 /**
  * The longer candles each upstream interval's candles feed: the longer upstream intervals
  * (intervalsFedBy without itself) and the weeks, months and years, which begin at a day's start,
@@ -208,9 +206,10 @@ export function rollForward(changes: readonly Change[]): { key: CandleKey; contr
   const out: { key: CandleKey; contribution: Contribution }[] = [];
   // The longer candles' open times of each base candle's (a call's base candles share a second
   // or a few: aligning weeks, months and years goes through Date), in FED_LONGER_BY_NAME's order.
+  // Keyed by a candle's number within its pool: open_time × 16 + its interval's index (9 intervals).
   const openTimesOf = new Map<number, number[]>();
   const openTimes = (key: BaseCandleKey, fed: readonly Interval[]): number[] => {
-    const base = key.open_time * 16 + INTERVAL_NUMBER.get(key.interval)!;
+    const base = key.open_time * 16 + INTERVAL_INDEX.get(key.interval)!;
     let times = openTimesOf.get(base);
     if (!times) openTimesOf.set(base, (times = fed.map((interval) => alignOpenTime(interval, key.open_time))));
     return times;
@@ -233,7 +232,7 @@ export function rollForward(changes: readonly Change[]): { key: CandleKey; contr
         const fed = FED_LONGER_BY_NAME.get(key.interval) ?? [];
         const times = openTimes(key, fed);
         for (let f = 0; f < fed.length; f++) {
-          const id = times[f] * 16 + INTERVAL_NUMBER.get(fed[f])!;
+          const id = times[f] * 16 + INTERVAL_INDEX.get(fed[f])!;
           const prev = pool.get(id);
           if (prev) prev.contribution = applyContribution(prev.contribution, c);
           else pool.set(id, { key: { pool_id: key.pool_id, interval: fed[f], open_time: times[f] }, contribution: c });

@@ -9,6 +9,9 @@ export const TICK_INTERVALS = ['1s', '1m', '15m', '1h', '4h', '1d'] as const;
 export const ROLLUP_INTERVALS = ['1w', '1M', '1Y'] as const;
 export const INTERVALS = [...TICK_INTERVALS, ...ROLLUP_INTERVALS] as const;
 
+/** Each interval's place in INTERVALS (shortest first): for arrays and slots kept an interval. */
+export const INTERVAL_INDEX: ReadonlyMap<string, number> = new Map(INTERVALS.map((interval, i) => [interval, i]));
+
 export type TickInterval = (typeof TICK_INTERVALS)[number];
 export type RollupInterval = (typeof ROLLUP_INTERVALS)[number];
 export type Interval = (typeof INTERVALS)[number];
@@ -64,7 +67,7 @@ export function intervalsFedBy(source: TickInterval): TickInterval[] {
 
 /** Canonical order of intervals (shortest first), for stable replies. */
 export function sortIntervals<T extends Interval>(list: Iterable<T>): T[] {
-  const order = (i: Interval) => (INTERVALS as readonly string[]).indexOf(i);
+  const order = (i: Interval) => INTERVAL_INDEX.get(i)!;
   return [...new Set(list)].sort((a, b) => order(a) - order(b));
 }
 

@@ -2,7 +2,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { WebSocket } from 'ws';
 import type { HttpKlineHubStatus, KlineCandle, KlineCandlesMessage, WsKlineOhlcvPush, WsKlineServerMessage } from '@chainpipe/contracts';
 import { WsConnectionSet, type WsPeer } from '@chainpipe/http';
-import { envelope, INTERVALS, parseClientMessage, poolCandle, poolKey, WS_CODE, type Interval, type PoolRecord } from '@chainpipe/kline';
+import { envelope, INTERVALS, parseClientMessage, newerCandle, poolCandle, poolKey, WS_CODE, type Interval, type PoolRecord } from '@chainpipe/kline';
 import type { LatestCandles } from '@chainpipe/kline-store';
 import { errorMessage, type Clock, type Logger } from '@chainpipe/runtime';
 
@@ -186,13 +186,6 @@ export class KlineHub {
 }
 
 const pushedKey = (key: string, interval: string) => `${key}|${interval}`;
-
-/** The later of two versions of a candle: by open time, then by when the aggregator stored it. */
-function newerCandle(a: KlineCandle | undefined, b: KlineCandle | undefined): KlineCandle | undefined {
-  if (!a || !b) return a ?? b;
-  if (a.open_time !== b.open_time) return a.open_time > b.open_time ? a : b;
-  return a.updated_at >= b.updated_at ? a : b;
-}
 
 /** The `ohlcv` push's data (spec, "Real-time push data"). */
 export function pushData(c: KlineCandle): WsKlineOhlcvPush {
