@@ -23,6 +23,13 @@ export const SENDER_DEFAULTS = { connectTimeoutMs: 5_000, responseTimeoutMs: 10_
 
 export type SendResult = { ok: true; status: number } | { ok: false; status?: number; error: string };
 
+/** `family` as net.connect passes it (4, 6, 'IPv4', 'IPv6', 0 or undefined for any). */
+function familyOf(family: number | string | undefined): 4 | 6 | 0 {
+  if (family === 4 || family === 'IPv4') return 4;
+  if (family === 6 || family === 'IPv6') return 6;
+  return 0;
+}
+
 const systemLookup: Lookup = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
 
 /** Parsed webhook URLs by their text: a deployment POSTs to the same few URLs again and again. */
@@ -56,19 +63,25 @@ export function postWebhook(rawUrl: string, body: string, headers: Record<string
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && opts.allowPrivate)) return Promise.resolve({ ok: false, error: 'webhook URL must use https' });
   const resolve = opts.lookup ?? systemLookup;
   let refused: string | undefined;
-  const lookup: LookupFunction = (hostname, _options, callback) => {
+  // Node 20 connects with `autoSelectFamily` (happy eyeballs) and then asks for every address
+  // (`options.all`), expecting a list; a plain connect asks for one. Both are answered, from the
+  // same resolution, and every address handed back has passed the check.
+  const lookup = ((hostname: string, options: { all?: boolean; family?: number | string }, callback: (...args: unknown[]) => void) => {
     resolve(hostname).then(
       (addrs) => {
-        const usable = opts.allowPrivate ? addrs : addrs.filter((a) => !isBlockedAddress(a.address));
+        const wanted = familyOf(options.family);
+        const ofFamily = wanted ? addrs.filter((a) => a.family === wanted) : addrs;
+        const usable = opts.allowPrivate ? ofFamily : ofFamily.filter((a) => !isBlockedAddress(a.address));
         if (usable.length === 0) {
-          refused = `${hostname} resolves to no public address`;
-          return callback(new Error(refused), '', 4);
+          refused = ofFamily.length === 0 ? `${hostname} resolves to no address` : `${hostname} resolves to no public address`;
+          return callback(Object.assign(new Error(refused), { code: 'ENOTFOUND' }), options.all ? [] : '', options.all ? undefined : 4);
         }
+        if (options.all) return callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
         callback(null, usable[0].address, usable[0].family);
       },
-      (err: Error) => callback(err as NodeJS.ErrnoException, '', 4),
+      (err: Error) => callback(err as NodeJS.ErrnoException, options.all ? [] : '', options.all ? undefined : 4),
     );
-  };
+  }) as unknown as LookupFunction;
   // An IP literal never goes through `lookup`: check it here.
   if (!opts.allowPrivate && isBlockedAddress(url.hostname.replace(/^\[|\]$/g, ''))) return Promise.resolve({ ok: false, error: 'webhook target is a private address' });
   const isHttps = url.protocol === 'https:';
