@@ -149,6 +149,37 @@ describe('candlestick WebSocket: command order and snapshot age', () => {
     expect(snapshot.data).to.include({ open_time: openTime, close: 6 });
   });
 
+  it("a connection's candle only moves forward: a lagging record older than the snapshot or a push is not sent", async () => {
+    // A pool of its own: its snapshot in Redis stays out of the other tests' way.
+    const own = { ...pool, pool_address: `0x${randomBytes(20).toString('hex')}` };
+    await db('kline.pools').insert({ ...own, chain_id: String(own.chain_id), network_id: 'eth', is_active: true });
+    const ownCandle = (openTime: number, close: number, updatedAt: number): KlineCandle => ({
+      pool_id: 2, ...own, interval: '1m', open_time: openTime, open: 1, high: Math.max(1, close), low: 1, close, volume: 10, updated_at: updatedAt,
+    });
+    const openTime = 1_800_000_240;
+    try {
+      // Redis already holds the version stored at 3,000 (close 9): the snapshot on subscribe.
+      await new LatestCandles(redis).put(poolKey(own), [ownCandle(openTime, 9, 3_000)]);
+      const c = await open();
+      c.send({ id: 's5', type: 'subscribe', data: { ...data, pool_address: own.pool_address, intervals: ['1m'] } });
+      expect((await c.next((m) => m.type === 'ohlcv' && m.msg === 'snapshot')).data).to.include({ open_time: openTime, close: 9 });
+      // A gateway consumer behind: the versions stored at 1,000 and 2,000 come after it.
+      hub.deliver(record(ownCandle(openTime, 7, 1_000)));
+      hub.deliver(record(ownCandle(openTime, 8, 2_000)));
+      // Then the next version of that minute, the next minute, and a late version of the first.
+      hub.deliver(record(ownCandle(openTime, 10, 4_000)));
+      hub.deliver(record(ownCandle(openTime + 60, 11, 5_000)));
+      hub.deliver(record(ownCandle(openTime, 12, 6_000)));
+      const live = await c.collect((m) => m.type === 'ohlcv' && m.msg !== 'snapshot', 300);
+      expect(live.map((m) => [m.data.open_time, m.data.close])).to.deep.equal([
+        [openTime, 10],
+        [openTime + 60, 11],
+      ]);
+    } finally {
+      await db('kline.pools').whereRaw('lower(pool_address) = ?', [own.pool_address]).delete();
+    }
+  });
+
   it('the aggregator publishes a candle only once Redis holds it, so a snapshot read after a push finds it', async () => {
     const [{ id: poolId }] = (await db('kline.pools').whereRaw('lower(pool_address) = ?', [pool.pool_address]).select('id')) as { id: number }[];
     const latest = new LatestCandles(redis);

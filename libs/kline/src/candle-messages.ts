@@ -44,3 +44,14 @@ export function newerCandle(a: KlineCandle | undefined, b: KlineCandle | undefin
   if (a.open_time !== b.open_time) return a.open_time > b.open_time ? a : b;
   return a.updated_at >= b.updated_at ? a : b;
 }
+
+/**
+ * Whether a client that was sent `held` of a pool's candle of one interval may be sent `next`:
+ * its live candle only moves forward, so never an earlier open time, nor the same candle stored
+ * before the version it has (a lagging consumer's record, one older than a snapshot sent on
+ * subscribe). The same version again goes (a record read twice; clients upsert it). Numbers, not
+ * a candle: the hub asks per connection and candle, before it builds one.
+ */
+export function movesForward(held: Pick<KlineCandle, 'open_time' | 'updated_at'> | undefined, openTime: number, updatedAt: number): boolean {
+  return held === undefined || openTime > held.open_time || (openTime === held.open_time && updatedAt >= held.updated_at);
+}

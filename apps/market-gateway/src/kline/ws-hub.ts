@@ -2,14 +2,14 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { WebSocket } from 'ws';
 import type { HttpKlineHubStatus, KlineCandle, KlineCandlesMessage, WsKlineOhlcvPush, WsKlineServerMessage } from '@chainpipe/contracts';
 import { WsConnectionSet, type WsPeer } from '@chainpipe/http';
-import { envelope, INTERVALS, parseClientMessage, newerCandle, poolCandle, poolKey, WS_CODE, type Interval, type PoolRecord } from '@chainpipe/kline';
+import { envelope, INTERVALS, movesForward, parseClientMessage, newerCandle, poolCandle, poolKey, WS_CODE, type Interval, type PoolRecord } from '@chainpipe/kline';
 import type { LatestCandles } from '@chainpipe/kline-store';
 import { errorMessage, type Clock, type Logger } from '@chainpipe/runtime';
 
 interface Connection extends WsPeer {
   /** pool key → intervals pushed to this connection. */
   subs: Map<string, Set<Interval>>;
-  /** `pool key|interval` → the newest candle pushed to this connection (a snapshot is never older). */
+  /** `pool key|interval` → the newest candle sent to this connection, live or snapshot: what it gets next is never older (movesForward). */
   pushed: Map<string, KlineCandle>;
   /** The tail of this connection's commands: each starts when the one before has answered. */
   commands: Promise<void>;
@@ -53,6 +53,7 @@ export class KlineHub {
     this.log = deps.logger.child({ component: 'kline-hub' });
     this.metrics = {
       pushes: new Counter({ name: 'chainpipe_kline_ws_pushes_total', help: 'ohlcv frames sent to WebSocket clients', registers: [deps.registry] }),
+      behind: new Counter({ name: 'chainpipe_kline_ws_behind_dropped_total', help: 'ohlcv frames not sent to a connection: older than the candle it already had of that pool and interval', registers: [deps.registry] }),
       slow: new Counter({ name: 'chainpipe_kline_ws_slow_closed_total', help: 'Connections closed for not reading fast enough', registers: [deps.registry] }),
       conns: new Gauge({ name: 'chainpipe_kline_ws_connections', help: 'Open candlestick WebSocket connections', registers: [deps.registry] }),
     };
@@ -140,12 +141,16 @@ export class KlineHub {
     const latest = await this.deps.latest.get(key, cmd.intervals).catch(() => new Map<string, KlineCandle>());
     // A live push may have left while Redis was read: the snapshot is the newer of the two.
     const first = cmd.intervals.map((i) => newerCandle(latest.get(i), conn.pushed.get(pushedKey(key, i)))).find((c) => c !== undefined);
-    if (first) this.reply(conn, 'ohlcv', pushData(first), { id: cmd.id, msg: 'snapshot' });
+    if (!first) return;
+    // Remembered as sent: a live record older than the snapshot is not pushed after it.
+    conn.pushed.set(pushedKey(key, first.interval), first);
+    this.reply(conn, 'ohlcv', pushData(first), { id: cmd.id, msg: 'snapshot' });
   }
 
   /**
    * A pool's stored candles from kline.candles.v2, in order: each pushed to the connections
-   * subscribed to its pool and interval (the pool's connections are looked up once per record).
+   * subscribed to its pool and interval (the pool's connections are looked up once per record),
+   * unless that connection already has a newer version of it (movesForward).
    */
   deliver(message: KlineCandlesMessage): void {
     const key = poolKey(message);
@@ -155,14 +160,21 @@ export class KlineHub {
     if (!set) return;
     for (const values of message.candles) {
       // built once a connection wants this interval: most of a record's intervals have no subscriber
-      let pushed: { candle: KlineCandle; frame: string; sentKey: string } | undefined;
+      let pushed: { candle: KlineCandle; frame: string } | undefined;
+      let sentKey: string | undefined;
       for (const conn of set) {
         if (!conn.subs.get(key)?.has(values.interval)) continue;
+        sentKey ??= pushedKey(key, values.interval);
+        const held = conn.pushed.get(sentKey);
+        if (!movesForward(held, values.open_time, message.updated_at)) {
+          this.metrics.behind.inc();
+          continue;
+        }
         if (!pushed) {
           const candle = poolCandle(message, values);
-          pushed = { candle, frame: JSON.stringify(envelope('ohlcv', pushData(candle), { now: this.deps.clock.now() })), sentKey: pushedKey(key, values.interval) };
+          pushed = { candle, frame: JSON.stringify(envelope('ohlcv', pushData(candle), { now: this.deps.clock.now() })) };
         }
-        conn.pushed.set(pushed.sentKey, newerCandle(conn.pushed.get(pushed.sentKey), pushed.candle)!);
+        conn.pushed.set(sentKey, pushed.candle);
         this.send(conn, pushed.frame);
         this.metrics.pushes.inc();
       }
