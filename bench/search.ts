@@ -287,6 +287,7 @@ export async function run(): Promise<void> {
     registry: new Registry(),
     resolveKey: createKeyResolver((keyId) => keys.findKey(keyId)),
     origins: parseChainOrigins('', null),
+    rpcProxy: { origins: parseChainOrigins('', null), maxAnswerBytes: 1024 },
     rpcTimeoutMs: 1_000,
     secretBox: new SecretBox(randomBytes(32).toString('hex')),
     allowPrivateWebhookTargets: false,

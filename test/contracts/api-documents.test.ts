@@ -41,6 +41,7 @@ const inert = {
   poolTrades: undefined as never,
   resolveKey: () => Promise.resolve(undefined),
   origins: parseChainOrigins('', null),
+  rpcProxy: { origins: parseChainOrigins('', null), maxAnswerBytes: 1024 },
   secretBox: new SecretBox('0'.repeat(64)),
   rpcTimeoutMs: 1000,
   allowPrivateWebhookTargets: false,

@@ -33,6 +33,7 @@ import {
 const SECRET_KEY = randomBytes(32).toString('hex');
 const RPC_TIMEOUT_MS = 1000;
 const BODY_LIMIT = 64 * 1024;
+const RPC_PROXY_MAX_ANSWER = 4096;
 
 const evmAddress = () => `0x${randomBytes(20).toString('hex')}`;
 /** A fresh Tron account in its node hex form (`41` + 20 bytes) and its Base58Check form. */
@@ -69,11 +70,15 @@ function startRpcOrigin() {
           return reply({ result: '0x1234ab' });
         case 'eth_getBalance':
           return reply({ result: { echoed: body.params } });
-        case 'eth_broken':
-          res.statusCode = 500;
-          return res.end('upstream exploded');
-        case 'eth_silent':
-          return; // never answers
+        // Faults of a node, asked for by the call's first param.
+        case 'eth_call':
+          if (body.params[0] === 'broken') {
+            res.statusCode = 500;
+            return res.end('upstream exploded');
+          }
+          if (body.params[0] === 'huge') return reply({ result: 'ab'.repeat(4096) });
+          if (body.params[0] === 'silent') return; // never answers
+          return reply({ result: '0x' });
         default:
           return reply({ error: { code: -32601, message: `the method ${body.method} does not exist/is not available` } });
       }
@@ -199,6 +204,9 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
       KAFKA_TOPIC_PREFIX: prefix,
       CHAIN_RPC_DEFAULT_BASE: `http://127.0.0.1:${originPort}/rpc`,
       CHAIN_RPC_URLS: `polygon-mainnet=http://127.0.0.1:${closedPort}/rpc`,
+      // The proxy's own node for base-mainnet; its other networks fall back to the read nodes.
+      RPC_PROXY_URLS: `base-mainnet=http://127.0.0.1:${originPort}/proxy/base-mainnet`,
+      RPC_PROXY_MAX_ANSWER_BYTES: String(RPC_PROXY_MAX_ANSWER),
     });
     gateway = started.proc;
     base = started.base;
@@ -597,7 +605,40 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
       const params = [evmAddress(), 'latest', { nested: [1, 'two', null] }];
       const echoed = await rpc('/tx/api/v1/rpcproxy', 'base-mainnet', { jsonrpc: '2.0', id: 99, method: 'eth_getBalance', params });
       expect(echoed.body).to.deep.equal({ code: 1, msg: 'success', data: { echoed: params } });
-      expect(origin.received.at(-1)!.path).to.equal('/rpc/base-mainnet');
+      // base-mainnet has a node of the proxy's own in RPC_PROXY_URLS.
+      expect(origin.received.at(-1)!.path).to.equal('/proxy/base-mainnet');
+    });
+
+    it('refuses what is not a read-only call of the network\'s family with 400, before any node is asked', async () => {
+      const asked = origin.received.length;
+      for (const [network, method] of [
+        ['ethereum-mainnet', 'admin_nodeInfo'],
+        ['ethereum-mainnet', 'debug_traceTransaction'],
+        ['ethereum-mainnet', 'personal_unlockAccount'],
+        ['ethereum-mainnet', 'eth_sendRawTransaction'],
+        ['tron-mainnet', 'admin_peers'],
+        ['bitcoin-mainnet', 'stop'],
+        ['bitcoin-mainnet', 'setban'],
+        ['bitcoin-mainnet', 'invalidateblock'],
+        ['bitcoin-mainnet', 'scantxoutset'],
+        ['bitcoin-mainnet', 'sendtoaddress'],
+        ['bitcoin-mainnet', 'eth_blockNumber'],
+        ['solana-mainnet', 'requestAirdrop'],
+        ['solana-mainnet', 'sendTransaction'],
+        ['bsc-mainnet', 'getSlot'],
+      ]) {
+        const r = await rpc('/api/v1/rpcproxy', network, { method, params: [] });
+        expect([r.status, r.body], `${network} ${method}`).to.deep.equal([400, { code: 400, msg: `method ${method} is not allowed on ${network}: the proxy forwards read-only calls only`, data: null }]);
+      }
+      expect(origin.received.length).to.equal(asked);
+      const read = await rpc('/api/v1/rpcproxy', 'bitcoin-mainnet', { method: 'getblockcount' });
+      expect(origin.received.at(-1)!.body.method).to.equal('getblockcount');
+      expect(read.status).to.equal(400); // the stand-in knows no Bitcoin: a -32601 of the node's own
+    });
+
+    it('an answer over RPC_PROXY_MAX_ANSWER_BYTES is a 502, not passed on', async () => {
+      const r = await rpc('/api/v1/rpcproxy', 'bsc-mainnet', { method: 'eth_call', params: ['huge'] });
+      expect([r.status, r.body]).to.deep.equal([502, { code: 502, msg: `origin answered more than ${RPC_PROXY_MAX_ANSWER} bytes`, data: null }]);
     });
 
     it('missing x-chain-net → 500, unknown network → 400, bad method or params → 400, in the msg envelope', async () => {
@@ -612,17 +653,17 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
     });
 
     it('a JSON-RPC error of the node carries its code and message: 400 for a refused call (unknown method), 502 for a failing node', async () => {
-      const r = await rpc('/api/v1/rpcproxy', 'bsc-mainnet', { method: 'eth_nonexistent' });
-      expect([r.status, r.body]).to.deep.equal([400, { code: 400, msg: 'origin error -32601: the method eth_nonexistent does not exist/is not available', data: null }]);
-      const broken = await rpc('/api/v1/rpcproxy', 'bsc-mainnet', { method: 'eth_broken' });
+      const r = await rpc('/api/v1/rpcproxy', 'bsc-mainnet', { method: 'eth_blobBaseFee' });
+      expect([r.status, r.body]).to.deep.equal([400, { code: 400, msg: 'origin error -32601: the method eth_blobBaseFee does not exist/is not available', data: null }]);
+      const broken = await rpc('/api/v1/rpcproxy', 'bsc-mainnet', { method: 'eth_call', params: ['broken'] });
       expect([broken.status, broken.body]).to.deep.equal([502, { code: 502, msg: 'origin answered HTTP 500', data: null }]);
     });
 
     it('a silent node → 504 soon after CHAIN_RPC_TIMEOUT_MS; an unreachable one → 502', async () => {
       const t0 = Date.now();
-      const r = await rpc('/api/v1/rpcproxy', 'bsc-mainnet', { method: 'eth_silent' });
+      const r = await rpc('/api/v1/rpcproxy', 'bsc-mainnet', { method: 'eth_call', params: ['silent'] });
       const took = Date.now() - t0;
-      expect([r.status, r.body]).to.deep.equal([504, { code: 504, msg: `origin did not answer eth_silent within ${RPC_TIMEOUT_MS} ms`, data: null }]);
+      expect([r.status, r.body]).to.deep.equal([504, { code: 504, msg: `origin did not answer eth_call within ${RPC_TIMEOUT_MS} ms`, data: null }]);
       expect(took).to.be.within(RPC_TIMEOUT_MS - 50, RPC_TIMEOUT_MS + 1_500);
       const down = await rpc('/api/v1/rpcproxy', 'polygon-mainnet', { method: 'eth_blockNumber' });
       expect([down.status, down.body]).to.deep.equal([502, { code: 502, msg: 'origin unreachable', data: null }]);
@@ -635,6 +676,8 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
       expect(value('bsc-mainnet', 'timeout')).to.equal(1);
       expect(value('polygon-mainnet', 'unreachable')).to.equal(1);
       expect(value('bsc-mainnet', 'rpc_error')).to.equal(1);
+      expect(value('bsc-mainnet', 'too_large')).to.equal(1);
+      expect(value('bitcoin-mainnet', 'method_refused')).to.equal(6);
     });
   });
 

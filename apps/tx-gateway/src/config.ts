@@ -12,6 +12,11 @@ export const txGatewayConfig = {
   ...httpServerConfig('tx-gateway'),
   BODY_LIMIT_BYTES: int({ default: 1024 * 1024, min: 1024, doc: 'largest accepted request body (413 above it)' }),
   ...chainOriginConfig,
+  RPC_PROXY_URLS: str({
+    default: '',
+    doc: 'nodes of the RPC proxy (POST /api/v1/rpcproxy), comma-separated network=url pairs; networks not listed use the read nodes (CHAIN_RPC_URLS / CHAIN_RPC_DEFAULT_BASE). Never the nodes order-executor broadcasts through',
+  }),
+  RPC_PROXY_MAX_ANSWER_BYTES: int({ default: 8 * 1024 * 1024, min: 1024, max: 128 * 1024 * 1024, doc: 'largest node answer the RPC proxy passes on; a larger one is a 502 and is not read further' }),
   ALLOW_PRIVATE_WEBHOOK_TARGETS: bool({ default: false, doc: 'development and tests only: accept http and loopback/private webhook targets' }),
   WS_PUSH_ENABLED: bool({ default: true, doc: 'false serves the REST API only: no WebSocket endpoint and no tx.push.v1 consumer' }),
   TX_GATEWAY_PUSH_GROUP: str({

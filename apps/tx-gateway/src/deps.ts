@@ -4,6 +4,7 @@ import type { Knex } from '@chainpipe/db';
 import type { Principal } from '@chainpipe/http';
 import type { TopicProducer } from '@chainpipe/kafka';
 import type { Clock, Logger, SecretBox } from '@chainpipe/runtime';
+import type { RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
 import type { PoolTrades } from '@chainpipe/tx-store';
 import type { RetryReport } from '@chainpipe/webhooks';
@@ -16,8 +17,16 @@ export interface TxGatewayDeps {
   logger: Logger;
   registry: Registry;
   resolveKey: (token: string) => Promise<Principal | undefined>;
+  /** The read nodes: the single-transaction GET's origin lookup. */
   origins: ChainOrigins;
   rpcTimeoutMs: number;
+  /** The RPC proxy's own nodes (RPC_PROXY_URLS, falling back to the read nodes) and its answer bound. */
+  rpcProxy: {
+    origins: ChainOrigins;
+    maxAnswerBytes: number;
+    /** The per-key rate limit of the proxy (the shared limiter); none means unlimited. */
+    limit?: RequestHandler;
+  };
   secretBox: SecretBox;
   /** Development and tests only: accept http and loopback/private webhook targets. */
   allowPrivateWebhookTargets: boolean;

@@ -14,6 +14,7 @@ import { FanoutReader } from './push/fanout';
 import { createPushHandler } from './push/push.handler';
 import { ResendStore, resendIntervals } from './push/resend-store';
 import { WsHub } from './push/ws-hub';
+import { rpcProxyOrigins } from './management/rpc-proxy';
 import { TxQueryRepository } from './queries/repository';
 import { SENDER_DEFAULTS, createWebhookDispatcher } from '@chainpipe/webhooks';
 
@@ -47,6 +48,7 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
     resolveKey,
     origins,
     rpcTimeoutMs: config.CHAIN_RPC_TIMEOUT_MS,
+    rpcProxy: { origins: rpcProxyOrigins(config.RPC_PROXY_URLS, origins), maxAnswerBytes: config.RPC_PROXY_MAX_ANSWER_BYTES },
     secretBox,
     retryWebhooks: (appId) => webhooks.drainApp(appId, { force: true, deadlineMs: retryDeadlineMs }),
     poolTrades: new PoolTrades(redis),

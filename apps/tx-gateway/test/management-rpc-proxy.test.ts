@@ -1,10 +1,12 @@
 import { expect } from 'chai';
-import { KNOWN_NETWORK_NAMES } from '@chainpipe/chains';
+import { KNOWN_NETWORK_NAMES, networkByName, parseChainOrigins } from '@chainpipe/chains';
+import { ConfigError } from '@chainpipe/runtime';
 import { OriginError } from '@chainpipe/upstreams';
 import { loadContracts } from '@chainpipe/contracts';
 import { messageEnvelope, msgEnvelope } from '@chainpipe/http';
 import { managementEnvelopeFor } from '../src/management/envelopes';
-import { proxyFailure, resolveChainNet } from '../src/management/rpc-proxy';
+import { proxyAllows } from '../src/management/rpc-methods';
+import { methodRefused, proxyFailure, resolveChainNet, rpcProxyOrigins } from '../src/management/rpc-proxy';
 
 describe('rpc proxy decisions', () => {
   it('x-chain-net: missing or blank → 500, unknown → 400, known in any case → the network', () => {
@@ -33,8 +35,37 @@ describe('rpc proxy decisions', () => {
     expect(proxyFailure(new OriginError('origin unreachable: connect ECONNREFUSED 10.0.0.7:8545', 'unreachable'))).to.deep.equal({ status: 502, message: 'origin unreachable', outcome: 'unreachable' });
     expect(proxyFailure(new OriginError('origin answered HTTP 429', 'http'))).to.deep.equal({ status: 502, message: 'origin answered HTTP 429', outcome: 'http_error' });
     expect(proxyFailure(new Error('boom'))).to.deep.equal({ status: 502, message: 'origin call failed', outcome: 'failed' });
+    expect(proxyFailure(new OriginError('origin answered more than 4096 bytes', 'invalid'))).to.deep.equal({ status: 502, message: 'origin answered more than 4096 bytes', outcome: 'too_large' });
     const long = proxyFailure(new OriginError('x', 'rpc', { code: 3, message: 'r'.repeat(5000) }));
     expect(long.message.length).to.equal(500);
+  });
+
+  it('forwards the read-only calls of each family and refuses node control, wallets, broadcasts, whole-state scans and other families\' methods', () => {
+    const allowed: [string, string][] = [
+      ['evm', 'eth_blockNumber'], ['evm', 'eth_call'], ['evm', 'eth_getLogs'], ['evm', 'eth_getTransactionReceipt'], ['evm', 'net_version'],
+      ['tvm', 'eth_getBlockByNumber'], ['utxo', 'getblock'], ['utxo', 'getrawtransaction'], ['utxo', 'estimatesmartfee'],
+      ['svm', 'getSlot'], ['svm', 'getTransaction'], ['svm', 'getSignaturesForAddress'], ['svm', 'simulateTransaction'],
+    ];
+    const refused: [string, string][] = [
+      ['evm', 'admin_nodeInfo'], ['evm', 'admin_addPeer'], ['evm', 'debug_traceTransaction'], ['evm', 'personal_sign'], ['evm', 'miner_start'], ['evm', 'txpool_content'],
+      ['evm', 'eth_sendRawTransaction'], ['evm', 'eth_sendTransaction'], ['evm', 'eth_sign'], ['evm', 'eth_accounts'], ['evm', 'eth_newFilter'], ['evm', 'eth_subscribe'], ['evm', 'ETH_CALL'],
+      ['tvm', 'buildTransaction'], ['tvm', 'admin_peers'],
+      ['utxo', 'stop'], ['utxo', 'setban'], ['utxo', 'invalidateblock'], ['utxo', 'scantxoutset'], ['utxo', 'gettxoutsetinfo'], ['utxo', 'verifychain'], ['utxo', 'sendrawtransaction'],
+      ['utxo', 'sendtoaddress'], ['utxo', 'dumpprivkey'], ['utxo', 'walletpassphrase'], ['utxo', 'getbalance'], ['utxo', 'addnode'], ['utxo', 'pruneblockchain'], ['utxo', 'GetBlock'], ['utxo', 'eth_blockNumber'],
+      ['svm', 'sendTransaction'], ['svm', 'requestAirdrop'], ['svm', 'getProgramAccounts'], ['svm', 'getLargestAccounts'], ['svm', 'eth_blockNumber'],
+    ];
+    for (const [family, method] of allowed) expect(proxyAllows(family as never, method), `${family} ${method}`).to.equal(true);
+    for (const [family, method] of refused) expect(proxyAllows(family as never, method), `${family} ${method}`).to.equal(false);
+    expect(methodRefused(networkByName('bitcoin-mainnet')!, 'stop')).to.equal('method stop is not allowed on bitcoin-mainnet: the proxy forwards read-only calls only');
+  });
+
+  it('its nodes: RPC_PROXY_URLS where it names the network, the read nodes elsewhere; a bad entry is a config error naming the setting', () => {
+    const read = parseChainOrigins('', 'https://read.example/v1');
+    const origins = rpcProxyOrigins('ethereum-mainnet=https://proxy.example/eth', read);
+    expect(origins.urlFor('ethereum-mainnet')).to.equal('https://proxy.example/eth');
+    expect(origins.urlFor('bitcoin-mainnet')).to.equal('https://read.example/v1/bitcoin-mainnet');
+    expect(rpcProxyOrigins('', read).urlFor('solana-mainnet')).to.equal('https://read.example/v1/solana-mainnet');
+    expect(() => rpcProxyOrigins('moon-mainnet=https://x.example', read)).to.throw(ConfigError, 'RPC_PROXY_URLS names unknown network moon-mainnet');
   });
 
   it('body schema: method name shape and params type; defaults filled in', () => {

@@ -45,15 +45,20 @@ export interface ChainOrigins {
  * network is chain knowledge checked against the network list, with no I/O: it stays here,
  * while the call to the URL is `jsonRpcCall` of `@chainpipe/upstreams`.
  */
-export function parseChainOrigins(pairs: string, defaultBase: string | null): ChainOrigins {
+export function parseChainOrigins(pairs: string, defaultBase: string | null, setting = 'CHAIN_RPC_URLS'): ChainOrigins {
   const explicit = new Map<string, string>();
-  for (const pair of pairs.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const [index, pair] of pairs.split(',').map((s) => s.trim()).filter(Boolean).entries()) {
     const eq = pair.indexOf('=');
-    if (eq <= 0) throw new Error(`CHAIN_RPC_URLS entry ${JSON.stringify(pair)} is not network=url`);
+    // The entry itself is not echoed: a URL given without its network= may carry a provider key.
+    if (eq <= 0) throw new Error(`${setting} entry ${index + 1} is not network=url`);
     const network = pair.slice(0, eq).trim().toLowerCase();
     const url = pair.slice(eq + 1).trim();
-    if (!networkByName(network)) throw new Error(`CHAIN_RPC_URLS names unknown network ${network}`);
-    new URL(url); // throws on a malformed URL: config errors surface at boot
+    if (!networkByName(network)) {
+      // Only a name of a network's shape is echoed: the text before '=' of a URL's query may carry credentials.
+      throw new Error(/^[a-z0-9-]{1,40}$/.test(network) ? `${setting} names unknown network ${network}` : `${setting} entry ${index + 1} names no known network`);
+    }
+    // A malformed URL surfaces at boot, named by its network only (the text may carry a key).
+    if (!URL.canParse(url)) throw new Error(`${setting} has no valid URL for ${network}`);
     explicit.set(network, url);
   }
   const base = defaultBase?.replace(/\/+$/, '');

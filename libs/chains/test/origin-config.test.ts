@@ -27,8 +27,14 @@ describe('chain origins at boot', () => {
     expect(missing).to.not.include('solana-mainnet');
   });
 
-  it('a malformed CHAIN_RPC_URLS entry is a config error too', () => {
-    expect(refusal({ CHAIN_RPC_URLS: 'ethereum-mainnet', CHAIN_RPC_DEFAULT_BASE: 'https://rpc.example' }).message).to.include('CHAIN_RPC_URLS entry "ethereum-mainnet" is not network=url');
+  it('a malformed CHAIN_RPC_URLS entry is a config error too, named without its text (a URL there may carry a key)', () => {
+    const keyed = 'https://x.quiknode.pro/0123abcdef456789/';
+    const unpaired = refusal({ CHAIN_RPC_URLS: `bsc-mainnet=https://bsc.example,${keyed}`, CHAIN_RPC_DEFAULT_BASE: 'https://rpc.example' }).message;
+    expect(unpaired).to.include('CHAIN_RPC_URLS entry 2 is not network=url');
+    expect(unpaired).to.not.include('0123abcdef456789');
+    const unparsable = refusal({ CHAIN_RPC_URLS: 'ethereum-mainnet=https://user:hunter2@[bad/0123abcdef456789', CHAIN_RPC_DEFAULT_BASE: 'https://rpc.example' }).message;
+    expect(unparsable).to.include('CHAIN_RPC_URLS has no valid URL for ethereum-mainnet');
+    expect(unparsable).to.not.match(/hunter2|0123abcdef456789/);
     expect(refusal({ CHAIN_RPC_URLS: 'moon-mainnet=https://x.example', CHAIN_RPC_DEFAULT_BASE: 'https://rpc.example' }).message).to.include('unknown network moon-mainnet');
   });
 

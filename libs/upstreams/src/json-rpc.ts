@@ -15,8 +15,9 @@ import { NOT_JSON, parseJson, upstreamCall, UpstreamError } from './http';
 export { OriginError };
 
 /**
- * A node's answer may be large (a verbose Bitcoin block runs to tens of MB, and the RPC proxy
- * forwards any method): the bound only keeps a runaway answer from taking the process's memory.
+ * A node's answer may be large (a verbose Bitcoin block runs to tens of MB): the default bound
+ * only keeps a runaway answer from taking the process's memory. The RPC proxy passes a bound of
+ * its own (RPC_PROXY_MAX_ANSWER_BYTES): what it forwards is a customer's call.
  */
 export const JSON_RPC_MAX_ANSWER_BYTES = 128 * 1024 * 1024;
 
@@ -24,7 +25,14 @@ export const JSON_RPC_MAX_ANSWER_BYTES = 128 * 1024 * 1024;
  * One JSON-RPC 2.0 call over HTTP with a hard timeout. Resolves with `result`; rejects with an
  * OriginError saying what went wrong. Never hangs past `timeoutMs`.
  */
-export async function jsonRpcCall(url: string, method: string, params: unknown[], timeoutMs: number, headers: Record<string, string> = {}): Promise<unknown> {
+export async function jsonRpcCall(
+  url: string,
+  method: string,
+  params: unknown[],
+  timeoutMs: number,
+  headers: Record<string, string> = {},
+  maxBytes: number = JSON_RPC_MAX_ANSWER_BYTES,
+): Promise<unknown> {
   let answer;
   try {
     answer = await upstreamCall({
@@ -34,7 +42,7 @@ export async function jsonRpcCall(url: string, method: string, params: unknown[]
       // One request per HTTP call, so the id only has to be echoed back: no counter shared by the process.
       json: { jsonrpc: '2.0', id: randomInt(1, 2 ** 31), method, params },
       timeoutMs,
-      maxBytes: JSON_RPC_MAX_ANSWER_BYTES,
+      maxBytes,
     });
   } catch (err) {
     if (!(err instanceof UpstreamError)) throw err;

@@ -1,4 +1,5 @@
-import { networkByName, type NetworkInfo } from '@chainpipe/chains';
+import { networkByName, parseChainOrigins, type ChainOrigins, type NetworkInfo } from '@chainpipe/chains';
+import { ConfigError } from '@chainpipe/runtime';
 import { OriginError } from '@chainpipe/upstreams';
 
 /**
@@ -19,7 +20,28 @@ export function resolveChainNet(raw: string | string[] | undefined): NetworkHead
   return { ok: true, network };
 }
 
-export type OriginOutcome = 'rpc_error' | 'timeout' | 'unreachable' | 'http_error' | 'invalid_response' | 'failed';
+/**
+ * The proxy's nodes: RPC_PROXY_URLS where it names a network, the read nodes (CHAIN_RPC_URLS /
+ * CHAIN_RPC_DEFAULT_BASE of this service) for the rest. A deployment points the proxy at a quota
+ * of its own here, apart from the nodes the platform reads through; the nodes order-executor
+ * broadcasts through are that service's own settings and never reach this one.
+ */
+export function rpcProxyOrigins(proxyUrls: string, readNodes: ChainOrigins): ChainOrigins {
+  let own: ChainOrigins;
+  try {
+    own = parseChainOrigins(proxyUrls, null, 'RPC_PROXY_URLS');
+  } catch (err) {
+    throw new ConfigError([(err as Error).message]);
+  }
+  return { urlFor: (network) => own.urlFor(network) ?? readNodes.urlFor(network) };
+}
+
+/** A method the proxy does not forward to this network's family (D170): the node is never asked. */
+export function methodRefused(network: NetworkInfo, method: string): string {
+  return `method ${method} is not allowed on ${network.network}: the proxy forwards read-only calls only`;
+}
+
+export type OriginOutcome = 'rpc_error' | 'timeout' | 'unreachable' | 'http_error' | 'invalid_response' | 'too_large' | 'failed';
 
 export interface ProxyFailure {
   status: number;
@@ -58,6 +80,8 @@ export function proxyFailure(err: unknown): ProxyFailure {
       return { status: 502, message: err.message.slice(0, MAX_MESSAGE), outcome: 'http_error' };
     case 'invalid':
     default:
+      // The answer bound (RPC_PROXY_MAX_ANSWER_BYTES) reads "origin answered more than N bytes".
+      if (err.message.startsWith('origin answered more than ')) return { status: 502, message: err.message.slice(0, MAX_MESSAGE), outcome: 'too_large' };
       return { status: 502, message: `origin answered an invalid JSON-RPC response: ${err.message}`.slice(0, MAX_MESSAGE), outcome: 'invalid_response' };
   }
 }

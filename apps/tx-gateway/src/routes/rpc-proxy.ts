@@ -5,9 +5,10 @@ import { jsonRpcCall } from '@chainpipe/upstreams';
 import { sendError, sendOk, type ApiRoutes, type HandlerFor } from '@chainpipe/http';
 import type { TxGatewayDeps } from '../deps';
 import { RPC_PROXY_PATHS } from '../management/envelopes';
-import { DEFAULT_RPC_METHOD, proxyFailure, resolveChainNet } from '../management/rpc-proxy';
+import { proxyAllows } from '../management/rpc-methods';
+import { DEFAULT_RPC_METHOD, methodRefused, proxyFailure, resolveChainNet } from '../management/rpc-proxy';
 
-type RpcProxyDeps = Pick<TxGatewayDeps, 'contracts' | 'logger' | 'registry' | 'origins' | 'rpcTimeoutMs'>;
+type RpcProxyDeps = Pick<TxGatewayDeps, 'contracts' | 'logger' | 'registry' | 'rpcProxy' | 'rpcTimeoutMs'>;
 
 function proxyMetrics(deps: RpcProxyDeps) {
   return {
@@ -28,13 +29,14 @@ function proxyMetrics(deps: RpcProxyDeps) {
 }
 
 /**
- * `POST /api/v1/rpcproxy` (and under `/tx/api/v1`): one JSON-RPC call forwarded to the origin
- * of the network named in `x-chain-net`, answered `{code: 1, msg: "success", data: result}`.
- * The origin call has its own deadline (CHAIN_RPC_TIMEOUT_MS), so a silent node costs the
- * client a 504, never a hung request. Any method name of the right shape is forwarded; a
- * per-family allowlist is not part of this service.
+ * `POST /api/v1/rpcproxy` (and under `/tx/api/v1`): one JSON-RPC call forwarded to the proxy's
+ * node of the network named in `x-chain-net` (RPC_PROXY_URLS, else the read nodes), answered
+ * `{code: 1, msg: "success", data: result}`. Only the read-only methods of the network's family
+ * are forwarded (D170, `rpc-methods.ts`); any other is a 400 before a node is asked. The node
+ * call has its own deadline (CHAIN_RPC_TIMEOUT_MS), so a silent node costs the client a 504,
+ * never a hung request, and its answer a bound (RPC_PROXY_MAX_ANSWER_BYTES).
  */
-export function rpcProxyRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
+export function rpcProxyRoutes(api: ApiRoutes, deps: RpcProxyDeps): void {
   const metrics = proxyMetrics(deps);
   const log = deps.logger.child({ component: 'rpc-proxy' });
 
@@ -51,14 +53,18 @@ export function rpcProxyRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
   const forward: HandlerFor<{ body: 'http/tx/rpc-proxy' }> = async (req, res) => {
     const net = res.locals.network as NetworkInfo;
     const { method = DEFAULT_RPC_METHOD, params = [] } = req.body;
-    const url = deps.origins.urlFor(net.network);
+    if (!proxyAllows(net.family, method)) {
+      metrics.calls.inc({ network: net.network, outcome: 'method_refused' });
+      return sendError(res, 400, methodRefused(net, method));
+    }
+    const url = deps.rpcProxy.origins.urlFor(net.network);
     if (!url) {
       metrics.calls.inc({ network: net.network, outcome: 'no_origin' });
       return sendError(res, 503, `no chain origin configured for ${net.network}`);
     }
     const end = metrics.duration.startTimer({ network: net.network });
     try {
-      const result = await jsonRpcCall(url, method, params, deps.rpcTimeoutMs);
+      const result = await jsonRpcCall(url, method, params, deps.rpcTimeoutMs, {}, deps.rpcProxy.maxAnswerBytes);
       end();
       metrics.calls.inc({ network: net.network, outcome: 'ok' });
       sendOk(res, result === undefined ? null : result, { code: 1, message: 'success' });
@@ -77,18 +83,21 @@ export function rpcProxyRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
         method: 'post',
         path,
         summary: 'Forward one JSON-RPC call to the node of a network',
-        description: 'The node of the network named in `x-chain-net` answers; any method name of the right shape is forwarded. A node\'s JSON-RPC error names its code and message: 400 when the node refused the call (parse error, invalid request, unknown method, invalid params), 502 for its other errors.',
+        description:
+          'The node of the network named in `x-chain-net` answers. Only read-only methods of the network\'s family are forwarded (EVM and Tron: the `eth_`/`net_`/`web3_` reads; Bitcoin: blockchain and raw-transaction reads; Solana: the `get…` reads and `simulateTransaction`); any other method is a 400 and reaches no node. A node\'s JSON-RPC error names its code and message: 400 when the node refused the call (parse error, invalid request, unknown method, invalid params), 502 for its other errors. An answer larger than RPC_PROXY_MAX_ANSWER_BYTES is a 502.',
         tags: ['rpc proxy'],
         auth: 'apiKey',
         // Both body fields are optional: a POST without a body asks for the default method.
         request: { headers: 'http/tx/rpc-proxy-headers', body: 'http/tx/rpc-proxy', bodyRequired: false, bodyExample: { method: 'eth_blockNumber', params: [] } },
         // The network is checked first: a missing x-chain-net is the spec's 500 whatever the body.
-        preValidation: [network],
+        // The per-key limit (deps.rpcProxy.limit, the shared limiter of issue 52 point 3) runs
+        // after the key check and before any work.
+        preValidation: [...(deps.rpcProxy.limit ? [deps.rpcProxy.limit] : []), network],
         ok: { code: 1, data: {}, description: '`data` is the node\'s JSON-RPC result', example: '0x10430e0' },
         errors: {
-          400: 'invalid JSON, request validation failed, an unknown network in x-chain-net, or the node refused the call (JSON-RPC -32700, -32600, -32601, -32602)',
+          400: 'invalid JSON, request validation failed, an unknown network in x-chain-net, a method the proxy does not forward (not read-only), or the node refused the call (JSON-RPC -32700, -32600, -32601, -32602)',
           500: 'x-chain-net is missing (the spec\'s status), or an internal error',
-          502: 'the node answered another JSON-RPC error, or could not be reached',
+          502: 'the node answered another JSON-RPC error, an answer over the size bound, or could not be reached',
           503: 'no node is configured for this network',
           504: 'the node did not answer in time, or the request ran past 15 s',
         },
