@@ -95,9 +95,9 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
     expect(settled.payout_tx_hash).to.match(/^[0-9A-F]{64}$/);
     expect(settled.execution).to.include({ outcome: 'Completed', forward_tx_hash: forwarded.forward_tx_hash });
     expect(await orders.ledgerOf(order.id)).to.include({ amount: feeIntegrator.toString(), state: 'Available' });
-    // the fees and whatever gas left stay at the deposit address
+    // the deposit address held nothing before the user paid: the fees less the forward's gas stay there, to the wei
     const receipt = await rpc('eth_getTransactionReceipt', [forwarded.forward_tx_hash]);
-    expect(BigInt(await rpc('eth_getBalance', [address, 'latest'])) >= feePlatform + feeIntegrator - BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice)).to.equal(true);
+    expect(BigInt(await rpc('eth_getBalance', [address, 'latest']))).to.equal(feePlatform + feeIntegrator - BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice));
 
     await waitFor(() => events.messages.some((m) => JSON.parse(m.value!.toString()).order_id === order.id && JSON.parse(m.value!.toString()).event === 'forwarded'), { timeoutMs: 20_000, what: 'the forwarded event on orders.events.v1' });
     const forwardedEvent = events.messages.map((m) => JSON.parse(m.value!.toString())).find((e) => e.order_id === order.id && e.event === 'forwarded');
@@ -295,7 +295,7 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
       { src_token_id: USDT, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: feePlatform.toString(), fee_integrator: '0', min_acceptable_out: minOut.toString() },
       async (a) => {
         const hash = await pay(USDT_CONTRACT, 0n, encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [a as Hex, amountIn] }));
-        await rpc('anvil_setBalance', [a, '0x0']);
+        // nobody paid it ether: a fresh address holds none, as on a real chain
         expect(BigInt(await rpc('eth_getBalance', [a, 'latest'])), 'no ether at the deposit address').to.equal(0n);
         await beforeInsert?.();
         return hash;
@@ -340,6 +340,9 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
     expect(topUpTx.to).to.equal(address);
     const planned = BigInt(approveTx.gas) * BigInt(approveTx.maxFeePerGas) + BigInt(forwardTx.gas) * BigInt(forwardTx.maxFeePerGas);
     expect(BigInt(topUpTx.value), 'gas × fee cap of the approve and the deposit, the address holding nothing').to.equal(planned);
+    // what the two transactions did not burn of the top-up stays at the deposit address, to the wei
+    const burnt = (await Promise.all([approve.tx_hash, forwardHash].map((h) => rpc('eth_getTransactionReceipt', [h])))).reduce((sum, r) => sum + BigInt(r.gasUsed) * BigInt(r.effectiveGasPrice), 0n);
+    expect(BigInt(await rpc('eth_getBalance', [address, 'latest'])), 'the top-up less the gas burnt').to.equal(planned - burnt);
     expect(forwardTx.from).to.equal(address);
     expect(decodeFunctionData({ abi: ROUTER_ABI, data: forwardTx.input }).args[2], 'the net amount through the router').to.equal(net);
     // a node has no estimate of the deposit before the approve is mined (the simulator's either): its limit is fixed

@@ -69,7 +69,6 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
     const address = await signer.addressAt('evm', index);
     const o = await orders.insert(orderFixture({ deposit_index: index, deposit_address: address, src_token_id: USDT, amount_in: paid.toString(), fee_platform: '0', fee_platform_original: '0', ...over }));
     const hash = await payFrom(payer, USDT_CONTRACT, 0n, { data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [address as Hex, paid] }), gas: 60_000n });
-    await rpc('anvil_setBalance', [address, '0x0']);
     await db('agg.orders').where({ id: o.id }).update({ ...patch, execution: patch.execution ? JSON.stringify(patch.execution) : null, state, deposit_amount: paid.toString(), deposit_tx_hash: hash, deposited_at: new Date() });
     return reload(o);
   };

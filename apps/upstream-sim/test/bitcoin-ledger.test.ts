@@ -42,6 +42,8 @@ describe('simulated Bitcoin mainnet: UTXO set, mempool and blocks', () => {
     const { call, utxos } = setup();
     expect(utxos().map((u) => u.amount)).to.deep.equal([10]);
     expect(Number(FUNDED_SATS)).to.equal(1e9);
+    // an address nobody funded holds nothing, as on the real chain
+    expect((call('scantxoutset', 'start', [`addr(${other.address})`]) as { unspents: unknown[]; total_amount: number })).to.deep.include({ unspents: [], total_amount: 0 });
     // 7 sat/vB = 7000 sat/kvB = 0.00007 BTC/kvB
     expect(call('estimatesmartfee', 6)).to.deep.equal({ feerate: 0.00007, blocks: 6 });
     expect(() => fundedBitcoinAddresses('1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa')).to.throw(/not a mainnet P2WPKH address/);

@@ -60,6 +60,7 @@ describe('simulated Tron ledger and the Tron sender', () => {
 
   it('a TRX transfer: built, signed, taken, mined into a block our parser reads; receipt, balances and fee from the chain', async () => {
     const to = fresh();
+    expect(await sender.balanceOf(to), 'an account nobody paid holds nothing').to.equal(0n);
     const { raw, hash } = await sender.sign(payer, { to, value: 7_000_000n });
     expect(await sender.broadcast(raw, hash)).to.equal('accepted');
     expect(await sender.broadcast(raw, hash), 'a second broadcast: the node has it').to.equal('known');

@@ -4,7 +4,6 @@ import { decodeFunctionData, encodeAbiParameters, erc20Abi, keccak256, parseTran
 import { RpcError } from '../json-rpc';
 import { erc20Call, type CallEffect, type SimContract, type SimLog, type TokenState } from './evm-contracts';
 import type { EvmChain } from './evm-node';
-import { simulatedBalance } from './evm-node';
 import { toQuantity, type JsonObject } from './json';
 import type { ProducedBlock } from './block-producer';
 
@@ -91,9 +90,10 @@ export class EvmLedger {
     return this.seen.size > 0;
   }
 
+  /** An account's ether: what it was funded with (`SIM_FUNDED_ACCOUNTS`, `anvil_setBalance`) and moved since; an address nobody paid holds nothing, as on a real chain. */
   balanceOf(address: string): bigint {
     const a = address.toLowerCase();
-    return this.balances.get(a) ?? this.opts.funded.get(a) ?? BigInt(simulatedBalance(this.opts.network, a));
+    return this.balances.get(a) ?? this.opts.funded.get(a) ?? 0n;
   }
 
   /** A token balance: development accounts hold `FUNDED_TOKEN_BALANCE` of every token, others nothing until paid. */
@@ -164,7 +164,7 @@ export class EvmLedger {
     if ('reverted' in effect) throw new RpcError(3, `execution reverted: ${effect.reverted}`);
   }
 
-  /** Sets an account's balance, as development nodes do (`anvil_setBalance`, `hardhat_setBalance`): a test's empty deposit address. */
+  /** Sets an account's balance, as development nodes do (`anvil_setBalance`, `hardhat_setBalance`): a development wallet funded after the start. */
   setBalance(address: string, wei: bigint): void {
     this.balances.set(address.toLowerCase(), wei);
   }

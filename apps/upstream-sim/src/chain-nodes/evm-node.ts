@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { RpcError, invalidParams, type RpcHandler, type RpcNode, type RpcParams } from '../json-rpc';
 import type { FixtureDoc } from './catalog';
 import { intrinsicGas, type EvmLedger } from './evm-ledger';
@@ -203,12 +202,6 @@ function shapeBlock(chain: EvmChain, block: JsonObject, fullTx: boolean): JsonOb
   return objects.every((o) => o !== undefined) ? { ...block, transactions: objects } : block;
 }
 
-/** A deterministic balance per network and address: up to ~18 units, stable across restarts. */
-export function simulatedBalance(network: string, address: string): string {
-  const digest = createHash('sha256').update(`${network}:${address.toLowerCase()}`).digest();
-  return toQuantity(digest.readBigUInt64BE(0));
-}
-
 /** The JSON-RPC methods of an EVM node answering from `chain`. */
 export function evmNode(chain: EvmChain, opts: EvmNodeOptions): RpcNode {
   const head = () => chain.head ?? 0;
@@ -273,7 +266,8 @@ export function evmNode(chain: EvmChain, opts: EvmNodeOptions): RpcNode {
         const sel = parseBlockSelector(requiredArg(args, 1), 1, head());
         if ('number' in sel && sel.number > head()) throw new RpcError(-32000, 'header not found');
         if ('hash' in sel && !chain.blockNumbers.has(sel.hash)) throw new RpcError(-32000, `header for hash not found`);
-        return opts.ledger ? toQuantity(opts.ledger.balanceOf(address)) : simulatedBalance(opts.network, address);
+        // a node without a ledger (Tron's eth view) knows of no balance: every address holds nothing
+        return toQuantity(opts.ledger?.balanceOf(address) ?? 0n);
       },
     ],
   ]);
