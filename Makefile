@@ -38,8 +38,8 @@ typecheck: node_modules/.package-lock.json ## tsc --noEmit over the whole repo
 test-unit: node_modules/.package-lock.json ## pure tests, no I/O
 	npm run -s test:unit
 
-test-int: install ## integration tests (expects a broker on TEST_KAFKA_BROKERS, default 127.0.0.1:19092)
-	npm run -s test:int
+test-int: install ## integration tests on a test broker (TEST_KAFKA_BROKERS, or 19092: used if up, else started and stopped)
+	scripts/dev/test-int.sh
 
 migrate: node_modules/.package-lock.json ## create the database if needed and apply migrations
 	npx --no-install tsx libs/db/src/migrate-cli.ts
@@ -50,5 +50,11 @@ topics: node_modules/.package-lock.json ## create every registry topic on KAFKA_
 bench: install ## benchmarks, e.g. make bench WHAT=ingest
 	npm run -s bench -- $(WHAT)
 
-logs: ## follow the logs of the running apps
-	tail -F .run/logs/*.log
+kafka-start: install ## only the broker of `make up` (9092 + CHAINPIPE_PORT_OFFSET, data kept), no apps
+	ROOT="$(CURDIR)"; . scripts/dev/stack-env.sh; KAFKA_KEEP_DATA=1 scripts/kafka/kafka.sh start
+
+kafka-stop: ## stop the broker of `make up` (apps of `make up` still running lose it: `make down` stops both)
+	ROOT="$(CURDIR)"; . scripts/dev/stack-env.sh; scripts/kafka/kafka.sh stop
+
+logs: ## follow the logs of the apps `make up` runs (of CHAINPIPE_PORT_OFFSET)
+	ROOT="$(CURDIR)"; . scripts/dev/stack-env.sh; tail -F "$$RUN"/logs/*.log
