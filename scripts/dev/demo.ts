@@ -330,16 +330,30 @@ async function follow(integratorKey: string, order: Order, passing: string[], en
 }
 
 /**
- * A failed swap refunded: an order whose minimum output is three times the channel's estimate.
- * The executor's fresh quote is below it, so nothing is forwarded (SlippageFailed, then
- * RefundAddressPending: the order has no refund address); the user asks for a refund to the
- * paying account, and the executor sends the principal less the network fee back.
+ * A failed swap refunded: an order the platform accepts (its minimum is within reach of its
+ * quote; one that is not is refused at creation) is paid after the market moved: Bitcoin 10 %
+ * dearer on the simulator, so the executor's fresh quote is below the order's minimum, nothing is
+ * forwarded (SlippageFailed, then RefundAddressPending: the order has no refund address); the
+ * user asks for a refund to the paying account, and the executor sends the principal less the
+ * network fee back. The simulator's Bitcoin price is put back afterwards.
  */
 async function failAndRefund(env: Record<string, string>, integratorKey: string, first: Order): Promise<void> {
-  step('Aggregator: an order whose minimum output cannot be met is paid; nothing is forwarded; the user asks for a refund and gets it');
-  const order = await createOrder(integratorKey, first.channels, first.best, first.amountIn.toString(), 300n);
-  const payer = await pay(env, order);
-  await follow(integratorKey, order, ['Depositing', 'Exchanging', 'SlippageFailed'], 'RefundAddressPending');
+  step('Aggregator: the market moves past an order\'s slippage before it is paid; nothing is forwarded; the user asks for a refund and gets it');
+  const order = await createOrder(integratorKey, first.channels, first.best, first.amountIn.toString(), 99n);
+  const btc = await call('GET', url('upstream-sim', '/cmc/v2/cryptocurrency/quotes/latest?id=1'), {});
+  expectStatus(btc, [200], 'read the simulated BTC price');
+  const price = Number(btc.json.data['1'].quote.USD.price);
+  const pin = async (to: number) => expectStatus(await call('PUT', url('upstream-sim', '/sim/cmc/quotes/1'), {}, { price: to }), [200], 'pin the simulated BTC price');
+  await pin(price * 1.1);
+  show('market moved', `BTC ${price.toFixed(2)} → ${(price * 1.1).toFixed(2)} USD on the simulator`);
+  let payer: string;
+  try {
+    payer = await pay(env, order);
+    await follow(integratorKey, order, ['Depositing', 'Exchanging', 'SlippageFailed'], 'RefundAddressPending');
+  } finally {
+    await pin(price);
+    expectStatus(await call('DELETE', url('upstream-sim', '/sim/cmc/quotes/1'), {}), [200], 'unpin the simulated BTC price');
+  }
   const refund = await call('POST', url('aggregator-gateway', `/api/v1/integrator/orders/${order.orderNo}/request_refund`), { 'X-Integrator-Api-Key': integratorKey }, { refund_address: payer });
   expectStatus(refund, [200], 'request refund');
   show('refund requested', `to ${payer}`);

@@ -230,7 +230,7 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
     const high = (NET_OUT * 102n) / 100n;
     expect((await create(body({ main_channel_estimated_out_amount: high.toString(), min_acceptable_out_amount: high.toString() }))).body).to.deep.equal({ code: 400, msg: 'quote amount mismatch', data: null });
     const within = (NET_OUT * 1005n) / 1000n;
-    expect((await create(body({ main_channel_estimated_out_amount: within.toString(), min_acceptable_out_amount: within.toString() }))).status, 'within 1 %').to.equal(200);
+    expect((await create(body({ main_channel_estimated_out_amount: within.toString(), min_acceptable_out_amount: ((within * 99n) / 100n).toString() }))).status, 'within 1 %').to.equal(200);
     expect((await create(body({ chosen_channel_id: 99, channels: [{ channel_id: 99, estimated_out_str: NET_OUT.toString() }] }))).body).to.deep.equal({ code: 400, msg: 'channel not found', data: null });
   });
 
@@ -279,8 +279,8 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
   });
 
   /** The quote stream's events (prompt providers: the stream ends by itself). */
-  const quoteEvents = async (query: string): Promise<{ event: string; data: Record<string, unknown> }[]> => {
-    const res = await fetch(`${gateway}/api/v2/quote/stream?${query}`, { headers: { accept: 'text/event-stream' } });
+  const quoteEvents = async (query: string, headers: Record<string, string> = {}): Promise<{ event: string; data: Record<string, unknown> }[]> => {
+    const res = await fetch(`${gateway}/api/v2/quote/stream?${query}`, { headers: { accept: 'text/event-stream', ...headers } });
     expect(res.status).to.equal(200);
     return [...(await res.text()).matchAll(/^event: (\w+)\ndata: (.*)$/gm)].map((m) => ({ event: m[1], data: JSON.parse(m[2]) as Record<string, unknown> }));
   };
@@ -313,6 +313,33 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
     expect((await exchanges()).length, 'no exchange for a refused amount').to.equal(exchangeCount);
     const accepted = await create(order(between, 2, estimate));
     expect(accepted.status, JSON.stringify(accepted.body)).to.equal(200);
+  });
+
+  it('a 1 % key and 0.5 % slippage: quoted without the key the minimum is above what the order can get, refused at creation before any exchange; quoted with the key the stream shows the estimate after commission and the order is created reaching its minimum', async () => {
+    const { key: onePercent } = await createIntegratorWithKey(db, { name: 'One percent', feeRateBp: 100 });
+    const query = `src_token_id=${ETH}&dst_token_id=${BTC}&amount_in=${AMOUNT}&slippage=0.005&channel_id=1`;
+    const estimateOf = (events: { event: string; data: Record<string, unknown> }[]) => BigInt(String(events.find((e) => e.event === 'channel')!.data.estimated_out_str));
+    // the stream needs no key: without one, the channel's estimate before any commission
+    const plain = estimateOf(await quoteEvents(query));
+    expect(plain).to.equal(NET_OUT);
+    const noKeyMin = (plain * 995n) / 1000n; // 394821
+    const afterCommission = (NET_OUT * 99n) / 100n; // 392837: what the forward's quote of amount − fees − commission gives
+    expect(noKeyMin > afterCommission, 'the minimum of the plain quote is out of the order\'s reach').to.equal(true);
+    const exchangeCount = (await exchanges()).length;
+    const refused = await create(body({ slippage: 0.005, main_channel_estimated_out_amount: plain.toString(), min_acceptable_out_amount: noKeyMin.toString() }), { 'x-integrator-api-key': onePercent });
+    expect(refused.body).to.deep.equal({ code: 400, msg: 'min_acceptable_out_amount above the estimate after commission', data: null });
+    expect((await exchanges()).length, 'no exchange for a refused order').to.equal(exchangeCount);
+    // an unknown key on the stream is ignored; the integrator's own key gives the estimate after its commission
+    expect(estimateOf(await quoteEvents(query, { 'x-integrator-api-key': 'cpk_0_nope' }))).to.equal(NET_OUT);
+    const keyed = estimateOf(await quoteEvents(query, { 'x-integrator-api-key': onePercent }));
+    expect(keyed).to.equal(afterCommission);
+    const min = (keyed * 995n) / 1000n;
+    const created = await create(body({ slippage: 0.005, main_channel_estimated_out_amount: keyed.toString(), min_acceptable_out_amount: min.toString(), channels: [{ channel_id: 1, estimated_out_str: keyed.toString() }] }), { 'x-integrator-api-key': onePercent });
+    expect(created.status, JSON.stringify(created.body)).to.equal(200);
+    expect(created.body.data).to.include({ fee_integrator: (AMOUNT / 100n).toString(), integrator_fee_rate: '0.0100' });
+    const order = (await new OrderRepository(db).findByNo(String(created.body.data!.order_no)))!;
+    expect(order.estimated_out).to.equal(afterCommission.toString());
+    expect(BigInt(order.min_acceptable_out) <= BigInt(order.estimated_out), 'the order reaches its minimum at its own quote').to.equal(true);
   });
 
   it('an ERC-20 source on THORChain: the order keeps the quote\'s vault, memo and router as its forward; the user pays the platform\'s address', async () => {

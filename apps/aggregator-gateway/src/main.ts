@@ -10,6 +10,7 @@ import { createAggregatorGatewayApp } from './app';
 import { aggregatorGatewayConfig } from './config';
 import { ordersModule } from './orders/module';
 import { orderChannelsFrom } from './orders/channels';
+import { integratorKeyRate } from './orders/integrator-auth';
 import { quotesModule } from './quotes/module';
 
 runService('aggregator-gateway', aggregatorGatewayConfig, async (svc) => {
@@ -29,6 +30,7 @@ runService('aggregator-gateway', aggregatorGatewayConfig, async (svc) => {
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     upstreamTimeoutMs: config.QUOTE_UPSTREAM_TIMEOUT_MS,
     heartbeatMs: config.QUOTE_HEARTBEAT_MS,
+    keyRateOf: integratorKeyRate(db),
   });
   const orders = ordersModule({
     db,

@@ -1,4 +1,4 @@
-import type { Decimal } from './fees';
+import { deviatesBeyond, outAfterCommission, type Decimal } from './fees';
 
 /**
  * Decisions of an integrator order creation that need no I/O: what makes two creations the same
@@ -44,4 +44,30 @@ export function worthAtLeast(amountIn: bigint, decimals: number, priceUsd: Decim
 /** Whether the channel provider refuses `amountIn` as too small (`minAmountIn` in source units; none known: not below). */
 export function belowProviderMinimum(amountIn: bigint, minAmountIn: bigint | undefined): boolean {
   return minAmountIn !== undefined && amountIn < minAmountIn;
+}
+
+/** What the creation's re-quote makes of the submitted figures. */
+export type RequoteCheck = { ok: true; estimatedOut: bigint } | { ok: false; msg: 'quote amount mismatch' | 'min_acceptable_out_amount above the estimate after commission' };
+
+/**
+ * The creation's re-quote against the submitted figures (docs/decisions.md, "An order must be
+ * able to succeed at its own quote"). `requoteOut` is the channel's estimate for `amountIn`
+ * (after the platform fee), `commission` the key's share of `amountIn`. The order's own estimate
+ * is the re-quote after the commission (`outAfterCommission`): that is what the forward's fresh
+ * quote of the net amount gives. The submitted estimate may be either figure, the quote stream
+ * showing the one after commission only when given the key: `quote amount mismatch` when it is
+ * within `thresholdBp` of neither. A minimum above the order's own estimate could only end in
+ * `SlippageFailed` after the user paid: refused.
+ */
+export function checkRequote(
+  submitted: { estimatedOut: bigint; minOut: bigint },
+  requoteOut: bigint,
+  amountIn: bigint,
+  commission: bigint,
+  thresholdBp: number,
+): RequoteCheck {
+  const estimatedOut = outAfterCommission(requoteOut, amountIn, commission);
+  if (deviatesBeyond(submitted.estimatedOut, requoteOut, thresholdBp) && deviatesBeyond(submitted.estimatedOut, estimatedOut, thresholdBp)) return { ok: false, msg: 'quote amount mismatch' };
+  if (submitted.minOut > estimatedOut) return { ok: false, msg: 'min_acceptable_out_amount above the estimate after commission' };
+  return { ok: true, estimatedOut };
 }

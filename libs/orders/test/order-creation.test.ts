@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { belowProviderMinimum, decideClientOrderRepeat, orderIdentityText, parseDecimal, worthAtLeast, type OrderIdentity } from '../src';
+import { belowProviderMinimum, checkRequote, decideClientOrderRepeat, minOutForSlippage, orderIdentityText, parseDecimal, worthAtLeast, type OrderIdentity } from '../src';
 
 const identity = (over: Partial<OrderIdentity> = {}): OrderIdentity => ({
   srcTokenId: 101,
@@ -42,5 +42,32 @@ describe('integrator order creation: decisions without I/O', () => {
     expect(belowProviderMinimum(99n, 100n)).to.equal(true);
     expect(belowProviderMinimum(100n, 100n)).to.equal(false);
     expect(belowProviderMinimum(1n, undefined)).to.equal(false);
+  });
+
+  it('an order must be able to succeed at its own quote: a minimum above the re-quote after commission is refused (1 % key, 0.5 % slippage)', () => {
+    const amount = 100_000_000_000_000_000n;
+    const requote = 396_806n; // the channel's estimate for amount, after the platform fee
+    const commission = amount / 100n; // a 1 % key
+    const after = (requote * 99n) / 100n; // 392837: what the forward's fresh quote of the net amount gives
+    // quoted without the key: the estimate before commission, its 0.5 % minimum above what the order can get
+    const noKeyMin = minOutForSlippage(requote, 0.005); // 394821
+    expect(checkRequote({ estimatedOut: requote, minOut: noKeyMin }, requote, amount, commission, 100)).to.deep.equal({ ok: false, msg: 'min_acceptable_out_amount above the estimate after commission' });
+    // quoted with the key: the estimate after commission, its minimum reachable
+    expect(checkRequote({ estimatedOut: after, minOut: minOutForSlippage(after, 0.005) }, requote, amount, commission, 100)).to.deep.equal({ ok: true, estimatedOut: after });
+    // the minimum may equal the order's estimate, not exceed it by one unit
+    expect(checkRequote({ estimatedOut: after, minOut: after }, requote, amount, commission, 100).ok).to.equal(true);
+    expect(checkRequote({ estimatedOut: after, minOut: after + 1n }, requote, amount, commission, 100).ok).to.equal(false);
+    // without a key both figures are the re-quote
+    expect(checkRequote({ estimatedOut: requote, minOut: noKeyMin }, requote, amount, 0n, 100)).to.deep.equal({ ok: true, estimatedOut: requote });
+  });
+
+  it('quote amount mismatch: the submitted estimate within the threshold of neither the re-quote nor the re-quote after commission', () => {
+    const amount = 1_000_000n;
+    const requote = 1_000_000n;
+    const commission = 100_000n; // a 10 % key: the two figures 10 % apart
+    expect(checkRequote({ estimatedOut: 900_000n, minOut: 1n }, requote, amount, commission, 100).ok, 'the figure after commission').to.equal(true);
+    expect(checkRequote({ estimatedOut: 1_005_000n, minOut: 1n }, requote, amount, commission, 100).ok, 'the figure before commission, within 1 %').to.equal(true);
+    expect(checkRequote({ estimatedOut: 950_000n, minOut: 1n }, requote, amount, commission, 100)).to.deep.equal({ ok: false, msg: 'quote amount mismatch' });
+    expect(checkRequote({ estimatedOut: 1_020_000n, minOut: 1n }, requote, amount, commission, 100)).to.deep.equal({ ok: false, msg: 'quote amount mismatch' });
   });
 });

@@ -23,6 +23,8 @@ export const MSG = {
   chosenNotInChannels: 'chosen_channel_id not in channels',
   slippageOutOfRange: 'slippage out of range',
   minOutTooLow: 'min_acceptable_out_amount too low',
+  /** Not a row of the spec's table: an order that could only end in SlippageFailed (docs/decisions.md#d160). */
+  minOutAboveEstimate: 'min_acceptable_out_amount above the estimate after commission',
   quoteMismatch: 'quote amount mismatch',
   amountBelowMinimum: 'amount_in below minimum',
   duplicateClientOrderId: 'duplicate client_order_id',

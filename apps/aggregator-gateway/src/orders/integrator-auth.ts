@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { parseApiKey, secretMatches } from '@chainpipe/http';
-import type { StoredIntegratorKey } from '@chainpipe/order-store';
+import type { Knex } from '@chainpipe/db';
+import { IntegratorRepository, type StoredIntegratorKey } from '@chainpipe/order-store';
 
 /**
  * Integrator keys: the same `cpk_<key id>_<secret>` format, sha256 storage and constant-time
@@ -37,4 +38,13 @@ export function creationKey(req: Request): string | undefined {
 /** Refunds and order reads: `X-Integrator-Api-Key` only. */
 export function refundKey(req: Request): string | undefined {
   return req.header('x-integrator-api-key');
+}
+
+/** The quote stream's optional key: its commission rate (bp) when it is a valid key of an active integrator, else null. */
+export function integratorKeyRate(db: Knex): (req: Request) => Promise<number | null> {
+  const repo = new IntegratorRepository(db);
+  return async (req) => {
+    const identity = await resolveIntegratorKey(creationKey(req), (keyId) => repo.findKey(keyId));
+    return identity.kind === 'ok' ? identity.feeRateBp : null;
+  };
 }

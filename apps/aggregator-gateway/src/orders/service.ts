@@ -9,7 +9,7 @@ import { ApiKeyRepository, type Knex } from '@chainpipe/db';
 import type { TopicProducer } from '@chainpipe/kafka';
 import { OrderRepository, type NewOrder, type OrderRow } from '@chainpipe/order-store';
 import {
-  commissionOf, decideClientOrderRepeat, decideRefund, deviatesBeyond, orderIdentityText, outAfterCommission, parseDecimal, percentToRateSnapshot, rateSnapshot, splitFees,
+  checkRequote, commissionOf, decideClientOrderRepeat, decideRefund, orderIdentityText, parseDecimal, percentToRateSnapshot, rateSnapshot, splitFees,
   worthAtLeast, type OrderIdentity,
 } from '@chainpipe/orders';
 import { type TokenRow } from '@chainpipe/price';
@@ -214,8 +214,16 @@ export function orderService(deps: OrderServiceDeps): OrderService {
       const quote = await upstream('requote', (signal) =>
         deps.channels.requote(channel.id, { src: src.token, dst: dst.token, amountIn, promoCode: b.promo_code, signal }),
       );
-      if (deviatesBeyond(BigInt(b.main_channel_estimated_out_amount), quote.estimatedOut, config.ORDER_QUOTE_DEVIATION_BP)) throw bad(MSG.quoteMismatch);
       const rateBp = integrator?.feeRateBp ?? null;
+      // the order must be able to succeed at its own quote: the estimate after the key's commission
+      const requote = checkRequote(
+        { estimatedOut: BigInt(b.main_channel_estimated_out_amount), minOut: BigInt(b.min_acceptable_out_amount) },
+        quote.estimatedOut,
+        amountIn,
+        commissionOf(amountIn, rateBp),
+        config.ORDER_QUOTE_DEVIATION_BP,
+      );
+      if (!requote.ok) throw bad(requote.msg);
       const fees = splitFees(amountIn, quote.platformFee, rateBp);
       // the fees stay at a Solana deposit address after the forward: under the rent-exempt minimum the chain refuses the forward
       if (srcNetwork.family === 'svm' && !solanaKeepsRent(BigInt(fees.fee_platform) + BigInt(fees.fee_integrator))) throw bad(MSG.amountBelowMinimum);
@@ -256,7 +264,7 @@ export function orderService(deps: OrderServiceDeps): OrderService {
         forward_memo: deposit.memo ?? null,
         forward_router: deposit.router ?? null,
         slippage: String(b.slippage),
-        estimated_out: outAfterCommission(quote.estimatedOut, amountIn, commissionOf(amountIn, rateBp)).toString(),
+        estimated_out: requote.estimatedOut.toString(),
         min_acceptable_out: b.min_acceptable_out_amount,
         ...fees,
         platform_fee_rate: percentToRateSnapshot(quote.channelFeePct),

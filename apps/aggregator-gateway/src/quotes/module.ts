@@ -1,9 +1,10 @@
-import express from 'express';
+import express, { type Request } from 'express';
 import type { Redis } from 'ioredis';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { AmountBelowProviderMinimum, netQuote, ProviderError, tokenRefOf, type ChannelAdapter, type TokenRef } from '@chainpipe/aggregator';
 import type { Contracts, HttpAggChannelQuote, HttpAggQuoteStreamBody, HttpAggQuoteStreamQuery, SseAggQuoteDone, SseAggQuoteError } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
+import { commissionOf, outAfterCommission } from '@chainpipe/orders';
 import { ApiRoutes, leaveRequestDeadline, msgEnvelope, requestParams, sendError, type EnvelopeStyle, type HandlerFor, type RequestIds } from '@chainpipe/http';
 import { type CryptoQuoteMessage, type TokenRow } from '@chainpipe/price';
 import { QuoteStore, ReferenceRepository, ReferenceSnapshot } from '@chainpipe/price-store';
@@ -32,6 +33,12 @@ export interface QuotesModuleDeps {
   heartbeatMs: number;
   /** Time of the stream's start grace, heartbeats and upstream timeouts, and of the reference rows' age. */
   clock?: Pick<Clock, 'setTimeout' | 'setInterval' | 'now'>;
+  /**
+   * The commission rate (basis points) of the integrator key a request carries, null without a
+   * valid key of an active integrator: the stream needs no key, but given one its estimates are
+   * after that key's commission, as the order's will be (docs/decisions.md#d160).
+   */
+  keyRateOf?: (req: Request) => Promise<number | null>;
 }
 
 /**
@@ -154,8 +161,9 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
       const parsed = parseQuoteRequest({ ...read(req, res, next) });
       if (!parsed.ok) return sendError(res, 400, parsed.msg);
       const q = parsed.value;
-      const ready = await prepare(q);
+      const [ready, keyRateBp] = await Promise.all([prepare(q), deps.keyRateOf ? deps.keyRateOf(req) : null]);
       if (typeof ready === 'string') return sendError(res, 400, ready);
+      const commission = commissionOf(q.amountIn, keyRateBp);
       const { src, dst, channels, discount } = ready;
       // The USD display price is read while the channels are asked, not before them. It is a
       // display figure only: without Redis the events carry an empty `estimated_out_usd`.
@@ -215,7 +223,8 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
                 src: tokenRef(src), dst: tokenRef(dst), amountIn: q.amountIn, signal: deadline.signal, timeoutMs: deps.upstreamTimeoutMs,
               });
               const dstPrice = await dstPriceRead;
-              const net = netQuote(quote.amountOut, q.amountIn, Number(c.base_fee_pct), discount);
+              const channelNet = netQuote(quote.amountOut, q.amountIn, Number(c.base_fee_pct), discount);
+              const net = { ...channelNet, estimatedOut: outAfterCommission(channelNet.estimatedOut, q.amountIn, commission) };
               const event: HttpAggChannelQuote = {
                 channel_id: c.id,
                 name: c.name,
@@ -271,7 +280,7 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
   const doc = {
     summary: 'Stream quotes of every channel (SSE)',
     description:
-      'Errors before the stream starts are JSON envelopes: 400 for the request, tokens and channels; 502 `quote service timed out` / `quote service unavailable` when every channel failed before the stream began (it begins with the first channel quote, or after the heartbeat period without one). Then `text/event-stream; charset=utf-8`: a `channel` event per channel as it answers (`http/agg/channel-quote`), an `error` event `{channel_id, msg}` per failed channel (others continue; a channel past the upstream timeout, 60 s by default, is `quote service timed out`), and one `done` `{}` last. Once the request is checked the stream is outside the request deadline; a quiet stream gets an SSE comment (`: heartbeat`) every heartbeat period so that proxies keep it open. Closing the connection cancels every upstream call. Tokens, channels and the USD price are read from memory, refreshed behind the requests: a channel enabled or disabled is seen by new streams within 5 s, a token change within 2 minutes (a new token id at once).',
+      'Errors before the stream starts are JSON envelopes: 400 for the request, tokens and channels; 502 `quote service timed out` / `quote service unavailable` when every channel failed before the stream began (it begins with the first channel quote, or after the heartbeat period without one). Then `text/event-stream; charset=utf-8`: a `channel` event per channel as it answers (`http/agg/channel-quote`), an `error` event `{channel_id, msg}` per failed channel (others continue; a channel past the upstream timeout, 60 s by default, is `quote service timed out`), and one `done` `{}` last. Once the request is checked the stream is outside the request deadline; a quiet stream gets an SSE comment (`: heartbeat`) every heartbeat period so that proxies keep it open. Closing the connection cancels every upstream call. No key is needed; with an integrator key (`X-Integrator-Api-Key` or `Authorization: ApiKey <key>`) of an active integrator each `estimated_out_str` (and `estimated_out_usd`) is after that key\'s commission, the figure an order of that key is checked against; any other key is ignored. Tokens, channels and the USD price are read from memory, refreshed behind the requests: a channel enabled or disabled is seen by new streams within 5 s, a token change within 2 minutes (a new token id at once).',
     tags: ['quotes'],
     auth: 'none',
     ok: { data: { type: 'string' }, bare: true, mediaType: 'text/event-stream', description: 'the event stream', example: 'event: done\ndata: {}\n\n' },
