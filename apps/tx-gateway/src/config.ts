@@ -4,6 +4,7 @@ import { dbConfig } from '@chainpipe/db';
 import { httpServerConfig } from '@chainpipe/http';
 import { kafkaConfig } from '@chainpipe/kafka';
 import { redisConfig } from '@chainpipe/redis';
+import { webhookTrustConfig } from '@chainpipe/webhooks';
 
 export const txGatewayConfig = {
   ...kafkaConfig,
@@ -18,6 +19,7 @@ export const txGatewayConfig = {
   }),
   RPC_PROXY_MAX_ANSWER_BYTES: int({ default: 8 * 1024 * 1024, min: 1024, max: 128 * 1024 * 1024, doc: 'largest node answer the RPC proxy passes on; a larger one is a 502 and is not read further' }),
   ALLOW_PRIVATE_WEBHOOK_TARGETS: bool({ default: false, doc: 'development and tests only: accept http and loopback/private webhook targets' }),
+  ...webhookTrustConfig,
   WS_PUSH_ENABLED: bool({ default: true, doc: 'false serves the REST API only: no WebSocket endpoint and no tx.push.v1 consumer' }),
   TX_GATEWAY_PUSH_GROUP: str({
     default: 'tx-gateway-push',

@@ -31,7 +31,7 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
   const webhooks = createWebhookDispatcher({
     db,
     secretBox,
-    sender: { allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_TARGETS, ...SENDER_DEFAULTS },
+    sender: { allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_TARGETS, ...SENDER_DEFAULTS, extraCa: config.WEBHOOK_CA_FILE?.pem },
     logger,
     registry,
     // A few batches within the request; the rest is the scheduler's.

@@ -1,7 +1,7 @@
 import { bool, int, secret, str } from '@chainpipe/runtime';
 import { dbConfig } from '@chainpipe/db';
 import { kafkaConfig } from '@chainpipe/kafka';
-import { SENDER_DEFAULTS } from '@chainpipe/webhooks';
+import { SENDER_DEFAULTS, webhookTrustConfig } from '@chainpipe/webhooks';
 
 export const webhookDispatcherConfig = {
   ...kafkaConfig,
@@ -21,5 +21,6 @@ export const webhookDispatcherConfig = {
   WEBHOOK_RESPONSE_TIMEOUT_MS: int({ default: SENDER_DEFAULTS.responseTimeoutMs, min: 100, doc: 'from sending a POST to its response headers' }),
   WEBHOOK_MAX_RESPONSE_BYTES: int({ default: SENDER_DEFAULTS.maxResponseBytes, min: 0, doc: 'response bytes read at most (bodies are ignored)' }),
   ALLOW_PRIVATE_WEBHOOK_TARGETS: bool({ default: false, doc: 'development and tests only: POST over http and to loopback/private addresses' }),
+  ...webhookTrustConfig,
   WEBHOOK_SECRET_KEY: secret({ doc: '32-byte key (64 hex chars) that decrypts stored webhook secrets (the same as tx-gateway’s)' }),
 };

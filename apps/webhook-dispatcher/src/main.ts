@@ -17,6 +17,7 @@ runService('webhook-dispatcher', webhookDispatcherConfig, async (svc) => {
       connectTimeoutMs: config.WEBHOOK_CONNECT_TIMEOUT_MS,
       responseTimeoutMs: config.WEBHOOK_RESPONSE_TIMEOUT_MS,
       maxResponseBytes: config.WEBHOOK_MAX_RESPONSE_BYTES,
+      extraCa: config.WEBHOOK_CA_FILE?.pem,
     },
     logger,
     registry,

@@ -16,6 +16,7 @@ export * from './browser';
 export * from './solana-wire';
 export * from './apps';
 export * from './webhook-receiver';
+export * from './test-ca';
 export * from './messages';
 export * from './manual-clock';
 export * from './rejection';

@@ -1,6 +1,7 @@
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
+import tls from 'node:tls';
 import type { LookupFunction } from 'node:net';
 import { isBlockedAddress } from './target';
 
@@ -16,6 +17,8 @@ export interface SenderOptions {
   maxResponseBytes: number;
   /** Name resolution (tests inject one); default: the system resolver, every address. */
   lookup?: Lookup;
+  /** PEM of certificate authorities trusted besides node's default ones (`WEBHOOK_CA_FILE`). */
+  extraCa?: string;
 }
 
 /** How every webhook POST of a deployment is bounded unless its config says otherwise. */
@@ -49,7 +52,52 @@ function parsedUrl(raw: string): URL | null {
   return url;
 }
 
-const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
+type ConnectLookup = (hostname: string, options: { all?: boolean; family?: number | string }, callback: (...args: unknown[]) => void) => void;
+
+/**
+ * The `lookup` a POST connects with: resolves with `resolve` and hands back only the addresses
+ * that pass the target check (all of them when `allowPrivate`), calling `onRefused` with the
+ * reason when none is left. Node 20 connects with `autoSelectFamily` (happy eyeballs) and then
+ * asks for every address (`options.all`), expecting a list; a plain connect asks for one, of a
+ * family or any. Each is answered from the same resolution.
+ */
+export function connectLookup(resolve: Lookup, allowPrivate: boolean, onRefused: (reason: string) => void): ConnectLookup {
+  return (hostname, options, callback) => {
+    resolve(hostname).then(
+      (addrs) => {
+        const wanted = familyOf(options.family);
+        const ofFamily = wanted ? addrs.filter((a) => a.family === wanted) : addrs;
+        const usable = allowPrivate ? ofFamily : ofFamily.filter((a) => !isBlockedAddress(a.address));
+        if (usable.length === 0) {
+          const reason = ofFamily.length === 0 ? `${hostname} resolves to no address` : `${hostname} resolves to no public address`;
+          onRefused(reason);
+          return callback(Object.assign(new Error(reason), { code: 'ENOTFOUND' }), options.all ? [] : '', options.all ? undefined : 4);
+        }
+        if (options.all) return callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
+        callback(null, usable[0].address, usable[0].family);
+      },
+      (err: Error) => callback(err as NodeJS.ErrnoException, options.all ? [] : '', options.all ? undefined : 4),
+    );
+  };
+}
+
+const agentOptions = { keepAlive: true, maxSockets: 64 };
+const agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
+
+/**
+ * The https agent of a deployment that trusts more CAs (`extraCa`): node's default roots plus
+ * those, one agent per set (the sender options of a process are made once).
+ */
+const caAgents = new Map<string, https.Agent>();
+function httpsAgent(extraCa: string | undefined): https.Agent {
+  if (!extraCa) return agents.https;
+  let agent = caAgents.get(extraCa);
+  if (!agent) {
+    agent = new https.Agent({ ...agentOptions, ca: [...tls.rootCertificates, extraCa] });
+    caAgents.set(extraCa, agent);
+  }
+  return agent;
+}
 
 /**
  * POSTs one webhook body. The target is checked again here, on the addresses the name resolves
@@ -61,27 +109,8 @@ export function postWebhook(rawUrl: string, body: string, headers: Record<string
   const url = parsedUrl(rawUrl);
   if (!url) return Promise.resolve({ ok: false, error: 'invalid webhook URL' });
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && opts.allowPrivate)) return Promise.resolve({ ok: false, error: 'webhook URL must use https' });
-  const resolve = opts.lookup ?? systemLookup;
   let refused: string | undefined;
-  // Node 20 connects with `autoSelectFamily` (happy eyeballs) and then asks for every address
-  // (`options.all`), expecting a list; a plain connect asks for one. Both are answered, from the
-  // same resolution, and every address handed back has passed the check.
-  const lookup = ((hostname: string, options: { all?: boolean; family?: number | string }, callback: (...args: unknown[]) => void) => {
-    resolve(hostname).then(
-      (addrs) => {
-        const wanted = familyOf(options.family);
-        const ofFamily = wanted ? addrs.filter((a) => a.family === wanted) : addrs;
-        const usable = opts.allowPrivate ? ofFamily : ofFamily.filter((a) => !isBlockedAddress(a.address));
-        if (usable.length === 0) {
-          refused = ofFamily.length === 0 ? `${hostname} resolves to no address` : `${hostname} resolves to no public address`;
-          return callback(Object.assign(new Error(refused), { code: 'ENOTFOUND' }), options.all ? [] : '', options.all ? undefined : 4);
-        }
-        if (options.all) return callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
-        callback(null, usable[0].address, usable[0].family);
-      },
-      (err: Error) => callback(err as NodeJS.ErrnoException, options.all ? [] : '', options.all ? undefined : 4),
-    );
-  }) as unknown as LookupFunction;
+  const lookup = connectLookup(opts.lookup ?? systemLookup, opts.allowPrivate, (reason) => (refused = reason));
   // An IP literal never goes through `lookup`: check it here.
   if (!opts.allowPrivate && isBlockedAddress(url.hostname.replace(/^\[|\]$/g, ''))) return Promise.resolve({ ok: false, error: 'webhook target is a private address' });
   const isHttps = url.protocol === 'https:';
@@ -97,8 +126,8 @@ export function postWebhook(rawUrl: string, body: string, headers: Record<string
     const req = (isHttps ? https : http).request(url, {
       method: 'POST',
       headers: { ...headers, 'content-length': Buffer.byteLength(body), 'user-agent': 'chainpipe-webhooks/1' },
-      agent: isHttps ? agents.https : agents.http,
-      lookup,
+      agent: isHttps ? httpsAgent(opts.extraCa) : agents.http,
+      lookup: lookup as unknown as LookupFunction,
     });
     // The connect timeout bounds only a new connection (a reused keep-alive socket has one, and
     // no timer is armed for it): a socket idle timeout would also cut a receiver that is slower
