@@ -34,6 +34,11 @@ export const txGatewayConfig = {
   WS_RESEND_RETENTION_SECONDS: int({ default: 3600, min: 1, doc: 'how long unacknowledged pushes are kept in Redis (the largest X-ResendDuration honoured)' }),
   WS_RESEND_SCAN_MS: int({ default: 1_000, min: 50, doc: 'how often connections are checked for unacknowledged pushes due again (ws_ack_resend_interval_seconds)' }),
   WS_RESEND_CONFIG_CACHE_MS: int({ default: 10_000, min: 0, max: 600_000, doc: 'how long an application\'s ws_ack_resend_interval_seconds is kept before it is read again (a change takes effect within it)' }),
+  WS_FANOUT_MAX_ENTRIES: int({
+    default: 10_000,
+    min: 10,
+    doc: 'entries kept (about) in the fan-out stream every copy reads: a copy that falls further behind sends its connections what they missed from the resend store, or closes them with 1013',
+  }),
   WS_MAX_MESSAGE_BYTES: int({ default: 64 * 1024, min: 1024, doc: 'largest client message' }),
   WEBHOOK_SECRET_KEY: secret({ doc: '32-byte key (64 hex chars) that encrypts stored webhook secrets' }),
 };

@@ -63,7 +63,7 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
   // WebSocket push: one shared tx.push.v1 group stores every push in Redis and announces it on
   // the fan-out stream; every copy writes what the stream announces to its own connections.
   const txs = new TxQueryRepository(db);
-  const store = new ResendStore(redis, { retentionSeconds: config.WS_RESEND_RETENTION_SECONDS });
+  const store = new ResendStore(redis, { retentionSeconds: config.WS_RESEND_RETENTION_SECONDS, fanoutMaxEntries: config.WS_FANOUT_MAX_ENTRIES });
   const hub = new WsHub(
     {
       resolveKey,
@@ -94,6 +94,8 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
   svc.serve(periodicJob({ name: 'ws_cap_renew', intervalMs: Math.floor(config.WS_CONNECTION_LEASE_MS / 3), run: () => hub.renewLeases(), logger }));
   const fanout = new FanoutReader({
     redis: redis.duplicate(),
+    // Entries missed (this copy fell past the cap, or Redis lost the stream): never a silent gap.
+    onGap: () => hub.recoverGap(),
     deliver: (p) => hub.deliver(p.appId, p.frame, p.chainType, p.listenAddress, p.messageId),
     logger,
   });

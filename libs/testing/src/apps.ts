@@ -42,6 +42,8 @@ export interface TestTxGateway {
 }
 
 /**
+  /** Its ops server (/metrics, /readyz). */
+  opsUrl: string;
  * A tx-gateway process on the test's topics (`prefix`), Postgres and Redis (keys under the
  * prefix), its push group `<prefix>push`, ready; `env` adds or overrides settings.
  */
@@ -62,5 +64,5 @@ export async function startTxGateway(prefix: string, env: Record<string, string>
     ...env,
   });
   await waitReady(proc, ops, 60_000);
-  return { proc, wsUrl: `ws://127.0.0.1:${port}/tx/api/v1/transaction/ws` };
+  return { proc, wsUrl: `ws://127.0.0.1:${port}/tx/api/v1/transaction/ws`, opsUrl: `http://127.0.0.1:${ops}` };
 }

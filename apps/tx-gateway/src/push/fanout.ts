@@ -7,6 +7,11 @@ export interface FanoutReaderDeps {
   redis: Redis;
   /** Writes one push to this copy's connections that want it. */
   deliver: (push: FanoutPush) => void;
+  /**
+   * The reader missed entries (`FanoutGap`): what they announced must reach this copy's
+   * connections some other way (WsHub.recoverGap). Called before the entry after the gap is delivered.
+   */
+  onGap: (gap: FanoutGap) => void;
   logger: Logger;
   /** Longest wait of one read: bounds how long a stop waits for the loop. */
   blockMs?: number;
@@ -29,19 +34,38 @@ export function parseFanoutEntry(flat: string[]): FanoutPush | undefined {
     return undefined;
   }
   if (!Array.isArray(listenAddress) || !listenAddress.every((a) => typeof a === 'string')) return undefined;
-  return { appId: f.app, messageId: f.id, chainType: f.chain, listenAddress, frame: f.frame };
+  const seq = f.seq === undefined ? undefined : Number(f.seq);
+  return { ...(seq !== undefined && Number.isSafeInteger(seq) ? { seq } : {}), appId: f.app, messageId: f.id, chainType: f.chain, listenAddress, frame: f.frame };
+}
+
+/**
+ * Entries a reader missed between the last one it saw and the next: `skipped` numbers passed
+ * over (the stream was trimmed past the reader: it fell more than the cap behind), or `reset`
+ * when the numbering started again (Redis restarted without its data: whatever the stream held
+ * that the reader had not read is gone).
+ */
+export type FanoutGap = { kind: 'skipped'; missed: number } | { kind: 'reset' };
+
+/** Whether entry number `seq` follows `lastSeq` without a gap (pure); undefined when it does or either is unknown. */
+export function fanoutGap(lastSeq: number | undefined, seq: number | undefined): FanoutGap | undefined {
+  if (lastSeq === undefined || seq === undefined || seq === lastSeq + 1) return undefined;
+  return seq > lastSeq ? { kind: 'skipped', missed: seq - lastSeq - 1 } : { kind: 'reset' };
 }
 
 /**
  * This copy's live feed: it follows the fan-out stream from the moment it started and hands
  * each push to the hub. Whichever copy's consumer stored a push, every copy writes it to its own
  * clients. What was stored before the start reaches clients through the resend after their
- * handshake; after a lost connection the reader continues from the last entry it saw.
+ * handshake; after a lost connection the reader continues from the last entry it saw. The
+ * stream is capped, so a copy that falls further behind (stalled, starved) would skip entries
+ * silently: the entries' numbers show it, and `onGap` hands the recovery to the hub.
  */
 export class FanoutReader {
   private running = false;
   private loop?: Promise<void>;
   private lastId = '0-0';
+  /** Number of the last entry seen (undefined before the first numbered one). */
+  private lastSeq?: number;
   private failing?: string;
   private readonly log: Logger;
 
@@ -52,6 +76,9 @@ export class FanoutReader {
   async start(): Promise<{ from: string }> {
     const newest = await this.deps.redis.xrevrange(FANOUT_STREAM, '+', '-', 'COUNT', 1);
     this.lastId = newest[0]?.[0] ?? '0-0';
+    // An empty stream: the next entry is number 1 (or the counter outlived the trimmed entries; then
+    // the first entry read starts the count, nothing was missed since this start).
+    this.lastSeq = newest[0] ? parseFanoutEntry(newest[0][1])?.seq : undefined;
     this.running = true;
     this.loop = this.run();
     return { from: this.lastId };
@@ -66,7 +93,14 @@ export class FanoutReader {
           for (const [id, flat] of entries) {
             this.lastId = id;
             const push = parseFanoutEntry(flat);
-            if (push) this.deps.deliver(push);
+            if (!push) continue;
+            const gap = fanoutGap(this.lastSeq, push.seq);
+            this.lastSeq = push.seq;
+            if (gap) {
+              this.log.warn({ msg: 'ws_fanout_gap', ...gap });
+              this.deps.onGap(gap);
+            }
+            this.deps.deliver(push);
           }
         }
       } catch (err) {

@@ -17,7 +17,9 @@ import type { AppConfigRepository } from '@chainpipe/tx-store';
  * A push stored for the first time is also appended, in the same script, to the fan-out stream
  * (`ws:fanout`, one for every application, capped): every gateway copy reads it and writes the
  * push to its own connections. Storing and announcing are one step, so a push is either in
- * neither (the consumer replays it) or in both.
+ * neither (the consumer replays it) or in both. Each entry carries the next number of a counter
+ * (`ws:fanout:seq`): a copy that finds a number skipped (it fell behind past the cap) or the
+ * counter started again (Redis lost its memory) knows it missed entries (FanoutReader).
  */
 
 const RECORD = `
@@ -33,7 +35,8 @@ if added == 1 then
   redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
   redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
   redis.call('SADD', KEYS[5], ARGV[1])
-  redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[6], '*', 'app', ARGV[7], 'id', ARGV[1], 'chain', ARGV[8], 'addrs', ARGV[9], 'frame', ARGV[3])
+  local seq = redis.call('INCR', KEYS[7])
+  redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[6], '*', 'seq', seq, 'app', ARGV[7], 'id', ARGV[1], 'chain', ARGV[8], 'addrs', ARGV[9], 'frame', ARGV[3])
 end
 for i = 1, 5 do redis.call('EXPIRE', KEYS[i], ARGV[5]) end
 return added
@@ -59,9 +62,13 @@ export interface ResendStoreOptions {
 
 /** The fan-out stream every copy reads: one entry per push stored for the first time. */
 export const FANOUT_STREAM = 'ws:fanout';
+/** The counter numbering the fan-out stream's entries (1, 2, …): a gap in the numbers is a missed entry. */
+export const FANOUT_SEQ = 'ws:fanout:seq';
 
 /** A push as announced on the fan-out stream. */
 export interface FanoutPush {
+  /** The entry's number (`FANOUT_SEQ`); undefined on an entry written before entries were numbered. */
+  seq?: number;
   appId: string;
   messageId: string;
   chainType: string;
@@ -70,7 +77,7 @@ export interface FanoutPush {
 }
 
 /** Who a push is for and its frame, as `record` announces it. */
-export type PushToRecord = Omit<FanoutPush, 'frame'> & { txKey: string; frame: string; atMs: number };
+export type PushToRecord = Omit<FanoutPush, 'frame' | 'seq'> & { txKey: string; frame: string; atMs: number };
 
 /** Outcome of `record`: stored now, already stored (another copy, or a replay), or acknowledged already. */
 export type RecordOutcome = 'stored' | 'known' | 'acked';
@@ -92,13 +99,14 @@ export class ResendStore {
     const cutoff = p.atMs - this.opts.retentionSeconds * 1000;
     const res = (await this.redis.eval(
       RECORD,
-      6,
+      7,
       k.all,
       k.unacked,
       k.frames,
       k.acked,
       k.tx(p.txKey),
       FANOUT_STREAM,
+      FANOUT_SEQ,
       p.messageId,
       p.atMs,
       p.frame,

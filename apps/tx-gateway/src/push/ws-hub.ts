@@ -64,27 +64,46 @@ export function resendIsDue(p: { now: number; lastSentAt: number | undefined; pu
 /** Message ids remembered per connection (the oldest are forgotten first). */
 const SENT_IDS_PER_CONNECTION = 10_000;
 
-/** A stored push frame with its message id and push time (undefined when the frame lacks them). */
+/**
+ * A stored push frame with its message id, push time, chain type and the addresses it matched
+ * (undefined when the frame lacks them): a resend goes only to a connection that still wants it.
+ */
 interface StoredPush {
   frame: string;
   id: string | undefined;
   time: number | undefined;
+  chainType: string | undefined;
+  listenAddress: string[] | undefined;
 }
 
 const pushOf = (frame: string): StoredPush => {
   try {
-    const { id, time } = JSON.parse(frame) as { id?: unknown; time?: unknown };
-    return { frame, id: typeof id === 'string' ? id : undefined, time: typeof time === 'number' ? time : undefined };
+    const { id, time, data } = JSON.parse(frame) as { id?: unknown; time?: unknown; data?: { chain_type?: unknown; listenAddress?: unknown } };
+    const addrs = data?.listenAddress;
+    return {
+      frame,
+      id: typeof id === 'string' ? id : undefined,
+      time: typeof time === 'number' ? time : undefined,
+      chainType: typeof data?.chain_type === 'string' ? data.chain_type : undefined,
+      listenAddress: Array.isArray(addrs) && addrs.every((a) => typeof a === 'string') ? (addrs as string[]) : undefined,
+    };
   } catch {
-    return { frame, id: undefined, time: undefined };
+    return { frame, id: undefined, time: undefined, chainType: undefined, listenAddress: undefined };
   }
 };
+
+/** Whether the connection's subscriptions take the stored push (one that names no chain or addresses: sent as before). */
+const subscribedTo = (subs: Subscriptions, p: StoredPush): boolean => p.chainType === undefined || p.listenAddress === undefined || subs.wants(p.chainType, p.listenAddress);
+
+/** WebSocket close code of a connection whose missed pushes this copy cannot send (RFC 6455 1013, try again later): the client reconnects and gets its resend window. */
+export const WS_CLOSE_GAP = 1013;
 
 function hubMetrics(registry: Registry) {
   return {
     connections: new Gauge({ name: 'chainpipe_ws_connections', help: 'Open WebSocket connections', registers: [registry] }),
     handshakes: new Counter({ name: 'chainpipe_ws_handshakes_total', help: 'WebSocket handshakes by HTTP outcome', labelNames: ['status'], registers: [registry] }),
-    sent: new Counter({ name: 'chainpipe_ws_pushes_sent_total', help: 'transaction frames written to connections, by reason (live, resend after a reconnect, periodic while unacknowledged)', labelNames: ['reason'], registers: [registry] }),
+    sent: new Counter({ name: 'chainpipe_ws_pushes_sent_total', help: 'transaction frames written to connections, by reason (live, resend after a reconnect, periodic while unacknowledged, recovery after a fan-out gap)', labelNames: ['reason'], registers: [registry] }),
+    gaps: new Counter({ name: 'chainpipe_ws_fanout_gaps_total', help: 'times this copy found it had missed fan-out stream entries (fell behind past the cap, or Redis lost the stream)', registers: [registry] }),
     deduplicated: new Counter({ name: 'chainpipe_ws_pushes_deduplicated_total', help: 'pushes not sent again to a connection that already had them (tx.push.v1 replayed to this copy)', registers: [registry] }),
     dropped: new Counter({ name: 'chainpipe_ws_disconnects_total', help: 'Connections closed by the server, by reason', labelNames: ['reason'], registers: [registry] }),
   };
@@ -199,14 +218,16 @@ export class WsHub {
    * pushes and acknowledgements go on while the backlog is paced. One backlog per connection at a
    * time (`conn.backlog`).
    */
-  private async sendBacklog(conn: Connection, pushes: readonly StoredPush[], reason: 'resend' | 'periodic', stillWanted: (messageId: string) => boolean): Promise<void> {
+  private async sendBacklog(conn: Connection, pushes: readonly StoredPush[], reason: 'resend' | 'periodic' | 'recovery', stillWanted: (messageId: string) => boolean): Promise<void> {
     conn.backlog = true;
+    // Subscriptions are asked at send time too: an `unsubscribe` during a paced backlog holds from then on.
+    const wanted = (p: StoredPush): p is StoredPush & { id: string } => p.id !== undefined && stillWanted(p.id) && subscribedTo(conn.subs, p);
     try {
-      for (const { frame, id } of pushes) {
-        if (id === undefined || !stillWanted(id)) continue;
+      for (const p of pushes) {
+        if (!wanted(p)) continue;
         if (!(await this.conns.roomForBacklog(conn))) return;
-        if (!stillWanted(id)) continue;
-        if (this.sendPush(conn, frame, id)) this.metrics.sent.inc({ reason });
+        if (!wanted(p)) continue;
+        if (this.sendPush(conn, p.frame, p.id)) this.metrics.sent.inc({ reason });
       }
     } finally {
       conn.backlog = false;
@@ -325,6 +346,36 @@ export class WsHub {
         }).catch((err) => this.log.warn({ msg: 'ws_resend_failed', appId, err: errorMessage(err) }));
       }
     }
+  }
+
+  /**
+   * The fan-out reader missed entries (FanoutReader `onGap`): which applications they were for is
+   * unknown, so every connection of this copy is made whole the way a reconnect would. One with
+   * a resend window gets the store's unacknowledged pushes of that window it was not sent (and
+   * wants), at its pace; one without a window, or when the store cannot be read, is closed with
+   * 1013 (try again later) so the client reconnects and gets its resend window. Never a silent gap.
+   */
+  recoverGap(): void {
+    this.metrics.gaps.inc();
+    const now = this.clock.now();
+    for (const conn of this.conns) {
+      if (conn.resendSeconds <= 0) {
+        this.closeForGap(conn);
+        continue;
+      }
+      void this.deps.store
+        .unackedSince(conn.appId, now - conn.resendSeconds * 1000)
+        .then((frames) => this.sendBacklog(conn, frames.map(pushOf), 'recovery', (id) => !conn.sent.has(id)))
+        .catch((err) => {
+          this.log.warn({ msg: 'ws_gap_recovery_failed', appId: conn.appId, err: errorMessage(err) });
+          this.closeForGap(conn);
+        });
+    }
+  }
+
+  private closeForGap(conn: Connection): void {
+    this.metrics.dropped.inc({ reason: 'fanout_gap' });
+    conn.ws.close(WS_CLOSE_GAP, 'missed pushes: reconnect for the resend window');
   }
 
   get connectionCount(): number {
