@@ -78,6 +78,8 @@ const aggregatorSetting = (field: Field<number>, env: string): number => {
 const MAX_RECORDS = aggregatorSetting(klineAggregatorConfig.KLINE_AGGREGATOR_MAX_RECORDS_PER_CALL, 'BENCH_KLINE_MAX_RECORDS');
 /** KLINE_AGGREGATOR_PARTITIONS_CONCURRENTLY: the aggregator's default unless BENCH_KLINE_PARTITIONS_CONCURRENTLY names another. */
 const PARTITIONS_CONCURRENTLY = aggregatorSetting(klineAggregatorConfig.KLINE_AGGREGATOR_PARTITIONS_CONCURRENTLY, 'BENCH_KLINE_PARTITIONS_CONCURRENTLY');
+/** KLINE_1S_RETENTION_HOURS, in seconds: the aggregator's default (the ticks are of the last hour). */
+const SECONDS_RETENTION = aggregatorSetting(klineAggregatorConfig.KLINE_1S_RETENTION_HOURS, 'BENCH_KLINE_1S_RETENTION_HOURS') * 3600;
 
 const silent = createLogger({ name: 'bench-kline', level: 'warn' });
 
@@ -309,6 +311,7 @@ export async function run(): Promise<void> {
     publish: (messages) => producer.publish(TOPICS.klineCandles, messages),
     registry: new Registry(),
     clock: systemClock,
+    secondsRetention: SECONDS_RETENTION,
   });
   console.log(`machine: ${machine()}; ${TICKS.toLocaleString('en')} ticks per throughput run${HISTORY_DAYS > 0 ? `, each pool with ${HISTORY_DAYS} days of daily candles before` : ''}`);
 
@@ -392,6 +395,7 @@ export async function run(): Promise<void> {
       publish: timed('publish', (messages: Parameters<TopicProducer['publish']>[1]) => producer.publish(TOPICS.klineCandles, messages)),
       registry: new Registry(),
       clock: systemClock,
+      secondsRetention: SECONDS_RETENTION,
     });
     const t0 = Math.floor(Date.now() / 1000) - 3600;
     const perCall: Record<string, number>[] = [];

@@ -10,7 +10,7 @@ import { createRedis, type Redis } from '@chainpipe/redis';
 import { NonRetryableError } from '@chainpipe/runtime';
 import { randomIndex, seededRandom, testEnv } from '@chainpipe/testing';
 import { MAX_CANDLES_PER_RECORD, type TicksHandlerDeps } from '../../apps/kline-aggregator/src/ticks.handler';
-import { aggregatorOn, handleTicks, registerPool, removePool } from './kline-support';
+import { SECONDS_RETENTION, aggregatorOn, clockAt, handleTicks, registerPool, removePool } from './kline-support';
 
 /**
  * At-least-once: the consumer may hand the aggregator a batch again (a crash before the offset
@@ -22,6 +22,8 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
   let db: Knex;
   let redis: Redis;
   const T0 = Date.parse('2026-11-24T07:00:00Z') / 1000;
+  /** The suite runs an hour after its ticks: well within the 1s retention. */
+  const suiteClock = clockAt(T0 + 3600);
   const pools: { id: number; ref: { chain_type: string; chain_id: number; pool_address: string; token: 'base' }; scale: number }[] = [];
 
   before(async () => {
@@ -93,7 +95,7 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
   it('stores, keeps in Redis and publishes the same candles when a batch comes again', async () => {
     const latest = new LatestCandles(redis);
     let published: KlineCandle[] = [];
-    const handler = aggregatorOn(db, latest, async (messages) => void (published = messages.flatMap((m) => flatten(m.value))));
+    const handler = aggregatorOn(db, latest, async (messages) => void (published = messages.flatMap((m) => flatten(m.value))), { clock: suiteClock });
     const deliver = (ticks: MarketTickMessage[]) => handleTicks(handler, ticks);
     const withoutTime = (list: KlineCandle[]) => sortCandles(list.map(({ updated_at: _, ...c }) => c));
     // Each call stamps its candles' updated_at: the rest is what must not change.
@@ -121,7 +123,7 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
   });
 
   /** The aggregator's handler on this suite's stores, publishing to `publish` (nowhere by default). */
-  const suiteHandler = (publish?: TicksHandlerDeps['publish']) => aggregatorOn(db, new LatestCandles(redis), publish);
+  const suiteHandler = (publish?: TicksHandlerDeps['publish']) => aggregatorOn(db, new LatestCandles(redis), publish, { clock: suiteClock });
 
   it('dead-letters a tick naming no registered pool and stores the rest of its call', async () => {
     const handler = suiteHandler();
@@ -380,14 +382,41 @@ describe('kline candles: two writers of one pool (a rebalance, a restart)', () =
     for (const r of await storedRows()) expect(r, r.interval).to.deep.include({ open: 10, high: 16, low: 8, close: 12.5, volume: 9 });
   });
 
-  it('a process that wrote a candle the retention deleted since writes it again from its updates alone', async () => {
-    const repo = new CandleRepository(db);
-    await repo.applyUpdates(snapshot(1, 12, 9, 11, 4));
-    await db('kline.candles').where({ pool_id: poolId, interval: '1s' }).delete();
-    await repo.applyUpdates(snapshot(2, 15, 8, 14, 6));
-    const rows = await storedRows();
-    // The 1s candle holds the second snapshot only; the longer ones kept the first and grew by 6.
-    expect(rows.find((r) => r.interval === '1s')).to.deep.include({ open: 10, high: 15, low: 8, close: 14, volume: 6 });
-    for (const r of rows.filter((x) => x.interval !== '1s')) expect(r, r.interval).to.deep.include({ open: 10, high: 15, low: 8, close: 14, volume: 10 });
+  it('a replay of a second past the 1s retention changes no volume, whether the retention has deleted its candle or not', async () => {
+    const redis = createRedis({ url: env.redisUrl, keyPrefix: `${env.runId}:kline-past-retention:` });
+    const registry = new Registry();
+    const refused = async () => (await registry.getSingleMetric('chainpipe_kline_ticks_past_retention_total')!.get()).values[0]?.value ?? 0;
+    const [{ pool_address }] = (await db('kline.pools').where({ id: poolId }).select('pool_address')) as { pool_address: string }[];
+    let now = T0 + 10;
+    const handler = aggregatorOn(db, new LatestCandles(redis), undefined, { clock: { now: () => now * 1000 }, registry });
+    const tick = (seq: number, high: number, low: number, close: number, volume: number): MarketTickMessage => ({
+      pool_id: poolId, chain_type: 'evm', chain_id: 1, pool_address, token: 'base', network_id: 'eth', interval: '1s', open_time: T0,
+      open: 10, high, low, close, volume, received_at: 1_800_000_000_000 + seq, seq,
+    });
+    // The feed's second at T0: volume 4, delivered in its time. Every candle it feeds: volume 4.
+    const delivered = tick(1, 12, 9, 11, 4);
+    try {
+      await handleTicks(handler, [delivered]);
+      const inTime = await storedRows();
+      expect(inTime.map((r) => r.interval).sort()).to.deep.equal(['15m', '1M', '1Y', '1d', '1h', '1m', '1s', '1w', '4h']);
+      for (const r of inTime) expect(r, r.interval).to.deep.include({ open: 10, high: 12, low: 9, close: 11, volume: 4 });
+
+      // A day later the same tick comes again (an operator replay, a consumer reset), and a later
+      // snapshot of that second arrives late: both past the retention, refused, whether the 1s
+      // candle is still stored (the retention has not run yet) or not.
+      now = T0 + SECONDS_RETENTION + 1;
+      await handleTicks(handler, [delivered, tick(2, 15, 8, 14, 6)]);
+      expect(await storedRows(), 'the 1s candle still stored').to.deep.equal(inTime);
+      await db('kline.candles').where({ pool_id: poolId, interval: '1s' }).delete();
+      await handleTicks(handler, [delivered]);
+      await handleTicks(handler, [tick(2, 15, 8, 14, 6)]);
+      const after = await storedRows();
+      expect(after.map((r) => r.interval).sort(), 'the deleted 1s candle is not written again').to.deep.equal(['15m', '1M', '1Y', '1d', '1h', '1m', '1w', '4h']);
+      // The feed's volume of that second as delivered (4), not 4 + the replay's 4 or 6.
+      for (const r of after) expect(r, r.interval).to.deep.include({ open: 10, high: 12, low: 9, close: 11, volume: 4 });
+      expect(await refused(), 'each refused tick counted').to.equal(4);
+    } finally {
+      redis.disconnect();
+    }
   });
 });

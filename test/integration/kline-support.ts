@@ -21,10 +21,32 @@ export async function removePool(db: Knex, id: number): Promise<void> {
   await db('kline.pools').where({ id }).delete();
 }
 
-/** The aggregator's handler on real stores (candles and pools in `db`, snapshots in `latest`), publishing to `publish` (nowhere by default). */
-export function aggregatorOn(db: Knex, latest: LatestCandles, publish: TicksHandlerDeps['publish'] = async () => {}): BatchHandler<MarketTickMessage> {
-  return createTicksHandler({ candles: new CandleRepository(db), pools: new PoolRepository(db), latest, registry: new Registry(), clock: systemClock, publish });
+/**
+ * The aggregator's handler on real stores (candles and pools in `db`, snapshots in `latest`), publishing to `publish` (nowhere by default).
+ * `opts`: its clock (a suite of ticks of a fixed past day runs at that day: 1s ticks past the retention are refused) and registry.
+ */
+export function aggregatorOn(
+  db: Knex,
+  latest: LatestCandles,
+  publish: TicksHandlerDeps['publish'] = async () => {},
+  opts: { clock?: TicksHandlerDeps['clock']; registry?: Registry } = {},
+): BatchHandler<MarketTickMessage> {
+  return createTicksHandler({
+    candles: new CandleRepository(db),
+    pools: new PoolRepository(db),
+    latest,
+    registry: opts.registry ?? new Registry(),
+    clock: opts.clock ?? systemClock,
+    secondsRetention: SECONDS_RETENTION,
+    publish,
+  });
 }
+
+/** The aggregator's default 1s retention (KLINE_1S_RETENTION_HOURS), in seconds. */
+export const SECONDS_RETENTION = 24 * 3600;
+
+/** A clock standing at `unixSeconds`. */
+export const clockAt = (unixSeconds: number): TicksHandlerDeps['clock'] => ({ now: () => unixSeconds * 1000 });
 
 /** Ticks as one call's consumed records, offsets from 0. */
 export function consumedTicks(ticks: readonly MarketTickMessage[]): ConsumedRecord<MarketTickMessage>[] {

@@ -26,6 +26,7 @@ runService('kline-aggregator', klineAggregatorConfig, async (svc) => {
       publish: (messages) => producer.publish(TOPICS.klineCandles, messages),
       registry,
       clock: systemClock,
+      secondsRetention: config.KLINE_1S_RETENTION_HOURS * 3600,
     }),
   });
   svc.serve(secondsRetention({ candles, retentionSeconds: config.KLINE_1S_RETENTION_HOURS * 3600, intervalMs: config.KLINE_RETENTION_INTERVAL_MS, logger }));

@@ -12,6 +12,8 @@ export interface TicksHandlerDeps {
   publish: (messages: OutgoingMessage<KlineCandlesMessage>[]) => Promise<void>;
   registry: Registry;
   clock: Pick<Clock, 'now'>;
+  /** How long 1s candles are kept, in seconds (the retention's `KLINE_1S_RETENTION_HOURS`): older 1s ticks are refused (secondsCutOff). */
+  secondsRetention: number;
 }
 
 type PoolMeta = Pick<MarketTickMessage, 'chain_type' | 'chain_id' | 'pool_address' | 'token'>;
@@ -32,6 +34,24 @@ export const MAX_CANDLES_PER_RECORD = 500;
  * (records of a kilobyte and a half, 1 MiB a request).
  */
 export const RECORDS_PER_GROUP = 700;
+
+/**
+ * Margin inside the retention: a 1s tick is refused from this many seconds before its candle could
+ * have been deleted, so that a retention run on a clock a little ahead never deletes a candle the
+ * aggregator would still take ticks of.
+ */
+export const RETENTION_MARGIN_SECONDS = 60;
+
+/**
+ * The oldest second whose 1s ticks the aggregator takes at `nowMs`. A longer candle's volume grows
+ * by how much its base candle's grew, measured on the stored base candle; once the retention has
+ * deleted a 1s candle, a replay of its ticks (or a late one) would find none and add its whole
+ * volume again. Refused by age, not by whether the row is still there, the roll-ups' volume does
+ * not depend on the retention having run.
+ */
+export function secondsCutOff(nowMs: number, secondsRetention: number): number {
+  return Math.floor(nowMs / 1000) - secondsRetention + RETENTION_MARGIN_SECONDS;
+}
 
 /** Postgres refused the data itself (a value out of its column's range): it will never succeed. */
 function isDataError(err: unknown): boolean {
@@ -60,7 +80,19 @@ interface PoolOut {
  */
 export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketTickMessage> {
   const candlesOut = new Counter({ name: 'chainpipe_kline_candles_published_total', help: 'Candles published to kline.candles.v2, by interval', labelNames: ['interval'], registers: [deps.registry] });
-  return async (consumed) => {
+  const pastRetention = new Counter({
+    name: 'chainpipe_kline_ticks_past_retention_total',
+    help: '1s ticks refused because their second is past the 1s retention (a replay or a late delivery): they would add their volume to the longer candles again',
+    registers: [deps.registry],
+  });
+  return async (received) => {
+    // 1s ticks of a second past the retention change nothing (their offsets are committed with the rest).
+    const cutOff = secondsCutOff(deps.clock.now(), deps.secondsRetention);
+    let refused = 0;
+    for (const r of received) if (r.value.interval === '1s' && r.value.open_time < cutOff) refused++;
+    const consumed = refused ? received.filter((r) => r.value.interval !== '1s' || r.value.open_time >= cutOff) : received;
+    if (refused) pastRetention.inc(refused);
+    if (!consumed.length) return undefined;
     // Ticks naming no registered pool are dead letters up front: this check is what keeps their
     // candles out (kline.candles has no foreign key to kline.pools, migration 20261128150000).
     const poolIds = new Set<number>();
