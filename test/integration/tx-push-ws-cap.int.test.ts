@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { TOPICS } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
-import { createRedis, type Redis } from '@chainpipe/redis';
+import { ConnectionCap, createRedis, type Redis } from '@chainpipe/redis';
 import {
   ManualClock,
   connectWs,
@@ -17,7 +17,6 @@ import {
   type RunningProcess,
   type TestWsClient,
 } from '@chainpipe/testing';
-import { ConnectionCap } from '../../apps/tx-gateway/src/push/connection-cap';
 
 /**
  * The per-key WebSocket connection cap counts the connections of every tx-gateway copy (Redis),

@@ -6,7 +6,7 @@ export { createTxGatewayApp } from './app';
 export { chainsSql, historySql, withChainKeys, type ChainKeyRow } from './queries/repository';
 export { normalizeMultiChain, normalizeSearch, type HistoryQuery } from './queries/request';
 export { transactionFrame } from './push/push.handler';
-export { ConnectionCap } from './push/connection-cap';
+export { ConnectionCap } from '@chainpipe/redis';
 export { ResendStore } from './push/resend-store';
 export { WsHub } from './push/ws-hub';
 /** Its configuration section: what the configuration reference and the deploy checks read. */

@@ -1,2 +1,3 @@
 export * from './client';
 export * from './service';
+export * from './connection-cap';

@@ -7,7 +7,7 @@ import type { WsTxServerReply } from '@chainpipe/contracts';
 import { WsConnectionSet, refuseUpgrade, type Principal, type UpgradeHandler, type WsPeer } from '@chainpipe/http';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { WS_PATHS, envelope, parseCommand, parseResendDuration, subscriptionKey, type Command } from './protocol';
-import type { ConnectionCap } from './connection-cap';
+import type { ConnectionCap } from '@chainpipe/redis';
 import type { ResendStore } from './resend-store';
 import { Subscriptions } from './subscriptions';
 

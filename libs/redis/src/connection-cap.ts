@@ -1,11 +1,13 @@
-import type { Redis } from '@chainpipe/redis';
+import type { Redis } from './client';
 import type { Clock } from '@chainpipe/runtime';
 
 /**
  * Open WebSocket connections per API key across every gateway copy, in Redis: one sorted set
- * per key (`ws:conns:<keyId>`) of connection ids scored by when their lease ends. A copy renews
- * the leases of its open connections every `leaseMs / 3`; the leases of a copy that died without
- * closing its connections run out, so its slots come back within `leaseMs`.
+ * per key (`ws:conns:<keyId>`, or under the cap's own `keyPrefix`) of connection ids scored by
+ * when their lease ends. A copy renews the leases of its open connections every `leaseMs / 3`;
+ * the leases of a copy that died without closing its connections run out, so its slots come back
+ * within `leaseMs`. Used by tx-gateway's push WebSocket and the candlestick hub, each with a key
+ * prefix of its own (a key's connections to one service do not take the other's slots).
  */
 
 const ACQUIRE = `
@@ -20,6 +22,8 @@ export interface ConnectionCapOptions {
   maxPerKey: number;
   /** How long a connection holds its slot without a renewal. */
   leaseMs: number;
+  /** Prefix of the per-key sets; `ws:conns:` (tx-gateway's) unless given. */
+  keyPrefix?: string;
 }
 
 export class ConnectionCap {
@@ -30,7 +34,7 @@ export class ConnectionCap {
   ) {}
 
   private key(keyId: string): string {
-    return `ws:conns:${keyId}`;
+    return `${this.opts.keyPrefix ?? 'ws:conns:'}${keyId}`;
   }
 
   /** Takes a slot for a connection of the key; false when the key has `maxPerKey` open already. */
