@@ -146,5 +146,6 @@ export function apiKeyAuth(resolve: (token: string) => Promise<Principal | undef
       401: `missing X-API-Key${said(messages?.missing)}`,
       403: `invalid API key (unknown, revoked, or its application disabled)${said(messages?.invalid)}`,
     },
+    keyOf: (res) => (res.locals[PRINCIPAL] as Principal | undefined)?.keyId,
   };
 }

@@ -3,6 +3,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { formatErrors, type Contracts, type JsonSchema, type SchemaId, type SchemaTypes } from '@chainpipe/contracts';
 import { holdsNul, nulErrors, onlyUnmatchableLookups, type LookupParams } from './boundary';
 import { sendError } from './envelope';
+import { rateCheckHandler, requestClient, type RouteRateLimit } from './rate-limit';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -17,6 +18,8 @@ export interface ApiAuth {
   handler: RequestHandler;
   scheme: { type: 'apiKey'; in: 'header' | 'query'; name: string; description?: string };
   errors: Readonly<Record<number, string>>;
+  /** The key a request authenticated with (its id), for per-key rate limits; undefined when it came without one. */
+  keyOf?: (res: Response) => string | undefined;
 }
 
 export interface RouteSuccess {
@@ -155,7 +158,13 @@ export interface RouteSpec<R extends RouteRequest = RouteRequest> {
   /** Checks that must answer before the schema's generic 400 (run after auth and body parsing). */
   preValidation?: readonly RequestHandler[];
   ok: RouteSuccess;
-  /** Error statuses this route answers beyond the generated ones (auth, 400, 413, 500, 504). */
+  /**
+   * The name of the route's rate limit in `ApiRoutesOptions.rateLimits` (429 with `Retry-After`
+   * past it, documented): per client before authentication, per key after it. An API built
+   * without that limit (a unit test's) serves the route unlimited.
+   */
+  rateLimit?: string;
+  /** Error statuses this route answers beyond the generated ones (auth, 400, 413, 429, 500, 504). */
   errors?: Readonly<Record<number, RouteError>>;
   /** Stable name of the operation; derived from method and path when not given. */
   operationId?: string;
@@ -174,6 +183,8 @@ export interface ApiRoutesOptions {
    * `fieldErrors`) says so here, once.
    */
   invalid?: (res: Response, errors: readonly ErrorObject[], part: RequestPart) => void;
+  /** Rate limits by the names routes use in `rateLimit` (`RateLimits.limit`, from the app's configuration). */
+  rateLimits?: Readonly<Record<string, RouteRateLimit | undefined>>;
 }
 
 /** The part of a request a schema checks. */
@@ -278,10 +289,18 @@ export class ApiRoutes {
     const where = `${spec.method.toUpperCase()} ${spec.path}`;
     if (this.declared.some((r) => r.method === spec.method && r.path.toLowerCase() === spec.path.toLowerCase())) throw new Error(`${where} is declared twice`);
     const chain: RequestHandler[] = [];
+    const limit = spec.rateLimit === undefined ? undefined : this.options.rateLimits?.[spec.rateLimit];
+    // Per client first: a flood (of bad keys too) is refused before any key look-up.
+    if (limit?.perClient) chain.push(rateCheckHandler(limit.perClient, spec.path, requestClient));
+    const auth = spec.auth === 'none' ? undefined : this.options.auth?.[spec.auth];
     if (spec.auth !== 'none') {
-      const auth = this.options.auth?.[spec.auth];
       if (!auth) throw new Error(`${where}: unknown auth ${JSON.stringify(spec.auth)}`);
       chain.push(auth.handler);
+    }
+    if (limit?.perKey) {
+      const keyOf = auth?.keyOf;
+      if (!keyOf) throw new Error(`${where}: rate limit ${limit.name} counts per key, but auth ${JSON.stringify(spec.auth)} names no key (ApiAuth.keyOf)`);
+      chain.push(rateCheckHandler(limit.perKey, spec.path, (_req, res) => keyOf(res)));
     }
     const request: RouteRequest = spec.request ?? {};
     if (request.body) {

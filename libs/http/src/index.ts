@@ -10,3 +10,4 @@ export * from './api-docs';
 export * from './modules';
 export * from './boundary';
 export * from './websocket';
+export * from './rate-limit';

@@ -20,7 +20,7 @@ export interface OpenApiOperation {
   security: Record<string, string[]>[];
   parameters?: { name: string; in: 'path' | 'query' | 'header'; required: boolean; description?: string; schema: JsonSchema }[];
   requestBody?: { required: boolean; description?: string; content: Record<string, { schema?: JsonSchema; example?: unknown }> };
-  responses: Record<string, { description: string; content?: Record<string, { schema: JsonSchema; example?: unknown }> }>;
+  responses: Record<string, { description: string; headers?: Record<string, { description: string; schema: JsonSchema }>; content?: Record<string, { schema: JsonSchema; example?: unknown }> }>;
 }
 
 export interface ApiInfo {
@@ -52,6 +52,9 @@ function envelopeSchema(body: unknown, data: JsonSchema, code: JsonSchema): Json
   }
   return { type: 'object', required: Object.keys(properties), properties };
 }
+
+/** The 429 of a route with a rate limit (`RouteSpec.rateLimit`). */
+const RATE_LIMITED = 'too many requests: past the rate limit of the client address or of the key (`Retry-After` gives the seconds to wait)';
 
 const GENERATED_ERRORS: Record<number, string> = {
   500: 'internal error (details are logged, never returned)',
@@ -160,10 +163,12 @@ export function openApiDocument(apis: ApiRoutes | readonly ApiRoutes[], info: Ap
       errors[413] = 'request body too large';
     }
     if (spec.auth !== 'none') Object.assign(errors, authSchemes[spec.auth]?.errors);
+    if (spec.rateLimit !== undefined) errors[429] = RATE_LIMITED;
     Object.assign(errors, GENERATED_ERRORS, spec.errors);
     for (const [status, error] of Object.entries(errors)) {
       if (typeof error === 'string') {
         op.responses[status] = { description: error, content: { 'application/json': { schema: errorSchema, example: envelope.error(Number(status), Number(status), error) } } };
+        if (error === RATE_LIMITED) op.responses[status].headers = { 'Retry-After': { description: 'whole seconds until the limit allows again', schema: { type: 'integer', minimum: 1 } } };
       } else {
         op.responses[status] = { description: error.description, content: { [error.mediaType]: { schema: { type: 'string' }, ...(error.example !== undefined ? { example: error.example } : {}) } } };
       }
