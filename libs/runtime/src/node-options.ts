@@ -10,7 +10,7 @@ export const APP_NODE_OPTIONS: Partial<Record<AppName, readonly string[]>> = {
   // A call at 10,000 pools allocates tens of megabytes that live across its Postgres, Redis and
   // Kafka waits; with V8's default semi-spaces (16 MB) each scavenge copies them, and most end up
   // promoted to the old space. With 64 MB the handler's CPU a tick was ~20 % lower
-  // (docs/benchmarks.md, sixteenth round); the young generation may then grow to 192 MB (three
+  // (docs/benchmarks-history.md, sixteenth round); the young generation may then grow to 192 MB (three
   // semi-spaces' worth in V8) against 48.
   'kline-aggregator': ['--max-semi-space-size=64'],
 };
