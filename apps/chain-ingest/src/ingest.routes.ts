@@ -1,7 +1,7 @@
 import express, { type RequestHandler } from 'express';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { TOPICS, type Contracts } from '@chainpipe/contracts';
-import { ApiRoutes, safeEqual, sendError, sendOk, type RouteSpec } from '@chainpipe/http';
+import { ApiRoutes, safeEqual, sendError, sendOk, type RouteRateLimit, type RouteSpec } from '@chainpipe/http';
 import type { TopicProducer } from '@chainpipe/kafka';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { rawRecordHeaders, resolveNetwork, type IngestRoute } from './raw-record';
@@ -15,6 +15,8 @@ export interface IngestDeps {
   streamSecret: string;
   bodyLimitBytes: number;
   clock?: Pick<Clock, 'now'>;
+  /** Limits of each route, per client address (`RateLimits.limit`); unlimited without. */
+  rateLimits?: { readonly [R in IngestRoute]?: RouteRateLimit };
 }
 
 function ingestMetrics(registry: Registry) {
@@ -68,6 +70,7 @@ export function ingestRoutes(deps: IngestDeps): ApiRoutes {
         errors: { 401: 'wrong or missing stream secret' },
       },
     },
+    rateLimits: deps.rateLimits,
   });
 
   const handle = (route: IngestRoute): RequestHandler[] => [
@@ -120,10 +123,11 @@ export function ingestRoutes(deps: IngestDeps): ApiRoutes {
     },
   ];
 
-  const ingestion = (path: string, auth: string, summary: string): RouteSpec => ({
+  const ingestion = (path: string, auth: string, summary: string, rateLimit: IngestRoute): RouteSpec => ({
     method: 'post',
     path,
     summary,
+    rateLimit,
     description:
       'The body, whatever it is, is published to chain.raw.v1 keyed by network and answered only after the broker acknowledged it: 200 means durable, anything else means send it again.',
     tags: ['ingestion'],
@@ -141,8 +145,8 @@ export function ingestRoutes(deps: IngestDeps): ApiRoutes {
     },
   });
   for (const prefix of ['', '/tx/api/v1']) {
-    api.route(ingestion(`${prefix}/stream`, 'streamSecret', 'Ingest raw chain data from a streamer'), ...handle('stream'));
-    api.route(ingestion(`${prefix}/webhook`, 'none', 'Ingest raw chain data (no stream secret)'), ...handle('webhook'));
+    api.route(ingestion(`${prefix}/stream`, 'streamSecret', 'Ingest raw chain data from a streamer', 'stream'), ...handle('stream'));
+    api.route(ingestion(`${prefix}/webhook`, 'none', 'Ingest raw chain data (no stream secret)', 'webhook'), ...handle('webhook'));
   }
   return api;
 }
