@@ -2,7 +2,7 @@ import { channelAdapters } from '@chainpipe/aggregator';
 import { depositAddressBookFrom } from '@chainpipe/custody';
 import { loadContracts } from '@chainpipe/contracts';
 import { addPostgres } from '@chainpipe/db';
-import { addHttpServer } from '@chainpipe/http';
+import { RateLimits, addHttpServer } from '@chainpipe/http';
 import { addKafka } from '@chainpipe/kafka';
 import { addRedis } from '@chainpipe/redis';
 import { runService } from '@chainpipe/runtime';
@@ -20,6 +20,7 @@ runService('aggregator-gateway', aggregatorGatewayConfig, async (svc) => {
   const contracts = loadContracts();
   const producer = await addKafka(svc, { contracts }).producer();
   const adapters = channelAdapters(config);
+  const limits = new RateLimits({ redis, registry, logger });
   const quotes = quotesModule({
     db,
     redis,
@@ -30,6 +31,7 @@ runService('aggregator-gateway', aggregatorGatewayConfig, async (svc) => {
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     upstreamTimeoutMs: config.QUOTE_UPSTREAM_TIMEOUT_MS,
     heartbeatMs: config.QUOTE_HEARTBEAT_MS,
+    streamLimit: limits.limit('quote_stream', { perClient: config.RATE_LIMIT_QUOTE_STREAM_PER_CLIENT }),
     keyRateOf: integratorKeyRate(db),
   });
   const orders = ordersModule({
@@ -43,6 +45,7 @@ runService('aggregator-gateway', aggregatorGatewayConfig, async (svc) => {
     logger,
     registry,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    orderCreateLimit: limits.limit('order_create', { perClient: config.RATE_LIMIT_ORDER_CREATE_PER_CLIENT, perKey: config.RATE_LIMIT_ORDER_CREATE_PER_KEY }),
   });
   addHttpServer(svc, createAggregatorGatewayApp({ logger, registry, timeoutMs: config.REQUEST_TIMEOUT_MS, modules: [quotes, orders] }));
 });

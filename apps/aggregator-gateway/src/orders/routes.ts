@@ -9,6 +9,14 @@ import { createdView, orderView } from './views';
 
 const IDENTITY = 'integratorIdentity';
 const identityOf = (res: Response): IntegratorIdentity => (res.locals[IDENTITY] as IntegratorIdentity | undefined) ?? { kind: 'none' };
+/** The integrator key a request authenticated with, for per-key rate limits. */
+const keyOf = (res: Response): string | undefined => {
+  const identity = identityOf(res);
+  return identity.kind === 'ok' ? identity.keyId : undefined;
+};
+
+/** The rate limit of order creation (a name in the module's `ApiRoutes` rate limits). */
+export const ORDER_CREATE_LIMIT = 'orderCreate';
 
 /**
  * The two ways integrator keys authenticate (names for `ApiRoutes`' auth map):
@@ -49,9 +57,11 @@ export function integratorAuthSchemes(db: Knex): Record<'integratorKeyOptional' 
         description: `${description}. Optional: \`Authorization: ApiKey <key>\` works too; without a valid key of an active integrator the order is created without commission (never 401/403).`,
       },
       errors: {},
+      keyOf,
     },
     integratorKey: {
       handler: required,
+      keyOf,
       scheme: { type: 'apiKey', in: 'header', name: 'X-Integrator-Api-Key', description: `${description}; \`X-Integrator-Api-Key\` only.` },
       errors: { 401: 'unauthorized: missing or invalid key', 403: 'integrator disabled, or the order belongs to another integrator' },
     },
@@ -104,6 +114,7 @@ export function orderRoutes(api: ApiRoutes, service: OrderService): void {
         'Re-quotes the chosen channel, checks the deviation, asks the channel for a deposit address and stores the order with its fee, rate and price snapshots. `client_order_id` is idempotent per integrator: a repeat with the same source and destination token, `amount_in`, `dst_address` and `chosen_channel_id` answers the existing order before any re-quote, price or minimum check (a refreshed quote is still the same order); other terms are `duplicate client_order_id`. Without a valid key the order is created without commission.',
       tags,
       auth: 'integratorKeyOptional',
+      rateLimit: ORDER_CREATE_LIMIT,
       request: {
         body: 'http/agg/integrator-order-create',
         bodyExample: {

@@ -5,7 +5,7 @@ import { AmountBelowProviderMinimum, netQuote, ProviderError, tokenRefOf, type C
 import type { Contracts, HttpAggChannelQuote, HttpAggQuoteStreamBody, HttpAggQuoteStreamQuery, SseAggQuoteDone, SseAggQuoteError } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import { commissionOf, outAfterCommission } from '@chainpipe/orders';
-import { ApiRoutes, leaveRequestDeadline, msgEnvelope, requestParams, sendError, type EnvelopeStyle, type HandlerFor, type RequestIds } from '@chainpipe/http';
+import { ApiRoutes, leaveRequestDeadline, msgEnvelope, requestParams, sendError, type EnvelopeStyle, type HandlerFor, type RequestIds, type RouteRateLimit } from '@chainpipe/http';
 import { type CryptoQuoteMessage, type TokenRow } from '@chainpipe/price';
 import { QuoteStore, ReferenceRepository, ReferenceSnapshot } from '@chainpipe/price-store';
 import { RefreshedValue, systemClock, timeoutSignal, type Clock, type Logger } from '@chainpipe/runtime';
@@ -18,6 +18,9 @@ interface QuoteStreamEvents {
   error: SseAggQuoteError;
   done: SseAggQuoteDone;
 }
+
+/** The rate limit of the quote stream (GET and POST count together). */
+const QUOTE_STREAM_LIMIT = 'quoteStream';
 
 export interface QuotesModuleDeps {
   db: Knex;
@@ -33,6 +36,8 @@ export interface QuotesModuleDeps {
   heartbeatMs: number;
   /** Time of the stream's start grace, heartbeats and upstream timeouts, and of the reference rows' age. */
   clock?: Pick<Clock, 'setTimeout' | 'setInterval' | 'now'>;
+  /** Streams a client may open (`RateLimits.limit`, per client: the stream needs no key); unlimited without. */
+  streamLimit?: RouteRateLimit;
   /**
    * The commission rate (basis points) of the integrator key a request carries, null without a
    * valid key of an active integrator: the stream needs no key, but given one its estimates are
@@ -129,6 +134,7 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
         if ((err as { type?: string } | undefined)?.type === 'entity.parse.failed') return sendError(res, 400, 'invalid request body');
         next(err);
       }),
+    rateLimits: { [QUOTE_STREAM_LIMIT]: deps.streamLimit },
   });
 
   /**
@@ -283,6 +289,7 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
       'Errors before the stream starts are JSON envelopes: 400 for the request, tokens and channels; 502 `quote service timed out` / `quote service unavailable` when every channel failed before the stream began (it begins with the first channel quote, or after the heartbeat period without one). Then `text/event-stream; charset=utf-8`: a `channel` event per channel as it answers (`http/agg/channel-quote`), an `error` event `{channel_id, msg}` per failed channel (others continue; a channel past the upstream timeout, 60 s by default, is `quote service timed out`), and one `done` `{}` last. Once the request is checked the stream is outside the request deadline; a quiet stream gets an SSE comment (`: heartbeat`) every heartbeat period so that proxies keep it open. Closing the connection cancels every upstream call. No key is needed; with an integrator key (`X-Integrator-Api-Key` or `Authorization: ApiKey <key>`) of an active integrator each `estimated_out_str` (and `estimated_out_usd`) is after that key\'s commission, the figure an order of that key is checked against; any other key is ignored. Tokens, channels and the USD price are read from memory, refreshed behind the requests: a channel enabled or disabled is seen by new streams within 5 s, a token change within 2 minutes (a new token id at once).',
     tags: ['quotes'],
     auth: 'none',
+    rateLimit: QUOTE_STREAM_LIMIT,
     ok: { data: { type: 'string' }, bare: true, mediaType: 'text/event-stream', description: 'the event stream', example: 'event: done\ndata: {}\n\n' },
     errors: { 502: '`quote service timed out` / `quote service unavailable`: every channel failed before the stream began' },
   } as const;
