@@ -9,7 +9,10 @@ import tseslint from 'typescript-eslint';
  * - the pure domain libs (kline, orders, chains, price, tx-parsers) do no I/O: no database, Redis, Kafka,
  *   network or file modules, and none of the project's libs that do;
  * - bench/ and scripts/ reach an app only through its public entry point (the package,
- *   `@chainpipe/<app>`, or `apps/<app>/src/index.ts`), never a file inside it.
+ *   `@chainpipe/<app>`, or `apps/<app>/src/index.ts`), never a file inside it;
+ * - the stand-ins (apps/upstream-sim/src) never import the code they stand in front of: the
+ *   libraries that sign and send, and the provider and order code, so a chain's or a
+ *   provider's rule is written there from its own documentation, never agreed with by construction.
  * Imports that broke a rule when it was introduced are listed in LAYERING_EXEMPTIONS, each by
  * file and import, until the code they name moves (none is left).
  */
@@ -26,6 +29,8 @@ const IO_MODULES = [
   ...['aggregator', 'db', 'http', 'kafka', 'kline-store', 'order-store', 'price-store', 'redis', 'testing', 'tx-records', 'tx-store', 'upstreams', 'webhooks'].map((l) => `@chainpipe/${l}`),
 ];
 const LAYERING_EXEMPTIONS = {};
+/** What the code under test is made of, out of the stand-ins' reach (decisions.md, D156). */
+const UNDER_TEST = ['custody', 'aggregator', 'orders', 'order-store', 'upstreams', 'webhooks'].map((l) => `@chainpipe/${l}`);
 
 /** The rule's options for a file: what its layer forbids, less the file's exemptions. */
 function layering(file, layer) {
@@ -45,6 +50,9 @@ function layering(file, layer) {
       message: 'bench/ and scripts/ use an app through its entry point (@chainpipe/<app> or apps/<app>/src/index.ts) only',
     });
   }
+  if (layer === 'stand-in') {
+    patterns.push({ regex: `^(${UNDER_TEST.map(escapeRegex).join('|')})(/|$)`, message: 'the stand-ins take the rules of the chains and providers from their documentation, never from the code under test' });
+  }
   return { 'no-restricted-imports': ['error', { patterns }] };
 }
 
@@ -52,6 +60,7 @@ const layeringConfigs = [
   { files: ['libs/**/*.ts'], rules: layering('', 'lib') },
   { files: PURE_LIBS.map((l) => `libs/${l}/src/**/*.ts`), rules: layering('', 'pure') },
   { files: ['bench/**/*.ts', 'scripts/**/*.ts'], rules: layering('', 'tool') },
+  { files: ['apps/upstream-sim/src/**/*.ts'], rules: layering('', 'stand-in') },
   ...Object.keys(LAYERING_EXEMPTIONS).map((file) => ({
     files: [file],
     rules: layering(file, file.startsWith('libs/') ? 'pure' : 'tool'),

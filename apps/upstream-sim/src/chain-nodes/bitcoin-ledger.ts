@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { Block, Transaction, address as btcAddress, crypto as btcCrypto, networks, opcodes, payments, script } from 'bitcoinjs-lib';
-import { dustThreshold } from '@chainpipe/custody';
 import { RpcError } from '../json-rpc';
+import { bitcoinDustThreshold, MAX_OP_RETURN_SCRIPT_BYTES } from './chain-rules';
 import type { BitcoinChain } from './bitcoin-node';
 import type { JsonObject } from './json';
 import type { ProducedBlock } from './block-producer';
@@ -248,8 +248,8 @@ export class BitcoinLedger {
     if (fee < minFee) throw rejected(`min relay fee not met, ${fee} < ${minFee}`);
     for (const o of tx.outs) {
       if (o.script[0] === opcodes.OP_RETURN) {
-        if (o.script.length > 83) throw rejected('scriptpubkey');
-      } else if (o.value < dustThreshold(o.script)) throw rejected('dust');
+        if (o.script.length > MAX_OP_RETURN_SCRIPT_BYTES) throw rejected('scriptpubkey');
+      } else if (o.value < bitcoinDustThreshold(o.script)) throw rejected('dust');
     }
     for (const key of keys) this.poolSpends.set(key, txid);
     this.pool.push({ tx, txid, fee, spent });

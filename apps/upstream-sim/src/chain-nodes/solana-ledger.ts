@@ -3,13 +3,15 @@ import { ed25519 } from '@noble/curves/ed25519';
 import { getCompiledTransactionMessageDecoder, type CompiledTransactionMessage } from '@solana/transaction-messages';
 import { getTransactionDecoder } from '@solana/transactions';
 import { base58Decode, base58Encode } from '@chainpipe/chains';
-import { RENT_EXEMPT_MINIMUM, SOLANA_SIGNATURE_FEE, SYSTEM_PROGRAM } from '@chainpipe/custody';
 import { RpcError, invalidParams } from '../json-rpc';
+import { SOLANA_LAMPORTS_PER_SIGNATURE, SOLANA_SYSTEM_PROGRAM as SYSTEM_PROGRAM, solanaRentExemptMinimum } from './chain-rules';
 import type { JsonObject } from './json';
 import type { ProducedBlock } from './block-producer';
 
 /** The fee of one signature (lamports): Solana's base fee, without a priority fee. */
-const LAMPORTS_PER_SIGNATURE = SOLANA_SIGNATURE_FEE;
+const LAMPORTS_PER_SIGNATURE = SOLANA_LAMPORTS_PER_SIGNATURE;
+/** What an account without data must hold to exist (890 880 lamports). */
+const RENT_EXEMPT_MINIMUM = solanaRentExemptMinimum(0);
 /** Blocks stay valid for 150 block heights after their own (Solana's recent-blockhash window). */
 export const BLOCKHASH_VALIDITY = 150;
 /** Development accounts start with 1000 SOL. */

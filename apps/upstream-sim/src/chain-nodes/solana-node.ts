@@ -1,5 +1,6 @@
 import { base58Decode } from '@chainpipe/chains';
 import { RpcError, invalidParams, type RpcHandler, type RpcNode, type RpcParams } from '../json-rpc';
+import { solanaRentExemptMinimum } from './chain-rules';
 import type { FixtureDoc } from './catalog';
 import type { Skipped } from './evm-node';
 import { baseName, isObject, kindInFileName, unwrapRpcResult, type JsonObject } from './json';
@@ -309,8 +310,7 @@ export function solanaNode(chain: SolanaChain, ledger?: SolanaLedger): RpcNode {
     methods.set('getMinimumBalanceForRentExemption', (params) => {
       const size = args(params)[0] ?? 0;
       if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) throw invalidParams('Invalid params: invalid type: expected usize.');
-      // (128 bytes of account overhead + data) × 3480 lamports per byte-year × 2 years
-      return (128 + size) * 3480 * 2;
+      return Number(solanaRentExemptMinimum(size));
     });
     methods.set('sendTransaction', (params) => {
       const [raw, config] = args(params);

@@ -1,9 +1,9 @@
 import express, { type Router, type Response } from 'express';
-import { MnemonicSigner, isDerivableFamily, isKeyFamily, type SignRequest } from '@chainpipe/custody';
+import { SigningServiceKeys, isSecp256k1Family, isServiceFamily } from './signing-keys';
 
 /**
  * A stand-in of the platform's signing service (the contract `HttpSigner` of `@chainpipe/custody`
- * speaks): `GET /signer/v1/addresses/{family}/{index}`, `POST /signer/v1/sign`, both behind
+ * speaks; its keys are the stand-in's own, `signing-keys.ts`): `GET /signer/v1/addresses/{family}/{index}`, `POST /signer/v1/sign`, both behind
  * `Authorization: Bearer <token>` (`token` empty: any non-empty one), keys from one mnemonic.
  * Without a mnemonic every call answers 503, as a service with no key loaded. Control:
  * `PUT /sim/signer/forge` `{forge: true|false}` makes it sign with the key of the next index, as
@@ -12,7 +12,7 @@ import { MnemonicSigner, isDerivableFamily, isKeyFamily, type SignRequest } from
  */
 export function signerRouter(deps: { mnemonic: string; token: string }): Router {
   const router = express.Router();
-  const signer = deps.mnemonic ? new MnemonicSigner(deps.mnemonic) : undefined;
+  const signer = deps.mnemonic ? new SigningServiceKeys(deps.mnemonic) : undefined;
   let forge = false;
   let down = false;
   const fail = (res: Response, status: number, message: string) => res.status(status).json({ error: message });
@@ -26,39 +26,36 @@ export function signerRouter(deps: { mnemonic: string; token: string }): Router 
     next();
   });
 
-  router.get('/signer/v1/addresses/:family/:index', async (req, res) => {
+  router.get('/signer/v1/addresses/:family/:index', (req, res) => {
     const index = Number(req.params.index);
-    if (!isKeyFamily(req.params.family)) return fail(res, 400, `unknown family ${req.params.family}`);
+    if (!isServiceFamily(req.params.family)) return fail(res, 400, `unknown family ${req.params.family}`);
     try {
-      res.json({ address: await signer!.addressAt(req.params.family, index) });
+      res.json({ address: signer!.addressAt(req.params.family, index) });
     } catch (err) {
       fail(res, 400, (err as Error).message);
     }
   });
 
-  router.post('/signer/v1/sign', express.json(), async (req, res) => {
-    const body = req.body as Partial<Omit<SignRequest, 'family'>> & { family?: string; message?: unknown };
+  router.post('/signer/v1/sign', express.json(), (req, res) => {
+    const body = req.body as { family?: string; index?: unknown; address?: unknown; digests?: unknown; message?: unknown };
     if (body?.family === 'svm') {
       if (typeof body.index !== 'number' || typeof body.address !== 'string' || typeof body.message !== 'string') return fail(res, 400, 'family, index, address and message required');
       try {
-        const request = { family: 'svm' as const, index: body.index, address: body.address, message: Buffer.from(body.message, 'base64') };
-        const signature = forge
-          ? await signer!.signMessage({ ...request, index: request.index + 1, address: await signer!.addressAt('svm', request.index + 1) })
-          : await signer!.signMessage(request);
+        const message = Buffer.from(body.message, 'base64');
+        const signature = forge ? signer!.signMessage(body.index + 1, signer!.addressAt('svm', body.index + 1), message) : signer!.signMessage(body.index, body.address, message);
         return res.json({ signature: Buffer.from(signature).toString('base64') });
       } catch (err) {
         return fail(res, 400, (err as Error).message);
       }
     }
-    if (typeof body?.family !== 'string' || !isDerivableFamily(body.family) || typeof body.index !== 'number' || typeof body.address !== 'string' || !Array.isArray(body.digests)) {
+    if (typeof body?.family !== 'string' || !isSecp256k1Family(body.family) || typeof body.index !== 'number' || typeof body.address !== 'string' || !Array.isArray(body.digests)) {
       return fail(res, 400, 'family, index, address and digests required');
     }
     try {
-      const request = { family: body.family, index: body.index, address: body.address, digests: body.digests };
+      const { family, index, address } = body;
+      const digests = body.digests as string[];
       // the forging mode signs with the neighbour's key, for the address the neighbour owns
-      const signatures = forge
-        ? await signer!.sign({ ...request, index: request.index + 1, address: await signer!.addressAt(request.family, request.index + 1) })
-        : await signer!.sign(request);
+      const signatures = forge ? signer!.sign(family, index + 1, signer!.addressAt(family, index + 1), digests) : signer!.sign(family, index, address, digests);
       res.json({ signatures });
     } catch (err) {
       fail(res, 400, (err as Error).message);

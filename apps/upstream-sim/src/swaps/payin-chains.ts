@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { toHex, type Hex } from 'viem';
+import { ed25519 } from '@noble/curves/ed25519';
+import { secp256k1 } from '@noble/curves/secp256k1';
+import { Transaction, address as btcAddress, networks, payments, script } from 'bitcoinjs-lib';
+import { keccak256, toHex, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { SingleKeySigner, outputScriptOf, p2wpkhVsize, shapeBitcoinTransfer, signBitcoinTransfer, solanaAddressOf, solanaPublicKeyOf } from '@chainpipe/custody';
+import { base58Encode, tronHexToBase58 } from '@chainpipe/chains';
 import type { BitcoinLedger } from '../chain-nodes/bitcoin-ledger';
 import type { EvmLedger } from '../chain-nodes/evm-ledger';
 import type { SolanaLedger } from '../chain-nodes/solana-ledger';
@@ -49,6 +52,39 @@ export function evmPayinChain(ledger: EvmLedger, chainId: number): PayinChain {
   };
 }
 
+/** The mainnet P2WPKH address of a secp256k1 key (BIP84: witness v0 of the compressed key's hash160). */
+function bitcoinAddressOf(key: Uint8Array): string {
+  return payments.p2wpkh({ pubkey: secp256k1.getPublicKey(key, true), network: networks.bitcoin }).address!;
+}
+
+/**
+ * The virtual size (BIP141: ⌈(4 × non-witness bytes + witness bytes) / 4⌉) of a transaction
+ * spending `inputs` P2WPKH outputs to one output of `outputScript`, with the largest low-S
+ * signature (72 bytes with its sighash byte), so the fee at a rate covers the signed transaction.
+ */
+function p2wpkhSpendVsize(inputs: number, outputScript: Uint8Array): number {
+  const nonWitness = 4 + 1 + inputs * (32 + 4 + 1 + 4) + 1 + 8 + 1 + outputScript.length + 4;
+  const witness = 2 + inputs * (1 + 1 + 72 + 1 + 33);
+  return Math.ceil((4 * nonWitness + witness) / 4);
+}
+
+/** A version-2 transaction spending every output in `utxos` (P2WPKH of `key`) to `outputScript`, each input signed SIGHASH_ALL over its BIP143 digest. */
+function signedP2wpkhSpend(key: Uint8Array, utxos: readonly { txid: string; vout: number; value: bigint }[], outputScript: Uint8Array, value: bigint): string {
+  const pubkey = secp256k1.getPublicKey(key, true);
+  const tx = new Transaction();
+  tx.version = 2;
+  for (const u of utxos) tx.addInput(Buffer.from(u.txid, 'hex').reverse(), u.vout);
+  tx.addOutput(outputScript, value);
+  // BIP143: a P2WPKH input's script code is the P2PKH script of its key hash
+  const scriptCode = payments.p2pkh({ pubkey, network: networks.bitcoin }).output!;
+  utxos.forEach((u, i) => {
+    const digest = tx.hashForWitnessV0(i, scriptCode, u.value, Transaction.SIGHASH_ALL);
+    const signature = secp256k1.sign(digest, key, { lowS: true }).toCompactRawBytes();
+    tx.setWitness(i, [script.signature.encode(signature, Transaction.SIGHASH_ALL), pubkey]);
+  });
+  return tx.toHex();
+}
+
 /**
  * Bitcoin's payins: a P2WPKH payin address; a refund spends all its outputs to the refund
  * address, less the fee at the node's estimate for that size (no change).
@@ -58,18 +94,16 @@ export function bitcoinPayinChain(ledger: BitcoinLedger): PayinChain {
     decimals: 8,
     newWallet() {
       const key = randomBytes(32);
-      return { key, address: new SingleKeySigner('utxo', key).address };
+      return { key, address: bitcoinAddressOf(key) };
     },
     balanceOf: (address) => ledger.unspentOf(address).reduce((sum, u) => sum + u.value, 0n),
     async sendBack(wallet, to, _received) {
       const utxos = ledger.unspentOf(wallet.address);
       const total = utxos.reduce((sum, u) => sum + u.value, 0n);
-      const fee = ledger.feeRateSatVb * BigInt(p2wpkhVsize(utxos.length, [outputScriptOf(to)]));
+      const outputScript = btcAddress.toOutputScript(to, networks.bitcoin);
+      const fee = ledger.feeRateSatVb * BigInt(p2wpkhSpendVsize(utxos.length, outputScript));
       if (utxos.length === 0 || total - fee <= 0n) return undefined;
-      const signer = new SingleKeySigner('utxo', wallet.key);
-      const shape = shapeBitcoinTransfer({ utxos, from: wallet.address, to, value: total - fee, fee });
-      const { raw } = await signBitcoinTransfer(signer, { index: 0, address: wallet.address }, shape);
-      return { hash: ledger.submitRaw(raw), value: total - fee };
+      return { hash: ledger.submitRaw(signedP2wpkhSpend(wallet.key, utxos, outputScript, total - fee)), value: total - fee };
     },
   };
 }
@@ -83,11 +117,18 @@ export function solanaPayinChain(ledger: SolanaLedger): PayinChain {
     decimals: 9,
     newWallet() {
       const key = randomBytes(32);
-      return { key, address: solanaAddressOf(solanaPublicKeyOf(key)) };
+      // a Solana address is the base58 of the ed25519 public key
+      return { key, address: base58Encode(ed25519.getPublicKey(key)) };
     },
     balanceOf: (address) => ledger.balanceOf(address),
     sendBack: async () => undefined,
   };
+}
+
+/** A Tron address of a secp256k1 key: 0x41 and the last 20 bytes of the uncompressed key's keccak-256, in Base58Check. */
+function tronAddressOf(key: Uint8Array): string {
+  const hash = keccak256(secp256k1.getPublicKey(key, false).subarray(1));
+  return tronHexToBase58(`41${hash.slice(-40)}`)!;
 }
 
 /**
@@ -102,15 +143,17 @@ export function tronPayinChain(ledger: TronLedger): PayinChain {
     decimals: 6,
     newWallet() {
       const key = randomBytes(32);
-      return { key, address: new SingleKeySigner('tvm', key).address };
+      return { key, address: tronAddressOf(key) };
     },
     balanceOf: (address) => ledger.balanceOf(address),
     async sendBack(payin, to, received) {
       const value = received - 1_100_000n;
       if (value <= 0n) return undefined;
       const built = call('createtransaction', { owner_address: payin.address, to_address: to, amount: Number(value), visible: true });
-      const [sig] = await new SingleKeySigner('tvm', payin.key).sign({ family: 'tvm', index: 0, address: payin.address, digests: [built.txID] });
-      const answer = call('broadcasttransaction', { ...built, signature: [`${sig.r}${sig.s}0${sig.recovery}`] });
+      // java-tron's signature: r ‖ s ‖ the recovery id, over the txID (the raw data's sha256)
+      const sig = secp256k1.sign(String(built.txID), payin.key, { lowS: true });
+      const signature = `${sig.r.toString(16).padStart(64, '0')}${sig.s.toString(16).padStart(64, '0')}0${sig.recovery}`;
+      const answer = call('broadcasttransaction', { ...built, signature: [signature] });
       return answer.result === true ? { hash: built.txID, value } : undefined;
     },
   };
