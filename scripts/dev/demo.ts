@@ -92,10 +92,12 @@ async function openSocket(href: string, headers: Record<string, string>) {
   return { ws, next, send: (m: unknown) => ws.send(JSON.stringify(m)) };
 }
 
-async function candlesticks(apiKey: string): Promise<void> {
+async function candlesticks(apiKey: string, operatorKey: string): Promise<void> {
   const H = { 'X-API-Key': apiKey };
-  step('Candlesticks: register a pool, activate it, and watch a live candle');
-  let created = await call('POST', url('market-gateway', '/api/v1/admin/pools'), H, POOL);
+  // Pools are shared by every application: registering and activating one takes an operator's key.
+  const OPS = { 'X-API-Key': operatorKey };
+  step('Candlesticks: register a pool (an operator key), activate it, and watch a live candle');
+  let created = await call('POST', url('market-gateway', '/api/v1/admin/pools'), OPS, POOL);
   expectStatus(created, [200, 409], 'register pool');
   let pool = created.json.data;
   if (created.status === 409) {
@@ -104,7 +106,7 @@ async function candlesticks(apiKey: string): Promise<void> {
     pool = created.json.data.items.find((p: any) => p.pool_address.toLowerCase() === POOL.pool_address && p.chain_id === POOL.chain_id);
     show('already registered', `pool ${pool.id}`);
   } else show('registered', `pool ${pool.id} (${pool.chain_type}:${pool.chain_id} ${pool.pool_address})`);
-  const activated = await call('PATCH', url('market-gateway', `/api/v1/admin/pools/${pool.id}/activate`), H);
+  const activated = await call('PATCH', url('market-gateway', `/api/v1/admin/pools/${pool.id}/activate`), OPS);
   expectStatus(activated, [200], 'activate pool');
   show('activated', `is_active=${activated.json.data.is_active}`);
 
@@ -365,9 +367,9 @@ async function failAndRefund(env: Record<string, string>, integratorKey: string,
 
 async function main(): Promise<void> {
   const env = withDevEnv(process.env) as Record<string, string>;
-  for (const name of ['DEMO_API_KEY', 'DEMO_INTEGRATOR_KEY', 'STREAM_SECRET', 'DEV_SIGNER_MNEMONIC', 'KAFKA_BROKERS']) if (!env[name]) throw new Error(`${name} missing from .run/dev.env: run \`make up\` first`);
+  for (const name of ['DEMO_API_KEY', 'DEMO_OPERATOR_KEY', 'DEMO_INTEGRATOR_KEY', 'STREAM_SECRET', 'DEV_SIGNER_MNEMONIC', 'KAFKA_BROKERS']) if (!env[name]) throw new Error(`${name} missing from .run/dev.env: run \`make up\` first`);
   const t0 = Date.now();
-  await candlesticks(env.DEMO_API_KEY);
+  await candlesticks(env.DEMO_API_KEY, env.DEMO_OPERATOR_KEY);
   await addressMonitoring(env);
   await prices(env.DEMO_API_KEY);
   const order = await aggregator(env.DEMO_INTEGRATOR_KEY);

@@ -61,6 +61,12 @@ if ! grep -q '^DEMO_API_KEY=' "$ENV_FILE"; then
   echo "DEMO_API_KEY=$key" >> "$ENV_FILE"
   export DEMO_API_KEY="$key"
 fi
+if ! grep -q '^DEMO_OPERATOR_KEY=' "$ENV_FILE"; then
+  # an operator's key: registers and activates the pools every application shares (the demo's candlestick pool)
+  key="$("${ADMIN[@]}" app:create --name "Operators" --id operators --role operator --quiet)"
+  echo "DEMO_OPERATOR_KEY=$key" >> "$ENV_FILE"
+  export DEMO_OPERATOR_KEY="$key"
+fi
 if ! grep -q '^DEMO_INTEGRATOR_KEY=' "$ENV_FILE"; then
   # an integrator of the aggregator API with a 0.25 % commission key
   key="$("${ADMIN[@]}" integrator:create --name "Demo integrator" --fee-rate 0.25 --quiet)"
@@ -115,7 +121,7 @@ done
 printf '  %-16s %-28s\n' kafka "127.0.0.1:$KAFKA_PORT"
 echo
 echo "Development credentials (also in ${ENV_FILE#"$ROOT/"}):"
-grep -E '^(STREAM_SECRET|DEMO_API_KEY|DEMO_INTEGRATOR_KEY)=' "$ENV_FILE" | sed 's/^/  /'
+grep -E '^(STREAM_SECRET|DEMO_API_KEY|DEMO_OPERATOR_KEY|DEMO_INTEGRATOR_KEY)=' "$ENV_FILE" | sed 's/^/  /'
 echo
 echo "API documents: http://127.0.0.1:<public port>/docs (OpenAPI at /openapi.json, WebSockets at /asyncapi.json)"
 echo "Try:  npm run replay -- --all     (posts fixture blocks to chain-ingest)"

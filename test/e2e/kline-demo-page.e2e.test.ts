@@ -49,7 +49,8 @@ describe('live chart page in a browser (sim → ingester → aggregator → gate
     this.timeout(120_000);
     db = createDb({ url: env.databaseUrl, poolMax: 2 });
     await createRegistryTopics(prefix);
-    key = await createTestKey(db, 'kline-demo');
+    // The page's pool is registered and activated here: an operator's key (D171).
+    key = await createTestKey(db, 'kline-demo', { role: 'operator' });
     // The gateway on a fixed port, so that after its restart the page reconnects to the same address.
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;

@@ -48,7 +48,8 @@ describe('candlestick service end to end (sim → ingester → Kafka → aggrega
   before(async () => {
     db = createDb({ url: env.databaseUrl, poolMax: 2 });
     await createRegistryTopics(prefix);
-    key = await createTestKey(db, 'kline');
+    // The suite registers and activates pools: an operator's key (D171).
+    key = await createTestKey(db, 'kline', { role: 'operator' });
     ({ sim, ingester, aggregator, alongside: gw } = await startCandlestickPipeline({
       prefix,
       redisPrefix,

@@ -57,7 +57,8 @@ describe('public APIs under fuzz: every operation of each app’s OpenAPI docume
     const prefix = uniquePrefix('fuzz');
     const redisPrefix = `${env.runId}:fuzz:`;
     credentials['content-secret-x'] = `fuzz-secret-${env.runId}`;
-    credentials['x-api-key'] = (await createAppWithKey(db, { name: 'fuzz' })).key;
+    // An operator's key reaches every route, the pools admin too (D171).
+    credentials['x-api-key'] = (await createAppWithKey(db, { name: 'fuzz', role: 'operator' })).key;
     credentials['x-integrator-api-key'] = (await createIntegratorWithKey(db, { name: `fuzz-${env.runId}`, feeRateBp: 30 })).key;
     await createRegistryTopics(prefix);
     // What the price pipeline keeps in Redis: a fresh ETH price (the order example gets past its

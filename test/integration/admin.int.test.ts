@@ -32,7 +32,30 @@ describe('admin command (real Postgres)', () => {
     expect(row.app_id).to.equal(appId);
     expect(JSON.stringify(row)).to.not.contain(parsed.secret);
     const resolve = createKeyResolver((id) => repo.findKey(id), { cacheTtlMs: 0 });
-    expect(await resolve(token)).to.deep.equal({ appId, keyId: parsed.keyId });
+    expect(await resolve(token)).to.deep.equal({ appId, keyId: parsed.keyId, role: 'customer' });
+  });
+
+  it('issues operator keys with --role operator; keys are customers\' unless said, and other roles are refused', async () => {
+    const lines: string[] = [];
+    const out = { out: (l: string) => lines.push(l) };
+    const resolve = createKeyResolver((id) => repo.findKey(id), { cacheTtlMs: 0 });
+    expect(await runCommand(['key:create', '--app', appId, '--role', 'operator', '--quiet'], repo, out)).to.equal(0);
+    const operator = lines[0];
+    expect(await resolve(operator)).to.deep.equal({ appId, keyId: parseApiKey(operator)!.keyId, role: 'operator' });
+    expect((await db('core.api_keys').where({ key_id: parseApiKey(operator)!.keyId }).first()).role).to.equal('operator');
+    lines.length = 0;
+    const opsApp = `${appId}-ops`;
+    expect(await runCommand(['app:create', '--name', 'Operators', '--id', opsApp, '--role', 'operator'], repo, out)).to.equal(0);
+    expect(lines).to.include('role:    operator');
+    let err: unknown;
+    await runCommand(['key:create', '--app', appId, '--role', 'admin'], repo, out).catch((e) => (err = e));
+    expect(err).to.be.instanceOf(UsageError);
+    expect((err as Error).message).to.equal('--role must be one of customer, operator');
+    // The table refuses a role the command would not write.
+    const bad = await db('core.api_keys').insert({ key_id: `k${randomBytes(6).toString('hex')}`, app_id: appId, secret_hash: '0'.repeat(64), role: 'root' }).catch((e: Error) => e);
+    expect(bad).to.be.instanceOf(Error);
+    expect(String((bad as Error).message)).to.contain('api_keys_role_check');
+    await runCommand(['key:revoke', '--key', parseApiKey(operator)!.keyId], repo, out);
   });
 
   it('revokes keys and disables applications, which the resolver honours', async () => {

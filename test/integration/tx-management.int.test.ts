@@ -99,7 +99,7 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
   const changes = (): { key: string; value: AddressChangeMessage }[] =>
     (collector?.messages ?? []).map((m) => ({ key: m.key!.toString(), value: JSON.parse(m.value!.toString()) as AddressChangeMessage }));
   const apps = { a: '', b: '' };
-  const keys = { a: '', b: '', revoked: '' };
+  const keys = { a: '', b: '', revoked: '', operator: '' };
 
   async function call(method: string, path: string, opts: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
     const headers: Record<string, string> = { ...opts.headers };
@@ -192,6 +192,7 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
     const revoked = await createApp('mgmt-revoked');
     await new ApiKeyRepository(db).revokeKey(revoked.keyId);
     keys.revoked = revoked.token;
+    keys.operator = (await createAppWithKey(db, { id: `${env.runId}-mgmt-ops`, name: 'management test operators', label: 'test', role: 'operator' })).key;
 
     origin = startRpcOrigin();
     await new Promise<void>((resolve) => origin.server.listen(0, '127.0.0.1', () => resolve()));
@@ -546,7 +547,8 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
   describe('pool trades and the manual webhook retry', () => {
     it('registers a pool, serves its FIFO (both query spellings, limit), removes it; bad input is 400', async () => {
       const pool = evmAddress();
-      expect((await call('POST', '/tx/api/v1/dex-pools', { body: { chainType: 'Ethereum', chainId: 1, poolAddress: pool.toUpperCase().replace('0X', '0x') } })).body).to.deep.equal(ok('success'));
+      // Registering and removing take an operator's key; reading the trades any key (D171).
+      expect((await call('POST', '/tx/api/v1/dex-pools', { key: keys.operator, body: { chainType: 'Ethereum', chainId: 1, poolAddress: pool.toUpperCase().replace('0X', '0x') } })).body).to.deep.equal(ok('success'));
       expect(await db('tx.dex_pools').where({ chain_type: 'ethereum', chain_id: 1, pool_address: pool })).to.have.length(1);
       expect((await call('GET', `/tx/api/v1/dex-pools/${pool}/trades?chainType=ethereum&chainId=1`)).body).to.deep.equal(ok({ items: [] }));
       // What tx-matcher appends (same Redis, the gateway's key prefix).
@@ -564,8 +566,11 @@ describe('tx-gateway management: addresses, app config, retry status, RPC proxy 
       expect((await call('GET', `/tx/api/v1/dex-pools/${pool}/trades?chainType=ethereum&chainId=1&limit=1`)).body.data.items).to.have.length(1);
       failed(400, 'limit must be an integer from 1 to 100')(await call('GET', `/tx/api/v1/dex-pools/${pool}/trades?chainType=ethereum&chainId=1&limit=0`));
       failed(400, 'chainType is required')(await call('GET', `/tx/api/v1/dex-pools/${pool}/trades`));
-      failed(400, /^poolAddress /)(await call('POST', '/tx/api/v1/dex-pools', { body: { chainType: 'ethereum', chainId: 1, poolAddress: 'nope' } }));
-      expect((await call('DELETE', `/tx/api/v1/dex-pools/${pool}?chainType=ethereum&chainId=1`)).body).to.deep.equal(ok('success'));
+      failed(400, /^poolAddress /)(await call('POST', '/tx/api/v1/dex-pools', { key: keys.operator, body: { chainType: 'ethereum', chainId: 1, poolAddress: 'nope' } }));
+      failed(403, 'operator key required')(await call('POST', '/tx/api/v1/dex-pools', { body: { chainType: 'ethereum', chainId: 1, poolAddress: evmAddress() } }));
+      failed(403, 'operator key required')(await call('DELETE', `/tx/api/v1/dex-pools/${pool}?chainType=ethereum&chainId=1`));
+      expect(await db('tx.dex_pools').where({ chain_type: 'ethereum', chain_id: 1, pool_address: pool })).to.have.length(1);
+      expect((await call('DELETE', `/tx/api/v1/dex-pools/${pool}?chainType=ethereum&chainId=1`, { key: keys.operator })).body).to.deep.equal(ok('success'));
       expect((await call('GET', `/tx/api/v1/dex-pools/${pool}/trades?chainType=ethereum&chainId=1`)).body).to.deep.equal(ok({ items: [] }));
       await redis.quit();
     });

@@ -1,15 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { generateApiKey } from '@chainpipe/http';
-import type { ApiKeyRepository } from '@chainpipe/db';
+import { API_KEY_ROLES, type ApiKeyRepository, type ApiKeyRole } from '@chainpipe/db';
 
 export const USAGE = `usage: npm run admin -- <command> [options]
 
 commands:
-  app:create --name NAME [--id APP_ID] [--label LABEL] [--quiet]
+  app:create --name NAME [--id APP_ID] [--label LABEL] [--role customer|operator] [--quiet]
       create an application and its first API key; the key is printed once (--quiet: only the key)
-  key:create --app APP_ID [--label LABEL] [--quiet]
+  key:create --app APP_ID [--label LABEL] [--role customer|operator] [--quiet]
       add an API key to an application (an application may hold several)
+      --role operator: the key also registers, activates and removes the pools every
+      application shares (candlestick and DEX pools); default customer (its own data only)
   key:revoke --key KEY_ID        revoke a key at once (KEY_ID is the part after cpk_)
   app:disable --app APP_ID       every key of the application stops working
   app:enable --app APP_ID
@@ -33,6 +35,7 @@ export async function runCommand(argv: string[], repo: Repo, io: Output): Promis
       app: { type: 'string' },
       key: { type: 'string' },
       label: { type: 'string' },
+      role: { type: 'string' },
       quiet: { type: 'boolean', default: false },
     },
     strict: true,
@@ -42,10 +45,16 @@ export async function runCommand(argv: string[], repo: Repo, io: Output): Promis
     if (typeof v !== 'string' || !v.trim()) throw new UsageError(`--${name} is required for ${command}`);
     return v.trim();
   };
+  const role = (): ApiKeyRole => {
+    const r = values.role?.trim() || 'customer';
+    if (!(API_KEY_ROLES as readonly string[]).includes(r)) throw new UsageError(`--role must be one of ${API_KEY_ROLES.join(', ')}`);
+    return r as ApiKeyRole;
+  };
   const printKey = (appId: string, token: string, keyId: string) => {
     if (values.quiet) return io.out(token);
     io.out(`app_id:  ${appId}`);
     io.out(`key_id:  ${keyId}`);
+    io.out(`role:    ${role()}`);
     io.out(`api_key: ${token}`);
     io.out('The key is shown only now; only its hash is stored.');
   };
@@ -54,16 +63,18 @@ export async function runCommand(argv: string[], repo: Repo, io: Output): Promis
       const name = need('name');
       const appId = values.id?.trim() || `app_${randomBytes(6).toString('hex')}`;
       if (!/^[A-Za-z0-9_-]{3,64}$/.test(appId)) throw new UsageError('--id must be 3-64 characters of letters, digits, _ or -');
+      const keyRole = role();
       await repo.createApp(appId, name);
       const key = generateApiKey();
-      await repo.addKey(appId, key.keyId, key.secretHash, values.label ?? null);
+      await repo.addKey(appId, key.keyId, key.secretHash, values.label ?? null, keyRole);
       printKey(appId, key.token, key.keyId);
       return 0;
     }
     case 'key:create': {
       const appId = need('app');
+      const keyRole = role();
       const key = generateApiKey();
-      await repo.addKey(appId, key.keyId, key.secretHash, values.label ?? null);
+      await repo.addKey(appId, key.keyId, key.secretHash, values.label ?? null, keyRole);
       printKey(appId, key.token, key.keyId);
       return 0;
     }

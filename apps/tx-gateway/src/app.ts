@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import { TX_GATEWAY_ASYNC_INFO, TX_GATEWAY_CHANNELS, asyncApiDocument } from '@chainpipe/contracts';
-import { ApiRoutes, apiKeyAuth, createHttpApp, finishHttpApp, msgEnvelope, serveApiDocs, serveExactRoutes } from '@chainpipe/http';
+import { ApiRoutes, apiKeyAuth, createHttpApp, finishHttpApp, msgEnvelope, operatorKeyAuth, serveApiDocs, serveExactRoutes } from '@chainpipe/http';
 import type { TxGatewayDeps } from './deps';
 import { managementEnvelopeFor } from './management/envelopes';
 import { addressesRoutes } from './routes/addresses';
@@ -14,7 +14,7 @@ export const TX_GATEWAY_API = {
   title: 'chainpipe address monitoring API',
   version: '1.0.0',
   description:
-    'History queries, monitored addresses, push configuration and the chain RPC proxy. Every operation is served under `/tx/api/v1/...` and the earlier `/api/v1/...` layout; every route needs `X-API-Key`.',
+    'History queries, monitored addresses, push configuration and the chain RPC proxy. Every operation is served under `/tx/api/v1/...` and the earlier `/api/v1/...` layout; every route needs `X-API-Key`, and registering or removing a DEX pool an operator key.',
   tags: [
     { name: 'transaction queries', description: 'history of an address, newest first, paged by cursor (`id`)' },
     { name: 'monitored addresses', description: 'the addresses whose transactions are pushed to the application' },
@@ -37,7 +37,8 @@ export function createTxGatewayApp(deps: TxGatewayDeps & { timeoutMs: number; bo
   const api = new ApiRoutes({
     contracts: deps.contracts,
     // Authentication runs before the body is read: a caller without a key costs us no parsing.
-    auth: { apiKey: apiKeyAuth(deps.resolveKey) },
+    // Shared resources (the DEX pools of the trades queues) need an operator's key (D171).
+    auth: { apiKey: apiKeyAuth(deps.resolveKey), operatorKey: operatorKeyAuth(deps.resolveKey, { forbidden: { message: 'operator key required' } }) },
     jsonBody: express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true }),
   });
   queriesRoutes(api, deps);

@@ -4,7 +4,6 @@ import type { Knex } from '@chainpipe/db';
 import type { Principal } from '@chainpipe/http';
 import type { TopicProducer } from '@chainpipe/kafka';
 import type { Clock, Logger, SecretBox } from '@chainpipe/runtime';
-import type { RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
 import type { PoolTrades } from '@chainpipe/tx-store';
 import type { RetryReport } from '@chainpipe/webhooks';
@@ -24,8 +23,6 @@ export interface TxGatewayDeps {
   rpcProxy: {
     origins: ChainOrigins;
     maxAnswerBytes: number;
-    /** The per-key rate limit of the proxy (the shared limiter); none means unlimited. */
-    limit?: RequestHandler;
   };
   secretBox: SecretBox;
   /** Development and tests only: accept http and loopback/private webhook targets. */

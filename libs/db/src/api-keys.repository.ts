@@ -7,7 +7,12 @@ export interface AppRow {
   created_at: Date;
 }
 
+/** What a key may do: `customer` its own application's data, `operator` also the shared resources. */
+export type ApiKeyRole = 'customer' | 'operator';
+export const API_KEY_ROLES: readonly ApiKeyRole[] = ['customer', 'operator'];
+
 /** Applications and their API keys (schema `core`). Only hashes of key secrets are stored. */
+
 export class ApiKeyRepository {
   constructor(private readonly db: Knex) {}
 
@@ -15,8 +20,9 @@ export class ApiKeyRepository {
     await this.db('core.apps').insert({ app_id: appId, name }).onConflict('app_id').ignore();
   }
 
-  async addKey(appId: string, keyId: string, secretHash: string, label: string | null): Promise<void> {
-    await this.db('core.api_keys').insert({ key_id: keyId, app_id: appId, secret_hash: secretHash, label });
+  /** A new key of the application; `operator` keys also manage shared resources (D171). */
+  async addKey(appId: string, keyId: string, secretHash: string, label: string | null, role: ApiKeyRole = 'customer'): Promise<void> {
+    await this.db('core.api_keys').insert({ key_id: keyId, app_id: appId, secret_hash: secretHash, label, role });
   }
 
   async revokeKey(keyId: string): Promise<boolean> {
@@ -41,12 +47,12 @@ export class ApiKeyRepository {
   }
 
   /** The key with its application's state; used by the HTTP key resolver. */
-  async findKey(keyId: string): Promise<{ appId: string; keyId: string; secretHash: string; active: boolean } | undefined> {
+  async findKey(keyId: string): Promise<{ appId: string; keyId: string; secretHash: string; active: boolean; role: ApiKeyRole } | undefined> {
     const row = await this.db('core.api_keys as k')
       .join('core.apps as a', 'a.app_id', 'k.app_id')
       .where('k.key_id', keyId)
-      .first('k.key_id', 'k.app_id', 'k.secret_hash', 'k.revoked_at', 'a.is_active');
+      .first('k.key_id', 'k.app_id', 'k.secret_hash', 'k.revoked_at', 'k.role', 'a.is_active');
     if (!row) return undefined;
-    return { appId: row.app_id, keyId: row.key_id, secretHash: row.secret_hash, active: row.is_active && !row.revoked_at };
+    return { appId: row.app_id, keyId: row.key_id, secretHash: row.secret_hash, active: row.is_active && !row.revoked_at, role: row.role };
   }
 }

@@ -48,9 +48,14 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(ha, hb);
 }
 
+/** What a key may do (D171): `customer` its own application's data; `operator` also the resources every application shares. */
+export type KeyRole = 'customer' | 'operator';
+
 export interface Principal {
   appId: string;
   keyId: string;
+  /** Absent: a customer's key. */
+  role?: KeyRole;
 }
 
 export interface StoredKey {
@@ -59,6 +64,8 @@ export interface StoredKey {
   secretHash: string;
   /** False when the key was revoked or its application disabled. */
   active: boolean;
+  /** Absent: a customer's key. */
+  role?: KeyRole;
 }
 
 /** Finds a key by id; the store never sees the secret. */
@@ -108,7 +115,7 @@ export function createKeyResolver(lookup: KeyLookup, opts: { cacheTtlMs?: number
     else if (age >= ttl / 2 && !pending.has(parsed.keyId)) void load(parsed.keyId).catch(() => undefined);
     const key = entry!.key;
     if (!key || !key.active || !secretMatches(parsed.secret, key.hashBytes)) return undefined;
-    return { appId: key.appId, keyId: key.keyId };
+    return { appId: key.appId, keyId: key.keyId, role: key.role ?? 'customer' };
   };
 }
 
@@ -147,5 +154,32 @@ export function apiKeyAuth(resolve: (token: string) => Promise<Principal | undef
       403: `invalid API key (unknown, revoked, or its application disabled)${said(messages?.invalid)}`,
     },
     keyOf: (res) => (res.locals[PRINCIPAL] as Principal | undefined)?.keyId,
+  };
+}
+
+/**
+ * An operator's `X-API-Key` (D171): authenticated as `apiKeyAuth` does (401 missing, 403 unknown),
+ * then refused with 403 and `forbidden` (the service's own text and code) unless the key's role
+ * is `operator`. For the routes that change what every application shares.
+ */
+export function operatorKeyAuth(
+  resolve: (token: string) => Promise<Principal | undefined>,
+  opts: { messages?: { missing: string; invalid: string }; forbidden: { message: string; code?: number } },
+): ApiAuth {
+  const customer = apiKeyAuth(resolve, opts.messages);
+  const authenticate = customer.handler;
+  const handler: RequestHandler = (req, res, next) => {
+    void authenticate(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      const principal = res.locals[PRINCIPAL] as Principal;
+      if (principal.role !== 'operator') return sendError(res, 403, opts.forbidden.message, { code: opts.forbidden.code });
+      next();
+    });
+  };
+  return {
+    ...customer,
+    handler,
+    scheme: { ...customer.scheme, description: 'an operator key (`cpk_<key id>_<secret>`), created with `npm run admin -- key:create --role operator`' },
+    errors: { ...customer.errors, 403: `${customer.errors[403]}, or not an operator key (message \`${opts.forbidden.message}\`)` },
   };
 }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { createKeyResolver, generateApiKey, hashSecret, parseApiKey, safeEqual, secretMatches, type StoredKey } from '@chainpipe/http';
+import type { Request, Response } from 'express';
+import { createKeyResolver, generateApiKey, hashSecret, messageEnvelope, operatorKeyAuth, parseApiKey, safeEqual, secretMatches, setEnvelope, type StoredKey } from '@chainpipe/http';
 import { ManualClock } from '@chainpipe/testing';
 
 describe('API keys', () => {
@@ -26,8 +27,9 @@ describe('API keys', () => {
     const clock = new ManualClock(0);
     const store = new Map<string, StoredKey>([[k.keyId, { appId: 'app-1', keyId: k.keyId, secretHash: k.secretHash, active: true }]]);
     const resolve = createKeyResolver(async (id) => (lookups++, store.get(id)), { cacheTtlMs: 1000, clock });
-    expect(await resolve(k.token)).to.deep.equal({ appId: 'app-1', keyId: k.keyId });
-    expect(await resolve(k.token)).to.deep.equal({ appId: 'app-1', keyId: k.keyId });
+    // A stored key that names no role is a customer's.
+    expect(await resolve(k.token)).to.deep.equal({ appId: 'app-1', keyId: k.keyId, role: 'customer' });
+    expect(await resolve(k.token)).to.deep.equal({ appId: 'app-1', keyId: k.keyId, role: 'customer' });
     expect(lookups).to.equal(1);
     const wrong = k.token.slice(0, -1) + (k.token.endsWith('A') ? 'B' : 'A');
     expect(await resolve(wrong)).to.equal(undefined);
@@ -52,7 +54,7 @@ describe('API keys', () => {
       },
       { cacheTtlMs: 1000, clock },
     );
-    const principal = { appId: 'app-1', keyId: k.keyId };
+    const principal = { appId: 'app-1', keyId: k.keyId, role: 'customer' };
     expect(await Promise.all([resolve(k.token), resolve(k.token), resolve(k.token)])).to.deep.equal([principal, principal, principal]);
     expect(lookups).to.equal(1);
     store.set(k.keyId, { ...store.get(k.keyId)!, active: false });
@@ -73,5 +75,34 @@ describe('API keys', () => {
     expect(safeEqual('abc', 'abc')).to.equal(true);
     expect(safeEqual('abc', 'abcd')).to.equal(false);
     expect(safeEqual('', 'x')).to.equal(false);
+  });
+
+  it('operator routes: no key 401, unknown 403, a customer\'s key 403 with the service\'s text, an operator\'s key passes', async () => {
+    const customer = generateApiKey();
+    const operator = generateApiKey();
+    const store = new Map<string, StoredKey>([
+      [customer.keyId, { appId: 'shop', keyId: customer.keyId, secretHash: customer.secretHash, active: true, role: 'customer' }],
+      [operator.keyId, { appId: 'platform', keyId: operator.keyId, secretHash: operator.secretHash, active: true, role: 'operator' }],
+    ]);
+    const auth = operatorKeyAuth(createKeyResolver(async (id) => store.get(id), { cacheTtlMs: 0 }), { forbidden: { message: 'operator key required' } });
+    const attempt = (key: string | undefined) =>
+      new Promise<{ status?: number; body?: unknown; passed: boolean }>((resolve, reject) => {
+        const req = { method: 'GET', headers: {}, header: (name: string) => (name.toLowerCase() === 'x-api-key' ? key : undefined) };
+        const res = {
+          req,
+          locals: {},
+          headersSent: false,
+          statusCode: 200,
+          hasHeader: () => false,
+          setHeader: () => undefined,
+          end: (text: string) => resolve({ status: res.statusCode, body: JSON.parse(text), passed: false }),
+        };
+        setEnvelope(res as unknown as Response, messageEnvelope);
+        void auth.handler(req as unknown as Request, res as unknown as Response, (err?: unknown) => (err ? reject(err) : resolve({ passed: true })));
+      });
+    expect(await attempt(undefined)).to.deep.include({ status: 401, passed: false });
+    expect(await attempt(generateApiKey().token)).to.deep.include({ status: 403, passed: false });
+    expect(await attempt(customer.token)).to.deep.equal({ status: 403, body: { code: 403, message: 'operator key required', data: null }, passed: false });
+    expect(await attempt(operator.token)).to.deep.equal({ passed: true });
   });
 });

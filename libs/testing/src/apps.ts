@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ApiKeyRepository, type Knex } from '@chainpipe/db';
+import { ApiKeyRepository, type ApiKeyRole, type Knex } from '@chainpipe/db';
 import { generateApiKey } from '@chainpipe/http';
 import { IntegratorRepository } from '@chainpipe/order-store';
 import { testEnv } from './env';
@@ -12,13 +12,16 @@ export interface TestApp {
   keyId: string;
 }
 
-/** An application with one fresh API key, stored as `npm run admin -- app:create` stores it. */
-export async function createAppWithKey(db: Knex, opts: { id?: string; name?: string; label?: string | null } = {}): Promise<TestApp> {
+/**
+ * An application with one fresh API key, stored as `npm run admin -- app:create` stores it (a
+ * customer's key unless `role` says `operator`, as `--role operator` does).
+ */
+export async function createAppWithKey(db: Knex, opts: { id?: string; name?: string; label?: string | null; role?: ApiKeyRole } = {}): Promise<TestApp> {
   const id = opts.id ?? `app-${randomBytes(4).toString('hex')}`;
   const repo = new ApiKeyRepository(db);
   await repo.createApp(id, opts.name ?? id);
   const k = generateApiKey();
-  await repo.addKey(id, k.keyId, k.secretHash, opts.label ?? null);
+  await repo.addKey(id, k.keyId, k.secretHash, opts.label ?? null, opts.role);
   return { id, key: k.token, keyId: k.keyId };
 }
 
@@ -39,11 +42,11 @@ export async function createIntegratorWithKey(db: Knex, opts: { name: string; fe
 export interface TestTxGateway {
   proc: RunningProcess;
   wsUrl: string;
+  /** Its ops server (/metrics, /readyz). */
+  opsUrl: string;
 }
 
 /**
-  /** Its ops server (/metrics, /readyz). */
-  opsUrl: string;
  * A tx-gateway process on the test's topics (`prefix`), Postgres and Redis (keys under the
  * prefix), its push group `<prefix>push`, ready; `env` adds or overrides settings.
  */

@@ -11,8 +11,8 @@ export interface Reply {
   text: string;
 }
 
-export async function createTestKey(db: Knex, label: string, opts: { revoked?: boolean } = {}): Promise<string> {
-  const app = await createAppWithKey(db, { id: `${testEnv().runId}-${label}`, name: `price test ${label}`, label: 'test' });
+export async function createTestKey(db: Knex, label: string, opts: { revoked?: boolean; role?: 'customer' | 'operator' } = {}): Promise<string> {
+  const app = await createAppWithKey(db, { id: `${testEnv().runId}-${label}`, name: `price test ${label}`, label: 'test', role: opts.role });
   if (opts.revoked) await new ApiKeyRepository(db).revokeKey(app.keyId);
   return app.key;
 }

@@ -7,13 +7,15 @@ import { PoolRepository } from '@chainpipe/kline-store';
 import { errorMessage } from '@chainpipe/runtime';
 import { EXAMPLE_POOL } from './api-examples';
 import type { KlineDeps } from './deps';
-import { KLINE_ADMIN_PREFIX, KLINE_AUTH, KlineCode, sendKlineError, sendKlineOk } from './envelope';
+import { KLINE_ADMIN_PREFIX, KLINE_AUTH, KLINE_OPERATOR_AUTH, KlineCode, sendKlineError, sendKlineOk } from './envelope';
 
 const TAGS = ['pools'];
 const POOL_OK = { data: 'http/kline/pool', message: 'ok', example: EXAMPLE_POOL } as const;
 
 /**
- * Pool registration and activation (`/api/v1/admin/pools`). The table is the source of truth:
+ * Pool registration and activation (`/api/v1/admin/pools`): registering, activating and
+ * deactivating need an operator's key (every application's candles depend on them), the reads
+ * any key. The table is the source of truth:
  * activate/deactivate store the new state first, then publish a best-effort notice on
  * kline.pools.v1 for the ingester; a failed notice is logged and counted and the stored state
  * stands (the ingester also re-reads the table periodically).
@@ -31,8 +33,9 @@ export function poolsRoutes(api: ApiRoutes, deps: KlineDeps): void {
       method: 'post',
       path: `${KLINE_ADMIN_PREFIX}/admin/pools`,
       summary: 'Register a pool (inactive)',
+      description: 'Pools are shared by every application: an operator key only (D171).',
       tags: TAGS,
-      auth: KLINE_AUTH,
+      auth: KLINE_OPERATOR_AUTH,
       request: {
         body: 'http/kline/pool-create',
         bodyExample: { chain_type: 'ethereum', chain_id: 1, network_id: 'eth', pool_address: EXAMPLE_POOL.pool_address, token: 'base', dex_id: 'uniswap_v3', label: 'USDC/WETH 0.05%' },
@@ -104,9 +107,9 @@ export function poolsRoutes(api: ApiRoutes, deps: KlineDeps): void {
         method: 'patch',
         path: `${KLINE_ADMIN_PREFIX}/admin/pools/:id/${verb}`,
         summary: active ? 'Start collecting candles of a pool' : 'Stop collecting candles of a pool',
-        description: `Stores the new state, then tells the ingester (best effort: a failed notice does not roll back the stored state; the ingester re-reads the table).`,
+        description: `Stores the new state, then tells the ingester (best effort: a failed notice does not roll back the stored state; the ingester re-reads the table). An operator key only (D171).`,
         tags: TAGS,
-        auth: KLINE_AUTH,
+        auth: KLINE_OPERATOR_AUTH,
         request: { path: 'http/kline/pool-id-path', lookup: poolLookup },
         ok: { ...POOL_OK, example: { ...EXAMPLE_POOL, is_active: active }, description: `the updated pool record, \`is_active\` ${active}` },
         errors: { 404: 'code 60001 `Pool not found`' },

@@ -90,9 +90,9 @@ export function rpcProxyRoutes(api: ApiRoutes, deps: RpcProxyDeps): void {
         // Both body fields are optional: a POST without a body asks for the default method.
         request: { headers: 'http/tx/rpc-proxy-headers', body: 'http/tx/rpc-proxy', bodyRequired: false, bodyExample: { method: 'eth_blockNumber', params: [] } },
         // The network is checked first: a missing x-chain-net is the spec's 500 whatever the body.
-        // The per-key limit (deps.rpcProxy.limit, the shared limiter of issue 52 point 3) runs
-        // after the key check and before any work.
-        preValidation: [...(deps.rpcProxy.limit ? [deps.rpcProxy.limit] : []), network],
+        // The per-key rate limit is the route's `rateLimit` of the shared limiter (ApiRoutes):
+        // it runs after the key check, before this.
+        preValidation: [network],
         ok: { code: 1, data: {}, description: '`data` is the node\'s JSON-RPC result', example: '0x10430e0' },
         errors: {
           400: 'invalid JSON, request validation failed, an unknown network in x-chain-net, a method the proxy does not forward (not read-only), or the node refused the call (JSON-RPC -32700, -32600, -32601, -32602)',
