@@ -1,9 +1,9 @@
 import { TOPICS, loadContracts } from '@chainpipe/contracts';
 import { ApiKeyRepository, addPostgres } from '@chainpipe/db';
-import { addHttpServer, createKeyResolver } from '@chainpipe/http';
+import { RateLimits, addHttpServer, createKeyResolver } from '@chainpipe/http';
 import { addKafka, processGroupId } from '@chainpipe/kafka';
-import { addRedis } from '@chainpipe/redis';
-import { runService, systemClock } from '@chainpipe/runtime';
+import { ConnectionCap, addRedis } from '@chainpipe/redis';
+import { periodicJob, runService, systemClock } from '@chainpipe/runtime';
 import { createMarketGatewayApp } from './app';
 import { marketGatewayConfig } from './config';
 import { klineModule } from './kline/module';
@@ -16,6 +16,7 @@ runService('market-gateway', marketGatewayConfig, async (svc) => {
   const keys = new ApiKeyRepository(db);
   const resolveKey = createKeyResolver((keyId) => keys.findKey(keyId));
   const contracts = loadContracts();
+  const limits = new RateLimits({ redis, registry, logger });
 
   // Candlesticks: pool notices out (kline.pools.v1), stored candles in (kline.candles.v2).
   // The topics come from scripts/create-topics.ts (the k8s topics Job): an app creates none.
@@ -33,6 +34,13 @@ runService('market-gateway', marketGatewayConfig, async (svc) => {
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     clock: systemClock,
     ws: { pingMs: config.KLINE_WS_PING_MS, maxBufferedBytes: config.KLINE_WS_MAX_BUFFERED_BYTES },
+    ensureLimit: limits.limit('kline_ensure', { perClient: config.RATE_LIMIT_KLINE_ENSURE_PER_CLIENT }),
+    connectionCap: {
+      // tx-gateway's leases, in sets of their own: a key's push connections take no candle slots.
+      cap: new ConnectionCap(redis, { maxPerKey: config.KLINE_WS_MAX_CONNECTIONS_PER_KEY, leaseMs: config.KLINE_WS_CONNECTION_LEASE_MS, keyPrefix: 'kline:ws:conns:' }, systemClock),
+      maxPerKey: config.KLINE_WS_MAX_CONNECTIONS_PER_KEY,
+      limits,
+    },
   });
 
   const app = createMarketGatewayApp({
@@ -62,6 +70,8 @@ runService('market-gateway', marketGatewayConfig, async (svc) => {
   // server stops (open sockets would keep it from closing).
   http.upgrade(kline.upgrade);
   svc.serve({ name: 'kline-websockets', start: async () => kline.websockets.start(), stop: () => kline.websockets.closeAll() });
+  // The per-key cap's leases of this copy's connections, renewed well before they run out.
+  svc.serve(periodicJob({ name: 'kline_ws_cap_renew', intervalMs: Math.floor(config.KLINE_WS_CONNECTION_LEASE_MS / 3), run: () => kline.renewConnectionLeases(), logger }));
   // Every gateway copy reads every candle (a group of its own, from the latest offset, deleted
   // on a clean stop: live candles need no offsets kept across starts).
   await kafka.consume(TOPICS.klineCandles, {

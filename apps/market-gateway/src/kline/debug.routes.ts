@@ -9,6 +9,9 @@ import { KLINE_WS_PATH } from './ws-upgrade';
 
 const DEBUG = ['debug and health'];
 
+/** The rate limit of the debug `ensure` route (a name in the module's `ApiRoutes` rate limits). */
+export const KLINE_ENSURE_LIMIT = 'ensure';
+
 /**
  * Debug endpoints (no authentication of their own: for controlled networks, spec), the health
  * endpoint, and the plain HTTP answers of the WebSocket paths (upgrades are taken over on the
@@ -42,6 +45,8 @@ export function debugRoutes(api: ApiRoutes, deps: KlineDeps, hub: KlineHub): voi
       summary: 'Ask the ingester to re-read the active pools and resubscribe',
       tags: DEBUG,
       auth: 'none',
+      // Open to anyone (the spec's debug routes need no key), and each call resubscribes the ingester.
+      rateLimit: KLINE_ENSURE_LIMIT,
       ok: { data: { const: 'ok' }, bare: true, mediaType: 'text/plain', description: 'plain text `ok`', example: 'ok' },
       errors: { 500: 'code 99001: the request could not be published' },
     },

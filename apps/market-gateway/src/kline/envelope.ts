@@ -8,7 +8,6 @@ export const KlineCode = {
   conflict: 10004,
   badRequest: 10005,
   unauthenticated: 20001,
-  forbidden: 20002,
   poolNotFound: 60001,
   internal: 99001,
   upgradeRequired: 4000,
@@ -33,6 +32,9 @@ function fromStatus(status: number, message: string): { code: number; message: s
   if (status === 404) return { code: KlineCode.notFound, message, type: 'NotFoundError' };
   if (status === 400) return { code: KlineCode.badRequest, message: message === 'invalid JSON' ? 'Invalid JSON' : message, type: 'BadRequestError' };
   if (status === 413) return { code: 413, message, type: 'PayloadTooLargeError' };
+  // The spec answers a rate limit with 99001 (its body as for any internal error); HTTP 429 with
+  // Retry-After tells clients and proxies to wait (docs/decisions.md, D181).
+  if (status === 429) return { code: KlineCode.internal, message: 'Internal server error', type: 'InternalServerError' };
   if (status === 504) return { code: 504, message, type: 'GatewayTimeoutError' };
   if (status >= 500) return { code: KlineCode.internal, message: 'Internal server error', type: 'InternalServerError' };
   return { code: status, message, type: 'BadRequestError' };
@@ -77,8 +79,6 @@ export const klineEnvelope: EnvelopeStyle = {
 
 /** The auth scheme of the candlestick routes that need a key: `X-API-Key`, 401/403 `Unauthorized` (20001). */
 export const KLINE_AUTH = 'klineApiKey';
-/** The pools admin's scheme: an operator's key (D171); a customer's key is 403, code 20002 `Forbidden`. */
-export const KLINE_OPERATOR_AUTH = 'klineOperatorKey';
 
 export const KLINE_PREFIX = '/kline/api/v1';
 /** Admin, debug and health endpoints of the candlestick service (spec, "Versioning"). */

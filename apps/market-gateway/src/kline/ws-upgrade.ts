@@ -1,14 +1,24 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { KLINE_WS_PATH, type WsKlineServerMessage } from '@chainpipe/contracts';
 import { refuseUpgrade, type Principal, type UpgradeHandler, type WsConnectionSet, type WsPeer } from '@chainpipe/http';
 import { envelope, WS_CODE } from '@chainpipe/kline';
 import { errorMessage, type Clock, type Logger } from '@chainpipe/runtime';
+import type { KlineConnectionCap } from './deps';
 import { KLINE_PREFIX, klineEnvelope } from './envelope';
 import type { KlineHub } from './ws-hub';
 
 export { KLINE_WS_PATH };
 export const TOPIC_WS_PATTERN = new RegExp(`^${KLINE_PREFIX}/ws/([^/]+)$`);
+
+/**
+ * `Retry-After` of an upgrade refused by the per-key connection cap: a slot comes back when one of
+ * the key's connections closes, which no clock tells; a few seconds keep a reconnecting client
+ * from hammering the gateway meanwhile.
+ */
+export const CONNECTION_CAP_RETRY_AFTER_SECONDS = 5;
 
 /** The subprotocol a browser offers with its key (`x-api-key.<key>`); the server selects `kline.v1`. */
 export const KEY_SUBPROTOCOL_PREFIX = 'x-api-key.';
@@ -40,7 +50,9 @@ export function selectSubprotocol(offered: Set<string>): string | false {
  * Upgrades of the candlestick WebSockets: `/kline/api/v1/kline/ws` (the hub) and
  * `/kline/api/v1/ws/{topic}` (application ping only). Both need `X-API-Key` (or, from a browser,
  * the key subprotocol): missing → 401, unknown → 403, with the spec's `Unauthorized` error body.
- * Returns false for other paths.
+ * With a `connectionCap`, a key's open connections of both kinds, on every gateway copy, are at
+ * most its `maxPerKey`: one more is refused with 429, `Retry-After` and the spec's 99001 body
+ * (D182). `upgrade` returns false for other paths; `renewLeases` keeps this copy's slots.
  */
 export function klineUpgrade(deps: {
   hub: KlineHub;
@@ -49,7 +61,8 @@ export function klineUpgrade(deps: {
   resolveKey: (token: string) => Promise<Principal | undefined>;
   logger: Logger;
   clock: Pick<Clock, 'now'>;
-}) {
+  connectionCap?: KlineConnectionCap;
+}): { upgrade: UpgradeHandler; renewLeases(): Promise<void> } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, handleProtocols: selectSubprotocol });
   const unauthorized = (status: number) => klineEnvelope.error(status, status, 'Unauthorized');
 
@@ -83,8 +96,9 @@ export function klineUpgrade(deps: {
     }
     deps
       .resolveKey(key)
-      .then((principal) => {
+      .then(async (principal) => {
         if (!principal) return refuseUpgrade(socket, 403, unauthorized(403));
+        if (!(await admitted(principal.keyId, path, socket))) return;
         wss.handleUpgrade(req, socket, head, (ws) => (isHub ? deps.hub.add(ws) : topicSocket(ws)));
       })
       .catch((err) => {
@@ -93,5 +107,53 @@ export function klineUpgrade(deps: {
       });
     return true;
   };
-  return upgrade;
+
+  /** This copy's slots of the cap: lease id → key id, from before the upgrade until the socket closes. */
+  const leases = new Map<string, string>();
+  /**
+   * Takes a slot of the key's cap for this socket (before the upgrade, so parallel handshakes
+   * cannot pass the cap together), given back when the socket closes, upgraded or not; false
+   * when the key has every slot (the upgrade is then refused). While Redis fails the connection
+   * is let in without a slot and counted as a fallback: candles reach clients without Redis.
+   */
+  const admitted = async (keyId: string, path: string, socket: Duplex): Promise<boolean> => {
+    const limit = deps.connectionCap;
+    if (!limit) return true;
+    const route = path === KLINE_WS_PATH ? KLINE_WS_PATH : `${KLINE_PREFIX}/ws/{topic}`;
+    const lease = randomUUID();
+    let acquired: boolean;
+    try {
+      acquired = await limit.cap.acquire(keyId, lease);
+    } catch (err) {
+      deps.logger.warn({ msg: 'ws_cap_unavailable', err: errorMessage(err) });
+      limit.limits.storeFailed('kline_ws_connections', 'key');
+      return true;
+    }
+    if (!acquired) {
+      limit.limits.refused(route, 'key');
+      // The envelope answers 429 with the spec's 99001 body (its own message).
+      refuseUpgrade(socket, 429, klineEnvelope.error(429, 429, 'too many connections'), { 'Retry-After': String(CONNECTION_CAP_RETRY_AFTER_SECONDS) });
+      return false;
+    }
+    leases.set(lease, keyId);
+    const release = () => {
+      leases.delete(lease);
+      limit.cap.release(keyId, lease).catch((err) => deps.logger.warn({ msg: 'ws_cap_release_failed', err: errorMessage(err) }));
+    };
+    // The client may have gone while the slot was taken: give it back at once.
+    if (socket.destroyed) {
+      release();
+      return false;
+    }
+    socket.once('close', release);
+    return true;
+  };
+
+  return {
+    upgrade,
+    renewLeases: async () => {
+      if (!deps.connectionCap || leases.size === 0) return;
+      await deps.connectionCap.cap.renew([...leases].map(([connectionId, keyId]) => ({ keyId, connectionId })));
+    },
+  };
 }

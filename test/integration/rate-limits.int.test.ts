@@ -1,0 +1,205 @@
+import { expect } from 'chai';
+import WebSocket from 'ws';
+import { createDb, type Knex } from '@chainpipe/db';
+import {
+  connectWs,
+  createAppWithKey,
+  createIntegratorWithKey,
+  createRegistryTopics,
+  freePort,
+  parsePrometheusText,
+  spawnTs,
+  stopProcess,
+  testEnv,
+  uniquePrefix,
+  waitFor,
+  waitReady,
+  type RunningProcess,
+  type TestWsClient,
+} from '@chainpipe/testing';
+
+/**
+ * Rate limits and the candlestick hub's connection cap on the running apps (Redis shared by the
+ * copies): each app is started with low limits, and what a client sees past them is checked from
+ * outside (status, Retry-After, the service's own envelope) with the refusals in the app's metrics.
+ */
+
+interface Started {
+  proc: RunningProcess;
+  base: string;
+  ops: string;
+}
+
+/** What a refused WebSocket upgrade answered: status, headers, body. */
+function refusedUpgrade(url: string, headers: Record<string, string>): Promise<{ status: number; retryAfter: string | undefined; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers });
+    ws.once('open', () => {
+      ws.close();
+      reject(new Error('the upgrade was accepted'));
+    });
+    ws.once('unexpected-response', (_req, res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, body: JSON.parse(text) }));
+    });
+    ws.once('error', () => undefined);
+  });
+}
+
+/** Refusals counted by an app, by route and scope. */
+async function refusals(ops: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${ops}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const s of parsePrometheusText(text).samples) {
+    if (s.name === 'chainpipe_rate_limit_refusals_total') out[`${s.labels.route} ${s.labels.scope}`] = s.value;
+  }
+  return out;
+}
+
+/** Status, Retry-After and JSON body of an answer. */
+async function answer(res: Response): Promise<{ status: number; retryAfter: string | null; body: unknown }> {
+  const text = await res.text();
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: text.startsWith('{') ? JSON.parse(text) : text };
+}
+
+/** A Retry-After within the window a limit was given (1 minute). */
+function expectRetryWithinMinute(value: string | null | undefined): void {
+  expect(value, 'Retry-After').to.match(/^\d+$/);
+  expect(Number(value)).to.be.within(1, 60);
+}
+
+describe('rate limits on the running apps (Redis shared by every copy)', function () {
+  this.timeout(120_000);
+  const env = testEnv();
+  let db: Knex;
+  const procs: RunningProcess[] = [];
+  let ingest: Started;
+  let aggregator: Started;
+  let marketA: Started;
+  let marketB: Started;
+  const sockets: TestWsClient[] = [];
+
+  async function start(entry: string, vars: Record<string, string>): Promise<Started> {
+    const [port, ops] = await Promise.all([freePort(), freePort()]);
+    const proc = spawnTs(entry, { PORT: String(port), OPS_PORT: String(ops), LOG_LEVEL: 'warn', ...vars });
+    procs.push(proc);
+    await waitReady(proc, ops, 90_000);
+    return { proc, base: `http://127.0.0.1:${port}`, ops: `http://127.0.0.1:${ops}` };
+  }
+
+  before(async () => {
+    db = createDb({ url: env.databaseUrl, poolMax: 2 });
+    const prefix = uniquePrefix('ratelimits');
+    await createRegistryTopics(prefix);
+    // One key space for every app and copy: the copies of market-gateway share their counts.
+    const common = { KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: `${prefix}redis:` };
+    const market = {
+      ...common,
+      MARKET_API_KEY: 'test-cg-key',
+      KLINE_HUB_GROUP_PREFIX: `${prefix}market-gateway-hub`,
+      RATE_LIMIT_KLINE_ENSURE_PER_CLIENT: '2/1m',
+      KLINE_WS_MAX_CONNECTIONS_PER_KEY: '2',
+    };
+    [ingest, aggregator, marketA, marketB] = await Promise.all([
+      start('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: 'rate-limit-secret', RATE_LIMIT_STREAM_PER_CLIENT: '3/1m', RATE_LIMIT_WEBHOOK_PER_CLIENT: '2/1m' }),
+      start('apps/aggregator-gateway/src/main.ts', { ...common, RATE_LIMIT_QUOTE_STREAM_PER_CLIENT: '2/1m', RATE_LIMIT_ORDER_CREATE_PER_CLIENT: '5/1m', RATE_LIMIT_ORDER_CREATE_PER_KEY: '2/1m' }),
+      start('apps/market-gateway/src/main.ts', market),
+      start('apps/market-gateway/src/main.ts', market),
+    ]);
+  });
+
+  after(async () => {
+    for (const s of sockets) s.close();
+    for (const p of procs.reverse()) expect(await stopProcess(p), 'clean exit').to.equal(0);
+    await db?.destroy();
+  });
+
+  it('chain-ingest: /stream per client before the secret is checked, /webhook per client; 429 in the {code, message, data} envelope', async () => {
+    const post = async (path: string, headers: Record<string, string>) => answer(await fetch(ingest.base + path, { method: 'POST', headers: { 'content-type': 'application/octet-stream', ...headers }, body: '{}' }));
+    const wrongSecret = { 'content-secret-x': 'not-the-secret', 'cl-stream-network': 'ethereum-mainnet' };
+    // three allowed (refused for the secret), the alias shares the count, the fourth is the limit's
+    for (const path of ['/stream', '/tx/api/v1/stream', '/stream']) expect((await post(path, wrongSecret)).status, path).to.equal(401);
+    const limited = await post('/tx/api/v1/stream', wrongSecret);
+    expect([limited.status, limited.body]).to.deep.equal([429, { code: 429, message: 'too many requests', data: null }]);
+    expectRetryWithinMinute(limited.retryAfter);
+    // /webhook has its own count: two answered (no network header: 400), then 429
+    for (let i = 0; i < 2; i += 1) expect((await post('/webhook', {})).status).to.equal(400);
+    const webhook = await post('/webhook', {});
+    expect([webhook.status, webhook.body]).to.deep.equal([429, { code: 429, message: 'too many requests', data: null }]);
+    expectRetryWithinMinute(webhook.retryAfter);
+    expect(await refusals(ingest.ops)).to.deep.equal({ '/tx/api/v1/stream client': 1, '/webhook client': 1 });
+  });
+
+  it('aggregator-gateway: quote streams per client; order creation per integrator key and per client; 429 in the {code, msg, data} envelope', async () => {
+    const tooMany = { code: 429, msg: 'too many requests', data: null };
+    // quote streams: GET and POST share the client's count (requests the stream refuses still count)
+    expect((await answer(await fetch(`${aggregator.base}/api/v2/quote/stream`))).status).to.equal(400);
+    expect((await answer(await fetch(`${aggregator.base}/api/v2/quote/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }))).status).to.equal(400);
+    const stream = await answer(await fetch(`${aggregator.base}/api/v2/quote/stream?src_token_id=101&dst_token_id=1001&amount_in=1&slippage=0.01`));
+    expect([stream.status, stream.body]).to.deep.equal([429, tooMany]);
+    expectRetryWithinMinute(stream.retryAfter);
+
+    const a = await createIntegratorWithKey(db, { name: `rl-a-${env.runId}`, feeRateBp: 30 });
+    const b = await createIntegratorWithKey(db, { name: `rl-b-${env.runId}`, feeRateBp: 30 });
+    const create = async (key?: string) =>
+      answer(await fetch(`${aggregator.base}/api/v1/integrator/orders`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { 'x-integrator-api-key': key } : {}) }, body: '{}' }));
+    // key A: two orders (an empty body is the spec's 400), the third past A's limit
+    for (let i = 0; i < 2; i += 1) expect((await create(a.key)).status).to.equal(400);
+    const perKey = await create(a.key);
+    expect([perKey.status, perKey.body]).to.deep.equal([429, tooMany]);
+    expectRetryWithinMinute(perKey.retryAfter);
+    // key B has a count of its own; the address has now made 4 of its 5
+    expect((await create(b.key)).status).to.equal(400);
+    expect((await create()).status).to.equal(400);
+    const perClient = await create();
+    expect([perClient.status, perClient.body]).to.deep.equal([429, tooMany]);
+    expectRetryWithinMinute(perClient.retryAfter);
+    expect(await refusals(aggregator.ops)).to.deep.equal({ '/api/v2/quote/stream client': 1, '/api/v1/integrator/orders key': 1, '/api/v1/integrator/orders client': 1 });
+  });
+
+  it('market-gateway: the debug ensure route per client across copies; 429 with the spec\'s 99001 body', async () => {
+    const ensure = async (copy: Started) => answer(await fetch(`${copy.base}/api/v1/admin/debug/ingester/ensure`, { method: 'POST' }));
+    expect(await ensure(marketA)).to.deep.include({ status: 200, body: 'ok' });
+    expect(await ensure(marketB)).to.deep.include({ status: 200, body: 'ok' });
+    const limited = await ensure(marketA);
+    expect([limited.status, limited.body]).to.deep.equal([429, { code: 99001, message: 'Internal server error', error: { type: 'InternalServerError' } }]);
+    expectRetryWithinMinute(limited.retryAfter);
+    expect((await ensure(marketB)).status, 'the other copy counts the same client').to.equal(429);
+    expect((await refusals(marketA.ops))['/api/v1/admin/debug/ingester/ensure client']).to.equal(1);
+  });
+
+  it('market-gateway: a key\'s WebSocket connections capped across both copies, a slot back once one closes', async () => {
+    const { key } = await createAppWithKey(db, { name: `rl-ws-${env.runId}` });
+    const other = await createAppWithKey(db, { name: `rl-ws-other-${env.runId}` });
+    const ws = (copy: Started, path: string) => copy.base.replace('http', 'ws') + path;
+    const hub = '/kline/api/v1/kline/ws';
+    // one hub connection on each copy: the key's two slots
+    const first = await connectWs(ws(marketA, hub), { 'x-api-key': key });
+    sockets.push(first);
+    sockets.push(await connectWs(ws(marketB, hub), { 'x-api-key': key }));
+    // a third, of either kind, on either copy, is refused
+    for (const [copy, path] of [
+      [marketA, hub],
+      [marketB, '/kline/api/v1/ws/candles'],
+    ] as const) {
+      const refused = await refusedUpgrade(ws(copy, path), { 'x-api-key': key });
+      expect([refused.status, refused.body], path).to.deep.equal([429, { code: 99001, message: 'Internal server error', error: { type: 'InternalServerError' } }]);
+      expect(refused.retryAfter).to.equal('5');
+    }
+    // another key is not affected
+    sockets.push(await connectWs(ws(marketA, hub), { 'x-api-key': other.key }));
+    // the first connection closes: its slot comes back
+    first.close();
+    await waitFor(async () => {
+      try {
+        sockets.push(await connectWs(ws(marketA, hub), { 'x-api-key': key }));
+        return true;
+      } catch {
+        return false;
+      }
+    }, { timeoutMs: 10_000, what: 'a slot freed by a closed connection' });
+    expect(await refusals(marketA.ops)).to.include({ '/kline/api/v1/kline/ws key': 1 });
+    expect(await refusals(marketB.ops)).to.include({ '/kline/api/v1/ws/{topic} key': 1 });
+  });
+});
