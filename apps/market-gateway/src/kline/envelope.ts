@@ -8,6 +8,7 @@ export const KlineCode = {
   conflict: 10004,
   badRequest: 10005,
   unauthenticated: 20001,
+  forbidden: 20002,
   poolNotFound: 60001,
   internal: 99001,
   upgradeRequired: 4000,
@@ -79,6 +80,8 @@ export const klineEnvelope: EnvelopeStyle = {
 
 /** The auth scheme of the candlestick routes that need a key: `X-API-Key`, 401/403 `Unauthorized` (20001). */
 export const KLINE_AUTH = 'klineApiKey';
+/** The pools admin's scheme: an operator's key (D171); a customer's key is 403, code 20002 `Forbidden`. */
+export const KLINE_OPERATOR_AUTH = 'klineOperatorKey';
 
 export const KLINE_PREFIX = '/kline/api/v1';
 /** Admin, debug and health endpoints of the candlestick service (spec, "Versioning"). */

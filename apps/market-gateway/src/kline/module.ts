@@ -1,13 +1,13 @@
 import express from 'express';
 import type { KlineCandlesMessage } from '@chainpipe/contracts';
-import { ApiRoutes, WsConnectionSet, apiKeyAuth, type WsPeer } from '@chainpipe/http';
+import { ApiRoutes, WsConnectionSet, apiKeyAuth, operatorKeyAuth, type WsPeer } from '@chainpipe/http';
 import type { BatchHandler } from '@chainpipe/kafka';
 import { LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import type { RouteModule, UpgradeHandler } from '@chainpipe/http';
 import { KLINE_ENSURE_LIMIT, debugRoutes } from './debug.routes';
 import { demoRoutes } from './demo.routes';
 import type { KlineDeps } from './deps';
-import { KLINE_AUTH, klineEnvelopeFor } from './envelope';
+import { KLINE_AUTH, KLINE_OPERATOR_AUTH, KlineCode, klineEnvelopeFor } from './envelope';
 import { marketRoutes } from './market.routes';
 import { ohlcvRoutes } from './ohlcv.routes';
 import { poolsRoutes } from './pools.routes';
@@ -30,7 +30,8 @@ export interface KlineModule extends RouteModule {
 /**
  * The candlestick service: `/kline/api/v1/*` and `/api/v1/*` (admin, debug, health), and the
  * live chart page `/kline/demo`. Every route except the debug ones and the page needs
- * `X-API-Key`; missing → 401, unknown → 403, both code 20001 `Unauthorized`.
+ * `X-API-Key`; missing → 401, unknown → 403, both code 20001 `Unauthorized`. Registering,
+ * activating and deactivating pools needs an operator's key: a customer's is 403, code 20002.
  */
 export function klineModule(deps: KlineDeps): KlineModule {
   const pools = new PoolRepository(deps.db);
@@ -46,7 +47,10 @@ export function klineModule(deps: KlineDeps): KlineModule {
   const topicSockets = new WsConnectionSet<WsPeer>({ pingIntervalMs: deps.ws.pingMs, maxBufferedBytes: deps.ws.maxBufferedBytes });
   const api = new ApiRoutes({
     contracts: deps.contracts,
-    auth: { [KLINE_AUTH]: apiKeyAuth(deps.resolveKey, { missing: 'Unauthorized', invalid: 'Unauthorized' }) },
+    auth: {
+      [KLINE_AUTH]: apiKeyAuth(deps.resolveKey, { missing: 'Unauthorized', invalid: 'Unauthorized' }),
+      [KLINE_OPERATOR_AUTH]: operatorKeyAuth(deps.resolveKey, { messages: { missing: 'Unauthorized', invalid: 'Unauthorized' }, forbidden: { message: 'Forbidden', code: KlineCode.forbidden } }),
+    },
     jsonBody: express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true }),
     invalid: klineInvalid,
     rateLimits: { [KLINE_ENSURE_LIMIT]: deps.ensureLimit },
