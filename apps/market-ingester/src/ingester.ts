@@ -26,6 +26,8 @@ const upstreamLookup = (networkId: string, poolAddress: string, token: string) =
  * sockets as the per-socket limit needs. Each update of a known pool becomes a market.ticks.v1
  * message keyed by the pool key. Publishing does not block the socket: an update that cannot be
  * published is counted and dropped, and the next snapshot of the same candle carries its values.
+ * Subscriptions the upstream refused are retried by their socket and listed in the status
+ * (`refusedPools`, `chainpipe_market_refused_subscriptions`).
  */
 export class MarketIngester {
   private pools: PoolRecord[] = [];
@@ -44,6 +46,7 @@ export class MarketIngester {
       ticks: new Counter({ name: 'chainpipe_market_ticks_total', help: 'Upstream updates by outcome', labelNames: ['outcome'], registers: [deps.registry] }),
       sockets: new Gauge({ name: 'chainpipe_market_upstream_sockets', help: 'Upstream sockets by state', labelNames: ['state'], registers: [deps.registry] }),
       pools: new Gauge({ name: 'chainpipe_market_active_pools', help: 'Active pools subscribed upstream', registers: [deps.registry] }),
+      refused: new Gauge({ name: 'chainpipe_market_refused_subscriptions', help: 'Active pools whose upstream subscription (set_pools) was refused, retried with backoff', registers: [deps.registry] }),
     };
   }
 
@@ -115,6 +118,8 @@ export class MarketIngester {
     const open = this.sockets.filter((s) => s.open).length;
     this.metrics.sockets.set({ state: 'open' }, open);
     this.metrics.sockets.set({ state: 'closed' }, this.sockets.length - open);
+    const refused = this.sockets.flatMap((s) => s.refused());
+    this.metrics.refused.set(refused.length);
     return {
       connected: this.sockets.length > 0 && open === this.sockets.length,
       channelConfirmed: this.sockets.length > 0 && this.sockets.every((s) => s.confirmed),
@@ -129,6 +134,21 @@ export class MarketIngester {
         poolAddress: p.pool_address,
         token: p.token,
       })),
+      refusedPools: refused.map((r) => {
+        const [, token, upstreamPool] = r.key.split('|');
+        const sep = upstreamPool.indexOf(':');
+        const pool = this.byUpstream.get(upstreamLookup(upstreamPool.slice(0, sep), upstreamPool.slice(sep + 1), token));
+        return {
+          poolId: pool?.id ?? null,
+          networkId: upstreamPool.slice(0, sep),
+          poolAddress: upstreamPool.slice(sep + 1),
+          token,
+          code: r.code,
+          message: r.message,
+          attempts: r.attempts,
+          nextRetryAt: r.nextRetryAt === null ? null : new Date(r.nextRetryAt).toISOString(),
+        };
+      }),
     };
   }
 

@@ -27,16 +27,50 @@ export interface UpstreamSocketOptions {
 /** `interval|token|network_id:pool_address`: one upstream subscription. */
 export const subscriptionKey = (interval: string, token: string, upstreamPool: string) => `${interval}|${token}|${upstreamPool}`;
 
+/** A subscription the upstream refused: what it answered, how often, and when it is asked again. */
+export interface RefusedSubscription {
+  key: string;
+  code: number;
+  message: string;
+  /** Refusals in a row. */
+  attempts: number;
+  /** Unix ms of the next `set_pools` for it; null while one is awaiting its answer. */
+  nextRetryAt: number | null;
+}
+
+interface Refusal {
+  code: number;
+  message: string;
+  attempts: number;
+  /** Unix ms; Infinity while a retry is awaiting its answer. */
+  retryAt: number;
+}
+
+/** A pools command sent and not answered yet: the upstream answers each in turn (`code` 2000 or an error). */
+interface PendingCommand {
+  action: 'set_pools' | 'unset_pools';
+  keys: string[];
+}
+
 /**
  * One connection to the OnchainOHLCV channel. It connects with the key, subscribes to the
  * channel after the welcome, and once confirmed brings the upstream's pool set to `desired`
  * with `set_pools`/`unset_pools` (grouped by interval and token). On any loss (close, error, two
  * silent ping intervals) it reconnects with exponential backoff and subscribes everything again.
+ *
+ * The upstream answers each pools command, in the order sent, with `code` 2000 or an error; an
+ * error to a `set_pools` refuses every subscription it named. Those are not taken as subscribed:
+ * each is asked for again on its own (one pool the upstream refuses keeps no other out) after the
+ * reconnect backoff, doubling per refusal in a row, until it is accepted or no longer wanted
+ * (`refused()`).
  */
 export class UpstreamSocket {
   private ws?: WebSocket;
   private desired = new Set<string>();
   private sent = new Set<string>();
+  private pending: PendingCommand[] = [];
+  private readonly refusals = new Map<string, Refusal>();
+  private retryTimer?: Timer;
   private attempt = 0;
   private stopped = false;
   private reconnectTimer?: Timer;
@@ -56,6 +90,11 @@ export class UpstreamSocket {
     return this.desired.size;
   }
 
+  /** The wanted subscriptions the upstream refused, with their next retry. */
+  refused(): RefusedSubscription[] {
+    return [...this.refusals].map(([key, r]) => ({ key, code: r.code, message: r.message, attempts: r.attempts, nextRetryAt: Number.isFinite(r.retryAt) ? r.retryAt : null }));
+  }
+
   start(): void {
     this.connect();
     this.pingTimer = this.clock.setInterval(() => this.keepAlive(), this.opts.pingMs).unref();
@@ -63,6 +102,7 @@ export class UpstreamSocket {
 
   setDesired(subs: Iterable<string>): void {
     this.desired = new Set(subs);
+    for (const k of this.refusals.keys()) if (!this.desired.has(k)) this.refusals.delete(k);
     if (this.confirmed) this.sync();
   }
 
@@ -80,6 +120,7 @@ export class UpstreamSocket {
     this.stopped = true;
     this.reconnectTimer?.cancel();
     this.pingTimer?.cancel();
+    this.retryTimer?.cancel();
     const ws = this.ws;
     if (!ws || ws.readyState === WebSocket.CLOSED) return;
     // Waits on the socket's close handshake itself, so on the wall clock.
@@ -123,6 +164,7 @@ export class UpstreamSocket {
       this.open = false;
       this.confirmed = false;
       this.sent.clear();
+      this.answersLost();
       this.opts.onStateChange?.();
       if (this.stopped) return;
       // The first retry after a working session is immediate; failures in a row back off.
@@ -143,6 +185,7 @@ export class UpstreamSocket {
         this.confirmed = true;
         this.attempt = 0;
         this.sent.clear();
+        this.answersLost();
         this.log.info({ msg: 'upstream_channel_confirmed', subscriptions: this.desired.size });
         this.sync();
         this.opts.onStateChange?.();
@@ -154,32 +197,99 @@ export class UpstreamSocket {
       case 'ohlcv':
         this.opts.onUpdate(m.update);
         return;
-      case 'error':
-        this.log.warn({ msg: 'upstream_error_reply', code: m.code, message: m.message.slice(0, 300) });
+      case 'ack': {
+        const answered = this.pending.shift();
+        let accepted = 0;
+        if (answered?.action === 'set_pools') for (const k of answered.keys) if (this.refusals.delete(k)) accepted++;
+        if (accepted) this.opts.onStateChange?.();
         return;
+      }
+      case 'error': {
+        const answered = this.pending.shift();
+        this.log.warn({ msg: 'upstream_error_reply', code: m.code, message: m.message.slice(0, 300), action: answered?.action, subscriptions: answered?.keys.length });
+        if (answered?.action === 'set_pools') this.onRefused(answered.keys, m.code, m.message.slice(0, 300));
+        return;
+      }
       default:
         return;
     }
   }
 
+  /** Answers that will not come (the connection or the channel started over): retries in flight are due at once. */
+  private answersLost(): void {
+    this.pending = [];
+    const now = this.clock.now();
+    for (const r of this.refusals.values()) if (r.retryAt === Infinity) r.retryAt = now;
+  }
+
+  /** The upstream refused a `set_pools`: its subscriptions are not held, and each is retried on its own after a backoff. */
+  private onRefused(keys: string[], code: number, message: string): void {
+    const now = this.clock.now();
+    for (const k of keys) {
+      if (!this.desired.has(k)) continue;
+      this.sent.delete(k);
+      const attempts = (this.refusals.get(k)?.attempts ?? 0) + 1;
+      const wait = backoffMs(attempts - 1, this.opts.reconnect.initialMs, this.opts.reconnect.maxMs, this.opts.random);
+      this.refusals.set(k, { code, message, attempts, retryAt: now + wait });
+    }
+    this.scheduleRetry();
+    this.opts.onStateChange?.();
+  }
+
+  /** One timer, for the earliest refused subscription due again. */
+  private scheduleRetry(): void {
+    this.retryTimer?.cancel();
+    this.retryTimer = undefined;
+    let due = Infinity;
+    for (const r of this.refusals.values()) due = Math.min(due, r.retryAt);
+    if (due === Infinity || this.stopped) return;
+    this.retryTimer = this.clock
+      .setTimeout(() => {
+        this.retryTimer = undefined;
+        // Not confirmed: the confirmation's sync sends what is due.
+        if (this.confirmed) this.sync();
+      }, Math.max(0, due - this.clock.now()))
+      .unref();
+  }
+
   /** Sends the difference between what the upstream has and what is wanted. */
   private sync(): void {
     const group = (keys: string[]) => {
-      const out = new Map<string, { interval: string; token: TokenSide; pools: string[] }>();
+      const out = new Map<string, { interval: string; token: TokenSide; pools: string[]; keys: string[] }>();
       for (const k of keys) {
         const [interval, token, pool] = k.split('|');
-        const g = out.get(`${interval}|${token}`) ?? { interval, token: token as TokenSide, pools: [] };
+        const g = out.get(`${interval}|${token}`) ?? { interval, token: token as TokenSide, pools: [], keys: [] };
         g.pools.push(pool);
+        g.keys.push(k);
         out.set(`${interval}|${token}`, g);
       }
       return [...out.values()];
     };
+    const now = this.clock.now();
     const removes = [...this.sent].filter((k) => !this.desired.has(k));
-    const adds = [...this.desired].filter((k) => !this.sent.has(k));
-    for (const g of group(removes)) this.send(poolsCommand('unset_pools', g.pools, g.interval, g.token));
-    for (const g of group(adds)) this.send(poolsCommand('set_pools', g.pools, g.interval, g.token));
+    // Refused ones wait for their retry, and go one a command.
+    const adds: string[] = [];
+    const retries: string[] = [];
+    for (const k of this.desired) {
+      if (this.sent.has(k)) continue;
+      const refusal = this.refusals.get(k);
+      if (!refusal) adds.push(k);
+      else if (refusal.retryAt <= now) retries.push(k);
+    }
+    for (const g of group(removes)) this.sendPools('unset_pools', g);
+    for (const g of group(adds)) this.sendPools('set_pools', g);
+    for (const k of retries) {
+      this.refusals.get(k)!.retryAt = Infinity;
+      this.sendPools('set_pools', group([k])[0]);
+    }
     for (const k of removes) this.sent.delete(k);
-    for (const k of adds) this.sent.add(k);
+    for (const k of [...adds, ...retries]) this.sent.add(k);
+    this.scheduleRetry();
+  }
+
+  /** Sends a pools command and expects its answer in turn. */
+  private sendPools(action: PendingCommand['action'], g: { interval: string; token: TokenSide; pools: string[]; keys: string[] }): void {
+    if (this.send(poolsCommand(action, g.pools, g.interval, g.token))) this.pending.push({ action, keys: g.keys });
   }
 
   private keepAlive(): void {
@@ -193,7 +303,9 @@ export class UpstreamSocket {
     ws.ping();
   }
 
-  private send(body: unknown): void {
-    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(body));
+  private send(body: unknown): boolean {
+    if (this.ws?.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(body));
+    return true;
   }
 }

@@ -36,7 +36,9 @@ const cgError = (code: number, message: string) => ({ status: { error_code: code
  *   fields with placeholder values.
  * An outage switched on with `PUT /sim/faults/coingecko` answers CoinGecko's 429 (`error`) or a
  * plain 500 (`http500`). Stream controls: `POST /sim/coingecko/ws/drop` cuts every OnchainOHLCV
- * connection, `GET /sim/coingecko/ws/status` lists sockets and their subscription counts.
+ * connection, `GET /sim/coingecko/ws/status` lists sockets and their subscriptions,
+ * `PUT /sim/coingecko/ws/refused/{network:address}` makes every `set_pools` naming that pool fail
+ * (`DELETE` lifts it).
  */
 export function coingeckoRouter(deps: CoingeckoDeps): Router {
   const router = express.Router();
@@ -82,5 +84,13 @@ export function coingeckoRouter(deps: CoingeckoDeps): Router {
 
   router.post('/sim/coingecko/ws/drop', (_req, res) => void res.json({ dropped: deps.stream.dropAll() }));
   router.get('/sim/coingecko/ws/status', (_req, res) => void res.json(deps.stream.status()));
+  router.put('/sim/coingecko/ws/refused/:pool', (req, res) => {
+    deps.stream.refusePool(String(req.params.pool));
+    res.json({ refused: String(req.params.pool) });
+  });
+  router.delete('/sim/coingecko/ws/refused/:pool', (req, res) => {
+    deps.stream.acceptPool(String(req.params.pool));
+    res.json({ accepted: String(req.params.pool) });
+  });
   return router;
 }

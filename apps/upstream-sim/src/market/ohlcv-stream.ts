@@ -19,7 +19,7 @@ export const OHLCV_STREAM_PATH = '/v1';
 const INTERVAL_SECONDS: Record<string, number> = { '1s': 1, '1m': 60, '5m': 300, '15m': 900, '1h': 3600, '2h': 7200, '4h': 14_400, '8h': 28_800, '12h': 43_200, '1d': 86_400 };
 
 /** Codes the simulator uses for refusals the documentation does not spell out. */
-export const SIM_ERROR = { notSubscribed: 4000, badData: 4001, limitReached: 4029 } as const;
+export const SIM_ERROR = { notSubscribed: 4000, badData: 4001, poolRefused: 4004, limitReached: 4029 } as const;
 
 export interface OhlcvStreamOptions {
   logger: Logger;
@@ -53,7 +53,9 @@ interface Client extends WsPeer {
 /**
  * The CoinGecko WebSocket API's OnchainOHLCV channel for any pool it is asked for: a random-walk
  * price per pool and side, and for each subscription a moving candle of its interval, sent as the
- * documented short-key updates every `tickMs`. `dropAll` cuts every connection (reconnect tests).
+ * documented short-key updates every `tickMs`. `dropAll` cuts every connection (reconnect tests);
+ * `refusePool` makes a `set_pools` naming that pool fail as a whole, as an upstream answers a
+ * pool it does not serve (an error reply, nothing subscribed), until `acceptPool`.
  */
 export class OhlcvStreamServer {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
@@ -61,6 +63,8 @@ export class OhlcvStreamServer {
   private readonly prices = new Map<string, number>();
   private readonly candles = new Map<string, Candle>();
   private readonly timers: NodeJS.Timeout[] = [];
+  /** `network:address` of pools whose `set_pools` is refused (`refusePool`), lower case. */
+  private readonly refusedPools = new Set<string>();
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly log: Logger;
@@ -144,6 +148,8 @@ export class OhlcvStreamServer {
       return this.send(client, { code: UPSTREAM_CODE.ok, message: `Unsubscribed from ${pools.join(', ')}` });
     }
     if (data.action !== 'set_pools') return this.send(client, { code: SIM_ERROR.badData, message: 'action must be set_pools or unset_pools' });
+    const refused = pools.find((p: string) => this.refusedPools.has(p.toLowerCase()));
+    if (refused !== undefined) return this.send(client, { code: SIM_ERROR.poolRefused, message: `Pool not found: ${refused}` });
     const total = new Set([...client.subs, ...keys]).size;
     if (total > this.opts.maxSubscriptionsPerSocket) {
       return this.send(client, { code: SIM_ERROR.limitReached, message: `Subscription limit of ${this.opts.maxSubscriptionsPerSocket} per socket reached` });
@@ -202,8 +208,21 @@ export class OhlcvStreamServer {
     return n;
   }
 
-  status(): { sockets: { subscriptions: number; channel: boolean }[] } {
-    return { sockets: [...this.clients].map((c) => ({ subscriptions: c.subs.size, channel: c.channel })) };
+  /** From now on a `set_pools` naming `pool` (`network:address`) is refused. */
+  refusePool(pool: string): void {
+    this.refusedPools.add(pool.toLowerCase());
+  }
+
+  /** Lifts `refusePool`. */
+  acceptPool(pool: string): void {
+    this.refusedPools.delete(pool.toLowerCase());
+  }
+
+  status(): { sockets: { subscriptions: number; channel: boolean; pools: string[] }[]; refusedPools: string[] } {
+    return {
+      sockets: [...this.clients].map((c) => ({ subscriptions: c.subs.size, channel: c.channel, pools: [...c.subs] })),
+      refusedPools: [...this.refusedPools],
+    };
   }
 
   /** Stops the ticks and closes every socket (1001), cutting those that do not close within a second. */

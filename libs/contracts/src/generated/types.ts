@@ -827,6 +827,31 @@ export interface HttpKlineIngesterStatus {
     poolAddress: string;
     token: string;
   }[];
+  /**
+   * Beyond the spec: active pools whose upstream subscription (set_pools) the upstream refused; each is asked for again after a backoff until accepted (docs/decisions.md D187). Empty when every pool is subscribed.
+   */
+  refusedPools?: {
+    poolId: number | null;
+    networkId: string;
+    poolAddress: string;
+    token: string;
+    /**
+     * the upstream's error code
+     */
+    code: number;
+    /**
+     * the upstream's error message (first 300 characters)
+     */
+    message: string;
+    /**
+     * refusals in a row
+     */
+    attempts: number;
+    /**
+     * ISO 8601 time of the next set_pools for it; null while one awaits its answer
+     */
+    nextRetryAt: string | null;
+  }[];
 }
 /**
  * Path of the market look-ups /kline/api/v1/market/…/{network}/{address}
