@@ -67,7 +67,9 @@ export const url = (opts: FieldOptions<string> & { protocols?: string[] } = {}):
     try {
       u = new URL(r);
     } catch {
-      return bad(`must be a URL, got ${JSON.stringify(r)}`);
+      // Named only when it reads as a URL, and then masked: the text may hold a password or key.
+      const shown = maskUrlCredentials(r);
+      return bad(shown === r && !URL_IN_TEXT.test(r) ? 'must be a URL (the value is not shown)' : `must be a URL, got ${JSON.stringify(shown)}`);
     }
     const protocol = u.protocol.replace(/:$/, '');
     if (opts.protocols && !opts.protocols.includes(protocol)) return bad(`must use one of ${opts.protocols.join(', ')}, got ${protocol}`);
@@ -102,18 +104,90 @@ export function loadConfig<S extends Section>(section: S, env: Record<string, st
   const problems: string[] = [];
   for (const [name, f] of Object.entries(section)) {
     const res = f.parse(env[name]);
-    if ('error' in res) problems.push(`${name} ${res.error}${f.doc ? ` (${f.doc})` : ''}`);
+    if ('error' in res) problems.push(maskUrlCredentials(`${name} ${res.error}${f.doc ? ` (${f.doc})` : ''}`));
     else out[name] = res.value;
   }
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze(out) as ConfigOf<S>;
 }
 
-/** The config with secrets masked, for a boot log line. */
+/**
+ * The config with secrets masked, for a boot log line: secret fields whole, and in every other
+ * value the credentials of any URL it holds (`maskUrlCredentials`), whatever the field's kind (a
+ * `network=url` list is a string).
+ */
 export function describeConfig<S extends Section>(section: S, config: ConfigOf<S>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, f] of Object.entries(section)) {
-    out[name] = f.secret ? '[redacted]' : (config as Record<string, unknown>)[name];
+    out[name] = f.secret ? '[redacted]' : maskValue((config as Record<string, unknown>)[name]);
   }
   return out;
+}
+
+function maskValue(value: unknown): unknown {
+  if (typeof value === 'string') return maskUrlCredentials(value);
+  if (Array.isArray(value)) return value.map(maskValue);
+  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskValue(v)]));
+  }
+  return value;
+}
+
+/** Where a URL starts in a text: a scheme and `//`. */
+const URL_IN_TEXT = /[a-z][a-z0-9+.-]*:\/\//i;
+/** A URL in a text, up to the next blank, comma, quote or bracket that cannot end a host. */
+const URLS_IN_TEXT = /[a-z][a-z0-9+.-]*:\/\/[^\s,;"'<>`]+/gi;
+const MASK = '***';
+/** A query parameter whose name says it carries a credential (`apikey`, `access_token`, `sig`…). */
+const SECRET_PARAM = /key|token|secret|pass|auth|sig|credential|session/i;
+
+/**
+ * A path segment or query value that reads as a key: 16 or more URL-safe characters with a digit
+ * or both cases (QuickNode's `/<token>/`, Infura's `/v3/<id>`, Alchemy's `/v2/<key>`). Words
+ * joined by hyphens (`ethereum-mainnet`, `coingecko`) stay readable.
+ */
+function looksLikeKey(text: string): boolean {
+  return text.length >= 16 && /^[A-Za-z0-9._~%+=-]+$/.test(text) && (/\d/.test(text) || (/[a-z]/.test(text) && /[A-Z]/.test(text)));
+}
+
+function maskOneUrl(found: string): string {
+  const schemeEnd = found.indexOf('://') + 3;
+  const scheme = found.slice(0, schemeEnd);
+  let rest = found.slice(schemeEnd);
+  // Userinfo: up to the last '@' before the query (a password may hold '/' or '@' unescaped).
+  const queryAt = rest.search(/[?#]/);
+  const before = queryAt < 0 ? rest : rest.slice(0, queryAt);
+  const at = before.lastIndexOf('@');
+  let userinfo = '';
+  if (at >= 0) {
+    const info = before.slice(0, at);
+    const colon = info.indexOf(':');
+    userinfo = `${colon >= 0 ? `${info.slice(0, colon)}:${MASK}` : MASK}@`;
+    rest = rest.slice(at + 1);
+  }
+  const pathAt = rest.search(/[/?#]/);
+  const host = pathAt < 0 ? rest : rest.slice(0, pathAt);
+  let tail = pathAt < 0 ? '' : rest.slice(pathAt);
+  const q = tail.search(/[?#]/);
+  const path = q < 0 ? tail : tail.slice(0, q);
+  let query = q < 0 ? '' : tail.slice(q);
+  const maskedPath = path
+    .split('/')
+    .map((segment) => (looksLikeKey(segment) ? MASK : segment))
+    .join('/');
+  query = query.replace(/([?&;])([^=&#;]*)=([^&#;]*)/g, (whole, sep: string, name: string, value: string) =>
+    value && (SECRET_PARAM.test(name) || looksLikeKey(value)) ? `${sep}${name}=${MASK}` : whole,
+  );
+  tail = maskedPath + query;
+  return `${scheme}${userinfo}${host}${tail}`;
+}
+
+/**
+ * The one rule for printing a URL the configuration holds (the boot line, config errors): the
+ * userinfo's password (the whole userinfo when it is a bare token), path segments that read as
+ * a key, and query values named as or reading as a credential become `***`. Works on any text,
+ * URLs that do not parse included, so an error can quote what it refused.
+ */
+export function maskUrlCredentials(text: string): string {
+  return text.replace(URLS_IN_TEXT, maskOneUrl);
 }
