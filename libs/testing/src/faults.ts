@@ -4,7 +4,7 @@
  * private Postgres restarted. Every fault here acts only on what the test itself started, on
  * loopback ports it chose free: never on a shared broker or the machine's Postgres.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -281,5 +281,53 @@ export class PrivatePostgres {
   async destroy(): Promise<void> {
     await this.exec('pg_ctl', ['stop', '-w', '-m', 'immediate', '-D', this.dataDir]).catch(() => undefined);
     rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A Redis server of the test's own (`redis-server` on a free loopback port, nothing saved to
+ * disk, as the development Redis runs): stopped and started again empty, as a production Redis
+ * that lost its memory on a failover. The machine's Redis (6379) is never touched.
+ */
+export class PrivateRedis {
+  private proc?: ChildProcess;
+
+  private constructor(readonly port: number) {}
+
+  static async start(): Promise<PrivateRedis> {
+    const redis = new PrivateRedis(await freePort());
+    await redis.start();
+    return redis;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}/0`;
+  }
+
+  /** Starts the server (empty) and waits until it answers PING. */
+  async start(): Promise<void> {
+    const proc = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', os.tmpdir()], { stdio: 'ignore' });
+    this.proc = proc;
+    await waitFor(
+      async () => {
+        if (proc.exitCode !== null) throw new Error(`redis-server exited (${proc.exitCode}) on port ${this.port}`);
+        return (await run('redis-cli', ['-p', String(this.port), 'ping']).catch(() => ({ stdout: '' }))).stdout.trim() === 'PONG';
+      },
+      { timeoutMs: 20_000, intervalMs: 50, what: `private redis-server on ${this.port}` },
+    );
+  }
+
+  /** Stops the server by its PID (SIGKILL: it keeps nothing, as a crashed or failed-over Redis) and waits until it is gone. */
+  async stop(): Promise<void> {
+    const proc = this.proc;
+    this.proc = undefined;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const gone = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    proc.kill('SIGKILL');
+    await gone;
+  }
+
+  destroy(): Promise<void> {
+    return this.stop();
   }
 }

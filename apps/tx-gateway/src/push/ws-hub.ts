@@ -5,7 +5,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { WsTxServerReply } from '@chainpipe/contracts';
 import { WsConnectionSet, refuseUpgrade, type Principal, type UpgradeHandler, type WsPeer } from '@chainpipe/http';
-import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
+import { errorMessage, isDependencyUnavailable, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { WS_PATHS, envelope, parseCommand, parseResendDuration, subscriptionKey, type Command } from './protocol';
 import type { ConnectionCap } from '@chainpipe/redis';
 import type { ResendStore } from './resend-store';
@@ -150,6 +150,12 @@ export class WsHub {
     const path = (req.url ?? '/').split('?')[0];
     if (!(WS_PATHS as readonly string[]).includes(path)) return false;
     this.handshake(req, socket, head).catch((err) => {
+      // Postgres (the key) or Redis (the per-key cap) away: 503, the client retries; anything else is ours.
+      if (isDependencyUnavailable(err)) {
+        this.log.warn({ msg: 'ws_handshake_unavailable', err: errorMessage(err) });
+        this.metrics.handshakes.inc({ status: '503' });
+        return refuseUpgrade(socket, 503, { code: 503, msg: 'service unavailable, retry later', data: null }, { 'Retry-After': '2' });
+      }
       this.log.error({ msg: 'ws_handshake_failed', err: errorMessage(err) });
       this.metrics.handshakes.inc({ status: '500' });
       refuse(socket, 500, 'internal error');
