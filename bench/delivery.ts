@@ -29,6 +29,9 @@ import { webhookDispatcherConfig } from '@chainpipe/webhook-dispatcher';
  *    connections (clients in child processes) next to a raw `ws` broadcast of the same frames;
  * 3. webhook-dispatcher's live path (lease, sign, POST, record) to a local receiver next to raw
  *    keep-alive POST loops of the same bodies (`webhookLivePath`).
+ * 3b. one tenant beside another (`webhookTenants`): an application's webhook latency through the
+ *    live path alone and beside an application whose receiver answers 200 after 8 s, next to a
+ *    raw keep-alive POST to the same receiver.
  * 4. the latency from `POST /stream` of a real block to the WebSocket push and to the webhook
  *    receipt of a monitored address's transaction, through chain-ingest, chain-parser, tx-matcher,
  *    tx-gateway and webhook-dispatcher running as processes, at a steady rate, next to one raw
@@ -52,8 +55,10 @@ function deployedCallSize(): number {
 }
 /** Alternating rounds of the webhook cases (dispatcher, then raw). */
 const WEBHOOK_ROUNDS = Number(process.env.BENCH_DELIVERY_WEBHOOK_ROUNDS ?? 9);
-/** Which parts run (all by default): matcher, fanout, webhooks, latency. */
-const PARTS = new Set((process.env.BENCH_DELIVERY_PARTS ?? 'matcher,fanout,webhooks,latency').split(','));
+/** Which parts run (all by default): matcher, fanout, webhooks, tenants, latency. */
+const PARTS = new Set((process.env.BENCH_DELIVERY_PARTS ?? 'matcher,fanout,webhooks,tenants,latency').split(','));
+/** How late the slow tenant's receiver answers (200) in the tenants case. */
+const SLOW_RECEIVER_MS = Number(process.env.BENCH_DELIVERY_SLOW_RECEIVER_MS ?? 8_000);
 /** Blocks posted for the latency (2 a second): with 120 the p99 is the second-highest sample, not the maximum as with 40. */
 const LATENCY_POSTS = Number(process.env.BENCH_DELIVERY_POSTS ?? 120);
 /**
@@ -168,6 +173,12 @@ export async function run(): Promise<void> {
     const wh = await webhookLivePath(db);
     printTable(wh.rows);
     ratios.push(...wh.ratios);
+  }
+
+  if (PARTS.has('tenants')) {
+    const t = await webhookTenants(db);
+    printTable(t.rows);
+    ratios.push(...t.ratios);
   }
 
   // 4. /stream → push and webhook latency, through every process of the pipeline.
@@ -473,4 +484,113 @@ async function webhookLivePath(db: ReturnType<typeof createDb>): Promise<{ rows:
   receiver.close();
   await db('core.apps').whereIn('app_id', appIds).del();
   return { rows, ratios };
+}
+
+/**
+ * One tenant never slows another: handler calls as the consumer makes them, one after the other,
+ * one every 100 ms, each with one push of the measured application (alone), or also one of an
+ * application whose receiver answers 200 after SLOW_RECEIVER_MS (beside), with the scheduler
+ * running every 500 ms as deployed. The latency of a push is from its call's planned start to its
+ * arrival at the receiver (a call that starts late because the one before ran long counts that
+ * wait, as a consumer does). The raw baseline: keep-alive POSTs of the same body to the receiver.
+ */
+async function webhookTenants(db: ReturnType<typeof createDb>): Promise<{ rows: Record<string, string | number>[]; ratios: string[] }> {
+  const calls = 40;
+  const intervalMs = 100;
+  const arrivals = new Map<string, number>();
+  const serve = (delayMs: number) =>
+    http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const now = performance.now();
+        for (const t of JSON.parse(Buffer.concat(chunks).toString()) as Array<{ txHash: string }>) arrivals.set(t.txHash, now);
+        setTimeout(() => res.writeHead(200).end(), delayMs);
+      });
+    });
+  const fast = serve(0);
+  const slow = serve(SLOW_RECEIVER_MS);
+  const urlOf = async (server: http.Server) => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  };
+  const [fastUrl, slowUrl] = [await urlOf(fast), await urlOf(slow)];
+  const tag = randomBytes(3).toString('hex');
+  const fastApp = `bench-fast-${tag}`;
+  const slowApp = `bench-slow-${tag}`;
+  const keys = new ApiKeyRepository(db);
+  for (const a of [fastApp, slowApp]) await keys.createApp(a, a);
+  await db('tx.app_configs').insert([
+    { app_id: fastApp, enable_webhook: true, webhook_url: fastUrl, webhook_secret_enc: null },
+    { app_id: slowApp, enable_webhook: true, webhook_url: slowUrl, webhook_secret_enc: null },
+  ]);
+  const r0 = records()[0];
+  let seq = 0;
+  const pushOf = (appId: string): TxPushMessage => {
+    const i = seq++;
+    return { message_id: `t${i}-${tag}`, app_id: appId, tx_id: String(i), network: r0.network, listen_address: [r0.tx.sender!], is_reorg_resend: false, orphaned: false, ws: false, webhook: true, matched_at: Date.now(), tx: { ...r0.tx, tx_hash: `0x${randomBytes(32).toString('hex')}` } };
+  };
+  const box = new SecretBox(randomBytes(32).toString('hex'));
+  const config = webhookDispatcherConfig;
+  const deployed = (name: keyof typeof config) => (config[name].parse(undefined) as { value: number }).value;
+  const dispatcher = createWebhookDispatcher({ db, secretBox: box, sender: { allowPrivate: true, ...SENDER_DEFAULTS }, logger: silent, registry: new Registry(), concurrency: deployed('WEBHOOK_CONCURRENCY'), callWaitMs: deployed('WEBHOOK_CALL_WAIT_MS') });
+  let scheduling = true;
+  const scheduler = (async () => {
+    while (scheduling) {
+      await dispatcher.drainDue().catch(() => 0);
+      await new Promise((r) => setTimeout(r, deployed('WEBHOOK_SCHEDULER_INTERVAL_MS')));
+    }
+  })();
+  const measure = async (withSlow: boolean) => {
+    const planned = new Map<string, number>();
+    const t0 = performance.now() + 50;
+    for (let i = 0; i < calls; i++) {
+      const due = t0 + i * intervalMs;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const mine = pushOf(fastApp);
+      planned.set(mine.tx.tx_hash, due);
+      await dispatcher.handlePushes(withSlow ? [pushOf(slowApp), mine] : [mine]);
+    }
+    const deadline = performance.now() + 30_000;
+    while ([...planned.keys()].some((h) => !arrivals.has(h)) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    return stats([...planned].map(([h, due]) => (arrivals.get(h) ?? Infinity) - due));
+  };
+  const stats = (samples: number[]) => ({ ...latencyStats(samples), max: Math.max(...samples) });
+  const rawLatency = async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const body = JSON.stringify([toTransactionResult(r0.tx)]);
+    const out: number[] = [];
+    for (let i = 0; i < calls; i++) {
+      const t = performance.now();
+      await new Promise<void>((resolve, reject) => {
+        const req = http.request(fastUrl, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+      out.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+    agent.destroy();
+    return stats(out);
+  };
+  await measure(false); // warm-up: first statements, connections
+  const alone = await measure(false);
+  const beside = await measure(true);
+  const raw = await rawLatency();
+  scheduling = false;
+  await scheduler;
+  await dispatcher.close();
+  fast.close();
+  slow.closeAllConnections();
+  slow.close();
+  await db('core.apps').whereIn('app_id', [fastApp, slowApp]).del();
+  const row = (c: string, st: ReturnType<typeof stats>) => ({ case: c, calls, 'p50 ms': +st.p50.toFixed(1), 'p99 ms': +st.p99.toFixed(1), 'max ms': +st.max.toFixed(1) });
+  return {
+    rows: [row('webhook latency, application alone', alone), row(`webhook latency, beside a receiver answering after ${SLOW_RECEIVER_MS / 1000} s`, beside), row('raw keep-alive POST to the same receiver', raw)],
+    ratios: [`one tenant beside a ${SLOW_RECEIVER_MS / 1000} s receiver: p50 ${beside.p50.toFixed(0)} ms vs ${alone.p50.toFixed(0)} ms alone (+${(beside.p50 - alone.p50).toFixed(0)} ms), max ${beside.max.toFixed(0)} vs ${alone.max.toFixed(0)} ms; raw POST p50 ${raw.p50.toFixed(1)} ms`],
+  };
 }

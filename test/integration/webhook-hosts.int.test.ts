@@ -21,6 +21,7 @@ import {
   stopProcess,
   streamerBody,
   testEnv,
+  testKafka,
   topicMessage,
   uniquePrefix,
   waitFor,
@@ -198,6 +199,7 @@ describe('webhook receivers behind host names and https (real resolver, injected
     const hookSecret = `sign-${randomBytes(4).toString('hex')}`;
     let plain: WebhookReceiver;
     let secure: WebhookReceiver;
+    let prefix = '';
 
     before(async () => {
       plain = await receiver({ host: 'localhost', listen: ['127.0.0.1', '::1'] });
@@ -212,7 +214,7 @@ describe('webhook receivers behind host names and https (real resolver, injected
         await db('tx.app_configs').insert({ app_id: appId, enable_webhook: true, webhook_url: url, webhook_secret_enc: box.seal(hookSecret) });
         await db('tx.monitored_addresses').insert({ app_id: appId, chain_type: 'ethereum', address });
       }
-      const prefix = uniquePrefix('whh');
+      prefix = uniquePrefix('whh');
       await createRegistryTopics(prefix, [TOPICS.chainRaw, TOPICS.chainFetched, TOPICS.chainTx, TOPICS.addressesChanges, TOPICS.txPush]);
       const common = { KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, LOG_LEVEL: 'warn' };
       const [ingestPort, ingestOps, parserOps, matcherOps, dispatcherOps] = await Promise.all(Array.from({ length: 5 }, () => freePort()));
@@ -234,6 +236,63 @@ describe('webhook receivers behind host names and https (real resolver, injected
 
     after(async () => {
       for (const p of procs) await stopProcess(p);
+    });
+
+    it('one tenant never slows another: beside a receiver answering 200 after 8 s, another application\'s webhook latency stays within 1 s of its latency alone; the slow one keeps its order', async () => {
+      const slowReceiver = await receiver({ host: 'localhost' });
+      slowReceiver.delayMs = 8_000;
+      const fastReceiver = await receiver({ host: 'localhost' });
+      const slowApp = `whhS-${randomBytes(4).toString('hex')}`;
+      const fastApp = `whhF-${randomBytes(4).toString('hex')}`;
+      for (const [appId, url] of [
+        [slowApp, slowReceiver.url],
+        [fastApp, fastReceiver.url],
+      ]) {
+        await new ApiKeyRepository(db).createApp(appId, appId);
+        apps.push(appId);
+        await db('tx.app_configs').insert({ app_id: appId, enable_webhook: true, webhook_url: url, webhook_secret_enc: null });
+      }
+      const producer = testKafka('webhook-tenants').producer();
+      await producer.connect();
+      const sentAt = new Map<string, number>();
+      const push = async (appId: string) => {
+        const tx = { ...ERC20_TRANSFER, tx_hash: `0x${randomBytes(32).toString('hex')}` };
+        const p = topicMessage(TOPICS.txPush, { message_id: randomBytes(16).toString('hex'), app_id: appId, tx_id: String(randomInt(1e9)), network: 'ethereum-mainnet', listen_address: [tx.receiver!], is_reorg_resend: false, orphaned: false, ws: false, webhook: true, matched_at: Date.now(), tx });
+        sentAt.set(tx.tx_hash, Date.now());
+        await producer.send({ topic: prefix + TOPICS.txPush.name, acks: -1, messages: [{ key: appId, value: JSON.stringify(p) }] });
+        return tx.tx_hash;
+      };
+      /** Latency of each of `sent` at the fast receiver, once all arrived. */
+      const latencies = async (sent: string[]) => {
+        await waitFor(() => sent.every((h) => fastReceiver.requests.some((r) => r.body.includes(h))), { timeoutMs: 30_000, what: 'the fast application\'s webhooks' });
+        return sent.map((h) => fastReceiver.requests.find((r) => r.body.includes(h))!.at - sentAt.get(h)!);
+      };
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+      try {
+        const alone: string[] = [];
+        for (let i = 0; i < 6; i++) {
+          alone.push(await push(fastApp));
+          await new Promise((r) => setTimeout(r, 250));
+        }
+        const aloneMs = await latencies(alone);
+        const beside: string[] = [];
+        const slowSent: string[] = [];
+        for (let i = 0; i < 6; i++) {
+          slowSent.push(await push(slowApp));
+          beside.push(await push(fastApp));
+          await new Promise((r) => setTimeout(r, 250));
+        }
+        const besideMs = await latencies(beside);
+        expect(median(besideMs), `beside ${besideMs.join(',')} ms, alone ${aloneMs.join(',')} ms`).to.be.at.most(median(aloneMs) + 1_000);
+        expect(Math.max(...besideMs), `beside ${besideMs.join(',')} ms, alone ${aloneMs.join(',')} ms`).to.be.at.most(Math.max(...aloneMs) + 1_000);
+        // The slow receiver gets every one of its transactions, in order (answered, never failed).
+        await waitFor(() => slowSent.every((h) => slowReceiver.requests.some((r) => r.body.includes(h))), { timeoutMs: 40_000, what: 'the slow application\'s webhooks' });
+        const order = slowReceiver.bodies<Json[]>().flat().map((t) => t.txHash);
+        expect(order.filter((h, i) => order.indexOf(h) === i)).to.deep.equal(slowSent);
+        expect(await db('tx.app_configs').where({ app_id: slowApp }).first()).to.include({ webhook_delivery_status: 'active', webhook_last_failure_reason: null });
+      } finally {
+        await producer.disconnect();
+      }
     });
 
     it('a streamed block reaches http://localhost:<port>/hook and https://localhost:<port>/hook (the test CA trusted), each application its own transaction', async () => {

@@ -33,7 +33,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
 
   /** Dispatchers of the running test: closed after it (each live path pins a connection until then, as in a process). */
   const made: WebhookDispatcher[] = [];
-  const dispatcher = (opts: { liveHoldMs?: number } = {}) => {
+  const dispatcher = (opts: { liveHoldMs?: number; callWaitMs?: number } = {}) => {
     const d = new WebhookDispatcher({
       db,
       send: (url, body, headers) => postWebhook(url, body, headers, sender),
@@ -123,26 +123,94 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     ]);
   });
 
-  it('live path: a slow receiver holds no row lock and does not delay another application', async () => {
+  it('one tenant never slows another (live path): a receiver slower than the call\'s wait answers in the background, holding no row lock; the others go on; its order holds', async () => {
     const slow = new WebhookReceiver();
     await slow.start();
     try {
-      slow.delayMs = 1_500;
+      slow.delayMs = 2_000;
       const slowApp = await newApp('s');
       await db('tx.app_configs').where({ app_id: slowApp }).update({ webhook_url: slow.url });
       const fastApp = await newApp('s');
+      const d = dispatcher({ callWaitMs: 300 });
+      const first = pushes(slowApp, 1);
+      const fastOne = pushes(fastApp, 1);
       const started = Date.now();
-      const done = dispatcher().handlePushes([...pushes(slowApp, 1), ...pushes(fastApp, 1)]);
-      await waitFor(() => slow.requests.length === 1 && receiver.requests.length === 1, { timeoutMs: 1_000, what: 'both POSTs in flight together' });
-      // Received while the slow POST is still open, not after it.
-      expect(receiver.requests[0].at - started).to.be.below(1_000);
+      await d.handlePushes([...first, ...fastOne]);
+      // The call answered after its wait, not after the slow receiver; the other was delivered.
+      expect(Date.now() - started).to.be.below(1_500);
+      expect(hashes(receiver)).to.deep.equal(fastOne.map((p) => p.tx.tx_hash));
+      expect(slow.requests).to.have.length(1);
+      // The batch in flight is kept in the queue (the call committed past it), unfailed.
+      expect((await queue(slowApp)).map((r: Json) => [r.payload.txHash, r.attempts])).to.deep.equal(first.map((p) => [p.tx.tx_hash, 0]));
       // No transaction holds the slow application's row during its POST.
       await db.transaction(async (trx) => {
         expect(await trx.raw('select app_id from tx.app_configs where app_id = ? for update nowait', [slowApp])).to.have.nested.property('rows.length', 1);
       });
-      await done;
-      expect(await queue(slowApp)).to.deep.equal([]);
+      // The next call: the slow application's match queues behind its POST; the other's goes at once.
+      const second = pushes(slowApp, 1);
+      const fastTwo = pushes(fastApp, 1);
+      const next = Date.now();
+      await d.handlePushes([...second, ...fastTwo]);
+      expect(Date.now() - next).to.be.below(1_000);
+      expect(hashes(receiver)).to.deep.equal([...fastOne, ...fastTwo].map((p) => p.tx.tx_hash));
+      expect((await queue(slowApp)).map((r: Json) => r.payload.txHash)).to.deep.equal([...first, ...second].map((p) => p.tx.tx_hash));
+      // The scheduler cannot take it while the POST runs (the live session holds its lock).
+      expect(await d.drainDue()).to.equal(0);
+      expect(slow.requests).to.have.length(1);
+      // The POST ends: delivered, so its row goes; the status never left active.
+      await waitFor(async () => (await queue(slowApp)).length === 1, { timeoutMs: 5_000, what: 'the background POST recorded' });
+      expect(await config(slowApp)).to.include({ webhook_delivery_status: 'active', webhook_last_failure_reason: null });
+      slow.delayMs = 0;
+      await waitFor(async () => (await d.drainDue(), (await queue(slowApp)).length === 0), { timeoutMs: 5_000, what: 'the rest sent by the scheduler' });
+      expect(hashes(slow)).to.deep.equal([...first, ...second].map((p) => p.tx.tx_hash));
       expect(await config(slowApp)).to.include({ webhook_delivery_status: 'active', webhook_next_attempt_at: null });
+      await waitFor(async () => (await db('tx.webhook_attempts').where({ app_id: slowApp })).length === 2, { timeoutMs: 3_000, what: 'both POSTs logged' });
+      // (The delivered live POST is logged in the background, so after the retry.)
+      expect((await db('tx.webhook_attempts').where({ app_id: slowApp })).map((a: Json) => [a.path, a.delivered])).to.have.deep.members([
+        ['live', true],
+        ['retry', true],
+      ]);
+    } finally {
+      await slow.stop();
+    }
+  });
+
+  it('one tenant never slows another (scheduler): a pass waits for no slow receiver; the next pass takes the others while it answers', async () => {
+    const slow = new WebhookReceiver();
+    await slow.start();
+    try {
+      const slowApp = await newApp('s');
+      await db('tx.app_configs').where({ app_id: slowApp }).update({ webhook_url: slow.url });
+      const fastApp = await newApp('s');
+      const d = dispatcher({ callWaitMs: 300 });
+      // Both fail once, so both queues wait for the scheduler.
+      receiver.status = 503;
+      slow.status = 503;
+      const slowQueued = pushes(slowApp, 2);
+      await d.handlePushes([...slowQueued, ...pushes(fastApp, 1)]);
+      receiver.status = 200;
+      slow.status = 200;
+      slow.delayMs = 2_000;
+      await clock.advance(1_000);
+      const started = Date.now();
+      expect(await d.drainDue()).to.equal(1); // the fast one; the slow one answers in the background
+      expect(Date.now() - started).to.be.below(1_500);
+      // The fast application fails again and is due a second later: the next pass takes it while
+      // the slow drain still runs, and does not wait for that either.
+      receiver.status = 503;
+      const again = pushes(fastApp, 1);
+      await d.handlePushes(again);
+      receiver.status = 200;
+      await clock.advance(1_000);
+      const nextPass = Date.now();
+      expect(await d.drainDue()).to.equal(1);
+      expect(Date.now() - nextPass).to.be.below(1_000);
+      expect(hashes(receiver).at(-1)).to.equal(again[0].tx.tx_hash);
+      expect((await queue(slowApp)).length, 'the slow drain still runs').to.equal(2);
+      expect(slow.requests).to.have.length(2);
+      await waitFor(async () => (await queue(slowApp)).length === 0, { timeoutMs: 5_000, what: 'the slow drain recorded' });
+      expect(hashes(slow).slice(-2)).to.deep.equal(slowQueued.map((p) => p.tx.tx_hash));
+      expect(await config(slowApp)).to.include({ webhook_delivery_status: 'active' });
     } finally {
       await slow.stop();
     }

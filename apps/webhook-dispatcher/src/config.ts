@@ -16,6 +16,12 @@ export const webhookDispatcherConfig = {
     doc: 'tx.push.v1 records per handler call at most (fewer when fewer wait): the call pays one Postgres round trip for its applications\' locks, configurations and queues, and an application\'s pushes of a call go up to 100 per POST',
   }),
   WEBHOOK_CONCURRENCY: int({ default: 16, min: 1, max: 256, doc: 'applications POSTed to at the same time (live path, and each scheduler pass)' }),
+  WEBHOOK_CALL_WAIT_MS: int({
+    default: 500,
+    min: 50,
+    max: 10_000,
+    doc: 'how long a consumer call or a scheduler pass waits for a receiver: one slower than this answers in the background (its transactions kept in the queue, its later ones queued behind), so it delays no other application by more than this',
+  }),
   WEBHOOK_ATTEMPTS_RETENTION_HOURS: int({ default: 72, min: 1, doc: 'how long GET /app/webhook/attempts can show an attempt' }),
   WEBHOOK_CONNECT_TIMEOUT_MS: int({ default: SENDER_DEFAULTS.connectTimeoutMs, min: 100, doc: 'deadline to connect to a webhook target' }),
   WEBHOOK_RESPONSE_TIMEOUT_MS: int({ default: SENDER_DEFAULTS.responseTimeoutMs, min: 100, doc: 'from sending a POST to its response headers' }),

@@ -22,13 +22,14 @@ runService('webhook-dispatcher', webhookDispatcherConfig, async (svc) => {
     logger,
     registry,
     concurrency: config.WEBHOOK_CONCURRENCY,
+    callWaitMs: config.WEBHOOK_CALL_WAIT_MS,
   });
 
   await kafka.consume(TOPICS.txPush, {
     groupId: config.WEBHOOK_DISPATCHER_GROUP,
     sessionTimeoutMs: config.WEBHOOK_SESSION_TIMEOUT_MS,
     maxRecordsPerCall: config.WEBHOOK_MAX_RECORDS_PER_CALL,
-    handler: (records) => dispatcher.handlePushes(records.map((r) => r.value)),
+    handler: (records, ctx) => dispatcher.handlePushes(records.map((r) => r.value), ctx.heartbeat),
   });
 
   // The live path's lock session and the attempts log of delivered live POSTs (written in the

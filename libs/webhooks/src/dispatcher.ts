@@ -32,6 +32,12 @@ export interface DispatcherDeps {
   concurrency?: number;
   /** How long the live path keeps a batch's locks for the next batch (default LIVE_HOLD_MS). */
   liveHoldMs?: number;
+  /**
+   * How long a consumer call and a scheduler pass wait for their POSTs (default CALL_WAIT_MS):
+   * an application whose receiver has not answered by then goes on in the background, its
+   * transactions kept in the queue, and the call or pass moves on to the others.
+   */
+  callWaitMs?: number;
 }
 
 /** The nested `data.data` of POST /tx/api/v1/app/webhook/retry: the schema's (`http/tx/webhook-retry`). */
@@ -98,10 +104,31 @@ const ATTEMPTS_FLUSH_MS = 100;
 const ATTEMPTS_INSERT = `insert into tx.webhook_attempts (app_id, attempted_at, path, transactions, delivered, status_code, error, latency_ms, next_retry_at)
   select * from unnest($1::text[], $2::bigint[], $3::text[], $4::int[], $5::bool[], $6::int[], $7::text[], $8::int[], $9::bigint[])`;
 
+/**
+ * How long a consumer call or a scheduler pass waits for a receiver before it lets it answer in
+ * the background: a receiver slower than this delays no other application by more than this.
+ */
+const CALL_WAIT_MS = 500;
+
 /** What a live batch left: whether it queued anything, and the applications it holds the lock of. */
 interface LiveOutcome {
   queued: boolean;
   locked: string[];
+}
+
+/** One application's POSTs of a live call, in order; `next` is the batch in flight or the next one. */
+interface LiveRun {
+  cfg: ConfigRow;
+  batches: Array<{ pushes: TxPushMessage[]; batch: Batch }>;
+  next: number;
+  attempts: Attempt[];
+  /** The failed POST, when one failed: it and every batch after it are queued. */
+  failed?: Attempt;
+  finished: boolean;
+  /** Called once it finished (set by `detach`). */
+  onFinished?: () => void;
+  /** The call moved on without it: it POSTs no further batch, the batch in flight finishes in the background. */
+  detached: boolean;
 }
 
 /** `webhook-id` of a batch: the message id of a single push, else a digest of the batch's ids. */
@@ -120,6 +147,15 @@ interface Batch {
 function toBatch(items: ReadonlyArray<{ messageId: string; payload: WebhookTxTransactionBatch[number] }>): Batch {
   const body: WebhookTxTransactionBatch = items.map((i) => i.payload);
   return { body: JSON.stringify(body), id: batchId(items.map((i) => i.messageId)), size: items.length };
+}
+
+/** Whether every promise settled within `ms` (they go on either way). */
+async function settledWithin(promises: readonly Promise<unknown>[], ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const all = Promise.allSettled(promises).then(() => true);
+  const result = await Promise.race([all, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+  clearTimeout(timer);
+  return result;
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
@@ -142,6 +178,7 @@ export class WebhookDispatcher {
   private readonly batchSize: number;
   private readonly maxBatches: number;
   private readonly concurrency: number;
+  private readonly callWaitMs: number;
   private readonly log: Logger;
   private readonly clock: Pick<Clock, 'now'>;
   private readonly deliveries: Counter<'path' | 'outcome'>;
@@ -154,6 +191,7 @@ export class WebhookDispatcher {
     this.batchSize = deps.batchSize ?? 100;
     this.maxBatches = deps.maxBatchesPerDrain ?? 10;
     this.concurrency = deps.concurrency ?? 16;
+    this.callWaitMs = deps.callWaitMs ?? CALL_WAIT_MS;
     this.log = deps.logger.child({ component: 'webhooks' });
     this.statements = new StatementCache(deps.db);
     const existing = deps.registry.getSingleMetric('chainpipe_webhook_posts_total');
@@ -205,7 +243,7 @@ export class WebhookDispatcher {
    * Delivers the webhook side of tx.push.v1 records (in their order). Resolves once each push is
    * delivered, queued, or known to be unwanted: the consumer commits after.
    */
-  async handlePushes(pushes: readonly TxPushMessage[]): Promise<void> {
+  async handlePushes(pushes: readonly TxPushMessage[], heartbeat?: () => Promise<void>): Promise<void> {
     const byApp = new Map<string, TxPushMessage[]>();
     for (const p of pushes) {
       // An orphaned transaction has left the chain: a webhook receiver has no field to tell it so.
@@ -227,7 +265,7 @@ export class WebhookDispatcher {
       } finally {
         if (outcome.queued) {
           // A batch that queued anything lets its applications go before it returns, so the
-          // scheduler's next pass finds them free.
+          // scheduler's next pass finds them free (all but those still POSTing in the background).
           this.held = new Set();
           await this.releaseLive(locks);
         } else {
@@ -238,7 +276,19 @@ export class WebhookDispatcher {
       this.liveRunning = false;
     }
     await this.logAttempts(delivered);
+    // A call is bounded by `callWaitMs` and a few statements, well within the session timeout;
+    // the heartbeat tells the group so right away.
+    await heartbeat?.();
   }
+
+  /**
+   * Applications whose live POST runs on past its call (a slow receiver), by application: the
+   * live session holds their locks until it ends and its outcome is recorded. Their transactions
+   * from the batch in flight on are in the queue, so later matches queue behind them.
+   */
+  private readonly detached = new Map<string, Promise<void>>();
+  /** Every application whose lock the live session holds (batches, `held`, `detached`). */
+  private liveHolding = new Set<string>();
 
   /**
    * The live path's lock session: one pinned connection kept from batch to batch (the consumer
@@ -264,6 +314,7 @@ export class WebhookDispatcher {
     const keep = new Set(locked);
     const stale = [...this.held].filter((a) => !keep.has(a));
     this.held = keep;
+    for (const a of stale) this.liveHolding.delete(a);
     // Queued on the session ahead of the next batch's take; a failure resets the session.
     if (stale.length) locks.release(stale).catch((err: unknown) => this.resetLive(locks, err));
     if (keep.size === 0) return;
@@ -301,7 +352,14 @@ export class WebhookDispatcher {
    * locks go with it) and the next batch opens a new session.
    */
   private releaseLive(locks: DeliveryLocks): Promise<void> {
-    return locks.releaseAll().catch((err: unknown) => this.resetLive(locks, err));
+    if (this.detached.size === 0) {
+      this.liveHolding = new Set();
+      return locks.releaseAll().catch((err: unknown) => this.resetLive(locks, err));
+    }
+    // POSTs running on in the background keep their applications' locks.
+    const apps = [...this.liveHolding].filter((a) => !this.detached.has(a));
+    this.liveHolding = new Set(this.detached.keys());
+    return locks.release(apps).catch((err: unknown) => this.resetLive(locks, err));
   }
 
   /** The session failed: ended (its locks go with it); the next batch opens a new one. */
@@ -311,6 +369,7 @@ export class WebhookDispatcher {
       this.liveLocks = undefined;
       this.liveNow = undefined;
       this.held = new Set();
+      this.liveHolding = new Set();
     }
     locks.close().catch(() => undefined);
   }
@@ -331,6 +390,11 @@ export class WebhookDispatcher {
   async close(): Promise<void> {
     clearTimeout(this.idleRelease);
     this.idleRelease = undefined;
+    // POSTs running on in the background end within the sender's timeouts and record their outcome.
+    while (this.detached.size || this.draining.size) await Promise.allSettled([...this.detached.values(), ...this.draining.values()]);
+    const scheduler = this.schedulerLocks;
+    this.schedulerLocks = undefined;
+    if (scheduler) await (await scheduler.catch(() => undefined))?.close().catch(() => undefined);
     this.held = new Set();
     const live = this.liveLocks;
     this.liveLocks = undefined;
@@ -394,72 +458,140 @@ export class WebhookDispatcher {
   /**
    * `delivered` receives the attempts of a call that only delivered: logged in the background.
    * `queued`: anything went to the queue; `locked`: the applications whose lock the session holds.
+   * The call waits `callWaitMs` at most for its POSTs: an application whose receiver is slower
+   * goes on in the background (`detach`), so it delays no other application.
    */
   private async deliverLive(locks: DeliveryLocks, byApp: Map<string, TxPushMessage[]>, delivered: Attempt[]): Promise<LiveOutcome> {
     const db = this.deps.db;
-    // Applications without a configuration row have nothing to deliver to.
-    const taking = locks.take<ConfigRow>([...byApp.keys()], CONFIG_COLUMNS, [...this.held]);
+    // Applications without a configuration row have nothing to deliver to. Those the session
+    // holds already (kept from the batch before, or POSTing in the background) are not taken again.
+    const taking = locks.take<ConfigRow>([...byApp.keys()], CONFIG_COLUMNS, [...this.held, ...this.detached.keys()]);
     taking.catch(() => undefined); // awaited below; a failure must not count as unhandled meanwhile
     // The bodies are built while Postgres answers (`take` writes its statement to the socket at once).
     // One payload per push, for the POST body or, when the push is queued instead, its queue row.
     const payloadOf = new Map([...byApp.values()].flat().map((p) => [p, toTransactionResult(p.tx)]));
     const bodies = new Map([...byApp].map(([appId, list]) => [appId, chunks(list, this.batchSize).map((part) => ({ pushes: part, batch: toBatch(part.map((p) => ({ messageId: p.message_id, payload: payloadOf.get(p)! }))) }))]));
     const configs = await taking;
+    for (const c of configs) if (c.locked) this.liveHolding.add(c.app_id);
     const queueBehind: Array<{ appId: string; pushes: TxPushMessage[] }> = [];
-    const failures: Array<{ appId: string; pushes: TxPushMessage[]; error: string }> = [];
-    const attempts: Attempt[] = [];
-    const live: ConfigRow[] = [];
+    const runs: LiveRun[] = [];
     for (const cfg of configs) {
       const list = byApp.get(cfg.app_id)!;
       // Switched off since the match, or disabled after 36 h of failures: nothing is queued.
       if (!deliverable(cfg)) continue;
-      // Queued batches first (also those of an application switched on again after a disable),
-      // and behind whatever another copy is sending for it right now.
-      if (!cfg.locked || cfg.queued || cfg.webhook_delivery_status !== 'active') queueBehind.push({ appId: cfg.app_id, pushes: list });
-      else live.push(cfg);
+      // Queued batches first (also those of an application switched on again after a disable, or
+      // POSTing in the background), and behind whatever another copy is sending for it right now.
+      if (!cfg.locked || cfg.queued || cfg.webhook_delivery_status !== 'active' || this.detached.has(cfg.app_id)) queueBehind.push({ appId: cfg.app_id, pushes: list });
+      else runs.push({ cfg, batches: bodies.get(cfg.app_id)!, next: 0, attempts: [], finished: false, detached: false });
     }
-    await eachBounded(live, this.concurrency, async (cfg) => {
-      const batches = bodies.get(cfg.app_id)!;
-      for (let i = 0; i < batches.length; i++) {
-        const { result, attempt } = await this.post(cfg, batches[i].batch, 'live');
-        attempts.push(attempt);
-        if (result.ok) continue;
-        // First failure: this batch and everything after it wait in the queue, in order.
-        failures.push({ appId: cfg.app_id, pushes: batches.slice(i).flatMap((b) => b.pushes), error: attempt.error! });
-        attempt.next_retry_at = attempt.attempted_at + retryDelayMs(1);
-        return;
+    const sending = eachBounded(runs, this.concurrency, async (run) => {
+      for (; run.next < run.batches.length && !run.detached; run.next++) {
+        const { result, attempt } = await this.post(run.cfg, run.batches[run.next].batch, 'live');
+        run.attempts.push(attempt);
+        if (!result.ok) {
+          run.failed = attempt;
+          break;
+        }
       }
+      run.finished = true;
+      run.onFinished?.();
     });
+    let waited: NodeJS.Timeout | undefined;
+    await Promise.race([sending, new Promise<void>((resolve) => (waited = setTimeout(resolve, this.callWaitMs)))]);
+    clearTimeout(waited);
 
     const now = this.clock.now();
-    if (queueBehind.length === 0 && failures.length === 0) {
+    const attempts = runs.flatMap((r) => r.attempts);
+    const slow = runs.filter((r) => !r.finished);
+    const failures = runs.filter((r) => r.finished && r.failed);
+    if (queueBehind.length === 0 && failures.length === 0 && slow.length === 0) {
       delivered.push(...attempts);
       return { queued: false, locked: configs.filter((c) => c.locked).map((c) => c.app_id) };
     }
+    // The slow ones stop after the batch in flight; it and every batch after it are queued
+    // (nothing failed: no attempt counted), so a crash loses none of them and later matches queue behind.
+    for (const run of slow) run.detached = true;
     await db.transaction(async (trx) => {
       for (const q of queueBehind) await this.enqueue(trx, q.appId, q.pushes, payloadOf, now, 0, null);
-      if (queueBehind.length) {
-        // Due at once unless a retry is already scheduled: the scheduler takes it from there.
+      for (const run of slow) await this.enqueue(trx, run.cfg.app_id, run.batches.slice(run.next).flatMap((b) => b.pushes), payloadOf, now, 0, null);
+      const due = [...queueBehind.map((q) => q.appId), ...slow.map((r) => r.cfg.app_id)];
+      if (due.length) {
+        // Due at once unless a retry is already scheduled: the scheduler takes it from there
+        // (an application POSTing in the background once that POST ended and let it go).
         await trx('tx.app_configs')
-          .whereIn('app_id', queueBehind.map((q) => q.appId))
+          .whereIn('app_id', due)
           .update({ webhook_next_attempt_at: trx.raw('coalesce(webhook_next_attempt_at, ?)', [now]) });
       }
       for (const f of failures) {
-        await this.enqueue(trx, f.appId, f.pushes, payloadOf, now, 1, f.error);
-        await trx('tx.app_configs')
-          .where({ app_id: f.appId })
-          .update({
-            webhook_delivery_status: 'retrying',
-            webhook_retrying_since: trx.raw('coalesce(webhook_retrying_since, ?)', [Math.floor(now / 1000)]),
-            webhook_last_failure_reason: f.error,
-            webhook_next_attempt_at: now + retryDelayMs(1),
-            updated_at: new Date(now),
-          });
-        this.log.warn({ msg: 'webhook_failed_queued', appId: f.appId, queued: f.pushes.length, error: f.error });
+        // First failure: this batch and everything after it wait in the queue, in order.
+        const error = f.failed!.error!;
+        f.failed!.next_retry_at = f.failed!.attempted_at + retryDelayMs(1);
+        await this.enqueue(trx, f.cfg.app_id, f.batches.slice(f.next).flatMap((b) => b.pushes), payloadOf, now, 1, error);
+        await this.markFailed(trx, f.cfg.app_id, error, now);
       }
       if (attempts.length) await trx('tx.webhook_attempts').insert(attempts);
     });
+    for (const run of slow) this.detach(run);
     return { queued: true, locked: [] };
+  }
+
+  /** The live POST's first failure: the application retries from the queue (spec: `retrying`). */
+  private async markFailed(trx: Knex.Transaction, appId: string, error: string, now: number): Promise<void> {
+    await trx('tx.app_configs')
+      .where({ app_id: appId })
+      .update({
+        webhook_delivery_status: 'retrying',
+        webhook_retrying_since: trx.raw('coalesce(webhook_retrying_since, ?)', [Math.floor(now / 1000)]),
+        webhook_last_failure_reason: error,
+        webhook_next_attempt_at: now + retryDelayMs(1),
+        updated_at: new Date(now),
+      });
+    this.log.warn({ msg: 'webhook_failed_queued', appId, error });
+  }
+
+  /**
+   * A live run the call moved on from: once its POST in flight ends, records the outcome (the
+   * batch's queue rows dropped when delivered; counted as the batch's first failure otherwise),
+   * then lets the application go; the scheduler sends what is left.
+   */
+  private detach(run: LiveRun): void {
+    const appId = run.cfg.app_id;
+    // The batch in flight (or, not started yet, the first one left): attempts so far are of the batches before it.
+    const inFlight = run.attempts.length;
+    const finishing = (async () => {
+      if (!run.finished) await new Promise<void>((resolve) => (run.onFinished = resolve));
+      const attempt = run.attempts[inFlight] as Attempt | undefined;
+      if (!attempt) return; // it had not started: everything is queued and due
+      const db = this.deps.db;
+      const now = this.clock.now();
+      const batch = run.batches[inFlight];
+      if (attempt.delivered) {
+        await db.transaction(async (trx) => {
+          await trx('tx.webhook_queue')
+            .where({ app_id: appId })
+            .whereIn(['tx_id', 'tx_status'], batch.pushes.map((p) => [p.tx_id, p.tx.tx_status ?? '']))
+            .del();
+          const left = await trx('tx.webhook_queue').where({ app_id: appId }).first('id');
+          if (!left) await trx('tx.app_configs').where({ app_id: appId, webhook_delivery_status: 'active' }).update({ webhook_next_attempt_at: null });
+        });
+        await this.logAttempts([attempt]);
+        return;
+      }
+      attempt.next_retry_at = attempt.attempted_at + retryDelayMs(1);
+      await db.transaction(async (trx) => {
+        await trx('tx.webhook_queue').where({ app_id: appId }).update({ attempts: 1, first_failed_at: now, last_error: attempt.error });
+        await this.markFailed(trx, appId, attempt.error!, now);
+        await trx('tx.webhook_attempts').insert(attempt);
+      });
+    })()
+      .catch((err: unknown) => this.log.error({ msg: 'webhook_background_post_failed', appId, err: errorMessage(err) }))
+      .finally(() => {
+        this.detached.delete(appId);
+        this.liveHolding.delete(appId);
+        const locks = this.liveNow;
+        locks?.release([appId]).catch((err: unknown) => this.resetLive(locks, err));
+      });
+    this.detached.set(appId, finishing);
   }
 
   private async enqueue(
@@ -506,29 +638,65 @@ export class WebhookDispatcher {
     return rows.map((r) => r.app_id);
   }
 
+  /** Applications the scheduler of this process is draining, by application (their drains). */
+  private readonly draining = new Map<string, Promise<void>>();
+  /** The scheduler's lock session: one pinned connection kept from pass to pass. */
+  private schedulerLocks: Promise<DeliveryLocks> | undefined;
+
+  private schedulerSession(): Promise<DeliveryLocks> {
+    if (!this.schedulerLocks) {
+      const opening = DeliveryLocks.open(this.deps.db);
+      this.schedulerLocks = opening;
+      opening.catch(() => {
+        if (this.schedulerLocks === opening) this.schedulerLocks = undefined;
+      });
+    }
+    return this.schedulerLocks;
+  }
+
   /**
-   * One scheduler pass: drains the due applications, `concurrency` at a time, skipping those
-   * another copy is delivering for. One pinned connection holds the pass's locks.
+   * One scheduler pass: drains the due applications, at most `concurrency` at a time, skipping
+   * those another copy is delivering for. It waits `callWaitMs` at most: a drain still running
+   * then (a slow receiver) goes on in the background, holding its application's lock, and the
+   * next pass takes the other due applications without waiting for it. Resolves with the
+   * transactions the drains delivered by then.
    */
   async drainDue(): Promise<number> {
-    const due = await this.dueApps();
-    if (due.length === 0) return 0;
-    await this.releaseHeld();
+    const started = performance.now();
     let delivered = 0;
-    const locks = await DeliveryLocks.open(this.deps.db);
-    try {
-      const configs = (await locks.take<ConfigRow>(due, CONFIG_COLUMNS)).filter((c) => c.locked);
-      await eachBounded(configs, this.concurrency, async (cfg) => {
-        try {
-          const report = await this.drainLocked(cfg, {});
-          delivered += report.delivered;
-        } finally {
-          await locks.release([cfg.app_id]);
-        }
-      });
-    } finally {
-      await locks.close();
+    const running: Promise<void>[] = [];
+    for (;;) {
+      const room = this.concurrency - this.draining.size;
+      if (room <= 0) break;
+      const due = (await this.dueApps(room + this.draining.size)).filter((a) => !this.draining.has(a)).slice(0, room);
+      if (due.length === 0) break;
+      await this.releaseHeld();
+      const locks = await this.schedulerSession();
+      let configs: Array<ConfigRow & { locked: boolean }>;
+      try {
+        configs = (await locks.take<ConfigRow>(due, CONFIG_COLUMNS)).filter((c) => c.locked);
+      } catch (err) {
+        // The session failed: its locks (of drains still running too) went with it.
+        if (this.schedulerLocks) void (await this.schedulerLocks.catch(() => undefined))?.close().catch(() => undefined);
+        this.schedulerLocks = undefined;
+        throw err;
+      }
+      for (const cfg of configs) {
+        const drain = this.drainLocked(cfg, {})
+          .then((report) => void (delivered += report.delivered))
+          .catch((err: unknown) => this.log.error({ msg: 'webhook_drain_failed', appId: cfg.app_id, err: errorMessage(err) }))
+          .finally(async () => {
+            this.draining.delete(cfg.app_id);
+            await locks.release([cfg.app_id]).catch((err: unknown) => this.log.warn({ msg: 'webhook_lock_release_failed', appId: cfg.app_id, err: errorMessage(err) }));
+          });
+        this.draining.set(cfg.app_id, drain);
+        running.push(drain);
+      }
+      // Another round only when every drain so far ended within the wait (more may be due).
+      const left = this.callWaitMs - (performance.now() - started);
+      if (configs.length === 0 || left <= 0 || !(await settledWithin(running, left))) break;
     }
+    await settledWithin(running, Math.max(0, this.callWaitMs - (performance.now() - started)));
     return delivered;
   }
 
