@@ -9,6 +9,7 @@ import {
   freePort,
   parsePrometheusText,
   spawnTs,
+  startTxGateway,
   stopProcess,
   testEnv,
   uniquePrefix,
@@ -78,6 +79,7 @@ describe('rate limits on the running apps (Redis shared by every copy)', functio
   let aggregator: Started;
   let marketA: Started;
   let marketB: Started;
+  let txGateway: Started;
   const sockets: TestWsClient[] = [];
 
   async function start(entry: string, vars: Record<string, string>): Promise<Started> {
@@ -101,11 +103,16 @@ describe('rate limits on the running apps (Redis shared by every copy)', functio
       RATE_LIMIT_KLINE_ENSURE_PER_CLIENT: '2/1m',
       KLINE_WS_MAX_CONNECTIONS_PER_KEY: '2',
     };
-    [ingest, aggregator, marketA, marketB] = await Promise.all([
+    const tx = startTxGateway(prefix, { RATE_LIMIT_RPC_PROXY_PER_KEY: '2/1m', RATE_LIMIT_RPC_PROXY_PER_CLIENT: '4/1m' }).then((t) => {
+      procs.push(t.proc);
+      return { proc: t.proc, base: new URL(t.wsUrl).origin.replace('ws:', 'http:'), ops: t.opsUrl };
+    });
+    [ingest, aggregator, marketA, marketB, txGateway] = await Promise.all([
       start('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: 'rate-limit-secret', RATE_LIMIT_STREAM_PER_CLIENT: '3/1m', RATE_LIMIT_WEBHOOK_PER_CLIENT: '2/1m' }),
       start('apps/aggregator-gateway/src/main.ts', { ...common, RATE_LIMIT_QUOTE_STREAM_PER_CLIENT: '2/1m', RATE_LIMIT_ORDER_CREATE_PER_CLIENT: '5/1m', RATE_LIMIT_ORDER_CREATE_PER_KEY: '2/1m' }),
       start('apps/market-gateway/src/main.ts', market),
       start('apps/market-gateway/src/main.ts', market),
+      tx,
     ]);
   });
 
@@ -158,6 +165,26 @@ describe('rate limits on the running apps (Redis shared by every copy)', functio
     expect(await refusals(aggregator.ops)).to.deep.equal({ '/api/v2/quote/stream client': 1, '/api/v1/integrator/orders key': 1, '/api/v1/integrator/orders client': 1 });
   });
 
+  it('tx-gateway: the RPC proxy per key after the key check and per client before it; 429 in the {code, msg, data} envelope', async () => {
+    const a = await createAppWithKey(db, { name: `rl-rpc-a-${env.runId}` });
+    const b = await createAppWithKey(db, { name: `rl-rpc-b-${env.runId}` });
+    // without x-chain-net a call is the spec's 500 and reaches no node: enough to be counted
+    const call = async (key: string, path = '/api/v1/rpcproxy') =>
+      answer(await fetch(txGateway.base + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ method: 'eth_blockNumber', params: [] }) }));
+    const tooMany = { code: 429, msg: 'too many requests', data: null };
+    expect((await call(a.key)).status).to.equal(500);
+    expect((await call(a.key, '/tx/api/v1/rpcproxy')).status, 'both paths share the count').to.equal(500);
+    const perKey = await call(a.key);
+    expect([perKey.status, perKey.body]).to.deep.equal([429, tooMany]);
+    expectRetryWithinMinute(perKey.retryAfter);
+    // key B has its own count, the address has made 3 of its 4
+    expect((await call(b.key)).status).to.equal(500);
+    const perClient = await call(b.key);
+    expect([perClient.status, perClient.body]).to.deep.equal([429, tooMany]);
+    expectRetryWithinMinute(perClient.retryAfter);
+    expect(await refusals(txGateway.ops)).to.deep.equal({ '/api/v1/rpcproxy key': 1, '/api/v1/rpcproxy client': 1 });
+  });
+
   it('market-gateway: the debug ensure route per client across copies; 429 with the spec\'s 99001 body', async () => {
     const ensure = async (copy: Started) => answer(await fetch(`${copy.base}/api/v1/admin/debug/ingester/ensure`, { method: 'POST' }));
     expect(await ensure(marketA)).to.deep.include({ status: 200, body: 'ok' });
@@ -191,15 +218,18 @@ describe('rate limits on the running apps (Redis shared by every copy)', functio
     sockets.push(await connectWs(ws(marketA, hub), { 'x-api-key': other.key }));
     // the first connection closes: its slot comes back
     first.close();
+    // (the slot is given back as the server sees the close: an attempt before that is refused too)
+    let refusedMeanwhile = 0;
     await waitFor(async () => {
       try {
         sockets.push(await connectWs(ws(marketA, hub), { 'x-api-key': key }));
         return true;
       } catch {
+        refusedMeanwhile += 1;
         return false;
       }
-    }, { timeoutMs: 10_000, what: 'a slot freed by a closed connection' });
-    expect(await refusals(marketA.ops)).to.include({ '/kline/api/v1/kline/ws key': 1 });
+    }, { timeoutMs: 10_000, intervalMs: 50, what: 'a slot freed by a closed connection' });
+    expect(await refusals(marketA.ops)).to.include({ '/kline/api/v1/kline/ws key': 1 + refusedMeanwhile });
     expect(await refusals(marketB.ops)).to.include({ '/kline/api/v1/ws/{topic} key': 1 });
   });
 });

@@ -7,7 +7,7 @@ import { addressesRoutes } from './routes/addresses';
 import { appConfigRoutes } from './routes/app-config';
 import { dexPoolsRoutes } from './routes/dex-pools';
 import { queriesRoutes } from './routes/queries';
-import { rpcProxyRoutes } from './routes/rpc-proxy';
+import { RPC_PROXY_LIMIT, rpcProxyRoutes } from './routes/rpc-proxy';
 import { websocketRoutes } from './routes/websocket';
 
 export const TX_GATEWAY_API = {
@@ -40,6 +40,7 @@ export function createTxGatewayApp(deps: TxGatewayDeps & { timeoutMs: number; bo
     // Shared resources (the DEX pools of the trades queues) need an operator's key (D171).
     auth: { apiKey: apiKeyAuth(deps.resolveKey), operatorKey: operatorKeyAuth(deps.resolveKey, { forbidden: { message: 'operator key required' } }) },
     jsonBody: express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true }),
+    rateLimits: { [RPC_PROXY_LIMIT]: deps.rpcProxyLimit },
   });
   queriesRoutes(api, deps);
   addressesRoutes(api, deps);

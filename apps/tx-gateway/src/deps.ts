@@ -1,7 +1,7 @@
 import type { ChainOrigins } from '@chainpipe/chains';
 import type { Contracts } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
-import type { Principal } from '@chainpipe/http';
+import type { Principal, RouteRateLimit } from '@chainpipe/http';
 import type { TopicProducer } from '@chainpipe/kafka';
 import type { Clock, Logger, SecretBox } from '@chainpipe/runtime';
 import type { Registry } from 'prom-client';
@@ -24,6 +24,8 @@ export interface TxGatewayDeps {
     origins: ChainOrigins;
     maxAnswerBytes: number;
   };
+  /** The RPC proxy's limits per key and per client (`RateLimits.limit`); unlimited without. */
+  rpcProxyLimit?: RouteRateLimit;
   secretBox: SecretBox;
   /** Development and tests only: accept http and loopback/private webhook targets. */
   allowPrivateWebhookTargets: boolean;

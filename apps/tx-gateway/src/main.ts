@@ -1,7 +1,7 @@
 import { chainOriginsFromConfig, networkByChain } from '@chainpipe/chains';
 import { TOPICS } from '@chainpipe/contracts';
 import { ApiKeyRepository, addPostgres } from '@chainpipe/db';
-import { addHttpServer, createKeyResolver } from '@chainpipe/http';
+import { RateLimits, addHttpServer, createKeyResolver } from '@chainpipe/http';
 import { addKafka } from '@chainpipe/kafka';
 import { ConnectionCap, addRedis } from '@chainpipe/redis';
 import { SecretBox, periodicJob, runService, systemClock } from '@chainpipe/runtime';
@@ -48,6 +48,7 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
     origins,
     rpcTimeoutMs: config.CHAIN_RPC_TIMEOUT_MS,
     rpcProxy: { origins: rpcProxyOrigins(config.RPC_PROXY_URLS, origins), maxAnswerBytes: config.RPC_PROXY_MAX_ANSWER_BYTES },
+    rpcProxyLimit: new RateLimits({ redis, registry, logger }).limit('rpc_proxy', { perKey: config.RATE_LIMIT_RPC_PROXY_PER_KEY, perClient: config.RATE_LIMIT_RPC_PROXY_PER_CLIENT }),
     secretBox,
     retryWebhooks: (appId) => webhooks.drainApp(appId, { force: true, deadlineMs: retryDeadlineMs }),
     poolTrades: new PoolTrades(redis),

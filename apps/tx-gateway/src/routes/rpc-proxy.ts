@@ -28,6 +28,9 @@ function proxyMetrics(deps: RpcProxyDeps) {
   };
 }
 
+/** The RPC proxy's rate limit (a name in the API's `ApiRoutes` rate limits). */
+export const RPC_PROXY_LIMIT = 'rpcProxy';
+
 /**
  * `POST /api/v1/rpcproxy` (and under `/tx/api/v1`): one JSON-RPC call forwarded to the proxy's
  * node of the network named in `x-chain-net` (RPC_PROXY_URLS, else the read nodes), answered
@@ -77,6 +80,7 @@ export function rpcProxyRoutes(api: ApiRoutes, deps: RpcProxyDeps): void {
     }
   };
 
+  // Both paths share one count.
   for (const path of RPC_PROXY_PATHS) {
     api.route(
       {
@@ -87,6 +91,8 @@ export function rpcProxyRoutes(api: ApiRoutes, deps: RpcProxyDeps): void {
           'The node of the network named in `x-chain-net` answers. Only read-only methods of the network\'s family are forwarded (EVM and Tron: the `eth_`/`net_`/`web3_` reads; Bitcoin: blockchain and raw-transaction reads; Solana: the `get…` reads and `simulateTransaction`); any other method is a 400 and reaches no node. A node\'s JSON-RPC error names its code and message: 400 when the node refused the call (parse error, invalid request, unknown method, invalid params), 502 for its other errors. An answer larger than RPC_PROXY_MAX_ANSWER_BYTES is a 502.',
         tags: ['rpc proxy'],
         auth: 'apiKey',
+        // Each call spends the nodes' capacity: per client before the key, per key after it.
+        rateLimit: RPC_PROXY_LIMIT,
         // Both body fields are optional: a POST without a body asks for the default method.
         request: { headers: 'http/tx/rpc-proxy-headers', body: 'http/tx/rpc-proxy', bodyRequired: false, bodyExample: { method: 'eth_blockNumber', params: [] } },
         // The network is checked first: a missing x-chain-net is the spec's 500 whatever the body.
