@@ -3,7 +3,7 @@ import type { Registry } from 'prom-client';
 import { createHttpApp, finishHttpApp, type EnvelopeStyle } from '@chainpipe/http';
 import type { Logger } from '@chainpipe/runtime';
 import { Counter } from 'prom-client';
-import { chainNodesRouter } from './chain-nodes/router';
+import { chainNodesRouter, type ChainNodesRouterDeps } from './chain-nodes/router';
 import { signerRouter } from './custody/signer-router';
 import type { ChainNodes } from './chain-nodes/nodes';
 import { faultMiddleware, type HeldRequests } from './faults';
@@ -40,6 +40,8 @@ export interface UpstreamSimDeps {
   thorchain: ThorchainSim;
   /** Keys and token of the signing-service stand-in. */
   signer: { mnemonic: string; token: string };
+  /** Reorganises a simulated chain's head (the block producer's `reorg`), for `POST /sim/chain/{network}/reorg`. */
+  reorg?: ChainNodesRouterDeps['reorg'];
 }
 
 /**
@@ -52,7 +54,7 @@ export function createUpstreamSimApp(deps: UpstreamSimDeps): Express {
   const app = createHttpApp({ logger: deps.logger, registry: deps.registry, defaultEnvelope: simEnvelope, timeoutMs: Math.max(deps.timeoutMs, deps.holdMs + 1_000) });
   const faults = new Counter({ name: 'chainpipe_upstream_sim_faults_total', help: 'Requests failed on purpose by x-sim-fault', labelNames: ['kind'], registers: [deps.registry] });
   app.use(faultMiddleware(deps.held, (kind) => faults.inc({ kind })));
-  app.use(chainNodesRouter({ chainNodes: deps.chainNodes, logger: deps.logger, registry: deps.registry, bodyLimitBytes: deps.bodyLimitBytes, maxBatch: deps.maxBatch }));
+  app.use(chainNodesRouter({ chainNodes: deps.chainNodes, logger: deps.logger, registry: deps.registry, bodyLimitBytes: deps.bodyLimitBytes, maxBatch: deps.maxBatch, reorg: deps.reorg }));
   app.use(marketRouter({ ...deps.market, registry: deps.registry }));
   app.use(coingeckoRouter(deps.coingecko));
   app.use(changenowRouter({ quotes: deps.market.sources.quotes, apiKey: deps.swapApiKey, now: Date.now, chain: payinChainOf(deps.chainNodes), stepMs: deps.changenowStepMs }));

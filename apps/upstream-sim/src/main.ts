@@ -53,6 +53,15 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
     if (router) node.ledger!.deploy(router.address, router.contract);
   }
 
+  const producer = new BlockProducer({
+    ledgers: [...chainNodes.nodes.values()].flatMap((n) => [n.ledger, n.bitcoinLedger, n.solanaLedger, n.tronLedger].filter((l) => l !== undefined)),
+    logger,
+    target: config.SIM_STREAM_URL ? { url: config.SIM_STREAM_URL, secret: config.STREAM_SECRET } : undefined,
+    nowSec: () => Math.floor(systemClock.now() / 1000),
+    onBlock: (network, block, receipts) => thorchain.observeBlock(network, block, receipts),
+    randomReorgs: { chance: config.SIM_REORG_PERCENT / 100, maxDepth: config.SIM_REORG_MAX_DEPTH, random: drivers.random },
+  });
+
   const held = new HeldRequests(config.SIM_FAULT_HOLD_MS);
   const app = createUpstreamSimApp({
     logger,
@@ -69,19 +78,13 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
     changenowStepMs: config.SIM_CHANGENOW_STEP_MS,
     thorchain,
     signer: { mnemonic: config.SIM_SIGNER_MNEMONIC, token: config.SIM_SIGNER_TOKEN },
+    reorg: (network, depth, opts) => producer.reorg(network, depth, opts),
   });
   const http = addHttpServer(svc, app);
   // The OnchainOHLCV stream takes the upgrades of its path; it closes its sockets before the
   // server stops, since open streams would keep the server from closing.
   http.upgrade(stream.upgrade);
   svc.serve({ name: 'ohlcv-stream', stop: () => stream.close() });
-  const producer = new BlockProducer({
-    ledgers: [...chainNodes.nodes.values()].flatMap((n) => [n.ledger, n.bitcoinLedger, n.solanaLedger, n.tronLedger].filter((l) => l !== undefined)),
-    logger,
-    target: config.SIM_STREAM_URL ? { url: config.SIM_STREAM_URL, secret: config.STREAM_SECRET } : undefined,
-    nowSec: () => Math.floor(systemClock.now() / 1000),
-    onBlock: (network, block, receipts) => thorchain.observeBlock(network, block, receipts),
-  });
   svc.serve(periodicJob({ name: 'block-producer', intervalMs: config.SIM_BLOCK_MS, run: () => producer.tick(), logger }));
   // Registered after the server so it stops first: held requests would keep the server from closing.
   svc.serve({ name: 'held-requests', stop: async () => held.releaseAll() });

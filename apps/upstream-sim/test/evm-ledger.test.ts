@@ -144,6 +144,58 @@ describe('EVM chain that takes signed transactions', () => {
   });
 });
 
+describe('EVM chain reorganisations', () => {
+  it('replaces the last blocks: other hashes at the same heights, the state as before them, the displaced transactions mined again in the first new block', async () => {
+    const { rpc, ledger } = freshChain(100);
+    const value = parseEther('2');
+    const hash = result(rpc, 'eth_sendRawTransaction', [await transfer(0, value)]);
+    const b101 = ledger.produceBlock(1_700_000_000);
+    const b102 = ledger.produceBlock(1_700_000_002);
+    const paid = result(rpc, 'eth_getBalance', [RECIPIENT, 'latest']);
+    expect(BigInt(paid)).to.equal(value);
+
+    const { displaced, produced } = ledger.reorg(2, 1_700_000_004);
+    expect(displaced).to.deep.equal([
+      { number: 101, hash: b101.block.hash, timestamp: 1_700_000_000 },
+      { number: 102, hash: b102.block.hash, timestamp: 1_700_000_002 },
+    ]);
+    expect(produced.map((p) => p.number)).to.deep.equal([101, 102]);
+    expect(produced.map((p) => p.block.hash)).to.not.include.members([b101.block.hash, b102.block.hash]);
+    expect(produced[1].block.parentHash).to.equal(produced[0].block.hash);
+    expect(result(rpc, 'eth_blockNumber')).to.equal('0x66');
+    expect(result(rpc, 'eth_getBlockByHash', [b101.block.hash, false]), 'the displaced block is gone').to.equal(null);
+    const receipt = result(rpc, 'eth_getTransactionReceipt', [hash]);
+    expect(receipt).to.include({ blockHash: produced[0].block.hash, blockNumber: '0x65', status: '0x1' });
+    // the transfer ran once on the new branch: the same balances, not twice the value
+    expect(result(rpc, 'eth_getBalance', [RECIPIENT, 'latest'])).to.equal(paid);
+    expect(result(rpc, 'eth_getTransactionCount', [payer.address, 'latest'])).to.equal('0x1');
+  });
+
+  it('with requeue the displaced transaction goes back to the pool: the replacement block is empty, the balances as before it, mined one height on', async () => {
+    const { rpc, ledger } = freshChain(100);
+    const hash = result(rpc, 'eth_sendRawTransaction', [await transfer(0, 7n)]);
+    ledger.produceBlock(1_700_000_000);
+    const { produced } = ledger.reorg(1, 1_700_000_002, { requeue: true });
+    expect(produced[0].block.transactions).to.deep.equal([]);
+    expect(result(rpc, 'eth_getTransactionReceipt', [hash]), 'not mined on the new branch').to.equal(null);
+    expect(result(rpc, 'eth_getBalance', [RECIPIENT, 'latest'])).to.equal('0x0');
+    expect(BigInt(result(rpc, 'eth_getBalance', [payer.address, 'latest']))).to.equal(FUNDED_BALANCE_WEI);
+    expect(result(rpc, 'eth_getTransactionCount', [payer.address, 'pending']), 'pending again').to.equal('0x1');
+    ledger.produceBlock(1_700_000_004);
+    expect(result(rpc, 'eth_getTransactionReceipt', [hash])).to.include({ blockNumber: '0x66', status: '0x1' });
+    expect(result(rpc, 'eth_getBalance', [RECIPIENT, 'latest'])).to.equal('0x7');
+  });
+
+  it('refuses a reorg deeper than the blocks it produced (fixture blocks stay)', async () => {
+    const { rpc, ledger } = freshChain(100);
+    expect(() => ledger.reorg(1, 1_700_000_000)).to.throw(/needs as many produced blocks/);
+    result(rpc, 'eth_sendRawTransaction', [await transfer(0, 1n)]);
+    ledger.produceBlock(1_700_000_000);
+    expect(() => ledger.reorg(2, 1_700_000_002)).to.throw(/needs as many produced blocks/);
+    expect(() => ledger.reorg(0, 1_700_000_002)).to.throw();
+  });
+});
+
 describe('Block producer', () => {
   let server: Server;
   let received: { headers: IncomingMessage['headers']; body: any }[];
@@ -198,5 +250,35 @@ describe('Block producer', () => {
     expect(receipts.map((r: any) => r.transactionHash)).to.deep.equal([hash]);
     expect(block).to.deep.equal(result(rpc, 'eth_getBlockByNumber', ['0x1f5', true]));
     expect(received[1].body.data[0].block.parentHash).to.equal(block.hash);
+  });
+
+  it("posts a reorg as the streamer re-delivers it: the replacement blocks in one batch, blocks_reorged their heights, reorgs each displaced block's number, hash and timestamp", async () => {
+    const { ledger, rpc } = freshChain(700);
+    let now = 1_700_000_000;
+    const producer = new BlockProducer({ ledgers: [ledger], logger: pino({ level: 'silent' }), target: { url, secret: 's3cret' }, nowSec: () => now });
+    const hash: Hex = result(rpc, 'eth_sendRawTransaction', [await transfer(0, 5n)]);
+    await producer.tick();
+    now += 2;
+    await producer.tick();
+    const [b701, b702] = received.map((r) => r.body.data[0].block);
+    expect(received.every((r) => r.body.metadata.blocks_reorged === null && r.body.metadata.reorgs === null && r.headers['batch-blocks-reorged'] === '[]')).to.equal(true);
+
+    now += 2;
+    const reorg = producer.reorg('ethereum-mainnet', 2);
+    expect(() => producer.reorg('bitcoin-mainnet', 1)).to.throw(/does not reorganise/);
+    await producer.tick();
+    expect(received).to.have.length(4);
+    const redelivery = received[2];
+    expect(redelivery.body.metadata).to.include({ batch_start_range: 701, batch_end_range: 702 });
+    expect(redelivery.body.metadata.blocks_reorged).to.deep.equal([701, 702]);
+    expect(redelivery.body.metadata.reorgs).to.deep.equal([
+      { number: 701, hash: b701.hash, timestamp: 1_700_000_000 },
+      { number: 702, hash: b702.hash, timestamp: 1_700_000_002 },
+    ]);
+    expect(JSON.parse(String(redelivery.headers['batch-blocks-reorged']))).to.deep.equal([701, 702]);
+    expect(redelivery.body.data.map((d: any) => d.block.hash)).to.deep.equal(reorg.produced.map((p) => p.block.hash));
+    expect(redelivery.body.data[0].block.transactions.map((t: any) => t.hash)).to.deep.equal([hash]);
+    // the next block builds on the new branch
+    expect(received[3].body.data[0].block).to.include({ number: '0x2bf', parentHash: reorg.produced[1].block.hash });
   });
 });

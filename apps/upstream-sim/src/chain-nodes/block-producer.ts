@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@chainpipe/runtime';
-import { wrapStreamBatch, type StreamBatch } from '../replay/stream-batch';
+import { wrapStreamBatch, type DisplacedBlock, type StreamBatch } from '../replay/stream-batch';
 import type { JsonObject } from './json';
 
 /** A block a ledger mined: as its node serves it, and as the stream delivers it (`dataset`, one `item`). */
@@ -15,12 +15,20 @@ export interface ProducedBlock {
   item: unknown;
 }
 
+/** What a reorg did: the blocks it displaced (head last) and the blocks that took their heights, in order. */
+export interface ReorgResult {
+  displaced: DisplacedBlock[];
+  produced: ProducedBlock[];
+}
+
 /** A simulated chain that takes signed transactions and mines them (`EvmLedger`, `BitcoinLedger`, `SolanaLedger`). */
 export interface BlockLedger {
   readonly network: string;
   /** False until a transaction was ever sent: a dormant chain produces no blocks. */
   readonly active: boolean;
   produceBlock(timestampSec: number): ProducedBlock;
+  /** Chains that reorganise (EVM): replaces the last `depth` produced blocks; throws when it cannot. */
+  reorg?(depth: number, timestampSec: number, opts?: { requeue?: boolean }): ReorgResult;
 }
 
 /** Where produced blocks go: chain-ingest's `POST /stream`, as the streamer posts them. */
@@ -38,6 +46,8 @@ export interface BlockProducerDeps {
   post?: typeof fetch;
   /** Watchers of the chains (the simulated THORChain), given every produced block. */
   onBlock?: (network: string, block: JsonObject, receipts: JsonObject[]) => void;
+  /** Reorgs by themselves: on each tick a chain that can reorganises its head with this chance (0 to 1), by 1 to `maxDepth` blocks. */
+  randomReorgs?: { chance: number; maxDepth: number; random: () => number };
 }
 
 /**
@@ -61,20 +71,62 @@ export class BlockProducer {
     try {
       for (const ledger of this.deps.ledgers) {
         if (!ledger.active) continue;
-        const { number, block, receipts, dataset, item } = ledger.produceBlock(this.deps.nowSec());
-        this.deps.onBlock?.(ledger.network, block, receipts);
-        const list = block.transactions ?? block.tx;
+        this.maybeReorg(ledger);
+        const produced = ledger.produceBlock(this.deps.nowSec());
+        this.deps.onBlock?.(ledger.network, produced.block, produced.receipts);
+        const list = produced.block.transactions ?? produced.block.tx;
         const txs = Array.isArray(list) ? list.length : 0;
-        if (txs > 0) this.deps.logger.info({ msg: 'sim_block_produced', network: ledger.network, number, txs });
-        if (!this.deps.target) continue;
-        const queue = this.backlog.get(ledger.network) ?? [];
-        queue.push({ network: ledger.network, dataset, items: [item], startRange: number, endRange: number, label: `${ledger.network}-${number}` });
-        this.backlog.set(ledger.network, queue);
+        if (txs > 0) this.deps.logger.info({ msg: 'sim_block_produced', network: ledger.network, number: produced.number, txs });
+        this.enqueue(ledger.network, [produced]);
       }
       if (this.deps.target) await this.deliver(this.deps.target);
     } finally {
       this.ticking = false;
     }
+  }
+
+  /**
+   * Reorganises the head of `network` by `depth` blocks (the control route, or the random rate):
+   * the replacement blocks go to the watchers and to the stream as one batch, as the streamer
+   * re-delivers the canonical blocks after a reorg, with `blocks_reorged` (their heights) and
+   * `reorgs` (each displaced block's number, hash and timestamp). Throws when the chain cannot.
+   */
+  reorg(network: string, depth: number, opts: { requeue?: boolean } = {}): ReorgResult {
+    const ledger = this.deps.ledgers.find((l) => l.network === network);
+    if (!ledger?.reorg) throw new Error(`${network} does not reorganise in the simulator`);
+    const result = ledger.reorg(depth, this.deps.nowSec(), opts);
+    for (const p of result.produced) this.deps.onBlock?.(network, p.block, p.receipts);
+    this.deps.logger.info({ msg: 'sim_chain_reorg', network, depth, displaced: result.displaced.map((d) => d.hash), requeue: opts.requeue ?? false });
+    this.enqueue(network, result.produced, result.displaced);
+    return result;
+  }
+
+  private maybeReorg(ledger: BlockLedger): void {
+    const rate = this.deps.randomReorgs;
+    if (!rate || rate.chance <= 0 || !ledger.reorg || rate.random() >= rate.chance) return;
+    const depth = 1 + Math.floor(rate.random() * rate.maxDepth);
+    try {
+      this.reorg(ledger.network, depth);
+    } catch {
+      // fewer blocks produced yet than the depth drawn: no reorg this time
+    }
+  }
+
+  private enqueue(network: string, produced: ProducedBlock[], displaced?: DisplacedBlock[]): void {
+    if (!this.deps.target || produced.length === 0) return;
+    const first = produced[0].number;
+    const last = produced[produced.length - 1].number;
+    const queue = this.backlog.get(network) ?? [];
+    queue.push({
+      network,
+      dataset: produced[0].dataset,
+      items: produced.map((p) => p.item),
+      startRange: first,
+      endRange: last,
+      label: `${network}-${first}${last === first ? '' : `-${last}`}${displaced ? '-reorg' : ''}`,
+      ...(displaced ? { displaced } : {}),
+    });
+    this.backlog.set(network, queue);
   }
 
   private async deliver(target: StreamTarget): Promise<void> {

@@ -5,7 +5,7 @@ import { RpcError } from '../json-rpc';
 import { erc20Call, type CallEffect, type SimContract, type SimLog, type TokenState } from './evm-contracts';
 import type { EvmChain } from './evm-node';
 import { toQuantity, type JsonObject } from './json';
-import type { ProducedBlock } from './block-producer';
+import type { ProducedBlock, ReorgResult } from './block-producer';
 
 /** Gas of a plain transfer; calldata adds 16 per non-zero and 4 per zero byte (EIP-2028). */
 const TRANSFER_GAS = 21_000n;
@@ -57,6 +57,17 @@ export function intrinsicGas(input: Hex | undefined): bigint {
 
 const rejected = (message: string) => new RpcError(-32000, message);
 
+/** How many produced blocks a reorg can reach back (the state before each is kept). */
+export const MAX_REORG_DEPTH = 64;
+
+/** The moving state of the ledger, as it was before a produced block (what a reorg goes back to). */
+interface LedgerState {
+  balances: Map<string, bigint>;
+  nonces: Map<string, number>;
+  tokenBalances: Map<string, bigint>;
+  allowances: Map<string, bigint>;
+}
+
 /**
  * The moving part of a simulated EVM chain: balances and nonces, signed transactions accepted by
  * `eth_sendRawTransaction` (signature recovered, chain id, nonce, fees and funds checked as geth
@@ -75,6 +86,10 @@ export class EvmLedger {
   private readonly tokenBalances = new Map<string, bigint>();
   private readonly allowances = new Map<string, bigint>();
   private readonly contracts = new Map<string, SimContract>();
+  /** The last produced blocks (at most MAX_REORG_DEPTH): the state before each and the transactions it took. */
+  private readonly history: { number: number; before: LedgerState; txs: PendingTx[] }[] = [];
+  /** Reorgs so far: a replacement block's hash differs from the block it replaces. */
+  private forks = 0;
 
   constructor(
     private readonly chain: EvmChain,
@@ -252,11 +267,61 @@ export class EvmLedger {
    * address); a reverted call moves nothing and is charged its gas.
    */
   produceBlock(timestampSec: number): ProducedBlock {
+    return this.mine(this.pending.splice(0), timestampSec);
+  }
+
+  /**
+   * Replaces the last `depth` produced blocks, as a chain reorganisation does: the state goes
+   * back to before the first of them, they leave the chain (their hashes, transactions and
+   * receipts are no longer served), and `depth` other blocks take their heights. Their
+   * transactions are mined again in the first replacement block, or with `requeue` go back to the
+   * pool ahead of the pending ones (the replacement blocks are empty; they are mined in the next
+   * block, one height on). Throws when fewer than `depth` produced blocks are kept.
+   */
+  reorg(depth: number, timestampSec: number, opts: { requeue?: boolean } = {}): ReorgResult {
+    const kept = this.history.length;
+    if (!Number.isInteger(depth) || depth < 1 || depth > kept || this.history[kept - 1].number !== this.chain.head) {
+      throw new Error(`a reorg of ${depth} block(s) needs as many produced blocks at the head (${kept} kept)`);
+    }
+    const undone = this.history.splice(kept - depth);
+    const { before } = undone[0];
+    for (const [mine, saved] of [[this.balances, before.balances], [this.nonces, before.nonces], [this.tokenBalances, before.tokenBalances], [this.allowances, before.allowances]] as [Map<string, unknown>, Map<string, unknown>][]) {
+      mine.clear();
+      for (const [k, v] of saved) mine.set(k, v);
+    }
+    const displaced = undone.map(({ number }) => {
+      const block = this.chain.blocks.get(number)!;
+      const hash = String(block.hash);
+      for (const tx of block.transactions as JsonObject[]) {
+        this.chain.txs.delete(String(tx.hash));
+        this.chain.receipts.delete(String(tx.hash));
+      }
+      this.chain.blocks.delete(number);
+      this.chain.blockNumbers.delete(hash);
+      this.chain.blockReceipts.delete(number);
+      this.chain.callTraces.delete(number);
+      return { number, hash, timestamp: Number(block.timestamp) };
+    });
+    this.chain.head = undone[0].number - 1;
+    this.forks += 1;
+    const txs = undone.flatMap((u) => u.txs);
+    if (opts.requeue) this.pending.unshift(...txs);
+    const produced = undone.map((_, i) => this.mine(opts.requeue || i > 0 ? [] : txs, timestampSec));
+    return { displaced, produced };
+  }
+
+  private snapshot(): LedgerState {
+    return { balances: new Map(this.balances), nonces: new Map(this.nonces), tokenBalances: new Map(this.tokenBalances), allowances: new Map(this.allowances) };
+  }
+
+  private mine(txs: PendingTx[], timestampSec: number): ProducedBlock {
     const number = (this.chain.head ?? 0) + 1;
     const parent = this.chain.blocks.get(number - 1);
     const parentHash = typeof parent?.hash === 'string' ? parent.hash : ZERO_HASH;
-    const txs = this.pending.splice(0);
-    const blockHash = keccak256(toHex(`${this.opts.network}:${number}:${parentHash}:${txs.map((t) => t.hash).join(',')}`));
+    this.history.push({ number, before: this.snapshot(), txs });
+    if (this.history.length > MAX_REORG_DEPTH) this.history.shift();
+    const fork = this.forks > 0 ? `:fork${this.forks}` : '';
+    const blockHash = keccak256(toHex(`${this.opts.network}:${number}:${parentHash}${fork}:${txs.map((t) => t.hash).join(',')}`));
     const common = { blockHash, blockNumber: toQuantity(number) };
     let cumulative = 0n;
     const transactions: JsonObject[] = [];

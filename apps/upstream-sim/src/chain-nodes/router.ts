@@ -5,6 +5,7 @@ import type { Logger } from '@chainpipe/runtime';
 import { faultOf, SIMULATED_FAILURE } from '../faults';
 import { answerJsonRpc, RPC_INTERNAL_ERROR, type CallRecord } from '../json-rpc';
 import { isObject, type JsonObject } from './json';
+import type { ReorgResult } from './block-producer';
 import type { ChainNode, ChainNodes } from './nodes';
 import { WalletError } from './tron-node';
 
@@ -14,6 +15,8 @@ export interface ChainNodesRouterDeps {
   registry: Registry;
   bodyLimitBytes: number;
   maxBatch: number;
+  /** The block producer's reorg (unset: the route answers 404). */
+  reorg?: (network: string, depth: number, opts: { requeue?: boolean }) => ReorgResult;
 }
 
 /** The header saying in which address format a Tron `/wallet/*` answer is (docs/development.md, "The upstream simulator"). */
@@ -32,7 +35,8 @@ function chainMetrics(registry: Registry) {
  * `POST /rpc/<network>`: the network's node over JSON-RPC. `/rpc/tron-mainnet/wallet/<method>`:
  * java-tron's HTTP API (POST with a JSON body, or GET with query parameters). Control: `PUT
  * /sim/chain/<network>/broadcasts` `{refuse: boolean}` makes an EVM or the Bitcoin node refuse
- * every `eth_sendRawTransaction` / `sendrawtransaction` (an outage of the broadcast path).
+ * every `eth_sendRawTransaction` / `sendrawtransaction` (an outage of the broadcast path);
+ * `POST /sim/chain/<network>/reorg` `{depth, requeue?}` replaces its last `depth` blocks (a reorg).
  */
 export function chainNodesRouter(deps: ChainNodesRouterDeps): Router {
   const router = express.Router();
@@ -111,6 +115,21 @@ export function chainNodesRouter(deps: ChainNodesRouterDeps): Router {
     if (!ledger || typeof refuse !== 'boolean') return sendError(res, 400, 'a network that takes transactions (EVM, Bitcoin mainnet) and refuse (boolean) are required');
     ledger.refuseBroadcasts(refuse);
     res.json({ network: node.network.network, refuse });
+  });
+
+  // a chain reorganisation of the head: `{depth: n, requeue?: boolean}` (docs/development.md)
+  router.post('/sim/chain/:network/reorg', nodeOf, express.json(), (req, res) => {
+    const node: ChainNode = res.locals.node;
+    const body = (req.body ?? {}) as { depth?: unknown; requeue?: unknown };
+    if (!deps.reorg) return sendError(res, 404, 'no block producer runs: chains do not reorganise');
+    if (typeof body.depth !== 'number' || !Number.isInteger(body.depth) || body.depth < 1) return sendError(res, 400, 'depth (an integer of at least 1) is required');
+    if (body.requeue !== undefined && typeof body.requeue !== 'boolean') return sendError(res, 400, 'requeue is a boolean');
+    try {
+      const result = deps.reorg(node.network.network, body.depth, { requeue: body.requeue === true });
+      res.json({ network: node.network.network, displaced: result.displaced, blocks: result.produced.map((p) => ({ number: p.number, hash: p.block.hash })) });
+    } catch (err) {
+      sendError(res, 409, (err as Error).message);
+    }
   });
 
   router.all('/rpc/:network', nodeOf, (_req, res) => {

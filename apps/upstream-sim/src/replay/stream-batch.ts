@@ -1,6 +1,14 @@
 import { createHmac } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 
+/** A block a reorg displaced, as the streamer lists it in `reorgs`. */
+export interface DisplacedBlock {
+  number: number;
+  hash: string;
+  /** The displaced block's timestamp (seconds). */
+  timestamp: number;
+}
+
 /** One streamer batch: consecutive blocks of one network and dataset. */
 export interface StreamBatch {
   network: string;
@@ -11,6 +19,8 @@ export interface StreamBatch {
   endRange: number;
   /** Where it came from, for the replay log. */
   label: string;
+  /** A re-delivery after a reorg: the blocks the batch's blocks replace (`blocks_reorged`, `reorgs`). */
+  displaced?: DisplacedBlock[];
 }
 
 export interface WrapOptions {
@@ -32,20 +42,21 @@ export interface StreamDelivery {
 
 /**
  * The `metadata` object QuickNode Streams sends with every batch (see the streamer-formats
- * guide): the batch range, the raw data size, reorg fields (`null` in the body when empty), the
+ * guide): the batch range, the raw data size, reorg fields (`null` in the body when empty; after a
+ * reorg the heights re-delivered and each displaced block's number, hash and timestamp), the
  * dataset and network, and the stream's own settings (`end_range` -1 = continuous).
  */
 export function streamMetadata(batch: StreamBatch, dataSizeBytes: number, opts: Pick<WrapOptions, 'streamId' | 'streamName'>): Record<string, unknown> {
   return {
     batch_start_range: batch.startRange,
     batch_end_range: batch.endRange,
-    blocks_reorged: null,
+    blocks_reorged: batch.displaced?.length ? batch.displaced.map((d) => d.number) : null,
     data_size_bytes: dataSizeBytes,
     dataset: batch.dataset,
     end_range: -1,
     keep_distance_from_tip: 0,
     network: batch.network,
-    reorgs: null,
+    reorgs: batch.displaced?.length ? batch.displaced.map((d) => ({ number: d.number, hash: d.hash, timestamp: d.timestamp })) : null,
     start_range: batch.startRange,
     stream_id: opts.streamId,
     stream_name: opts.streamName ?? 'chainpipe-replay',
@@ -75,8 +86,8 @@ export function wrapStreamBatch(batch: StreamBatch, opts: WrapOptions): StreamDe
     'Batch-Start-Range': String(batch.startRange),
     'Batch-End-Range': String(batch.endRange),
     'Batch-Data-Size-Bytes': String(dataSizeBytes),
-    'Batch-Blocks-Reorged': '[]',
-    'Batch-Reorgs': '[]',
+    'Batch-Blocks-Reorged': JSON.stringify(metadata.blocks_reorged ?? []),
+    'Batch-Reorgs': JSON.stringify(metadata.reorgs ?? []),
     'Stream-Dataset': batch.dataset,
     'Stream-Network': batch.network,
     'Stream-Id': opts.streamId,

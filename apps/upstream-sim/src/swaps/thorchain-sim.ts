@@ -206,6 +206,8 @@ export class ThorchainSim {
   }
 
   private inbound(hash: string, asset: string, amount: bigint, decimals: number, memo: string): void {
+    // an inbound mined again after a reorg is the same inbound: THORChain observes a transaction once
+    if (this.observed.has(key(hash))) return;
     // `=:ASSET:DEST:LIMIT` (also `SWAP:`, `s:`), the limit optionally with streaming parts `/interval/quantity`
     const [fn, target, destination, limitPart] = memo.split(':');
     if (!['=', 's', 'swap'].includes((fn ?? '').toLowerCase()) || !target || !destination) return this.refund(hash, asset, amount, memo, 'memo is not a swap');
@@ -218,6 +220,7 @@ export class ThorchainSim {
   }
 
   private refund(hash: string, asset: string, amount: bigint, memo: string, reason: string): void {
+    if (this.observed.has(key(hash))) return;
     this.observed.set(key(hash), { outcome: 'refunded', outHash: randomBytes(32).toString('hex').toUpperCase(), finishAt: this.deps.now() + this.deps.swapMs, memo, asset, amount: amount.toString(), reason });
   }
 
