@@ -88,7 +88,10 @@ async function rawServer(redis: Redis, byId: Map<number, TokenRow>): Promise<{ u
     const tokens = ids.map((id) => byId.get(id)!);
     redis.mget(...tokens.map((t) => cryptoQuoteKey(t.external_id!))).then(
       (raw) => {
-        const items = raw.map((v, i) => latestQuoteItem(tokens[i], usd, (JSON.parse(v!) as CryptoQuoteMessage).usd, 1));
+        const items = raw.map((v, i) => {
+          const q = JSON.parse(v!) as CryptoQuoteMessage;
+          return latestQuoteItem(tokens[i], usd, q.usd, 1, q.as_of);
+        });
         res.setHeader('content-type', 'application/json');
         res.setHeader('cache-control', 'public, max-age=3, s-maxage=3');
         res.end(JSON.stringify({ code: 0, msg: 'success', data: { items } }));
@@ -146,7 +149,7 @@ async function quotesLatest(db: Knex, redis: Redis, prefix: string, redisUrl: st
         resolveKey: createKeyResolver((id) => keys.findKey(id)),
         clock: systemClock,
         bodyLimitBytes: 1024 * 1024,
-        quoteMaxAgeMs: 3_600_000,
+        freshness: { quoteMaxAgeMs: 3_600_000, fiatRatesMaxAgeMs: 3_600_000 },
         referenceRefreshMs: 60_000,
         poolUpstream: { baseUrl: 'http://127.0.0.1:9/unused', apiKey: '', timeoutMs: 1_000 },
         poolCacheTtlMs: 3_600_000,

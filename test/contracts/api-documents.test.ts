@@ -60,7 +60,7 @@ function marketGateway(): Express {
     registry: deps.registry,
     timeoutMs: 1000,
     modules: [
-      priceModule({ ...deps, quoteMaxAgeMs: 60_000, referenceRefreshMs: 60_000, poolUpstream: upstream, poolCacheTtlMs: 3_600_000 }),
+      priceModule({ ...deps, freshness: { quoteMaxAgeMs: 60_000, fiatRatesMaxAgeMs: 60_000 }, referenceRefreshMs: 60_000, poolUpstream: upstream, poolCacheTtlMs: 3_600_000 }),
       klineModule({ ...deps, publishPoolNotice: () => Promise.reject(new Error('inert')), market: upstream, ws: { pingMs: 30_000, maxBufferedBytes: 1 << 20 } }),
     ],
   });

@@ -184,7 +184,9 @@ describe('price pipeline: simulator → ingester → Kafka → writer → gatewa
       );
       expect(d.total).to.equal(d.items.length);
       expect(d.items.find((i: any) => i.target_fiat_code === 'EUR')).to.equal(undefined);
-      expect(d.items.find((i: any) => i.target_fiat_code === 'JPY')).to.deep.equal({ target_fiat_id: 3, target_fiat_code: 'JPY', rate: rateString(JPY_PER_USD / EUR_PER_USD) });
+      const jpy = d.items.find((i: any) => i.target_fiat_code === 'JPY');
+      expect(jpy).to.deep.equal({ target_fiat_id: 3, target_fiat_code: 'JPY', rate: rateString(JPY_PER_USD / EUR_PER_USD), last_updated: jpy.last_updated });
+      expect(Date.now() - Date.parse(jpy.last_updated), "the rates' source time").to.be.within(0, 10_000);
       for (const item of d.items) expect(item.rate).to.match(/^\d+\.\d{8}$/);
     });
 
@@ -265,6 +267,7 @@ describe('price pipeline: simulator → ingester → Kafka → writer → gatewa
   });
 
   describe('time-driven behaviour (gateway in this process with an injected clock)', () => {
+    const RATES_MAX_AGE_MS = 120_000;
     let nowMs = Date.now();
     let server: StartedServer;
     let redis: Redis;
@@ -289,7 +292,8 @@ describe('price pipeline: simulator → ingester → Kafka → writer → gatewa
             resolveKey: createKeyResolver((id) => keys.findKey(id)),
             clock: { now: () => nowMs },
             bodyLimitBytes: 1024 * 1024,
-            quoteMaxAgeMs: 600_000,
+            // Rates age out before quotes here, so that a test sees one without the other.
+            freshness: { quoteMaxAgeMs: 600_000, fiatRatesMaxAgeMs: RATES_MAX_AGE_MS },
             referenceRefreshMs: 30_000,
             poolUpstream: { baseUrl: `${sim.base}/geckoterminal/api/v2`, apiKey: '', timeoutMs: 5_000 },
             poolCacheTtlMs: 3_600_000,
@@ -328,6 +332,32 @@ describe('price pipeline: simulator → ingester → Kafka → writer → gatewa
       nowMs = Date.now() + 600_000 + 60_000;
       expect(expectOk(await at('GET', '/price/api/v1/quotes/latest?ids=1001')).items).to.deep.equal([]);
       expect(expectOk(await at('POST', '/price/api/v1/quotes/batch', { body: { token_addrs: [{ chain_type: 'utxo', token_address: 'BTC' }] } })).items).to.deep.equal([]);
+    });
+
+    it('converts and lists through fiat rates only while they are fresh; each served value carries its source time', async () => {
+      nowMs = Date.now();
+      const eur = expectOk(await at('GET', '/price/api/v1/quotes/latest?ids=1001&fiat=EUR'));
+      expect(eur.items.map((i: any) => [i.token_id, i.fiat_code])).to.deep.equal([[1001, 'EUR']]);
+      // The simulator stamps its answers with the time of its latest move (every second); the ingester polls every 300 ms.
+      expect(nowMs - Date.parse(eur.items[0].last_updated), 'the quote source time').to.be.within(0, 10_000);
+      const rates = expectOk(await at('GET', '/price/api/v1/fiats/rates/USD'));
+      expect(rates.items.find((i: any) => i.target_fiat_code === 'EUR')?.rate).to.equal(rateString(EUR_PER_USD));
+      for (const item of rates.items) expect(nowMs - Date.parse(item.last_updated), `${item.target_fiat_code} rates' source time`).to.be.within(0, 10_000);
+
+      // A minute past the rates' maximum age: their source time is at most now, the quotes' too (well within 600 s).
+      nowMs = Date.now() + RATES_MAX_AGE_MS + 60_000;
+      const usd = expectOk(await at('GET', '/price/api/v1/quotes/latest?ids=1001'));
+      expect(usd.items.map((i: any) => [i.token_id, i.fiat_code]), 'USD needs no rate').to.deep.equal([[1001, 'USD']]);
+      for (const [method, path, body] of [
+        ['GET', '/price/api/v1/quotes/latest?ids=1001&fiat=EUR', undefined],
+        ['POST', '/price/api/v1/quotes/batch', { token_addrs: [{ chain_type: 'utxo', token_address: 'BTC' }], fiat: 'EUR' }],
+      ] as const) {
+        const r = await at(method, path, body ? { body } : {});
+        expect(r.status, path).to.equal(503);
+        expect(r.body).to.deep.equal({ code: 503, msg: `no fresh exchange rate for EUR: the rates are older than ${RATES_MAX_AGE_MS} ms`, data: '' });
+      }
+      expect(expectOk(await at('GET', '/price/api/v1/fiats/rates/USD')), 'stale rates are no rate data').to.deep.equal({ total: 0, items: [] });
+      expect(expectOk(await at('GET', '/price/api/v1/fiats/rates/EUR'))).to.deep.equal({ total: 0, items: [] });
     });
   });
 

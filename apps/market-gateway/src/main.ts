@@ -16,7 +16,7 @@ runService('market-gateway', marketGatewayConfig, async (svc) => {
   const keys = new ApiKeyRepository(db);
   const resolveKey = createKeyResolver((keyId) => keys.findKey(keyId));
   const contracts = loadContracts();
-  const limits = new RateLimits({ redis, registry, logger });
+  const limits = new RateLimits({ redis, registry, logger, trustedProxies: config.RATE_LIMIT_TRUSTED_PROXIES });
 
   // Candlesticks: pool notices out (kline.pools.v1), stored candles in (kline.candles.v2).
   // The topics come from scripts/create-topics.ts (the k8s topics Job): an app creates none.
@@ -57,7 +57,7 @@ runService('market-gateway', marketGatewayConfig, async (svc) => {
         resolveKey,
         clock: systemClock,
         bodyLimitBytes: config.BODY_LIMIT_BYTES,
-        quoteMaxAgeMs: config.QUOTE_MAX_AGE_MS,
+        freshness: { quoteMaxAgeMs: config.QUOTE_MAX_AGE_MS, fiatRatesMaxAgeMs: config.FIAT_RATES_MAX_AGE_MS },
         referenceRefreshMs: config.REFERENCE_REFRESH_MS,
         poolUpstream: { baseUrl: config.POOL_UPSTREAM_URL, apiKey: config.POOL_UPSTREAM_API_KEY, timeoutMs: config.POOL_UPSTREAM_TIMEOUT_MS },
         poolCacheTtlMs: config.POOL_CACHE_TTL_MS,

@@ -4,5 +4,6 @@ export * from './pagination';
 export * from './reference';
 export * from './quotes';
 export * from './quote-items';
+export * from './freshness';
 export * from './pool-detail';
 export * from './reference-import';

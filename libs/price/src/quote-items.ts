@@ -23,7 +23,8 @@ const money = (v: number | null | undefined, factor: number) => (v === null || v
 /** Unknown values of the string fields are empty strings: the field stays a string. */
 const str = (v: number | null | undefined): string => decimalString(v) ?? '';
 
-export function latestQuoteItem(token: Pick<TokenRow, 'id' | 'name' | 'symbol'>, fiat: Pick<FiatRow, 'id' | 'code'>, quote: UsdQuote, factor: number): LatestQuoteItem {
+/** `asOf`: the quote's source time (Unix ms), served as `last_updated` beside the spec's fields. */
+export function latestQuoteItem(token: Pick<TokenRow, 'id' | 'name' | 'symbol'>, fiat: Pick<FiatRow, 'id' | 'code'>, quote: UsdQuote, factor: number, asOf: number): LatestQuoteItem {
   return {
     token_id: token.id,
     name: token.name,
@@ -42,6 +43,7 @@ export function latestQuoteItem(token: Pick<TokenRow, 'id' | 'name' | 'symbol'>,
     circulating_supply: str(quote.circulating_supply),
     total_supply: str(quote.total_supply),
     max_supply: str(quote.max_supply),
+    last_updated: new Date(asOf).toISOString(),
   };
 }
 
@@ -81,17 +83,19 @@ export type FiatRateItem = HttpPriceFiatRates['items'][number];
 
 /**
  * Rates from `base` to every other known fiat, crossed through the USD rates
- * (rate = usd[target] / usd[base]); empty when the base has no rate.
+ * (rate = usd[target] / usd[base]); empty when the base has no rate. Each item carries the rates'
+ * source time as `last_updated` beside the spec's fields.
  */
 export function fiatRateItems(base: string, usdRates: FiatRatesMessage | undefined, fiats: readonly Pick<FiatRow, 'id' | 'code'>[]): FiatRateItem[] {
   const baseFactor = usdFactor(base, usdRates);
-  if (baseFactor === undefined) return [];
+  if (baseFactor === undefined || !usdRates) return [];
+  const lastUpdated = new Date(usdRates.as_of).toISOString();
   const items: FiatRateItem[] = [];
   for (const f of fiats) {
     if (f.code === base) continue;
     const target = usdFactor(f.code, usdRates);
     if (target === undefined) continue;
-    items.push({ target_fiat_id: f.id, target_fiat_code: f.code, rate: rateString(target / baseFactor) });
+    items.push({ target_fiat_id: f.id, target_fiat_code: f.code, rate: rateString(target / baseFactor), last_updated: lastUpdated });
   }
   return items;
 }

@@ -105,12 +105,13 @@ describe('price domain', () => {
       expect(usdFactor('GBP', m)).to.equal(undefined);
       const items = fiatRateItems('EUR', m, [{ id: 1, code: 'USD' }, { id: 2, code: 'EUR' }, { id: 3, code: 'JPY' }, { id: 4, code: 'GBP' }]);
       expect(items).to.deep.equal([
-        { target_fiat_id: 1, target_fiat_code: 'USD', rate: (1 / 0.9).toFixed(8) },
-        { target_fiat_id: 3, target_fiat_code: 'JPY', rate: (150 / 0.9).toFixed(8) },
+        // each with the rates' source time (the upstream's timestamp 1700000000)
+        { target_fiat_id: 1, target_fiat_code: 'USD', rate: (1 / 0.9).toFixed(8), last_updated: '2023-11-14T22:13:20.000Z' },
+        { target_fiat_id: 3, target_fiat_code: 'JPY', rate: (150 / 0.9).toFixed(8), last_updated: '2023-11-14T22:13:20.000Z' },
       ]);
       expect(fiatRateItems('GBP', m, [{ id: 1, code: 'USD' }])).to.deep.equal([]);
-      const item = latestQuoteItem({ id: 7, name: 'Bitcoin', symbol: 'BTC' }, { id: 2, code: 'EUR' }, { price: 100, market_cap: 1000, percent_change_24h: 1.5, max_supply: null }, 0.9);
-      expect(item).to.include({ price: '90', market_cap: '900', percent_change_24h: '1.5', max_supply: '', volume_24h: '' });
+      const item = latestQuoteItem({ id: 7, name: 'Bitcoin', symbol: 'BTC' }, { id: 2, code: 'EUR' }, { price: 100, market_cap: 1000, percent_change_24h: 1.5, max_supply: null }, 0.9, 1700000000000);
+      expect(item).to.include({ price: '90', market_cap: '900', percent_change_24h: '1.5', max_supply: '', volume_24h: '', last_updated: '2023-11-14T22:13:20.000Z' });
     });
 
     it('maps the GeckoTerminal pool detail fixture to the spec pool fields', () => {

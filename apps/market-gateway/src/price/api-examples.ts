@@ -44,6 +44,7 @@ export const EXAMPLE_LATEST_QUOTE = {
   circulating_supply: '120705123.4',
   total_supply: '120705123.4',
   max_supply: '',
+  last_updated: '2026-11-24T12:00:00.000Z',
 };
 
 export const EXAMPLE_ADDRESS_QUOTE = {

@@ -36,7 +36,7 @@ export function priceModule(deps: PriceDeps): RouteModule {
     invalid: (res, errors) => sendPriceError(res, 400, PriceCode.missingParameter, formatErrors([...errors])),
   });
   referenceRoutes(api, deps);
-  quotesRoutes(api, { snapshot, store: new QuoteStore(deps.redis), contracts: deps.contracts, clock: deps.clock, quoteMaxAgeMs: deps.quoteMaxAgeMs });
+  quotesRoutes(api, { snapshot, store: new QuoteStore(deps.redis), contracts: deps.contracts, clock: deps.clock, freshness: deps.freshness });
   poolsRoutes(api, { pools, logger: deps.logger });
   return { name: 'price', envelopeFor: priceEnvelopeFor, api };
 }

@@ -3,7 +3,7 @@ import { normalizeChainType } from '@chainpipe/chains';
 import { formatErrors, type Contracts } from '@chainpipe/contracts';
 import { sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
 import type { Clock } from '@chainpipe/runtime';
-import { addressQuoteItem, fiatRateItems, latestQuoteItem, parseTokenIds, usdFactor, type CryptoQuoteMessage, type FiatRow } from '@chainpipe/price';
+import { addressQuoteItem, fiatRateItems, freshOrNone, latestQuoteItem, parseTokenIds, usdFactor, type CryptoQuoteMessage, type FiatRow, type FreshnessLimits } from '@chainpipe/price';
 import { type QuoteStore, type ReferenceSnapshot } from '@chainpipe/price-store';
 import { EXAMPLE_ADDRESS_QUOTE, EXAMPLE_LATEST_QUOTE } from './api-examples';
 import { PRICE_AUTH, PRICE_PREFIX, PriceCode, sendPriceError } from './envelope';
@@ -13,8 +13,8 @@ export interface QuotesRouteDeps {
   store: Pick<QuoteStore, 'readQuotes' | 'readFiatRates'>;
   contracts: Contracts;
   clock: Pick<Clock, 'now'>;
-  /** A quote whose source timestamp is older than this is not served. */
-  quoteMaxAgeMs: number;
+  /** How old quotes and fiat rates may be to be served (freshOrNone: one rule for both). */
+  freshness: FreshnessLimits;
 }
 
 /** At most this many token ids per quotes/latest request and entries per batch. */
@@ -30,7 +30,12 @@ const TAGS = ['quotes'];
  */
 export function quotesRoutes(api: ApiRoutes, deps: QuotesRouteDeps): void {
   const validateBatch = deps.contracts.validator('http/price/quotes-batch');
-  const fresh = (q: CryptoQuoteMessage | undefined): q is CryptoQuoteMessage => q !== undefined && deps.clock.now() - q.as_of <= deps.quoteMaxAgeMs;
+  const fresh = (q: CryptoQuoteMessage | undefined): q is CryptoQuoteMessage => freshOrNone(q, deps.clock.now(), deps.freshness.quoteMaxAgeMs) !== undefined;
+  /** The USD fiat rates, if fresh; and whether stale ones are held (to say so). */
+  const usdRates = async () => {
+    const stored = await deps.store.readFiatRates('USD');
+    return { rates: freshOrNone(stored, deps.clock.now(), deps.freshness.fiatRatesMaxAgeMs), stale: stored !== undefined };
+  };
 
   /** The fiat a request names with its factor from USD; sends the error and returns undefined otherwise. */
   const resolveFiat = async (res: Response, raw: unknown): Promise<{ fiat: FiatRow; factor: number } | undefined> => {
@@ -40,9 +45,10 @@ export function quotesRoutes(api: ApiRoutes, deps: QuotesRouteDeps): void {
       sendPriceError(res, 400, PriceCode.missingParameter, `fiat ${code.slice(0, 10)} is not supported`);
       return undefined;
     }
-    const factor = usdFactor(code, code === 'USD' ? undefined : await deps.store.readFiatRates('USD'));
+    const rates = code === 'USD' ? undefined : await usdRates();
+    const factor = usdFactor(code, rates?.rates);
     if (factor === undefined) {
-      sendError(res, 503, `no exchange rate for ${code} yet`);
+      sendError(res, 503, rates?.stale && !rates.rates ? `no fresh exchange rate for ${code}: the rates are older than ${deps.freshness.fiatRatesMaxAgeMs} ms` : `no exchange rate for ${code} yet`);
       return undefined;
     }
     return { fiat, factor };
@@ -53,7 +59,7 @@ export function quotesRoutes(api: ApiRoutes, deps: QuotesRouteDeps): void {
       method: 'get',
       path: `${PRICE_PREFIX}/quotes/latest`,
       summary: 'Latest quotes by token id',
-      description: `Fresh quotes of the known tokens asked for, in the target fiat; unknown ids and tokens without a fresh quote are left out. At most ${MAX_QUOTE_IDS} ids. Answers carry \`Cache-Control: ${CACHE_CONTROL}\`. Missing \`ids\`: 400, \`code\` 20001, \`ids is required\`.`,
+      description: `Fresh quotes of the known tokens asked for, in the target fiat, each with its source time (\`last_updated\`); unknown ids and tokens without a quote newer than \`QUOTE_MAX_AGE_MS\` are left out, and a fiat other than USD needs rates newer than \`FIAT_RATES_MAX_AGE_MS\` (else 503). At most ${MAX_QUOTE_IDS} ids. Answers carry \`Cache-Control: ${CACHE_CONTROL}\`. Missing \`ids\`: 400, \`code\` 20001, \`ids is required\`.`,
       tags: TAGS,
       auth: PRICE_AUTH,
       request: { query: 'http/price/quotes-latest-query', checkedByHandler: true },
@@ -72,7 +78,7 @@ export function quotesRoutes(api: ApiRoutes, deps: QuotesRouteDeps): void {
     const items = [];
     for (let i = 0; i < tokens.length; i++) {
       const q = quotes[i];
-      if (fresh(q)) items.push(latestQuoteItem(tokens[i]!, target.fiat, q.usd, target.factor));
+      if (fresh(q)) items.push(latestQuoteItem(tokens[i]!, target.fiat, q.usd, target.factor, q.as_of));
     }
     res.setHeader('Cache-Control', CACHE_CONTROL);
     sendOk(res, { items });
@@ -137,7 +143,7 @@ export function quotesRoutes(api: ApiRoutes, deps: QuotesRouteDeps): void {
       method: 'get',
       path: `${PRICE_PREFIX}/fiats/rates/:base`,
       summary: 'Exchange rates of a base fiat',
-      description: 'A base without rate data answers `{ total: 0, items: [] }`.',
+      description: 'A base without rate data answers `{ total: 0, items: [] }`; so do rates older than `FIAT_RATES_MAX_AGE_MS` (their source time, `last_updated` on each item).',
       tags: ['reference data'],
       auth: PRICE_AUTH,
       // A code no fiat has (a NUL) is a base without rate data.
@@ -145,13 +151,14 @@ export function quotesRoutes(api: ApiRoutes, deps: QuotesRouteDeps): void {
       ok: {
         data: 'http/price/fiat-rates',
         description: '`{ total, items }` of fiat rate items (8 decimal places)',
-        example: { total: 1, items: [{ target_fiat_id: 2, target_fiat_code: 'EUR', rate: '0.92110000' }] },
+        example: { total: 1, items: [{ target_fiat_id: 2, target_fiat_code: 'EUR', rate: '0.92110000', last_updated: '2026-11-24T12:00:00.000Z' }] },
       },
     },
     async (req, res) => {
     const base = String(req.params.base).trim().toUpperCase();
-    const [rates, fiats] = await Promise.all([deps.store.readFiatRates('USD'), deps.snapshot.fiats()]);
-    const items = fiatRateItems(base, rates, fiats);
+    const [rates, fiats] = await Promise.all([usdRates(), deps.snapshot.fiats()]);
+    // Stale rates are no rate data: the spec's empty answer.
+    const items = fiatRateItems(base, rates.rates, fiats);
     sendOk(res, { total: items.length, items });
   });
 }

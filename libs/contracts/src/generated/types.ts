@@ -1099,6 +1099,10 @@ export interface HttpPriceFiatRates {
      * 8 decimal places
      */
     rate: string;
+    /**
+     * Beyond the spec's fields: the rates' source time (the upstream's own timestamp), ISO 8601. Rates older than FIAT_RATES_MAX_AGE_MS are not served: the list is empty, as for a base without rate data (docs/decisions.md D188).
+     */
+    last_updated: string;
   }[];
 }
 /**
@@ -1159,6 +1163,10 @@ export interface HttpPriceLatestQuotes {
      * decimal string
      */
     max_supply: string;
+    /**
+     * Beyond the spec's fields: the quote's source time (the upstream's own timestamp), ISO 8601. A quote older than QUOTE_MAX_AGE_MS is not served (docs/decisions.md D188).
+     */
+    last_updated: string;
   }[];
 }
 /**
