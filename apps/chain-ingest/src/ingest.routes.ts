@@ -5,6 +5,7 @@ import { ApiRoutes, safeEqual, sendError, sendOk, type RouteRateLimit, type Rout
 import type { TopicProducer } from '@chainpipe/kafka';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { rawRecordHeaders, resolveNetwork, type IngestRoute } from './raw-record';
+import { verifyQuickNodeDelivery, type QuickNodeVerifier } from './webhook-signature';
 
 export interface IngestDeps {
   contracts: Contracts;
@@ -15,6 +16,8 @@ export interface IngestDeps {
   streamSecret: string;
   bodyLimitBytes: number;
   clock?: Pick<Clock, 'now'>;
+  /** `POST /webhook`'s check of the streaming provider's signature (D173); absent: none (the spec's behaviour). */
+  webhookVerifier?: QuickNodeVerifier;
   /** Limits of each route, per client address (`RateLimits.limit`); unlimited without. */
   rateLimits?: { readonly [R in IngestRoute]?: RouteRateLimit };
 }
@@ -22,6 +25,7 @@ export interface IngestDeps {
 function ingestMetrics(registry: Registry) {
   return {
     requests: new Counter({ name: 'chainpipe_ingest_requests_total', help: 'Ingest requests by route, network and status', labelNames: ['route', 'network', 'status'], registers: [registry] }),
+    unverified: new Counter({ name: 'chainpipe_ingest_webhook_refused_total', help: '`POST /webhook` deliveries refused by the signature check, by reason (unsigned, stale, invalid)', labelNames: ['reason'], registers: [registry] }),
     bytes: new Counter({ name: 'chainpipe_ingest_bytes_total', help: 'Body bytes accepted (after decompression)', labelNames: ['route', 'network'], registers: [registry] }),
     publish: new Histogram({
       name: 'chainpipe_ingest_publish_duration_seconds',
@@ -98,6 +102,16 @@ export function ingestRoutes(deps: IngestDeps): ApiRoutes {
         metrics.requests.inc({ route, network: network.network, status: '400' });
         return sendError(res, 400, 'empty body');
       }
+      if (route === 'webhook' && deps.webhookVerifier) {
+        // Over the inflated body, as the provider signs it (express.raw undid the compression).
+        const check = verifyQuickNodeDelivery(deps.webhookVerifier, req.headers, body, clock.now());
+        if (!check.ok) {
+          metrics.requests.inc({ route, network: network.network, status: '401' });
+          metrics.unverified.inc({ reason: check.reason });
+          log.warn({ msg: 'webhook_signature_refused', network: network.network, reason: check.reason, bytes: body.length });
+          return sendError(res, 401, check.reason === 'unsigned' ? 'missing webhook signature' : check.reason === 'stale' ? 'webhook signature expired' : 'invalid webhook signature');
+        }
+      }
       const headers = rawRecordHeaders({
         network,
         receivedAtMs: clock.now(),
@@ -123,6 +137,8 @@ export function ingestRoutes(deps: IngestDeps): ApiRoutes {
     },
   ];
 
+  const webhookSigned = deps.webhookVerifier !== undefined;
+  const signatureErrors = (signed: boolean): Record<number, string> => (signed ? { 401: 'missing, expired or invalid X-QN-Signature (the stream\'s security token is configured)' } : {});
   const ingestion = (path: string, auth: string, summary: string, rateLimit: IngestRoute): RouteSpec => ({
     method: 'post',
     path,
@@ -142,11 +158,15 @@ export function ingestRoutes(deps: IngestDeps): ApiRoutes {
       413: 'body larger than the limit (after decompression)',
       415: 'unsupported content encoding',
       503: 'the event bus did not acknowledge in time; retry after the Retry-After seconds',
+      ...signatureErrors(rateLimit === 'webhook' && webhookSigned),
     },
   });
   for (const prefix of ['', '/tx/api/v1']) {
     api.route(ingestion(`${prefix}/stream`, 'streamSecret', 'Ingest raw chain data from a streamer', 'stream'), ...handle('stream'));
-    api.route(ingestion(`${prefix}/webhook`, 'none', 'Ingest raw chain data (no stream secret)', 'webhook'), ...handle('webhook'));
+    api.route(
+      ingestion(`${prefix}/webhook`, 'none', webhookSigned ? 'Ingest raw chain data signed by the streaming provider (X-QN-Signature; no stream secret)' : 'Ingest raw chain data (no stream secret)', 'webhook'),
+      ...handle('webhook'),
+    );
   }
   return api;
 }
