@@ -107,6 +107,27 @@ describe('webhook delivery through the configuration API (tx-gateway and webhook
     expect(receivedHashes(live).filter((h) => app.hashes.includes(h))).to.deep.equal(app.hashes);
   });
 
+  it('a PUT or POST that changes nothing restarts no clock: the hour-away retry and each transaction\'s attempts stay; a changed secret resumes at once', async () => {
+    const app = await backedOffApp('same', 2, dead.url);
+    const state = async () => ({
+      next: (await call('GET', '/tx/api/v1/app/webhook/retry/status', app.key)).body.data.next_retry_at,
+      rows: (await db('tx.webhook_queue').where({ app_id: app.appId }).orderBy('id')).map((r: Json) => [r.attempts, r.first_failed_at]),
+    });
+    const before = await state();
+    expect(before.next - Date.now() / 1000).to.be.above(3_000);
+    for (const body of [{ webhook_url: dead.url }, { enable_webhook: true, is_active: true }, { webhook_secret: 's' }]) {
+      expect((await call('PUT', '/tx/api/v1/app/config', app.key, body)).status).to.equal(200);
+      expect(await state(), JSON.stringify(body)).to.deep.equal(before);
+    }
+    // POST replaces the whole configuration: the same one again changes nothing either.
+    expect((await call('POST', '/tx/api/v1/app/config', app.key, { enable_webhook: true, webhook_url: dead.url, webhook_secret: 's' })).status).to.equal(200);
+    expect(await state()).to.deep.equal(before);
+    // Another secret is another target: due at once, each transaction's clock counted afresh.
+    expect((await call('PUT', '/tx/api/v1/app/config', app.key, { webhook_secret: 'rotated' })).status).to.equal(200);
+    const after = await state();
+    expect(after.next).to.be.at.most(Math.ceil(Date.now() / 1000));
+  });
+
   it('switching the webhook off parks the queue: no retry time, nothing sent, nothing dropped', async () => {
     const app = await backedOffApp('off', 2, live.url);
     expect((await call('PUT', '/tx/api/v1/app/config', app.key, { enable_webhook: false })).status).to.equal(200);

@@ -33,7 +33,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
 
   /** Dispatchers of the running test: closed after it (each live path pins a connection until then, as in a process). */
   const made: WebhookDispatcher[] = [];
-  const dispatcher = (opts: { liveHoldMs?: number; callWaitMs?: number } = {}) => {
+  const dispatcher = (opts: { liveHoldMs?: number; callWaitMs?: number; batchSize?: number } = {}) => {
     const d = new WebhookDispatcher({
       db,
       send: (url, body, headers) => postWebhook(url, body, headers, sender),
@@ -292,6 +292,55 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     await d.drainDue();
     expect(hashes(receiver).slice(-2)).to.deep.equal(batch.map((p) => p.tx.tx_hash));
     expect(await config(appId)).to.include({ webhook_delivery_status: 'active', enable_webhook: true });
+  });
+
+  it('retry state per transaction: after a partial recovery a batch that never failed starts at 1 s, and gives up 36 h after its own first failure', async () => {
+    // Refuses (400) every POST carrying a transaction of `refused`.
+    const refused = new Set<string>();
+    const picky = new WebhookReceiver({ check: (body) => {
+      if ((JSON.parse(body) as Json[]).some((t) => refused.has(t.txHash))) throw new Error('refused');
+    } });
+    await picky.start();
+    try {
+      const appId = await newApp('s');
+      await db('tx.app_configs').where({ app_id: appId }).update({ webhook_url: picky.url });
+      const d = dispatcher({ batchSize: 2 });
+      const a = pushes(appId, 2);
+      const b = pushes(appId, 2);
+      for (const p of [...a, ...b]) refused.add(p.tx.tx_hash);
+      await d.handlePushes(a);
+      const t0 = clock.now();
+      // Two hours of failures of A; B comes meanwhile and queues behind, carried by no POST.
+      await clock.advance(60_000);
+      await d.handlePushes(b);
+      for (let i = 0; i < 14; i++) {
+        await clock.advance(Math.max(0, Number((await config(appId)).webhook_next_attempt_at) - clock.now()));
+        await d.drainDue();
+      }
+      const rows = async () => (await queue(appId)).map((r: Json) => [r.payload.txHash, r.attempts, r.first_failed_at === null ? null : Number(r.first_failed_at)]);
+      const aAttempts = (await queue(appId))[0].attempts as number;
+      expect(aAttempts).to.be.at.least(14);
+      expect(await rows()).to.deep.equal([...a.map((p) => [p.tx.tx_hash, aAttempts, t0]), ...b.map((p) => [p.tx.tx_hash, 0, null])]);
+      expect(Number((await config(appId)).webhook_next_attempt_at) - clock.now()).to.be.above(3_600_000);
+      // A's receiver takes it now, B's still not: A goes, B fails for the first time, and its next
+      // try is 1 s away (not hours: its own schedule), its clock started now.
+      for (const p of a) refused.delete(p.tx.tx_hash);
+      await clock.advance(Number((await config(appId)).webhook_next_attempt_at) - clock.now());
+      await d.drainDue();
+      const tb = clock.now();
+      expect(await rows()).to.deep.equal(b.map((p) => [p.tx.tx_hash, 1, tb]));
+      expect(await config(appId)).to.include({ webhook_delivery_status: 'retrying', webhook_next_attempt_at: String(tb + 1_000) });
+      // Never delivered: disabled at B's own 36 h (A's would have come 2 h earlier).
+      for (let i = 0; i < 60 && (await config(appId)).webhook_delivery_status !== 'disabled'; i++) {
+        await clock.advance(Math.max(0, Number((await config(appId)).webhook_next_attempt_at) - clock.now()));
+        await d.drainDue();
+      }
+      expect(await config(appId)).to.include({ webhook_delivery_status: 'disabled', webhook_last_failed_transaction_id: b[0].tx_id });
+      expect(clock.now() - tb).to.equal(GIVE_UP_AFTER_MS);
+      expect(clock.now() - t0).to.be.above(GIVE_UP_AFTER_MS + 3_600_000);
+    } finally {
+      await picky.stop();
+    }
   });
 
   it('re-enabled after the disable: at once retrying, a match before the next scheduler pass queues behind the old batch, both delivered in order', async () => {

@@ -6,7 +6,7 @@ import { StatementCache, type Knex } from '@chainpipe/db';
 import { eachBounded, errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { toTransactionResult } from '@chainpipe/tx-records';
 import { AppConfigRepository, compactDbError, type WebhookAttempt } from '@chainpipe/tx-store';
-import { givenUp, nextAttemptAt, retryDelayMs } from './schedule';
+import { failedBatch, retryDelayMs } from './schedule';
 import { postWebhook, type SendResult, type SenderOptions } from './sender';
 import { webhookHeaders } from './sign';
 import { DeliveryLocks } from './delivery-lock';
@@ -71,6 +71,8 @@ interface QueueRow {
   /** One transaction of a POST body, as `enqueue` stored it. */
   payload: WebhookTxTransactionBatch[number];
   attempts: number;
+  /** Unix ms of the failure of the first POST that carried it; null while none did. */
+  first_failed_at: string | null;
 }
 
 /** One POST as the attempts log keeps it. */
@@ -512,8 +514,8 @@ export class WebhookDispatcher {
     // (nothing failed: no attempt counted), so a crash loses none of them and later matches queue behind.
     for (const run of slow) run.detached = true;
     await db.transaction(async (trx) => {
-      for (const q of queueBehind) await this.enqueue(trx, q.appId, q.pushes, payloadOf, now, 0, null);
-      for (const run of slow) await this.enqueue(trx, run.cfg.app_id, run.batches.slice(run.next).flatMap((b) => b.pushes), payloadOf, now, 0, null);
+      for (const q of queueBehind) await this.enqueue(trx, q.appId, q.pushes, payloadOf, null);
+      for (const run of slow) await this.enqueue(trx, run.cfg.app_id, run.batches.slice(run.next).flatMap((b) => b.pushes), payloadOf, null);
       const due = [...queueBehind.map((q) => q.appId), ...slow.map((r) => r.cfg.app_id)];
       if (due.length) {
         // Due at once unless a retry is already scheduled: the scheduler takes it from there
@@ -526,7 +528,9 @@ export class WebhookDispatcher {
         // First failure: this batch and everything after it wait in the queue, in order.
         const error = f.failed!.error!;
         f.failed!.next_retry_at = f.failed!.attempted_at + retryDelayMs(1);
-        await this.enqueue(trx, f.cfg.app_id, f.batches.slice(f.next).flatMap((b) => b.pushes), payloadOf, now, 1, error);
+        // The failed POST's transactions start their clocks; the batches after it were not sent.
+        await this.enqueue(trx, f.cfg.app_id, f.batches[f.next].pushes, payloadOf, { at: now, error });
+        await this.enqueue(trx, f.cfg.app_id, f.batches.slice(f.next + 1).flatMap((b) => b.pushes), payloadOf, null);
         await this.markFailed(trx, f.cfg.app_id, error, now);
       }
       if (attempts.length) await trx('tx.webhook_attempts').insert(attempts);
@@ -579,7 +583,11 @@ export class WebhookDispatcher {
       }
       attempt.next_retry_at = attempt.attempted_at + retryDelayMs(1);
       await db.transaction(async (trx) => {
-        await trx('tx.webhook_queue').where({ app_id: appId }).update({ attempts: 1, first_failed_at: now, last_error: attempt.error });
+        // The batch's first failure: its transactions' clocks start; those queued behind keep theirs.
+        await trx('tx.webhook_queue')
+          .where({ app_id: appId })
+          .whereIn(['tx_id', 'tx_status'], batch.pushes.map((p) => [p.tx_id, p.tx.tx_status ?? '']))
+          .update({ attempts: 1, first_failed_at: now, last_error: attempt.error });
         await this.markFailed(trx, appId, attempt.error!, now);
         await trx('tx.webhook_attempts').insert(attempt);
       });
@@ -599,9 +607,8 @@ export class WebhookDispatcher {
     appId: string,
     pushes: TxPushMessage[],
     payloadOf: ReadonlyMap<TxPushMessage, ReturnType<typeof toTransactionResult>>,
-    firstFailedAt: number,
-    attempts: number,
-    error: string | null,
+    /** The failed POST that carried them; null for transactions queued behind, not sent. */
+    failure: { at: number; error: string } | null,
   ): Promise<void> {
     if (pushes.length === 0) return;
     await trx('tx.webhook_queue')
@@ -612,9 +619,9 @@ export class WebhookDispatcher {
           tx_status: p.tx.tx_status ?? '',
           message_id: p.message_id,
           payload: JSON.stringify(payloadOf.get(p)),
-          attempts,
-          first_failed_at: firstFailedAt,
-          last_error: error,
+          attempts: failure ? 1 : 0,
+          first_failed_at: failure?.at ?? null,
+          last_error: failure?.error ?? null,
         })),
       )
       .onConflict(['app_id', 'tx_id', 'tx_status'])
@@ -768,7 +775,7 @@ export class WebhookDispatcher {
     const appId = cfg.app_id;
     const mine = { app_id: appId };
     for (let b = 0; b < this.maxBatches; b++) {
-      const rows = (await db('tx.webhook_queue').where({ app_id: appId }).orderBy('id').limit(this.batchSize).select('id', 'tx_id', 'message_id', 'payload', 'attempts')) as QueueRow[];
+      const rows = (await db('tx.webhook_queue').where({ app_id: appId }).orderBy('id').limit(this.batchSize).select('id', 'tx_id', 'message_id', 'payload', 'attempts', 'first_failed_at')) as QueueRow[];
       if (rows.length === 0) {
         // Delivered everything: back to active (docs/decisions.md#d15).
         await db.transaction(async (trx) => {
@@ -796,10 +803,13 @@ export class WebhookDispatcher {
       }
       report.failed += rows.length;
       const reason = attempt.error!;
+      // Each transaction of the POST counts the failure, its 36 h from its own first one; those
+      // queued behind keep theirs. The give-up and the next attempt are the batch's.
+      const outcome = failedBatch(rows.map((r) => ({ attempts: r.attempts, firstFailedAt: r.first_failed_at === null ? null : Number(r.first_failed_at) })), now);
       await db.transaction(async (trx) => {
-        const first = (await trx('tx.webhook_queue').where({ app_id: appId }).first(trx.raw('min(first_failed_at) as first'))) as { first: string | null };
-        const firstFailedAt = first.first === null ? now : Number(first.first);
-        if (givenUp(firstFailedAt, now)) {
+        const ids = rows.map((r) => r.id);
+        await trx('tx.webhook_queue').whereIn('id', ids).update({ attempts: trx.raw('attempts + 1'), first_failed_at: trx.raw('coalesce(first_failed_at, ?)', [now]), last_error: reason });
+        if (outcome.giveUp) {
           await trx('tx.app_configs').where(mine).update({
             webhook_delivery_status: 'disabled',
             enable_webhook: false,
@@ -808,13 +818,10 @@ export class WebhookDispatcher {
             webhook_next_attempt_at: null,
             updated_at: new Date(now),
           });
-          await trx('tx.webhook_queue').where({ app_id: appId }).update({ last_error: reason });
           report.finalFailed = true;
           this.log.warn({ msg: 'webhook_disabled', appId, txId: rows[0].tx_id, reason });
         } else {
-          const attempts = rows[0].attempts + 1;
-          attempt.next_retry_at = nextAttemptAt(attempts, firstFailedAt, now);
-          await trx('tx.webhook_queue').where({ app_id: appId }).update({ attempts: trx.raw('attempts + 1'), last_error: reason });
+          attempt.next_retry_at = outcome.nextAttemptAt;
           await trx('tx.app_configs')
             .where(mine)
             .update({

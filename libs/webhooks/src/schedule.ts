@@ -26,3 +26,23 @@ export function nextAttemptAt(attempts: number, firstFailedAtMs: number, nowMs: 
 export function givenUp(firstFailedAtMs: number, nowMs: number): boolean {
   return nowMs - firstFailedAtMs >= GIVE_UP_AFTER_MS;
 }
+
+/** The retry state of one queued transaction: its failed POSTs, and when the first of them failed (null: none yet). */
+export interface QueuedRetryState {
+  attempts: number;
+  firstFailedAt: number | null;
+}
+
+/**
+ * A failed POST of queued transactions (the queue head, in order) at `nowMs`: each one's state
+ * after it (one more failed attempt; its clock started now unless it ran already), whether the
+ * batch is past its give-up time (36 h after the earliest failure among them: the batch's first
+ * failure), and otherwise when to try again (the schedule of the batch's most-failed transaction,
+ * bounded by that give-up time). Transactions queued behind and not in the POST keep their state.
+ */
+export function failedBatch(rows: readonly QueuedRetryState[], nowMs: number): { rows: QueuedRetryState[]; giveUp: boolean; nextAttemptAt: number | null } {
+  const after = rows.map((r) => ({ attempts: r.attempts + 1, firstFailedAt: r.firstFailedAt ?? nowMs }));
+  const firstFailedAt = Math.min(...after.map((r) => r.firstFailedAt));
+  if (givenUp(firstFailedAt, nowMs)) return { rows: after, giveUp: true, nextAttemptAt: null };
+  return { rows: after, giveUp: false, nextAttemptAt: nextAttemptAt(Math.max(...after.map((r) => r.attempts)), firstFailedAt, nowMs) };
+}

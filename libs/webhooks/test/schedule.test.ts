@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ManualClock } from '@chainpipe/testing';
-import { GIVE_UP_AFTER_MS, MAX_RETRY_INTERVAL_MS, givenUp, nextAttemptAt, retryDelayMs } from '../src/schedule';
+import { GIVE_UP_AFTER_MS, MAX_RETRY_INTERVAL_MS, failedBatch, givenUp, nextAttemptAt, retryDelayMs } from '../src/schedule';
 
 const HOUR = 3600 * 1000;
 
@@ -31,5 +31,35 @@ describe('webhook retry schedule', () => {
 
   it('never schedules in the past, also when an attempt ran late after the give-up time', () => {
     expect(nextAttemptAt(3, 0, 40 * HOUR)).to.equal(40 * HOUR);
+  });
+
+  it('a failed POST: each transaction counts it, its own clock started at its first failure; the batch is scheduled by its most-failed one', () => {
+    const t0 = 1_700_000_000_000;
+    // Two transactions that failed 12 times since t0, and one queued behind that no POST carried yet.
+    const now = t0 + 2 * HOUR;
+    const out = failedBatch(
+      [
+        { attempts: 12, firstFailedAt: t0 },
+        { attempts: 12, firstFailedAt: t0 },
+        { attempts: 0, firstFailedAt: null },
+      ],
+      now,
+    );
+    expect(out.rows).to.deep.equal([
+      { attempts: 13, firstFailedAt: t0 },
+      { attempts: 13, firstFailedAt: t0 },
+      { attempts: 1, firstFailedAt: now },
+    ]);
+    expect(out).to.include({ giveUp: false, nextAttemptAt: now + retryDelayMs(13) });
+    // A batch of transactions no POST carried before: 1 s, whatever failed earlier in the queue.
+    expect(failedBatch([{ attempts: 0, firstFailedAt: null }], now)).to.deep.equal({ rows: [{ attempts: 1, firstFailedAt: now }], giveUp: false, nextAttemptAt: now + 1_000 });
+  });
+
+  it('a failed POST gives up 36 h after the first failure of its own transactions, not of others', () => {
+    const t0 = 1_700_000_000_000;
+    expect(failedBatch([{ attempts: 20, firstFailedAt: t0 }], t0 + GIVE_UP_AFTER_MS)).to.include({ giveUp: true, nextAttemptAt: null });
+    // Failing first 1 h later, the same moment is 35 h into its clock: the last attempt is at its own 36 h.
+    const late = t0 + HOUR;
+    expect(failedBatch([{ attempts: 20, firstFailedAt: late }], t0 + GIVE_UP_AFTER_MS)).to.include({ giveUp: false, nextAttemptAt: late + GIVE_UP_AFTER_MS });
   });
 });

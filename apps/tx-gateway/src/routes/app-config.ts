@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import { PRINCIPAL, requestParams, sendError, sendOk, type ApiRoutes, type Principal } from '@chainpipe/http';
 import type { TxGatewayDeps } from '../deps';
 import { AppConfigRepository } from '@chainpipe/tx-store';
-import { resumeWebhookQueue } from '@chainpipe/webhooks';
+import { resumeWebhookQueue, storedTarget, targetChanged } from '@chainpipe/webhooks';
 import { ATTEMPTS_PAGE, attemptsView, configView, insertValues, planReplace, planUpdate, retryStatusView, sealColumns, touchesDelivery, type AppConfigInput } from '../management/app-config';
 
 /**
@@ -17,6 +17,7 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
   const appOf = (res: Response) => (res.locals[PRINCIPAL] as Principal).appId;
 
   const seal = (plain: string) => deps.secretBox.seal(plain);
+  const open = (sealed: string) => deps.secretBox.open(sealed);
 
   /** Fields written, for the log: names only, never values (the secret must not reach logs). */
   const fieldsOf = (input: AppConfigInput) => Object.keys(input).sort();
@@ -85,10 +86,12 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       if (!plan.ok) return sendError(res, 400, plan.error);
       const appId = appOf(res);
       const now = deps.clock.now();
-      // A replaced configuration resumes the queue at once (or parks it) in the same transaction.
+      // A configuration whose target changed resumes the queue at once (or parks it) in the same
+      // transaction; one written again as it was restarts no clock.
       await deps.db.transaction(async (trx) => {
+        const before = await storedTarget(trx, appId);
         await new AppConfigRepository(trx).replace(appId, sealColumns(plan.values, seal), new Date(now));
-        await resumeWebhookQueue(trx, appId, now);
+        if (targetChanged(before, await storedTarget(trx, appId), open)) await resumeWebhookQueue(trx, appId, now);
       });
       log.info({ msg: 'app_config_replaced', appId, fields: fieldsOf(input) });
       sendOk(res, 'success');
@@ -114,8 +117,9 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       const appId = appOf(res);
       const now = deps.clock.now();
       await deps.db.transaction(async (trx) => {
+        const before = touchesDelivery(input) ? await storedTarget(trx, appId) : undefined;
         await new AppConfigRepository(trx).update(appId, sealColumns(plan.values, seal), sealColumns(insertValues(plan.values), seal), new Date(now));
-        if (touchesDelivery(input)) await resumeWebhookQueue(trx, appId, now);
+        if (touchesDelivery(input) && targetChanged(before, await storedTarget(trx, appId), open)) await resumeWebhookQueue(trx, appId, now);
       });
       log.info({ msg: 'app_config_updated', appId, fields: fieldsOf(input) });
       sendOk(res, 'success');
