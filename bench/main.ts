@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { resolvePackagesFromBuild } from '@chainpipe/testing/src/built-packages';
+import { resolvePackagesFromBuild } from '@chainpipe/testing/built-packages';
 
 /**
  * `npm run bench -- <name>`: runs bench/<name>.ts. Each benchmark measures a hot path next to a

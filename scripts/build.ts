@@ -59,9 +59,10 @@ function compile(): void {
 }
 
 /**
- * Each compiled workspace package gets its package.json (`main` the compiled entry) and a link
+ * Each compiled workspace package gets its package.json (`main` and any subpath `exports` the
+ * compiled modules) and a link
  * dist/node_modules/@chainpipe/<name> → dist/<libs|apps>/<dir>, like the workspace links npm
- * makes, so deep imports (`@chainpipe/price/src/seed`) resolve as well. Relative links: the tree
+ * makes, so subpath imports (`@chainpipe/runtime/pure`) resolve as well. Relative links: the tree
  * can be copied anywhere (Docker's COPY keeps them).
  */
 function linkPackages(): string[] {
@@ -70,10 +71,12 @@ function linkPackages(): string[] {
     for (const dir of readdirSync(path.join(ROOT, group)).sort()) {
       const manifest = path.join(ROOT, group, dir, 'package.json');
       if (!existsSync(manifest)) continue;
-      const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { name: string; main?: string; types?: string; scripts?: unknown };
+      const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { name: string; main?: string; types?: string; scripts?: unknown; exports?: Record<string, string> };
       // Packages the build leaves out (the test kit) get no link: requiring one from dist/ fails loudly.
       if (!pkg.main?.endsWith('.ts') || !existsSync(path.join(STAGE, group, dir, pkg.main.replace(/\.ts$/, '.js')))) continue;
-      const compiled = { ...pkg, main: pkg.main.replace(/\.ts$/, '.js'), types: undefined, scripts: undefined };
+      // Subpath exports (`@chainpipe/runtime/pure`) point at the compiled modules too; typesVersions is for tsc only.
+      const exports = pkg.exports && Object.fromEntries(Object.entries(pkg.exports).map(([sub, file]) => [sub, file.replace(/\.ts$/, '.js')]));
+      const compiled = { ...pkg, main: pkg.main.replace(/\.ts$/, '.js'), types: undefined, typesVersions: undefined, scripts: undefined, exports };
       writeFileSync(path.join(STAGE, group, dir, 'package.json'), `${JSON.stringify(compiled, null, 2)}\n`);
       const link = path.join(STAGE, 'node_modules', pkg.name);
       mkdirSync(path.dirname(link), { recursive: true });

@@ -1,4 +1,4 @@
-import { ConfigError, int, str, url } from '@chainpipe/runtime';
+import { ConfigError, int, str, url } from '@chainpipe/runtime/pure';
 import { networkByName, NETWORKS } from './networks';
 
 /**

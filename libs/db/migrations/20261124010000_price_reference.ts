@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { IMPORT_ID_START, SEED_CHAINS, SEED_FIATS, SEED_TOKENS, cmcIconUrl } from '@chainpipe/price/src/seed';
+import { IMPORT_ID_START, SEED_CHAINS, SEED_FIATS, SEED_TOKENS, cmcIconUrl } from '@chainpipe/price';
 
 /**
  * Token price service (schema `price`): the reference data the whole system shares (chains,

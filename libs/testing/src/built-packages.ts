@@ -37,7 +37,8 @@ export function resolvePackagesFromBuild(): boolean {
       const name = request.split('/', 2).join('/');
       let inBuild = built.get(name);
       if (inBuild === undefined) built.set(name, (inBuild = existsSync(path.join(BUILT_PACKAGES, name))));
-      if (inBuild) return resolve.call(this, path.join(BUILT_PACKAGES, request), ...rest);
+      // Looked up from dist/ as a package, so its package.json's subpath exports apply (`@chainpipe/runtime/pure`).
+      if (inBuild) return resolve.call(this, request, rest[0], rest[1], { paths: [DIST_DIR] });
     }
     return resolve.call(this, request, ...rest);
   };

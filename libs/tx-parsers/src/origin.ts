@@ -1,5 +1,5 @@
 import { OriginError, type NetworkInfo } from '@chainpipe/chains';
-import { type Clock, systemClock } from '@chainpipe/runtime';
+import { type Clock, systemClock } from '@chainpipe/runtime/pure';
 import { parseBitcoinPayload } from './bitcoin';
 import { parseEvmPayload } from './evm';
 import { parseSolanaPayload } from './solana';
