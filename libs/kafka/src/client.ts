@@ -3,9 +3,7 @@ import os from 'node:os';
 import { Kafka, logLevel, type LogEntry, type Admin, type ITopicConfig } from 'kafkajs';
 import type { Logger } from '@chainpipe/runtime';
 import { dlqName, type TopicSpec } from '@chainpipe/contracts';
-import { useNativeCrc32c } from './crc32c';
-import { useExactProduceRequests } from './produce-request';
-import { useExactRecords } from './record-encoder';
+import { installKafkajsReplacements, logKafkajsReplacements } from './kafkajs-replacements';
 
 /**
  * kafkajs logs a few expected conditions at ERROR while a fresh broker creates its internal
@@ -39,10 +37,8 @@ export interface KafkaClientOptions {
 export function createKafka(opts: KafkaClientOptions): Kafka {
   // Before the client's first record batch: every batch's checksum natively (see crc32c.ts), each
   // record and batch written at its exact size (record-encoder.ts), and each produce request
-  // (produce-request.ts).
-  useNativeCrc32c();
-  useExactRecords();
-  useExactProduceRequests();
+  // (produce-request.ts); one that did not take is logged (kafkajs-replacements.ts).
+  logKafkajsReplacements(installKafkajsReplacements(), opts.logger);
   return new Kafka({
     clientId: opts.clientId,
     brokers: [...opts.brokers],

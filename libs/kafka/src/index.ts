@@ -5,6 +5,7 @@ export * from './config';
 export * from './client';
 export * from './crc32c';
 export * from './record-encoder';
+export * from './kafkajs-replacements';
 export * from './producer';
 export * from './partitioner';
 export * from './batch-plan';

@@ -2,6 +2,7 @@ import type { Kafka } from 'kafkajs';
 import type { ServiceHost } from '@chainpipe/runtime';
 import { loadContracts, type Contracts, type TopicSpec } from '@chainpipe/contracts';
 import { createKafka } from './client';
+import { installKafkajsReplacements, kafkajsReplacementsComponent } from './kafkajs-replacements';
 import type { KafkaConfig } from './config';
 import { BatchConsumer, type BatchConsumerOptions } from './consumer';
 import { TopicProducer, type TopicProducerOptions } from './producer';
@@ -35,6 +36,8 @@ export function addKafka(
   const { config, logger, registry } = svc;
   const contracts = opts.contracts ?? loadContracts();
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: `${config.KAFKA_CLIENT_ID}-${svc.name}`, logger });
+  // which of kafkajs' modules it runs replaced: a metric, and readiness fails while one is not
+  svc.use(kafkajsReplacementsComponent(installKafkajsReplacements(), registry));
   let producer: Promise<TopicProducer> | undefined;
   const kit: KafkaKit = {
     kafka,
