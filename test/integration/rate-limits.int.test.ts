@@ -108,7 +108,7 @@ describe('rate limits on the running apps (Redis shared by every copy)', functio
       return { proc: t.proc, base: new URL(t.wsUrl).origin.replace('ws:', 'http:'), ops: t.opsUrl };
     });
     [ingest, aggregator, marketA, marketB, txGateway] = await Promise.all([
-      start('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: 'rate-limit-secret', RATE_LIMIT_STREAM_PER_CLIENT: '3/1m', RATE_LIMIT_WEBHOOK_PER_CLIENT: '2/1m' }),
+      start('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: 'rate-limit-secret', RATE_LIMIT_TRUSTED_PROXIES: '127.0.0.1', RATE_LIMIT_STREAM_PER_CLIENT: '3/1m', RATE_LIMIT_WEBHOOK_PER_CLIENT: '2/1m' }),
       start('apps/aggregator-gateway/src/main.ts', { ...common, RATE_LIMIT_QUOTE_STREAM_PER_CLIENT: '2/1m', RATE_LIMIT_ORDER_CREATE_PER_CLIENT: '5/1m', RATE_LIMIT_ORDER_CREATE_PER_KEY: '2/1m' }),
       start('apps/market-gateway/src/main.ts', market),
       start('apps/market-gateway/src/main.ts', market),
@@ -135,6 +135,9 @@ describe('rate limits on the running apps (Redis shared by every copy)', functio
     const webhook = await post('/webhook', {});
     expect([webhook.status, webhook.body]).to.deep.equal([429, { code: 429, message: 'too many requests', data: null }]);
     expectRetryWithinMinute(webhook.retryAfter);
+    // through a trusted proxy (this test's address, RATE_LIMIT_TRUSTED_PROXIES) each client it names has its own count
+    expect((await post('/webhook', { 'x-forwarded-for': '198.51.100.7' })).status).to.equal(400);
+    expect((await post('/webhook', { 'x-forwarded-for': 'forged, 198.51.100.8' })).status).to.equal(400);
     expect(await refusals(ingest.ops)).to.deep.equal({ '/tx/api/v1/stream client': 1, '/webhook client': 1 });
   });
 

@@ -20,7 +20,7 @@ runService('aggregator-gateway', aggregatorGatewayConfig, async (svc) => {
   const contracts = loadContracts();
   const producer = await addKafka(svc, { contracts }).producer();
   const adapters = channelAdapters(config);
-  const limits = new RateLimits({ redis, registry, logger });
+  const limits = new RateLimits({ redis, registry, logger, trustedProxies: config.RATE_LIMIT_TRUSTED_PROXIES });
   const quotes = quotesModule({
     db,
     redis,

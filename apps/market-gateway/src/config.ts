@@ -1,6 +1,6 @@
 import { int, secret, str, url } from '@chainpipe/runtime';
 import { dbConfig } from '@chainpipe/db';
-import { httpServerConfig, rateLimitField } from '@chainpipe/http';
+import { httpServerConfig, rateLimitField, trustedProxiesField } from '@chainpipe/http';
 import { kafkaConfig } from '@chainpipe/kafka';
 import { redisConfig } from '@chainpipe/redis';
 
@@ -24,6 +24,7 @@ export const marketGatewayConfig = {
   KLINE_WS_MAX_BUFFERED_BYTES: int({ default: 1024 * 1024, min: 1024, doc: 'a WebSocket client with more queued unsent is too slow and is closed' }),
   KLINE_WS_MAX_CONNECTIONS_PER_KEY: int({ default: 200, min: 1, doc: 'open candlestick WebSocket connections (hub and topic sockets) per API key, counted across every copy (Redis); more are refused with 429 and the spec\'s 99001' }),
   KLINE_WS_CONNECTION_LEASE_MS: int({ default: 30_000, min: 300, doc: 'how long a connection holds its slot of the per-key cap unless its copy renews it (every third of this): the slots of a copy that died come back within it' }),
+  RATE_LIMIT_TRUSTED_PROXIES: trustedProxiesField(),
   RATE_LIMIT_KLINE_ENSURE_PER_CLIENT: rateLimitField({ default: '30/1m', doc: '`POST /api/v1/admin/debug/ingester/ensure` calls (each makes the ingester resubscribe) of a client address, across copies' }),
   KLINE_HUB_GROUP_PREFIX: str({ default: 'market-gateway-hub', doc: 'consumer group prefix for kline.candles.v2; each gateway process adds its host and a random suffix so every copy sees every candle; the group is deleted on a clean stop' }),
 };

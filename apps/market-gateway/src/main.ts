@@ -16,7 +16,7 @@ runService('market-gateway', marketGatewayConfig, async (svc) => {
   const keys = new ApiKeyRepository(db);
   const resolveKey = createKeyResolver((keyId) => keys.findKey(keyId));
   const contracts = loadContracts();
-  const limits = new RateLimits({ redis, registry, logger });
+  const limits = new RateLimits({ redis, registry, logger, trustedProxies: config.RATE_LIMIT_TRUSTED_PROXIES });
 
   // Candlesticks: pool notices out (kline.pools.v1), stored candles in (kline.candles.v2).
   // The topics come from scripts/create-topics.ts (the k8s topics Job): an app creates none.

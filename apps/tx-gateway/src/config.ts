@@ -1,7 +1,7 @@
 import { chainOriginConfig } from '@chainpipe/chains';
 import { bool, int, secret, str } from '@chainpipe/runtime';
 import { dbConfig } from '@chainpipe/db';
-import { httpServerConfig, rateLimitField } from '@chainpipe/http';
+import { httpServerConfig, rateLimitField, trustedProxiesField } from '@chainpipe/http';
 import { kafkaConfig } from '@chainpipe/kafka';
 import { redisConfig } from '@chainpipe/redis';
 import { webhookTrustConfig } from '@chainpipe/webhooks';
@@ -17,6 +17,7 @@ export const txGatewayConfig = {
     default: '',
     doc: 'nodes of the RPC proxy (POST /api/v1/rpcproxy), comma-separated network=url pairs; networks not listed use the read nodes (CHAIN_RPC_URLS / CHAIN_RPC_DEFAULT_BASE). Never the nodes order-executor broadcasts through',
   }),
+  RATE_LIMIT_TRUSTED_PROXIES: trustedProxiesField(),
   RATE_LIMIT_RPC_PROXY_PER_KEY: rateLimitField({ default: '1200/1m', doc: 'RPC proxy calls of one API key, every copy counted together (Redis)' }),
   RATE_LIMIT_RPC_PROXY_PER_CLIENT: rateLimitField({ default: '2400/1m', doc: 'RPC proxy calls of a client address (keyed, with a wrong key or none), checked before the key, every copy counted together' }),
   RPC_PROXY_MAX_ANSWER_BYTES: int({ default: 8 * 1024 * 1024, min: 1024, max: 128 * 1024 * 1024, doc: 'largest node answer the RPC proxy passes on; a larger one is a 502 and is not read further' }),

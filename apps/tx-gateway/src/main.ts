@@ -48,7 +48,7 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
     origins,
     rpcTimeoutMs: config.CHAIN_RPC_TIMEOUT_MS,
     rpcProxy: { origins: rpcProxyOrigins(config.RPC_PROXY_URLS, origins), maxAnswerBytes: config.RPC_PROXY_MAX_ANSWER_BYTES },
-    rpcProxyLimit: new RateLimits({ redis, registry, logger }).limit('rpc_proxy', { perKey: config.RATE_LIMIT_RPC_PROXY_PER_KEY, perClient: config.RATE_LIMIT_RPC_PROXY_PER_CLIENT }),
+    rpcProxyLimit: new RateLimits({ redis, registry, logger, trustedProxies: config.RATE_LIMIT_TRUSTED_PROXIES }).limit('rpc_proxy', { perKey: config.RATE_LIMIT_RPC_PROXY_PER_KEY, perClient: config.RATE_LIMIT_RPC_PROXY_PER_CLIENT }),
     secretBox,
     retryWebhooks: (appId) => webhooks.drainApp(appId, { force: true, deadlineMs: retryDeadlineMs }),
     poolTrades: new PoolTrades(redis),

@@ -3,7 +3,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { formatErrors, type Contracts, type JsonSchema, type SchemaId, type SchemaTypes } from '@chainpipe/contracts';
 import { holdsNul, nulErrors, onlyUnmatchableLookups, type LookupParams } from './boundary';
 import { sendError } from './envelope';
-import { rateCheckHandler, requestClient, type RouteRateLimit } from './rate-limit';
+import { rateCheckHandler, type RouteRateLimit } from './rate-limit';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -291,7 +291,7 @@ export class ApiRoutes {
     const chain: RequestHandler[] = [];
     const limit = spec.rateLimit === undefined ? undefined : this.options.rateLimits?.[spec.rateLimit];
     // Per client first: a flood (of bad keys too) is refused before any key look-up.
-    if (limit?.perClient) chain.push(rateCheckHandler(limit.perClient, spec.path, requestClient));
+    if (limit?.perClient) chain.push(rateCheckHandler(limit.perClient, spec.path, limit.clientOf));
     const auth = spec.auth === 'none' ? undefined : this.options.auth?.[spec.auth];
     if (spec.auth !== 'none') {
       if (!auth) throw new Error(`${where}: unknown auth ${JSON.stringify(spec.auth)}`);

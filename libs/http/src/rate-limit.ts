@@ -1,4 +1,4 @@
-import { isIPv4 } from 'node:net';
+import { BlockList, isIP, isIPv4 } from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
 import { Counter, type Registry } from 'prom-client';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type IRateLimiterOptions } from 'rate-limiter-flexible';
@@ -62,12 +62,68 @@ export function rateLimitField(opts: { default: string; doc: string }): Field<st
   };
 }
 
+/**
+ * `RATE_LIMIT_TRUSTED_PROXIES`: the addresses or CIDR ranges of the proxies in front of an app
+ * (a load balancer, an ingress), comma-separated, validated at boot; empty (the default) trusts
+ * none. Only a request arriving from one of them has its client read from `X-Forwarded-For`.
+ */
+export function trustedProxiesField(): Field<string> {
+  return {
+    kind: 'list',
+    doc: 'addresses or CIDR ranges (10.0.0.0/8, 2001:db8::/32) of the proxies in front of the app: a request arriving from one is counted by the rate limits under the client `X-Forwarded-For` names before them; empty trusts none (each connection\'s own peer counts)',
+    secret: false,
+    parse(raw) {
+      const text = (raw ?? '').trim();
+      const problem = trustedProxies(text);
+      return problem instanceof BlockList ? { value: text } : { error: problem };
+    },
+  };
+}
+
+/** The trusted proxies of a `RATE_LIMIT_TRUSTED_PROXIES` text, or what is wrong with it. */
+function trustedProxies(text: string): BlockList | string {
+  const list = new BlockList();
+  for (const item of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [address, bits, extra] = item.split('/');
+    const family = isIP(address);
+    const prefix = bits === undefined ? (family === 6 ? 128 : 32) : Number(bits);
+    if (!family || extra !== undefined || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32)) return `must list addresses or CIDR ranges, got ${JSON.stringify(item)}`;
+    list.addSubnet(address, prefix, family === 6 ? 'ipv6' : 'ipv4');
+  }
+  return list;
+}
+
+/**
+ * The address a request came from: the connection's peer, or, when the peer is a trusted proxy,
+ * the last `X-Forwarded-For` entry that is not one (each proxy appends the address it saw, so
+ * entries left of the first untrusted one are whatever the client wrote and never read).
+ */
+export function clientAddress(req: Pick<Request, 'headers' | 'socket'>, trusted: BlockList | undefined): string | undefined {
+  let address = req.socket.remoteAddress;
+  if (!trusted || address === undefined) return address;
+  const header = req.headers['x-forwarded-for'];
+  const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((s) => s.trim()).filter(Boolean);
+  const isTrusted = (a: string) => {
+    const plain = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a)?.[1] ?? a;
+    const family = isIP(plain);
+    return family !== 0 && trusted.check(plain, family === 6 ? 'ipv6' : 'ipv4');
+  };
+  while (isTrusted(address) && hops.length > 0) {
+    const next = hops.pop()!;
+    if (!isIP(next)) break;
+    address = next;
+  }
+  return address;
+}
+
 /** Whose requests a limit counts: the client's address, or the key the route authenticated. */
 export type RateScope = 'client' | 'key';
 
 /** A route's limits, made by `RateLimits.limit`: its checks, run by `ApiRoutes`. */
 export interface RouteRateLimit {
   readonly name: string;
+  /** The key a request's client address is counted under. */
+  readonly clientOf: (req: Request) => string;
   /** Run before authentication: counts by client address. */
   readonly perClient?: RateCheck;
   /** Run after authentication: counts by the key the route's auth scheme found (`ApiAuth.keyOf`); a request without one is not counted here. */
@@ -105,6 +161,8 @@ export interface RateLimitsDeps {
   redis: Redis;
   registry: Registry;
   logger: Logger;
+  /** `RATE_LIMIT_TRUSTED_PROXIES`; none trusted when absent or empty. */
+  trustedProxies?: string;
 }
 
 /** The memory limiter a Redis limiter falls back to, counting each decision it takes. */
@@ -138,10 +196,17 @@ function metricsOf(registry: Registry) {
  */
 export class RateLimits {
   private readonly metrics: ReturnType<typeof metricsOf>;
+  private readonly trusted: BlockList | undefined;
 
   constructor(private readonly deps: RateLimitsDeps) {
     this.metrics = metricsOf(deps.registry);
+    const trusted = trustedProxies(deps.trustedProxies ?? '');
+    if (!(trusted instanceof BlockList)) throw new Error(`RATE_LIMIT_TRUSTED_PROXIES ${trusted}`);
+    this.trusted = deps.trustedProxies?.trim() ? trusted : undefined;
   }
+
+  /** The key a request's client is counted under (`clientAddressKey` of `clientAddress`). */
+  readonly clientOf = (req: Request): string => clientAddressKey(clientAddress(req, this.trusted));
 
   /** A route's limits from `RATE_LIMIT_…` texts (`rateLimitField`); `off` or absent leaves that scope unlimited. */
   limit(name: string, texts: { perClient?: string; perKey?: string }): RouteRateLimit {
@@ -151,7 +216,7 @@ export class RateLimits {
       if (parsed && 'error' in parsed) throw new Error(`rate limit ${name} per ${scope}: ${parsed.error}`);
       return parsed ? this.check(name, scope, parsed) : undefined;
     };
-    return { name, perClient: check('client', texts.perClient), perKey: check('key', texts.perKey) };
+    return { name, clientOf: this.clientOf, perClient: check('client', texts.perClient), perKey: check('key', texts.perKey) };
   }
 
   /** Counts a refusal of `route` (a template, never a raw path) by `scope`. */
@@ -209,6 +274,3 @@ export function rateCheckHandler(check: RateCheck, route: string, idOf: (req: Re
     );
   };
 }
-
-/** The client address of a request, as rate limits count it (`clientAddressKey`). */
-export const requestClient = (req: Request): string => clientAddressKey(req.socket.remoteAddress);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { clientAddressKey, parseRateLimit, rateLimitField } from '../src/rate-limit';
+import { BlockList } from 'node:net';
+import { clientAddress, clientAddressKey, parseRateLimit, rateLimitField, trustedProxiesField } from '../src/rate-limit';
 
 describe('rate limits: configuration and client addresses', () => {
   it('reads <requests>/<window> in seconds, minutes and hours, and off', () => {
@@ -34,5 +35,27 @@ describe('rate limits: configuration and client addresses', () => {
     expect(clientAddressKey('::1')).to.equal('0:0:0:0::/64');
     expect(clientAddressKey('fe80::1%eth0')).to.equal('fe80:0:0:0::/64');
     expect(clientAddressKey(undefined)).to.equal('unknown');
+  });
+
+  it('trusted proxies: addresses and CIDR ranges, validated; empty trusts none', () => {
+    const field = trustedProxiesField();
+    expect(field.parse(undefined)).to.deep.equal({ value: '' });
+    expect(field.parse('10.0.0.0/8, 192.0.2.7,2001:db8::/32')).to.deep.equal({ value: '10.0.0.0/8, 192.0.2.7,2001:db8::/32' });
+    for (const bad of ['10.0.0.0/33', 'proxy.local', '10.0.0.0/8/1', '2001:db8::/129']) expect(field.parse(bad), bad).to.have.property('error');
+  });
+
+  it('reads X-Forwarded-For only from a trusted proxy, and only up to the first address it does not trust', () => {
+    const trusted = new BlockList();
+    trusted.addSubnet('10.0.0.0', 8, 'ipv4');
+    const req = (peer: string, forwarded?: string) => ({ socket: { remoteAddress: peer }, headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded } }) as never;
+    // no proxy trusted: the peer, whatever the header says
+    expect(clientAddress(req('203.0.113.9', '198.51.100.1'), undefined)).to.equal('203.0.113.9');
+    // a peer that is no proxy cannot choose its address
+    expect(clientAddress(req('203.0.113.9', '198.51.100.1'), trusted)).to.equal('203.0.113.9');
+    // through two trusted proxies to the client; what the client wrote before it is not read
+    expect(clientAddress(req('10.1.1.1', 'forged, 198.51.100.1, 10.2.2.2'), trusted)).to.equal('198.51.100.1');
+    expect(clientAddress(req('::ffff:10.1.1.1', '198.51.100.1'), trusted)).to.equal('198.51.100.1');
+    // a trusted proxy that names nobody: the proxy itself
+    expect(clientAddress(req('10.1.1.1'), trusted)).to.equal('10.1.1.1');
   });
 });
