@@ -131,8 +131,10 @@ export function queriesRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       lookup = await originFetch(network, txHash);
     } catch (err) {
       if (!(err instanceof OriginError)) throw err;
+      // The spec's codes and a fixed text: the failure's detail (a socket error names the node's
+      // host and address) went to the log in originFetch, never to the caller (D174).
       if (err.kind === 'timeout') return sendError(res, 504, `chain origin of ${network.network} did not answer in time`);
-      return sendError(res, 502, `chain origin of ${network.network} failed: ${err.message}`);
+      return sendError(res, 502, `chain origin of ${network.network} failed`);
     }
     if (!lookup.found) return sendOk(res, null, V2_OK);
     const tx = lookup.tx;

@@ -3,6 +3,7 @@ import { Counter, Histogram } from 'prom-client';
 import type { NetworkInfo } from '@chainpipe/chains';
 import { jsonRpcCall } from '@chainpipe/upstreams';
 import { sendError, sendOk, type ApiRoutes, type HandlerFor } from '@chainpipe/http';
+import { errorMessage } from '@chainpipe/runtime';
 import type { TxGatewayDeps } from '../deps';
 import { RPC_PROXY_PATHS } from '../management/envelopes';
 import { proxyAllows } from '../management/rpc-methods';
@@ -75,7 +76,8 @@ export function rpcProxyRoutes(api: ApiRoutes, deps: RpcProxyDeps): void {
       end();
       const failure = proxyFailure(err);
       metrics.calls.inc({ network: net.network, outcome: failure.outcome });
-      log.warn({ msg: 'rpc_proxy_origin_failed', network: net.network, method, outcome: failure.outcome, status: failure.status, err: failure.message });
+      // The whole failure to the log (a socket error names the node's address); the caller gets failure.message (D174).
+      log.warn({ msg: 'rpc_proxy_origin_failed', network: net.network, method, outcome: failure.outcome, status: failure.status, err: errorMessage(err) });
       sendError(res, failure.status, failure.message);
     }
   };
