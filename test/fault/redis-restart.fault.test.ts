@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createDb, type Knex } from '@chainpipe/db';
 import { SecretBox } from '@chainpipe/runtime';
@@ -22,6 +24,7 @@ import {
 import { faultEnv, recoveries } from './fault-env';
 
 const SECRET = 'fault-suite-stream-secret';
+const run = promisify(execFile);
 /** The request deadline of every public app (REQUEST_TIMEOUT_MS): no answer may take longer. */
 const DEADLINE_MS = 15_000;
 const OUTAGE_MS = 30_000;
@@ -51,7 +54,7 @@ describe('faults: Redis restarted empty under traffic (real processes, private r
   let redis: PrivateRedis;
   const apps = new Map<string, AppProcess>();
   const receiver = new WebhookReceiver();
-  const app = { id: `fault-redis-${randomBytes(3).toString('hex')}`, key: '' };
+  const app = { id: `fault-redis-${randomBytes(3).toString('hex')}`, key: '', keyId: '' };
   const block = bitcoinBlockItem(766393);
   // The first output address of the streamed block; the transactions paying it are those a push is due for.
   const address = block.tx[1].vout[0].scriptPubKey.address as string;
@@ -69,7 +72,7 @@ describe('faults: Redis restarted empty under traffic (real processes, private r
     const env = faultEnv();
     redis = await PrivateRedis.start();
     db = createDb({ url: env.databaseUrl, poolMax: 2 });
-    app.key = (await createAppWithKey(db, { id: app.id })).key;
+    ({ key: app.key, keyId: app.keyId } = await createAppWithKey(db, { id: app.id }));
     await receiver.start();
     const webhookKey = randomBytes(32).toString('hex');
     await db('tx.app_configs').insert({ app_id: app.id, enable_ws: true, enable_webhook: true, webhook_url: receiver.url, webhook_secret_enc: new SecretBox(webhookKey).seal('fault-redis-hook') });
@@ -82,7 +85,7 @@ describe('faults: Redis restarted empty under traffic (real processes, private r
       AppProcess.start('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: SECRET, PORT: String(ingestPort) }),
       AppProcess.start('apps/chain-parser/src/main.ts', { ...common, CHAIN_PARSER_GROUP: 'fault-redis-parser' }),
       AppProcess.start('apps/tx-matcher/src/main.ts', { ...common, TX_MATCHER_GROUP: 'fault-redis-matcher' }),
-      AppProcess.start('apps/tx-gateway/src/main.ts', { ...common, PORT: String(gatewayPort), WEBHOOK_SECRET_KEY: webhookKey, ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true', CHAIN_RPC_DEFAULT_BASE: 'http://127.0.0.1:9/rpc', TX_GATEWAY_PUSH_GROUP: 'fault-redis-push' }),
+      AppProcess.start('apps/tx-gateway/src/main.ts', { ...common, PORT: String(gatewayPort), WEBHOOK_SECRET_KEY: webhookKey, ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true', CHAIN_RPC_DEFAULT_BASE: 'http://127.0.0.1:9/rpc', TX_GATEWAY_PUSH_GROUP: 'fault-redis-push', WS_CONNECTION_LEASE_MS: '3000' }),
       AppProcess.start('apps/webhook-dispatcher/src/main.ts', { ...common, WEBHOOK_SECRET_KEY: webhookKey, ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true', WEBHOOK_DISPATCHER_GROUP: 'fault-redis-dispatcher' }),
       AppProcess.start('apps/market-gateway/src/main.ts', { ...common, PORT: String(marketPort) }),
       AppProcess.start('apps/price-writer/src/main.ts', { ...common, PRICE_WRITER_GROUP: 'fault-redis-writer' }),
@@ -211,6 +214,8 @@ describe('faults: Redis restarted empty under traffic (real processes, private r
     await waitFor(() => expected.every((h) => pushedHashes().has(h)), { timeoutMs: 60_000, what: () => `every transaction streamed during the outage pushed (${expected.filter((h) => !pushedHashes().has(h)).length} of ${expected.length} missing)` });
     recoveries.push({ fault: 'Redis restarted empty', what: 'start to the outage transactions pushed', ms: elapsedMs(started) });
     await waitFor(() => expected.every((h) => hookedHashes().has(h)), { timeoutMs: 60_000, what: () => `every transaction streamed during the outage posted (${expected.filter((h) => !hookedHashes().has(h)).length} missing)` });
+    // The per-key cap counts the connection that stayed open through the restart again (its lease renewed into the empty Redis).
+    await waitFor(async () => Number((await run('redis-cli', ['-p', String(redis.port), 'zcard', `fault-redis:ws:conns:${app.keyId}`])).stdout.trim()) >= 1, { timeoutMs: 10_000, what: 'the open connection counted by the per-key cap again' });
     const seenIngest = load!.deliveries.filter((d) => d.at > stopped).map((d) => d.status);
     expect(seenIngest.filter((s) => s !== 200), 'chain-ingest takes blocks all through the outage').to.deep.equal([]);
   });

@@ -48,13 +48,18 @@ export class ConnectionCap {
     await this.redis.zrem(this.key(keyId), connectionId);
   }
 
-  /** Extends the leases of this copy's open connections. */
+  /**
+   * Extends the leases of this copy's open connections, and enters again any the set lost (Redis
+   * restarted without its data, or a lease ran out while this copy stalled): an open connection
+   * always counts. A connection released before this call is not among `connections`, and its
+   * ZREM goes over the same Redis connection in call order, so nothing closed is entered again.
+   */
   async renew(connections: Iterable<{ keyId: string; connectionId: string }>): Promise<void> {
     const until = this.clock.now() + this.opts.leaseMs;
     const batch = this.redis.pipeline();
     let n = 0;
     for (const c of connections) {
-      batch.zadd(this.key(c.keyId), 'XX', until, c.connectionId);
+      batch.zadd(this.key(c.keyId), until, c.connectionId);
       batch.pexpire(this.key(c.keyId), this.opts.leaseMs);
       n += 1;
     }
