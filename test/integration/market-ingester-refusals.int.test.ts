@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import type { MarketTickMessage } from '@chainpipe/contracts';
 import type { PoolRecord } from '@chainpipe/kline';
-import { createLogger } from '@chainpipe/runtime';
+import { createLogger, systemClock } from '@chainpipe/runtime';
 import { waitFor } from '@chainpipe/testing';
 import { MarketIngester } from '../../apps/market-ingester/src/ingester';
 import { UpstreamSocket } from '../../apps/market-ingester/src/upstream-socket';
@@ -57,7 +57,9 @@ describe('market-ingester: a refused upstream subscription is retried and visibl
       subscriptionsPerSocket: 100,
       logger,
       registry,
-      clock: { now: () => Date.now() },
+      clock: systemClock,
+      maxPendingTicks: 10_000,
+      publishRetry: { initialMs: 40, maxMs: 160 },
     });
     const refusedGauge = async () => (await registry.getSingleMetric('chainpipe_market_refused_subscriptions')!.get()).values[0]?.value;
     try {

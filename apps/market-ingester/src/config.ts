@@ -20,5 +20,6 @@ export const marketIngesterConfig = {
   MARKET_PING_MS: int({ default: 10_000, min: 100, doc: 'keep-alive ping; a socket silent for two intervals is dropped and reconnected' }),
   MARKET_POOLS_RESYNC_MS: int({ default: 30_000, min: 100, doc: 'how often the active pools are re-read from Postgres (kline.pools.v1 notices are best-effort)' }),
   MARKET_STATUS_INTERVAL_MS: int({ default: 1000, min: 100, doc: 'how often the status for the debug endpoint is written to Redis' }),
+  MARKET_MAX_PENDING_TICKS: int({ default: 200_000, min: 1, doc: 'upstream updates waiting for the broker at most (published in order, each publish tried again until taken): past it updates are dropped and counted, and /readyz fails until the backlog is below it' }),
   MARKET_INGESTER_GROUP: str({ default: 'market-ingester', doc: 'Kafka consumer group reading kline.pools.v1' }),
 };

@@ -4,6 +4,7 @@ import type { OutgoingMessage } from '@chainpipe/kafka';
 import { isTickInterval, planSubscriptions, upstreamPoolId, type Assignment, type PoolRecord, type UpstreamOhlcv } from '@chainpipe/kline';
 import type { IngesterStatus } from '@chainpipe/kline-store';
 import { errorMessage, type Clock, type Logger } from '@chainpipe/runtime';
+import { PendingTicks } from './pending-ticks';
 import { subscriptionKey, type UpstreamSocket } from './upstream-socket';
 
 export interface MarketIngesterDeps {
@@ -15,8 +16,15 @@ export interface MarketIngesterDeps {
   subscriptionsPerSocket: number;
   logger: Logger;
   registry: Registry;
-  clock: Pick<Clock, 'now'>;
+  clock: Pick<Clock, 'now' | 'setTimeout'>;
+  /** Updates waiting for the broker at most (`MARKET_MAX_PENDING_TICKS`): past it they are dropped and the ingester is unready. */
+  maxPendingTicks: number;
+  /** Wait before a failed publish is tried again: doubling from `initialMs` to `maxMs`. */
+  publishRetry: { initialMs: number; maxMs: number };
 }
+
+/** Updates per publish at most: a backlog after an outage goes out in requests of this many. */
+const PUBLISH_BATCH = 1000;
 
 const upstreamLookup = (networkId: string, poolAddress: string, token: string) => `${networkId}|${poolAddress.toLowerCase()}|${token}`;
 
@@ -24,8 +32,10 @@ const upstreamLookup = (networkId: string, poolAddress: string, token: string) =
  * Keeps the upstream subscriptions equal to the active pools: every pool is one subscription
  * (its network_id:pool_address, the configured interval, its token side), spread over as many
  * sockets as the per-socket limit needs. Each update of a known pool becomes a market.ticks.v1
- * message keyed by the pool key. Publishing does not block the socket: an update that cannot be
- * published is counted and dropped, and the next snapshot of the same candle carries its values.
+ * message keyed by the pool key. Publishing does not block the socket: updates wait for the
+ * broker in order (PendingTicks), each publish tried again until it is taken, up to
+ * `maxPendingTicks` waiting; past that bound an update is dropped and counted, and the ingester is
+ * unready (`backlogFull`) until the backlog is below it again.
  * Subscriptions the upstream refused are retried by their socket and listed in the status
  * (`refusedPools`, `chainpipe_market_refused_subscriptions`).
  */
@@ -39,6 +49,7 @@ export class MarketIngester {
   private syncing: Promise<void> = Promise.resolve();
   private readonly log: Logger;
   private readonly metrics;
+  private readonly pending: PendingTicks<MarketTickMessage>;
 
   constructor(private readonly deps: MarketIngesterDeps) {
     this.log = deps.logger.child({ component: 'ingester' });
@@ -46,8 +57,30 @@ export class MarketIngester {
       ticks: new Counter({ name: 'chainpipe_market_ticks_total', help: 'Upstream updates by outcome', labelNames: ['outcome'], registers: [deps.registry] }),
       sockets: new Gauge({ name: 'chainpipe_market_upstream_sockets', help: 'Upstream sockets by state', labelNames: ['state'], registers: [deps.registry] }),
       pools: new Gauge({ name: 'chainpipe_market_active_pools', help: 'Active pools subscribed upstream', registers: [deps.registry] }),
+      pending: new Gauge({ name: 'chainpipe_market_pending_ticks', help: 'Upstream updates waiting for the broker (MARKET_MAX_PENDING_TICKS at most)', registers: [deps.registry] }),
       refused: new Gauge({ name: 'chainpipe_market_refused_subscriptions', help: 'Active pools whose upstream subscription (set_pools) was refused, retried with backoff', registers: [deps.registry] }),
     };
+    this.pending = new PendingTicks<MarketTickMessage>({
+      publish: deps.publish,
+      maxPending: deps.maxPendingTicks,
+      maxBatch: PUBLISH_BATCH,
+      retry: deps.publishRetry,
+      clock: deps.clock,
+      onPublished: (n) => this.metrics.ticks.inc({ outcome: 'published' }, n),
+      onFailed: (n, err) => {
+        this.metrics.ticks.inc({ outcome: 'publish_failed' }, n);
+        this.log.warn({ msg: 'tick_publish_failed', waiting: this.pending.size, err: errorMessage(err) });
+      },
+      onDropped: (m) => {
+        this.metrics.ticks.inc({ outcome: 'dropped' });
+        this.log.warn({ msg: 'tick_dropped_backlog_full', poolId: m.value.pool_id, openTime: m.value.open_time, waiting: this.pending.size });
+      },
+    });
+  }
+
+  /** The bound of waiting updates is reached: new ones are dropped (the app is unready). */
+  get backlogFull(): boolean {
+    return this.pending.full;
   }
 
   /** Re-reads the active pools and brings the subscriptions in line (serialized). */
@@ -105,13 +138,7 @@ export class MarketIngester {
       received_at: receivedAt,
       seq: this.seq,
     };
-    this.deps.publish([{ value }]).then(
-      () => this.metrics.ticks.inc({ outcome: 'published' }),
-      (err) => {
-        this.metrics.ticks.inc({ outcome: 'publish_failed' });
-        this.log.warn({ msg: 'tick_publish_failed', poolId: pool.id, err: errorMessage(err) });
-      },
-    );
+    this.pending.push({ value });
   }
 
   status(): IngesterStatus {
@@ -120,6 +147,7 @@ export class MarketIngester {
     this.metrics.sockets.set({ state: 'closed' }, this.sockets.length - open);
     const refused = this.sockets.flatMap((s) => s.refused());
     this.metrics.refused.set(refused.length);
+    this.metrics.pending.set(this.pending.size);
     return {
       connected: this.sockets.length > 0 && open === this.sockets.length,
       channelConfirmed: this.sockets.length > 0 && this.sockets.every((s) => s.confirmed),
@@ -156,5 +184,8 @@ export class MarketIngester {
     await this.syncing;
     await Promise.all(this.sockets.map((s) => s.stop()));
     this.sockets = [];
+    // What the sockets gave goes out before the process ends, if the broker takes it in time.
+    const left = await this.pending.close(5_000);
+    if (left) this.log.warn({ msg: 'ticks_unpublished_at_stop', count: left });
   }
 }

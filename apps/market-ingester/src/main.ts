@@ -38,13 +38,16 @@ runService('market-ingester', marketIngesterConfig, async (svc) => {
     logger,
     registry,
     clock: systemClock,
+    maxPendingTicks: config.MARKET_MAX_PENDING_TICKS,
+    publishRetry: { initialMs: config.MARKET_RECONNECT_INITIAL_MS, maxMs: config.MARKET_RECONNECT_MAX_MS },
   });
 
   const writeStatus = () =>
     statusStore.write(ingester.status(), config.MARKET_STATUS_INTERVAL_MS * 5).catch((err) => logger.warn({ msg: 'status_write_failed', err: errorMessage(err) }));
   svc.serve({
     name: 'upstream',
-    health: () => (ingester.status().connected ? 'ok' : 'degraded'),
+    // Unready while the upstream is away or the backlog for the broker is full (updates being dropped).
+    health: () => (ingester.status().connected && !ingester.backlogFull ? 'ok' : 'degraded'),
     start: async () => {
       await ingester.sync();
       return { upstream: config.MARKET_WS_URL.replace(/\?.*$/, '') };
