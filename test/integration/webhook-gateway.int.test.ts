@@ -171,6 +171,19 @@ describe('webhook delivery through the configuration API (tx-gateway and webhook
     expect(items[1].next_retry_at - Math.floor(Date.parse(items[1].attempted_at) / 1000)).to.be.within(4_095, 4_097);
     expect(items[0].next_retry_at).to.equal(null);
     expect(page.body.data.next_cursor).to.equal(null);
+    // Each attempt tells what it sent: the transactions (body order) and the POST's webhook-id,
+    // as the receiver got it.
+    for (const item of items) expect(item.tx_hashes).to.deep.equal(app.hashes);
+    const received = live.requests.find((r) => (JSON.parse(r.body) as Json[]).some((t) => t.txHash === app.hashes[0]))!;
+    expect(items[0].webhook_id).to.equal(received.headers['webhook-id']);
+    expect(items[1].webhook_id).to.be.a('string').and.have.length.above(0);
+    // Filtered by outcome and by a transaction the POST carried.
+    const list = async (q: string) => ((await call('GET', `/tx/api/v1/app/webhook/attempts?${q}`, app.key)).body.data.items as Json[]).map((a) => a.id);
+    expect(await list('outcome=failed')).to.deep.equal([items[1].id]);
+    expect(await list('outcome=delivered')).to.deep.equal([items[0].id]);
+    expect(await list(`tx_hash=${app.hashes[1]}`)).to.deep.equal(items.map((a) => a.id));
+    expect(await list(`tx_hash=${app.hashes[1]}&outcome=failed&limit=1`)).to.deep.equal([items[1].id]);
+    expect(await list(`tx_hash=0x${'0'.repeat(64)}`)).to.deep.equal([]);
 
     const first = (await call('GET', '/tx/api/v1/app/webhook/attempts?limit=1', app.key)).body.data;
     expect(first.items.map((a: Json) => a.id)).to.deep.equal([items[0].id]);
@@ -180,7 +193,7 @@ describe('webhook delivery through the configuration API (tx-gateway and webhook
     // Another application sees none of them.
     const other = await createAppWithKey(db, { id: `${env.runId}-other-${randomBytes(3).toString('hex')}` });
     expect((await call('GET', '/tx/api/v1/app/webhook/attempts', other.key)).body.data).to.deep.equal({ items: [], next_cursor: null });
-    for (const bad of ['limit=0', 'limit=101', 'limit=x', 'cursor=-1', 'cursor=abc', 'other=1']) {
+    for (const bad of ['limit=0', 'limit=101', 'limit=x', 'cursor=-1', 'cursor=abc', 'other=1', 'outcome=ok', 'tx_hash=', `tx_hash=${'a'.repeat(201)}`]) {
       const r = await call('GET', `/tx/api/v1/app/webhook/attempts?${bad}`, app.key);
       expect(r.status, bad).to.equal(400);
       expect(r.body).to.include({ code: 400, data: null });

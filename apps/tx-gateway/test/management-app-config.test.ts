@@ -222,10 +222,13 @@ describe('app config views', () => {
 
 describe('webhook attempts view and configuration writes that touch delivery', () => {
   const contracts = loadContracts();
+  const hashes = ['0x' + 'a1'.repeat(32), '0x' + 'b2'.repeat(32), '0x' + 'c3'.repeat(32)];
   const row = (id: string, delivered: boolean) => ({
     id,
     attempted_at: '1763717400250',
     path: delivered ? ('live' as const) : ('retry' as const),
+    webhook_id: `b${id.repeat(31)}`,
+    tx_hashes: hashes as string[] | null,
     transactions: 3,
     delivered,
     status_code: delivered ? 200 : null,
@@ -240,6 +243,8 @@ describe('webhook attempts view and configuration writes that touch delivery', (
       id: '9',
       attempted_at: '2025-11-21T09:30:00.250Z',
       path: 'retry',
+      webhook_id: `b${'9'.repeat(31)}`,
+      tx_hashes: hashes,
       transactions: 3,
       delivered: false,
       status_code: null,
@@ -251,6 +256,10 @@ describe('webhook attempts view and configuration writes that touch delivery', (
     expect(contracts.validate('http/tx/webhook-attempts', view)).to.deep.equal({ ok: true });
     expect(attemptsView([row('7', true)], 2).next_cursor).to.equal(null);
     expect(attemptsView([], 20)).to.deep.equal({ items: [], next_cursor: null });
+    // Logged before the POST's id and hashes were kept: null id, no hashes.
+    const older = attemptsView([{ ...row('3', true), webhook_id: null, tx_hashes: null }], 20);
+    expect(older.items[0]).to.include({ webhook_id: null }).and.to.have.deep.property('tx_hashes', []);
+    expect(contracts.validate('http/tx/webhook-attempts', older)).to.deep.equal({ ok: true });
   });
 
   it('a write touches delivery when it sets the switch, the target, the secret or the activation', () => {

@@ -40,6 +40,10 @@ export interface WebhookAttempt {
   app_id: string;
   attempted_at: number;
   path: 'live' | 'retry';
+  /** The POST's `webhook-id`. */
+  webhook_id: string;
+  /** Hashes of the transactions it carried, in body order. */
+  tx_hashes: string[];
   transactions: number;
   delivered: boolean;
   status_code: number | null;
@@ -50,7 +54,20 @@ export interface WebhookAttempt {
 }
 
 /** A stored attempt as read back: its id, and the bigints as strings. */
-export type WebhookAttemptRow = Omit<WebhookAttempt, 'app_id' | 'attempted_at' | 'next_retry_at'> & { id: string; attempted_at: string; next_retry_at: string | null };
+export type WebhookAttemptRow = Omit<WebhookAttempt, 'app_id' | 'attempted_at' | 'next_retry_at' | 'webhook_id' | 'tx_hashes'> & {
+  id: string;
+  attempted_at: string;
+  next_retry_at: string | null;
+  /** Null on attempts logged before they were kept. */
+  webhook_id: string | null;
+  tx_hashes: string[] | null;
+};
+
+/** Which attempts a listing keeps: by outcome, by a transaction the POST carried. */
+export interface WebhookAttemptFilter {
+  delivered?: boolean;
+  txHash?: string;
+}
 
 /** The switches of a set of applications: read by tx-matcher for every consumer call that matched. */
 const SWITCHES_SQL = `select a.app_id, a.is_active as app_active, c.enable_ws, c.enable_webhook, c.webhook_url, c.is_active
@@ -110,10 +127,13 @@ export class AppConfigRepository {
    * The application's webhook attempts (tx.webhook_attempts), newest first: `limit` of them with
    * an id below `beforeId` (null: from the newest). Keyset paging on (app_id, id).
    */
-  async webhookAttempts(appId: string, beforeId: string | null, limit: number): Promise<WebhookAttemptRow[]> {
+  async webhookAttempts(appId: string, beforeId: string | null, limit: number, filter: WebhookAttemptFilter = {}): Promise<WebhookAttemptRow[]> {
     const q = this.db('tx.webhook_attempts').where({ app_id: appId });
     if (beforeId !== null) q.andWhere('id', '<', beforeId);
-    return q.orderBy('id', 'desc').limit(limit).select<WebhookAttemptRow[]>('id', 'attempted_at', 'path', 'transactions', 'delivered', 'status_code', 'error', 'latency_ms', 'next_retry_at');
+    if (filter.delivered !== undefined) q.andWhere('delivered', filter.delivered);
+    // The application's few days of attempts, walked by (app_id, id): the hash is a filter on them.
+    if (filter.txHash !== undefined) q.andWhereRaw('? = any(tx_hashes)', [filter.txHash]);
+    return q.orderBy('id', 'desc').limit(limit).select<WebhookAttemptRow[]>('id', 'attempted_at', 'path', 'webhook_id', 'tx_hashes', 'transactions', 'delivered', 'status_code', 'error', 'latency_ms', 'next_retry_at');
   }
 
   /** Switches of the applications (absent: no such application, or no configuration row). */

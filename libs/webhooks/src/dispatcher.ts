@@ -103,8 +103,9 @@ const ATTEMPTS_FLUSH_MS = 100;
  * The attempts log's insert of many rows: one array per column, so the statement's text is the
  * same for any number of rows (prepared once; no per-row placeholders to build and number).
  */
-const ATTEMPTS_INSERT = `insert into tx.webhook_attempts (app_id, attempted_at, path, transactions, delivered, status_code, error, latency_ms, next_retry_at)
-  select * from unnest($1::text[], $2::bigint[], $3::text[], $4::int[], $5::bool[], $6::int[], $7::text[], $8::int[], $9::bigint[])`;
+const ATTEMPTS_INSERT = `insert into tx.webhook_attempts (app_id, attempted_at, path, transactions, delivered, status_code, error, latency_ms, next_retry_at, webhook_id, tx_hashes)
+  select a, t, p, n, d, s, e, l, r, w, string_to_array(h, ',')
+    from unnest($1::text[], $2::bigint[], $3::text[], $4::int[], $5::bool[], $6::int[], $7::text[], $8::int[], $9::bigint[], $10::text[], $11::text[]) as x(a, t, p, n, d, s, e, l, r, w, h)`;
 
 /**
  * How long a consumer call or a scheduler pass waits for a receiver before it lets it answer in
@@ -139,16 +140,17 @@ export function batchId(messageIds: readonly string[]): string {
   return 'b' + createHash('sha256').update(messageIds.join(',')).digest('hex').slice(0, 31);
 }
 
-/** One POST's body (a JSON array of TransactionResult), its `webhook-id` and how many transactions it holds. */
+/** One POST's body (a JSON array of TransactionResult), its `webhook-id`, how many transactions it holds and their hashes. */
 interface Batch {
   body: string;
   id: string;
   size: number;
+  hashes: string[];
 }
 
 function toBatch(items: ReadonlyArray<{ messageId: string; payload: WebhookTxTransactionBatch[number] }>): Batch {
   const body: WebhookTxTransactionBatch = items.map((i) => i.payload);
-  return { body: JSON.stringify(body), id: batchId(items.map((i) => i.messageId)), size: items.length };
+  return { body: JSON.stringify(body), id: batchId(items.map((i) => i.messageId)), size: items.length, hashes: items.map((i) => i.payload.txHash) };
 }
 
 /** Whether every promise settled within `ms` (they go on either way). */
@@ -231,6 +233,8 @@ export class WebhookDispatcher {
       app_id: cfg.app_id,
       attempted_at: attemptedAt,
       path,
+      webhook_id: batch.id,
+      tx_hashes: batch.hashes,
       transactions: batch.size,
       delivered: result.ok,
       status_code: result.status ?? null,
@@ -445,7 +449,7 @@ export class WebhookDispatcher {
       this.pendingAttempts = [];
       const column = <K extends keyof Attempt>(k: K) => rows.map((r) => r[k]);
       await this.statements
-        .nativeRows(ATTEMPTS_INSERT, [column('app_id'), column('attempted_at'), column('path'), column('transactions'), column('delivered'), column('status_code'), column('error'), column('latency_ms'), column('next_retry_at')])
+        .nativeRows(ATTEMPTS_INSERT, [column('app_id'), column('attempted_at'), column('path'), column('transactions'), column('delivered'), column('status_code'), column('error'), column('latency_ms'), column('next_retry_at'), column('webhook_id'), rows.map((r) => r.tx_hashes.join(','))])
         .catch((err: unknown) => this.log.warn({ msg: 'webhook_attempts_log_failed', attempts: rows.length, err: compactDbError(err) }));
     }
     this.attemptsWrite = undefined;

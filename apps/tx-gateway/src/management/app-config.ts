@@ -149,6 +149,8 @@ export function attemptsView(rows: readonly WebhookAttemptRow[], limit: number):
       id: String(r.id),
       attempted_at: new Date(Number(r.attempted_at)).toISOString(),
       path: r.path,
+      webhook_id: r.webhook_id,
+      tx_hashes: r.tx_hashes ?? [],
       transactions: r.transactions,
       delivered: r.delivered,
       status_code: r.status_code,

@@ -194,7 +194,7 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       path: '/tx/api/v1/app/webhook/attempts',
       summary: 'Recent webhook delivery attempts',
       description:
-        'Every webhook POST made for the application, newest first: when, how many transactions, the receiver’s status or the error, latency, and the retry a failure scheduled. Pages by `cursor` (the previous page’s `next_cursor`); attempts are kept for a few days.',
+        'Every webhook POST made for the application, newest first: when, its `webhook-id` and the hashes of the transactions it carried, the receiver’s status or the error, latency, and the retry a failure scheduled. `outcome` (delivered, failed) and `tx_hash` keep only the matching attempts. Pages by `cursor` (the previous page’s `next_cursor`); attempts are kept for a few days.',
       tags,
       auth: 'apiKey',
       request: { query: 'http/tx/webhook-attempts-query' },
@@ -203,8 +203,8 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
         description: 'a page of attempts and the cursor of the next',
         example: {
           items: [
-            { id: '1042', attempted_at: '2026-11-21T09:30:01.250Z', path: 'retry', transactions: 12, delivered: false, status_code: 503, error: 'HTTP 503', latency_ms: 84, next_retry_at: 1763717405 },
-            { id: '1037', attempted_at: '2026-11-21T09:30:00.120Z', path: 'live', transactions: 3, delivered: true, status_code: 200, error: null, latency_ms: 41, next_retry_at: null },
+            { id: '1042', attempted_at: '2026-11-21T09:30:01.250Z', path: 'retry', webhook_id: 'b9c1f04e2a7d83b5160fe2c94d7a01b', tx_hashes: ['0x3f0c1b2a4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8', '0x9a8b7c6d5e4f30211203f4e5d6c7b8a99a8b7c6d5e4f30211203f4e5d6c7b8a9'], transactions: 2, delivered: false, status_code: 503, error: 'HTTP 503', latency_ms: 84, next_retry_at: 1763717405 },
+            { id: '1037', attempted_at: '2026-11-21T09:30:00.120Z', path: 'live', webhook_id: '5d2c7e9a0b4f4e1c8a3d6b2f1e0c9a87', tx_hashes: ['0x0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c'], transactions: 1, delivered: true, status_code: 200, error: null, latency_ms: 41, next_retry_at: null },
           ],
           next_cursor: '1037',
         },
@@ -215,7 +215,8 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       const query = requestParams(res);
       const limit = query.limit === undefined ? ATTEMPTS_PAGE.default : Number(query.limit);
       if (!(limit >= 1 && limit <= ATTEMPTS_PAGE.max)) return sendError(res, 400, `limit must be an integer from 1 to ${ATTEMPTS_PAGE.max}`);
-      const rows = await repo.webhookAttempts(appOf(res), query.cursor ?? null, limit);
+      const filter = { delivered: query.outcome === undefined ? undefined : query.outcome === 'delivered', txHash: query.tx_hash };
+      const rows = await repo.webhookAttempts(appOf(res), query.cursor ?? null, limit, filter);
       sendOk(res, attemptsView(rows, limit));
     },
   );

@@ -1739,6 +1739,14 @@ export interface HttpTxWebhookAttempts {
      */
     path: 'live' | 'retry';
     /**
+     * the POST's `webhook-id` header (Standard Webhooks); null for attempts logged before it was kept
+     */
+    webhook_id: string | null;
+    /**
+     * hashes of the transactions the POST carried, in body order (empty for attempts logged before they were kept)
+     */
+    tx_hashes: string[];
+    /**
      * transactions in the POST's body
      */
     transactions: number;
@@ -1780,6 +1788,14 @@ export interface HttpTxWebhookAttemptsQuery {
    * `next_cursor` of the previous page; absent for the newest attempts
    */
   cursor?: string;
+  /**
+   * only the attempts with this outcome
+   */
+  outcome?: 'delivered' | 'failed';
+  /**
+   * only the attempts whose POST carried this transaction (its `txHash` in the body)
+   */
+  tx_hash?: string;
 }
 /**
  * data of POST /tx/api/v1/app/webhook/retry: the spec's nested envelope
