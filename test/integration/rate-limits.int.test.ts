@@ -1,6 +1,11 @@
 import { expect } from 'chai';
+import { Registry } from 'prom-client';
 import WebSocket from 'ws';
+import { loadContracts } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
+import { ApiRoutes, RateLimits, createHttpApp, finishHttpApp, listen, messageEnvelope, sendOk, type StartedServer } from '@chainpipe/http';
+import { createRedis } from '@chainpipe/redis';
+import { createLogger } from '@chainpipe/runtime';
 import {
   connectWs,
   createAppWithKey,
@@ -234,5 +239,45 @@ describe('rate limits on the running apps (Redis shared by every copy)', functio
     }, { timeoutMs: 10_000, intervalMs: 50, what: 'a slot freed by a closed connection' });
     expect(await refusals(marketA.ops)).to.include({ '/kline/api/v1/kline/ws key': 1 + refusedMeanwhile });
     expect(await refusals(marketB.ops)).to.include({ '/kline/api/v1/ws/{topic} key': 1 });
+  });
+});
+
+describe('rate limits while Redis does not answer (the express app from the factory)', () => {
+  it('each copy keeps counting in its own memory, refuses past the limit and counts those decisions', async () => {
+    // A client of a port nobody listens on: never ready, as while Redis is down.
+    const redis = createRedis({ url: `redis://127.0.0.1:${await freePort()}/0`, extra: { retryStrategy: () => 100 } });
+    redis.on('error', () => undefined);
+    const logger = createLogger({ name: 'rate-limit-test', level: 'silent' });
+    const servers: StartedServer[] = [];
+    const copy = async () => {
+      const registry = new Registry();
+      const limits = new RateLimits({ redis, registry, logger });
+      const app = createHttpApp({ logger, registry, defaultEnvelope: messageEnvelope });
+      const api = new ApiRoutes({ contracts: loadContracts(), rateLimits: { ping: limits.limit('ping', { perClient: '2/1m' }) } });
+      api.route({ method: 'get', path: '/ping', summary: 'ping', auth: 'none', rateLimit: 'ping', ok: { data: { const: 'pong' }, description: 'pong' } }, (_req, res) => sendOk(res, 'pong'));
+      app.use(api.router);
+      finishHttpApp(app, logger);
+      const server = await listen(app, 0, '127.0.0.1');
+      servers.push(server);
+      return { base: `http://127.0.0.1:${server.address.port}`, registry };
+    };
+    try {
+      const [a, b] = [await copy(), await copy()];
+      const ping = async (c: { base: string }) => answer(await fetch(`${c.base}/ping`));
+      expect((await ping(a)).status).to.equal(200);
+      expect((await ping(a)).status).to.equal(200);
+      const limited = await ping(a);
+      expect([limited.status, limited.body]).to.deep.equal([429, { code: 429, message: 'too many requests', data: null }]);
+      expectRetryWithinMinute(limited.retryAfter);
+      // the other copy counts on its own: the limit holds once per copy while Redis is away
+      expect((await ping(b)).status).to.equal(200);
+      const samples = parsePrometheusText(await a.registry.metrics()).samples;
+      const value = (name: string, labels: Record<string, string>) => samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+      expect(value('chainpipe_rate_limit_store_fallbacks_total', { limit: 'ping', scope: 'client' })).to.equal(3);
+      expect(value('chainpipe_rate_limit_refusals_total', { route: '/ping', scope: 'client' })).to.equal(1);
+    } finally {
+      for (const s of servers) await s.close();
+      redis.disconnect();
+    }
   });
 });
