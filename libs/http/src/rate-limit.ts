@@ -181,12 +181,25 @@ class FallbackLimiter extends RateLimiterMemory {
 }
 
 function metricsOf(registry: Registry) {
-  // One registry per app: a second RateLimits of the app (a test's) counts in the same series.
-  const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
-    (registry.getSingleMetric(name) as Counter<L> | undefined) ?? new Counter({ name, help, labelNames, registers: [registry] });
+  // One registry per app: a second RateLimits of the app counts in the same series.
+  const existing = <T>(name: string) => registry.getSingleMetric(name) as T | undefined;
   return {
-    refusals: counter('chainpipe_rate_limit_refusals_total', 'Requests and WebSocket connections refused with 429 by a rate limit or connection cap, by route and scope (client or key)', ['route', 'scope']),
-    fallbacks: counter('chainpipe_rate_limit_store_fallbacks_total', "Rate-limit decisions taken in this copy's memory because Redis did not answer, by limit and scope", ['limit', 'scope']),
+    refusals:
+      existing<Counter<'route' | 'scope'>>('chainpipe_rate_limit_refusals_total') ??
+      new Counter({
+        name: 'chainpipe_rate_limit_refusals_total',
+        help: 'Requests and WebSocket connections refused with 429 by a rate limit or connection cap, by route and scope (client or key)',
+        labelNames: ['route', 'scope'],
+        registers: [registry],
+      }),
+    fallbacks:
+      existing<Counter<'limit' | 'scope'>>('chainpipe_rate_limit_store_fallbacks_total') ??
+      new Counter({
+        name: 'chainpipe_rate_limit_store_fallbacks_total',
+        help: "Rate-limit decisions taken in this copy's memory because Redis did not answer, by limit and scope",
+        labelNames: ['limit', 'scope'],
+        registers: [registry],
+      }),
   };
 }
 
