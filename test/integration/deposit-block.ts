@@ -23,33 +23,3 @@ export function evmBlockPaying(to: string, amountWei: bigint): { body: string; t
   item.traces[TX_INDEX].value = value;
   return { body: streamerBody([item], { network: 'ethereum-mainnet', dataset: 'block_with_receipts', start: height }), txHash: tx.hash, height };
 }
-
-/**
- * Pays `address` on chain through chain-ingest's /stream: a new block (a new transaction) every
- * few seconds until `done` says the payment was seen. A block the matcher reads before it learned
- * the address (another topic) pays nobody, as on a real chain. Returns the hashes posted.
- */
-export async function payUntil(
-  ingest: { url: string; secret: string },
-  address: string,
-  amountWei: bigint,
-  done: () => Promise<boolean>,
-  timeoutMs = 90_000,
-): Promise<string[]> {
-  const posted: string[] = [];
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`${address} not seen paid within ${timeoutMs} ms (${posted.length} blocks posted)`);
-    const block = evmBlockPaying(address, amountWei);
-    const res = await fetch(`${ingest.url}/stream`, {
-      method: 'POST',
-      headers: { 'content-secret-x': ingest.secret, 'cl-stream-network': 'ethereum-mainnet', 'content-type': 'application/octet-stream' },
-      body: block.body,
-    });
-    if (res.status !== 200) throw new Error(`/stream answered ${res.status}`);
-    posted.push(block.txHash);
-    const waitUntil = Date.now() + 4000;
-    while (Date.now() < waitUntil && !(await done())) await new Promise((r) => setTimeout(r, 200));
-  }
-  return posted;
-}

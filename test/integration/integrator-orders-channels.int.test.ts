@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import { mnemonicToAccount } from 'viem/accounts';
 import { TOPICS } from '@chainpipe/contracts';
 import { ACCOUNT_PATHS, MnemonicSigner, addressOfPublicKey, rootOfMnemonic } from '@chainpipe/custody';
 import { createDb, type Knex } from '@chainpipe/db';
@@ -9,7 +10,7 @@ import { QuoteStore } from '@chainpipe/price-store';
 import { nativeDepositPush } from './order-fixtures';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import {
-  TEST_KEY_MNEMONIC, createIntegratorWithKey,
+  TEST_KEY_MNEMONIC, createIntegratorWithKey, simChain,
   createRegistryTopics, freePort, produceJson, responseCheck, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type ResponseCheck, type RunningProcess,
 } from '@chainpipe/testing';
 
@@ -41,6 +42,9 @@ const NET_OUT = (PROVIDER_OUT * (AMOUNT - (AMOUNT * 3n) / 1000n)) / AMOUNT; // 3
 const SIGNER_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 const SIGNER_TOKEN = 'channels-signer-token';
 
+/** A wallet of the simulated chain that pays deposits (funded by the simulator's genesis allocation). */
+const payer = mnemonicToAccount(TEST_KEY_MNEMONIC, { addressIndex: 11 });
+
 const signerSideEvmAddress = (index: number) => addressOfPublicKey('evm', rootOfMnemonic(TEST_KEY_MNEMONIC).derive(`${ACCOUNT_PATHS.evm}/0/${index}`).publicKey!);
 
 describe('integrator orders through the ChangeNOW and THORChain channels (gateway, tracker, upstream-sim processes)', function () {
@@ -57,6 +61,7 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
   let integratorId = '';
   let topicPrefix = '';
   const depositAppId = `deposits-${randomBytes(3).toString('hex')}`;
+  const chain = simChain(() => sim);
 
   const start = async (entry: string, extra: Record<string, string>, port?: number) => {
     const ops = await freePort();
@@ -73,7 +78,7 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
     const [simPort, gwPort] = await Promise.all([freePort(), freePort()]);
     sim = `http://127.0.0.1:${simPort}`;
     gateway = `http://127.0.0.1:${gwPort}`;
-    await start('apps/upstream-sim/src/main.ts', { SIM_SIGNER_MNEMONIC: SIGNER_MNEMONIC, SIM_SIGNER_TOKEN: SIGNER_TOKEN }, simPort);
+    await start('apps/upstream-sim/src/main.ts', { SIM_SIGNER_MNEMONIC: SIGNER_MNEMONIC, SIM_SIGNER_TOKEN: SIGNER_TOKEN, SIM_BLOCK_MS: '300', SIM_FUNDED_ACCOUNTS: payer.address }, simPort);
     for (const [id, price] of [['1027', 2000], ['1', 50000], ['825', 1], ['5426', 100]] as const) {
       const res = await fetch(`${sim}/sim/cmc/quotes/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ price }) });
       expect(res.status).to.equal(200);
@@ -91,7 +96,7 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
     await Promise.all([
       // the gateway asks the signing service for Solana addresses and holds no key: no mnemonic
       start('apps/aggregator-gateway/src/main.ts', { ...common, DEPOSIT_SIGNER_URL: `${sim}/signer`, DEPOSIT_SIGNER_TOKEN: SIGNER_TOKEN, DEV_SIGNER_MNEMONIC: '' }, gwPort),
-      start('apps/order-tracker/src/main.ts', { ...common, ORDER_TRACKER_GROUP: `${prefix}tracker`, ORDER_TRACKER_INTERVAL_MS: '300', ORDER_TRACKER_SESSION_TIMEOUT_MS: '6000' }),
+      start('apps/order-tracker/src/main.ts', { ...common, CHAIN_RPC_DEFAULT_BASE: `${sim}/rpc`, ORDER_TRACKER_GROUP: `${prefix}tracker`, ORDER_TRACKER_INTERVAL_MS: '300', ORDER_TRACKER_SESSION_TIMEOUT_MS: '6000' }),
     ]);
     check = responseCheck((await (await fetch(`${gateway}/openapi.json`)).json()) as Parameters<typeof responseCheck>[0]);
 
@@ -286,21 +291,22 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
   };
 
   it('provider minimums: an error event for the channel in the quote stream, amount_in below minimum at creation', async () => {
-    // The stand-ins' minimums at the pinned prices: THORChain 12.5 USD (0.00625 ETH, refused
-    // outright under a quarter of it), ChangeNOW's range 15 USD (0.0075 ETH); the platform's 10 USD.
+    // The stand-ins' minimums at the pinned prices: THORChain's recommended_min_amount_in four times
+    // the larger outbound fee, Bitcoin's 15 000 sat = 0.00375 ETH, so 0.015 ETH (30 USD; refused
+    // outright under a quarter of it); ChangeNOW's range 15 USD (0.0075 ETH); the platform's 10 USD.
     const belowMinimum = (channel: number) => ({ event: 'error', data: { channel_id: channel, msg: 'amount_in below minimum' } });
     for (const amount of [6_000_000_000_000_000n, 1_000_000_000_000_000n]) {
       const events = await quoteEvents(`src_token_id=${ETH}&dst_token_id=${BTC}&amount_in=${amount}&slippage=0.01`);
       expect(events.slice(0, 2), `${amount}`).to.have.deep.members([belowMinimum(1), belowMinimum(2)]);
       expect(events.slice(2)).to.deep.equal([{ event: 'done', data: {} }]);
     }
-    // 0.007 ETH (14 USD): above THORChain's minimum, below ChangeNOW's
-    const between = 7_000_000_000_000_000n;
+    // 0.01 ETH (20 USD): above ChangeNOW's minimum, below THORChain's
+    const between = 10_000_000_000_000_000n;
     const events = await quoteEvents(`src_token_id=${ETH}&dst_token_id=${BTC}&amount_in=${between}&slippage=0.01`);
-    expect(events.find((e) => e.data.channel_id === 1)).to.deep.equal(belowMinimum(1));
-    const thor = events.find((e) => e.event === 'channel' && e.data.channel_id === 2);
-    expect(thor, JSON.stringify(events)).to.not.equal(undefined);
-    const estimate = BigInt(String(thor!.data.estimated_out_str));
+    expect(events.find((e) => e.data.channel_id === 2)).to.deep.equal(belowMinimum(2));
+    const changenow = events.find((e) => e.event === 'channel' && e.data.channel_id === 1);
+    expect(changenow, JSON.stringify(events)).to.not.equal(undefined);
+    const estimate = BigInt(String(changenow!.data.estimated_out_str));
 
     const order = (amount: bigint, channel: number, out: bigint) =>
       body({ amount_in: amount.toString(), chosen_channel_id: channel, main_channel_estimated_out_amount: out.toString(), min_acceptable_out_amount: ((out * 99n) / 100n).toString(), channels: [{ channel_id: channel, estimated_out_str: out.toString() }] });
@@ -309,9 +315,9 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
     // 0.006 ETH is 12 USD, above the platform's minimum: the providers refuse it
     expect((await create(order(6_000_000_000_000_000n, 1, 23_800n))).body, 'ChangeNOW').to.deep.equal(refused);
     expect((await create(order(6_000_000_000_000_000n, 2, 23_800n))).body, 'THORChain').to.deep.equal(refused);
-    expect((await create(order(between, 1, estimate))).body, 'ChangeNOW at 14 USD').to.deep.equal(refused);
+    expect((await create(order(between, 2, estimate))).body, 'THORChain at 20 USD').to.deep.equal(refused);
     expect((await exchanges()).length, 'no exchange for a refused amount').to.equal(exchangeCount);
-    const accepted = await create(order(between, 2, estimate));
+    const accepted = await create(order(between, 1, estimate));
     expect(accepted.status, JSON.stringify(accepted.body)).to.equal(200);
   });
 
@@ -379,8 +385,9 @@ describe('integrator orders through the ChangeNOW and THORChain channels (gatewa
       await waitFor(async () => (await db('tx.monitored_addresses').where({ app_id: depositAppId, chain_type: 'ethereum', address: o.deposit_address }).first()) !== undefined, { what: 'deposit address monitored' });
     }
 
-    // the newer order of each channel is paid, as tx-matcher reports a transaction to a monitored address
-    const pushes = [cnNewer, thorNewer].map((o) => nativeDepositPush(depositAppId, o.deposit_address, AMOUNT.toString()));
+    // the newer order of each channel is paid on the chain, and tx-matcher reports the transaction to the monitored address
+    const paidHashes = [await chain.pay(payer, cnNewer.deposit_address, AMOUNT), await chain.pay(payer, thorNewer.deposit_address, AMOUNT)];
+    const pushes = [cnNewer, thorNewer].map((o, i) => nativeDepositPush(depositAppId, o.deposit_address, AMOUNT.toString(), { hash: paidHashes[i] }));
     await produceJson(`${topicPrefix}${TOPICS.txPush.name}`, pushes.map((p) => ({ key: p.listen_address[0], value: p })));
     for (const [o, p] of [[cnNewer, pushes[0]], [thorNewer, pushes[1]]] as const) {
       const paid = await waitFor(async () => {

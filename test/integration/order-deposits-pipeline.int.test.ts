@@ -7,19 +7,20 @@ import { TopicProducer, createKafka } from '@chainpipe/kafka';
 import { OrderRepository } from '@chainpipe/order-store';
 import { createLogger } from '@chainpipe/runtime';
 import { MonitoredAddressRepository, changeMessages } from '@chainpipe/tx-store';
+import { mnemonicToAccount } from 'viem/accounts';
 import {
-  collectTopic, createRegistryTopics, freePort, parsePrometheusText, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady,
+  TEST_KEY_MNEMONIC, collectTopic, createRegistryTopics, freePort, parsePrometheusText, simChain, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady,
   type RunningProcess, type TopicCollector,
 } from '@chainpipe/testing';
-import { payUntil as payUntilSeen } from './deposit-block';
 import { orderFixture } from './order-fixtures';
 
 /**
  * A deposit through the real address monitoring pipeline to the order tracker, every part a
  * process: the deposit address registered as a monitored address of the internal application
- * (the gateway's way: table + addresses.changes.v1), real Ethereum blocks paying it posted to
- * chain-ingest's /stream, chain-parser, tx-matcher and order-tracker, and the tracker's
- * orders.events.v1 read back.
+ * (the gateway's way: table + addresses.changes.v1), payments on the simulated chain, whose
+ * blocks upstream-sim posts to chain-ingest's /stream, chain-parser, tx-matcher and
+ * order-tracker (which reads each deposit from the simulated chain's node before it moves the
+ * order), and the tracker's orders.events.v1 read back.
  */
 describe('order deposits through /stream → chain-parser → tx-matcher → tx.push.v1 → order-tracker', function () {
   this.timeout(180_000);
@@ -36,23 +37,28 @@ describe('order deposits through /stream → chain-parser → tx-matcher → tx.
   let trackerOps = 0;
   let trackerEnv: Record<string, string> = {};
   const trackerIndex = 3;
+  let simUrl = '';
+  const chain = simChain(() => simUrl);
+  const payer = mnemonicToAccount(TEST_KEY_MNEMONIC, { addressIndex: 12 });
 
   before(async () => {
     db = createDb({ url: env.databaseUrl, poolMax: 4 });
     prefix = uniquePrefix('deposits');
     await createRegistryTopics(prefix);
     const common = { KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'warn' };
-    const [ingestOps, parserOps, matcherOps] = await Promise.all([freePort(), freePort(), freePort()]);
+    const [ingestOps, parserOps, matcherOps, simPort, simOps] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
     [ingestPort, trackerOps] = await Promise.all([freePort(), freePort()]);
+    simUrl = `http://127.0.0.1:${simPort}`;
     procs.push(
       spawnTs('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: secret, PORT: String(ingestPort), OPS_PORT: String(ingestOps) }),
       spawnTs('apps/chain-parser/src/main.ts', { ...common, OPS_PORT: String(parserOps), CHAIN_PARSER_GROUP: `${prefix}parser` }),
       spawnTs('apps/tx-matcher/src/main.ts', { ...common, OPS_PORT: String(matcherOps), TX_MATCHER_GROUP: `${prefix}matcher`, TX_MATCHER_CHANGES_GROUP_PREFIX: `${prefix}changes`, TX_MATCHER_SESSION_TIMEOUT_MS: '6000' }),
       spawnTs('apps/order-tracker/src/main.ts', (trackerEnv = {
-        ...common, OPS_PORT: String(trackerOps), ORDER_DEPOSIT_APP_ID: appId, ORDER_TRACKER_GROUP: `${prefix}tracker`, ORDER_TRACKER_SESSION_TIMEOUT_MS: '6000', ORDER_TRACKER_INTERVAL_MS: '500',
+        ...common, OPS_PORT: String(trackerOps), CHAIN_RPC_DEFAULT_BASE: `${simUrl}/rpc`, ORDER_DEPOSIT_APP_ID: appId, ORDER_TRACKER_GROUP: `${prefix}tracker`, ORDER_TRACKER_SESSION_TIMEOUT_MS: '6000', ORDER_TRACKER_INTERVAL_MS: '500',
       })),
+      spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '300', SIM_STREAM_URL: `http://127.0.0.1:${ingestPort}/stream`, STREAM_SECRET: secret, SIM_FUNDED_ACCOUNTS: payer.address }),
     );
-    await Promise.all([waitReady(procs[0], ingestOps, 60_000), waitReady(procs[1], parserOps, 60_000), waitReady(procs[2], matcherOps, 60_000), waitReady(procs[3], trackerOps, 60_000)]);
+    await Promise.all([waitReady(procs[0], ingestOps, 60_000), waitReady(procs[1], parserOps, 60_000), waitReady(procs[2], matcherOps, 60_000), waitReady(procs[3], trackerOps, 60_000), waitReady(procs[4], simOps, 60_000)]);
     producer = new TopicProducer({ kafka: createKafka({ brokers: env.kafkaBrokers, clientId: 'deposits-test', logger }), contracts: loadContracts(), logger, registry: new Registry(), topicPrefix: prefix });
     await producer.connect();
     events = await collectTopic(`${prefix}${TOPICS.ordersEvents.name}`);
@@ -61,11 +67,27 @@ describe('order deposits through /stream → chain-parser → tx-matcher → tx.
   after(async () => {
     await events?.stop();
     await producer?.disconnect();
-    for (const p of procs) expect(await stopProcess(p), 'clean exit').to.equal(0);
+    // the simulator first: it posts to chain-ingest until it stops
+    for (const p of [...procs].reverse()) expect(await stopProcess(p), 'clean exit').to.equal(0);
     await db?.destroy();
   });
 
-  const payUntil = (address: string, amount: bigint, done: () => Promise<boolean>) => payUntilSeen({ url: `http://127.0.0.1:${ingestPort}`, secret }, address, amount, done);
+  /**
+   * Pays `address` on the simulated chain, again every few seconds until `done` says the payment
+   * was seen: a block the matcher reads before it learned the address (another topic) pays nobody,
+   * as on a real chain. Returns the hashes paid.
+   */
+  const payUntil = async (address: string, amount: bigint, done: () => Promise<boolean>): Promise<string[]> => {
+    const paid: string[] = [];
+    const deadline = Date.now() + 90_000;
+    while (!(await done())) {
+      if (Date.now() > deadline) throw new Error(`${address} not seen paid (${paid.length} payments)`);
+      paid.push(await chain.pay(payer, address, amount));
+      const waitUntil = Date.now() + 4000;
+      while (Date.now() < waitUntil && !(await done())) await new Promise((r) => setTimeout(r, 200));
+    }
+    return paid;
+  };
 
   let firstOrderId = '';
 

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import { TOPICS, loadContracts, type OrderEventMessage } from '@chainpipe/contracts';
+import { TOPICS, loadContracts, type NormalizedTx, type OrderEventMessage } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
 import { TopicProducer, createKafka } from '@chainpipe/kafka';
-import { IntegratorRepository, OrderRepository, type OrderRow } from '@chainpipe/order-store';
+import { IntegratorRepository, OrderDepositRepository, OrderRepository, type OrderRow } from '@chainpipe/order-store';
 import { createLogger } from '@chainpipe/runtime';
 import { ManualClock, collectTopic, createRegistryTopics, testEnv, uniquePrefix, waitFor, type TopicCollector } from '@chainpipe/testing';
 import { OrderTracker } from '../../apps/order-tracker/src/tracker';
@@ -19,7 +19,19 @@ import { nativeDepositPush, orderFixture } from './order-fixtures';
 const APP = `deposits-${randomBytes(3).toString('hex')}`;
 const ETH_TOKEN = 101; // Ethereum native coin of the price reference seed (18 decimals)
 
-const push = (to: string, amountWei: string, over: { hash?: string; status?: 'success' | 'pending'; time?: number; app?: string } = {}) => nativeDepositPush(over.app ?? APP, to, amountWei, over);
+/**
+ * The chain node's view of transactions (a stand-in of the node that `fetchFromOrigin` asks): what
+ * the test put on the chain. A push of a transaction not here is one the chain never had.
+ */
+const onChain = new Map<string, NormalizedTx>();
+/** A push of a transaction the chain has (`forged`: one it never had). */
+const push = (to: string, amountWei: string, over: { hash?: string; status?: 'success' | 'pending'; time?: number; app?: string; forged?: boolean } = {}) => {
+  const m = nativeDepositPush(over.app ?? APP, to, amountWei, over);
+  if (!over.forged) onChain.set(m.tx.tx_hash, { ...m.tx, height: over.status === 'pending' ? null : m.tx.height });
+  return m;
+};
+/** Long: a sweep of this suite never gives up on another suite's deposit in the shared database. */
+const VERIFY_WINDOW_MS = 24 * 3600_000;
 
 describe('order tracker (real Postgres and Kafka, in process)', function () {
   this.timeout(60_000);
@@ -56,6 +68,11 @@ describe('order tracker (real Postgres and Kafka, in process)', function () {
         registry: new Registry(),
         clock,
         depositAppId: APP,
+        chainTx: async (_network, hash) => {
+          const tx = onChain.get(hash);
+          return tx ? { found: true, tx } : { found: false };
+        },
+        depositVerifyWindowMs: VERIFY_WINDOW_MS,
         batchSize: 500,
         statusTimeoutMs: 1000,
       });
@@ -74,9 +91,10 @@ describe('order tracker (real Postgres and Kafka, in process)', function () {
 
   it('a deposit of the ordered amount before expiry starts the exchange, once, with an event and an audit row', async () => {
     const o = await orders.insert(orderFixture({}));
-    const p = push(o.deposit_address, o.amount_in);
-    await tracker.handlePushes([push(o.deposit_address, o.amount_in, { status: 'pending', hash: p.tx.tx_hash })]);
+    const pending = push(o.deposit_address, o.amount_in, { status: 'pending' });
+    await tracker.handlePushes([pending]);
     expect((await reload(o)).state, 'a pending transaction pays nothing yet').to.equal('Depositing');
+    const p = push(o.deposit_address, o.amount_in, { hash: pending.tx.tx_hash }); // mined
     await tracker.handlePushes([p]);
     const after = await reload(o);
     expect(after).to.include({ state: 'Exchanging', deposit_tx_hash: p.tx.tx_hash, deposit_amount: o.amount_in });
@@ -204,5 +222,43 @@ describe('order tracker (real Postgres and Kafka, in process)', function () {
     await tracker.handlePushes([p, push(o.deposit_address, '5')]);
     expect(await reload(o), 'a replay or a second deposit changes nothing').to.include({ version: recorded.version, deposit_amount: o.amount_in });
     expect((await orders.audit(o.id)).map((a) => [a.event, a.to_state])).to.deep.equal([['created', 'Depositing'], ['refund_request', 'ManualReview'], ['deposit', 'ManualReview']]);
+  });
+
+  it('a forged deposit (a transaction the chain node never had) moves nothing: recorded unverified, asked again, not_on_chain after the window', async () => {
+    const clock = new ManualClock(Date.now());
+    const timed = newTracker(clock);
+    const o = await orders.insert(orderFixture({}));
+    const forged = push(o.deposit_address, o.amount_in, { forged: true });
+    await timed.handlePushes([forged]);
+    expect(await reload(o)).to.include({ state: 'Depositing', deposit_tx_hash: null, version: o.version });
+    const deposits = new OrderDepositRepository(db);
+    expect((await deposits.ofOrder(o.id)).map((d) => [d.tx_hash, d.status])).to.deep.equal([[forged.tx.tx_hash, 'unverified']]);
+    await timed.handlePushes([forged]); // asked again (a replay; the sweep asks the same way)
+    expect((await reload(o)).state, 'still unknown to the node within the window').to.equal('Depositing');
+    expect((await deposits.ofOrder(o.id))[0]).to.include({ status: 'unverified', checks: 2, detail: 'unknown_to_node' });
+    await clock.advance(VERIFY_WINDOW_MS);
+    await timed.handlePushes([forged]);
+    expect((await deposits.ofOrder(o.id)).map((d) => [d.status, d.amount])).to.deep.equal([['not_on_chain', null]]);
+    await timed.handlePushes([forged]); // a verdict is final
+    expect(await reload(o)).to.include({ state: 'Depositing', version: o.version });
+    expect((await orders.audit(o.id)).map((a) => a.event)).to.deep.equal(['created']);
+  });
+
+  it("the node's record decides the amount, not the push's: a push claiming the ordered amount for a smaller payment is ManualReview with what the chain shows", async () => {
+    const o = await orders.insert(orderFixture({}));
+    const real = push(o.deposit_address, '1000');
+    const claimed = { ...real, tx: { ...real.tx, amount: o.amount_in } };
+    await tracker.handlePushes([claimed]);
+    expect(await reload(o)).to.include({ state: 'ManualReview', deposit_amount: '1000', deposit_tx_hash: real.tx.tx_hash });
+  });
+
+  it('a transaction the node learns late: the sweep verifies it and the order is paid then', async () => {
+    const o = await orders.insert(orderFixture({}));
+    const p = push(o.deposit_address, o.amount_in, { forged: true });
+    await tracker.handlePushes([p]);
+    expect((await reload(o)).state).to.equal('Depositing');
+    onChain.set(p.tx.tx_hash, p.tx); // the node has it now
+    await tracker.sweep();
+    expect(await reload(o)).to.include({ state: 'Exchanging', deposit_tx_hash: p.tx.tx_hash, deposit_amount: o.amount_in });
   });
 });

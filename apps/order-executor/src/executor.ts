@@ -6,10 +6,11 @@ import { OrderRepository, OrderRotation, OutgoingTransferRepository, type OrderR
 import { decideForward } from '@chainpipe/orders';
 import { ReferenceRepository } from '@chainpipe/price-store';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
+import type { DepositOnChain, HoldingsChain } from './deposit-check';
 import { ForwardWait, type ChannelForwarder } from './forwarders';
 
-/** What the executor needs of a chain: sending, and the fee plan of a call (`EvmSender` has both). */
-export interface ExecutorChain extends TransferChain {
+/** What the executor needs of a chain: sending, what an address holds, and the fee plan of a call (`EvmSender` has all). */
+export interface ExecutorChain extends TransferChain, HoldingsChain {
   feePlan(from: string, to: string, data?: `0x${string}`, gasLimit?: bigint): Promise<FeePlan>;
 }
 
@@ -25,6 +26,8 @@ export interface OrderExecutorDeps {
    * token deposit addresses"); absent: the gas must be at the address already.
    */
   gas?: Pick<GasStation, 'ensure' | 'serves'>;
+  /** The deposit read from the chain's node before anything is forwarded (docs/decisions.md#d161). */
+  deposits: Pick<DepositOnChain, 'check'>;
   /** Confirmations a deposit needs before it is forwarded (its own block included). */
   confirmations(chainType: string): number;
   /** One forwarder per channel kind; orders of other kinds wait. */
@@ -68,7 +71,7 @@ export class OrderExecutor {
     this.log = deps.logger.child({ component: 'order-executor' });
     this.metrics = {
       forwards: new Counter({ name: 'chainpipe_agg_forwards_total', help: 'Paid orders decided by the executor, by channel kind and outcome (forwarded, slippage_failed, below_provider_minimum)', labelNames: ['channel', 'outcome'], registers: [deps.registry] }),
-      waits: new Counter({ name: 'chainpipe_agg_forward_waits_total', help: 'Paid orders left for a later pass, by reason (confirmations, halted, no_forwarder, no_chain, nothing_to_forward, transfer_failed, gas_topup: the gas station\'s top-up of the deposit address is not yet confirmed)', labelNames: ['reason'], registers: [deps.registry] }),
+      waits: new Counter({ name: 'chainpipe_agg_forward_waits_total', help: 'Paid orders left for a later pass, by reason (confirmations, halted, no_forwarder, no_chain, nothing_to_forward, transfer_failed, gas_topup: the gas station\'s top-up of the deposit address is not yet confirmed, deposit_unverified: the chain\'s node does not show the deposit paying the address, or the address does not hold it)', labelNames: ['reason'], registers: [deps.registry] }),
       failures: new Counter({ name: 'chainpipe_agg_executor_failures_total', help: 'Executor steps that failed and are retried next pass, by step (forward, resume)', labelNames: ['step'], registers: [deps.registry] }),
     };
   }
@@ -107,6 +110,9 @@ export class OrderExecutor {
       if (topUp) return this.wait(order, topUp.reason, topUp.detail);
       const deposit = await chain.receipt(order.deposit_tx_hash);
       if (!deposit.mined || !deposit.success || deposit.confirmations < this.deps.confirmations(order.deposit_chain_type)) return this.wait(order, 'confirmations');
+      // the node's own record of the deposit, and the address holding it: never the push's word alone
+      const onChain = await this.deps.deposits.check(order, chain, { held: true });
+      if (!onChain.ok) return this.wait(order, 'deposit_unverified', onChain.detail);
       const [src, dst] = await Promise.all([this.token(order.src_token_id), this.token(order.dst_token_id)]);
       const facts = { received: BigInt(order.deposit_amount), feePlatform: BigInt(order.fee_platform), feeIntegrator: BigInt(order.fee_integrator), minAcceptableOut: BigInt(order.min_acceptable_out) };
       const net = facts.received - facts.feePlatform - facts.feeIntegrator;
@@ -213,9 +219,9 @@ export class OrderExecutor {
    * person. Waits of whole kinds (a chain nothing sends on yet, a channel kind without forwarder)
    * and routine ones are only counted: they would log every pass for every such order.
    */
-  private wait(order: OrderRow, reason: 'confirmations' | 'halted' | 'no_forwarder' | 'no_chain' | 'nothing_to_forward' | 'transfer_failed' | 'gas_topup', detail?: string): void {
+  private wait(order: OrderRow, reason: 'confirmations' | 'halted' | 'no_forwarder' | 'no_chain' | 'nothing_to_forward' | 'transfer_failed' | 'gas_topup' | 'deposit_unverified', detail?: string): void {
     this.metrics.waits.inc({ reason });
-    if (reason === 'transfer_failed' || reason === 'nothing_to_forward') this.log.error({ msg: 'forward_waits', orderNo: order.order_no, reason, detail });
+    if (reason === 'transfer_failed' || reason === 'nothing_to_forward' || reason === 'deposit_unverified') this.log.error({ msg: 'forward_waits', orderNo: order.order_no, reason, detail });
     else if (reason === 'halted') this.log.info({ msg: 'forward_waits', orderNo: order.order_no, reason, detail });
   }
 

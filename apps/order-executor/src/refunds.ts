@@ -4,12 +4,10 @@ import type { Knex } from '@chainpipe/db';
 import { OrderRepository, OrderRotation, OutgoingTransferRepository, channelReturned, type OrderRow, type OutgoingTransferRow } from '@chainpipe/order-store';
 import { REFUND_SENDING_STATES, refundAmount, refundReady } from '@chainpipe/orders';
 import { errorMessage, type Logger } from '@chainpipe/runtime';
+import type { DepositOnChain, HoldingsChain } from './deposit-check';
 
 /** What a refund needs of a chain besides the outgoing transfer itself (`EvmSender`, `BitcoinSender` and `TronSender` have both). */
-export interface RefundChain extends Pick<TransferChain, 'receipt'> {
-  balanceOf(address: string): Promise<bigint>;
-  /** What `holder` holds of a token contract; absent on chains without tokens (Bitcoin). */
-  tokenBalanceOf?(token: string, holder: string): Promise<bigint>;
+export interface RefundChain extends Pick<TransferChain, 'receipt'>, HoldingsChain {
   feePlan(from: string, to: string, data?: `0x${string}`): Promise<FeePlan>;
 }
 
@@ -19,6 +17,8 @@ export interface RefundJobDeps {
   transfers: Pick<OutgoingTransfers, 'send' | 'broadcast' | 'follow'>;
   /** The refund side of a chain type; undefined where the platform sends nothing. */
   chains(chainType: string): RefundChain | undefined;
+  /** The deposit read from the chain's node before its principal is sent back (docs/decisions.md#d161). */
+  deposits: Pick<DepositOnChain, 'check'>;
   /** Confirmations (its own block included) the deposit needs before its principal is sent back. */
   confirmations(chainType: string): number;
   logger: Logger;
@@ -57,7 +57,7 @@ export class RefundJob {
     this.log = deps.logger.child({ component: 'refunds' });
     this.outcomes = new Counter({
       name: 'chainpipe_agg_refund_transfers_total',
-      help: 'Refund job outcomes: sent, confirmed (order Refunded), failed (an operator looks), nothing_after_fee, gas_topup (a token refund waits for the gas station\'s top-up), unsupported (chain, or a token without a gas station), error (tried again next pass)',
+      help: 'Refund job outcomes: sent, confirmed (order Refunded), failed (an operator looks), nothing_after_fee, gas_topup (a token refund waits for the gas station\'s top-up), unsupported (chain, or a token without a gas station), deposit_unverified (the chain\'s node does not show the deposit paying the address), error (tried again next pass)',
       labelNames: ['outcome'],
       registers: [deps.registry],
     });
@@ -150,6 +150,13 @@ export class RefundJob {
     // what goes back must have arrived for good: the deposit mined, successful and confirmed on this chain
     const deposit = order.deposit_tx_hash ? await chain.receipt(order.deposit_tx_hash) : { mined: false as const };
     if (!deposit.mined || !deposit.success || deposit.confirmations < this.deps.confirmations(order.deposit_chain_type)) return undefined;
+    // the node's own record of the deposit (what the address holds is read below: the refund is at most that)
+    const onChain = await this.deps.deposits.check(order, chain, { held: false });
+    if (!onChain.ok) {
+      this.outcomes.inc({ outcome: 'deposit_unverified' });
+      this.log.error({ msg: 'refund_deposit_unverified', orderNo: order.order_no, reason: onChain.reason, detail: onChain.detail });
+      return undefined;
+    }
     const from = { index: order.deposit_index!, address: order.deposit_address };
     const to = order.refund_address!;
     const principal = BigInt(order.deposit_amount!);

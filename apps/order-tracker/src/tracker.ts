@@ -1,15 +1,14 @@
 import { Counter, type Registry } from 'prom-client';
-import { networkByName, type ChainFamily, type ChainType } from '@chainpipe/chains';
+import { networkByName, type ChainFamily, type ChainType, type NetworkInfo } from '@chainpipe/chains';
 import { TOPICS, type OrderEventMessage, type TxPushMessage } from '@chainpipe/contracts';
 import { ApiKeyRepository, type Knex } from '@chainpipe/db';
 import type { TopicProducer } from '@chainpipe/kafka';
-import { OrderRepository, OrderRotation, type AuditEntry, type LedgerLine, type OrderPatch, type OrderRow } from '@chainpipe/order-store';
-import { outcomeForOrder, type ChannelOutcome, type OrderEvent, type OrderState } from '@chainpipe/orders';
+import { OrderDepositRepository, OrderRepository, OrderRotation, type AuditEntry, type LedgerLine, type OrderDepositRow, type OrderPatch, type OrderRow } from '@chainpipe/order-store';
+import { outcomeForOrder, paidTo, verifyDeposit, type ChainTxLookup, type ChannelOutcome, type OrderEvent, type OrderState } from '@chainpipe/orders';
 import { type TokenRow } from '@chainpipe/price';
 import { ReferenceRepository } from '@chainpipe/price-store';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
 import { MonitoredAddressRepository, changeMessages } from '@chainpipe/tx-store';
-import { paidTo } from './deposit';
 
 /** The channel's view of an order (implemented over the channel adapters' `status`). */
 export interface ChannelStatusSource {
@@ -25,6 +24,14 @@ export interface OrderTrackerDeps {
   /** Time of expiry, settlement and the timestamps the tracker writes. */
   clock?: Pick<Clock, 'now'>;
   depositAppId: string;
+  /**
+   * A transaction as the chain's node shows it (`fetchFromOrigin` over the configured origin): a
+   * deposit moves an order only once read there (docs/decisions.md#d161). Rejects when the node
+   * could not be asked (tried again next sweep).
+   */
+  chainTx(network: NetworkInfo, txHash: string): Promise<ChainTxLookup>;
+  /** How long a pushed deposit the node does not know is asked for again before it counts as never on the chain. */
+  depositVerifyWindowMs: number;
   /** Orders looked at per sweep step. */
   batchSize: number;
   statusTimeoutMs: number;
@@ -42,6 +49,9 @@ const FAILED: readonly OrderState[] = ['ChainFailed', 'SlippageFailed'];
  */
 export class OrderTracker {
   private readonly orders: OrderRepository;
+  private readonly deposits: OrderDepositRepository;
+  /** The last unverified deposit looked at by the sweep: the page after it next time. */
+  private depositCursor: string | null = null;
   private readonly statusRotation = new OrderRotation();
   private readonly monitored: MonitoredAddressRepository;
   private readonly reference: ReferenceRepository;
@@ -52,6 +62,7 @@ export class OrderTracker {
   constructor(private readonly deps: OrderTrackerDeps) {
     this.clock = deps.clock ?? systemClock;
     this.orders = new OrderRepository(deps.db);
+    this.deposits = new OrderDepositRepository(deps.db);
     this.monitored = new MonitoredAddressRepository(deps.db);
     this.reference = new ReferenceRepository(deps.db);
     this.log = deps.logger.child({ component: 'order-tracker' });
@@ -59,7 +70,8 @@ export class OrderTracker {
       transitions: new Counter({ name: 'chainpipe_agg_order_transitions_total', help: 'Order state changes by event and new state', labelNames: ['event', 'to'], registers: [deps.registry] }),
       events: new Counter({ name: 'chainpipe_agg_order_events_published_total', help: 'orders.events.v1 messages published', registers: [deps.registry] }),
       statusFailures: new Counter({ name: 'chainpipe_agg_channel_status_failures_total', help: 'Channel status calls that failed (retried next sweep)', registers: [deps.registry] }),
-      ignoredDeposits: new Counter({ name: 'chainpipe_agg_deposits_ignored_total', help: 'Pushes to deposit addresses that moved no order, by reason', labelNames: ['reason'], registers: [deps.registry] }),
+      ignoredDeposits: new Counter({ name: 'chainpipe_agg_deposits_ignored_total', help: 'Pushes to deposit addresses that moved no order, by reason (not_on_chain: the chain\'s node never knew the transaction; not_paid: the node\'s record pays the address nothing of the source token)', labelNames: ['reason'], registers: [deps.registry] }),
+      depositChecks: new Counter({ name: 'chainpipe_agg_deposit_checks_total', help: 'Looks at the chain\'s node for a pushed deposit, by outcome (verified, not_on_chain, not_paid, unknown_to_node and not_mined: asked again, node_failed: the node could not be asked)', labelNames: ['outcome'], registers: [deps.registry] }),
     };
   }
 
@@ -76,7 +88,11 @@ export class OrderTracker {
     return after;
   }
 
-  /** tx.push.v1 records: deposits to the deposit addresses of the internal application. */
+  /**
+   * tx.push.v1 records: deposits to the deposit addresses of the internal application. A push is
+   * only word of a transaction (`POST /webhook` takes blocks without a secret): each is recorded
+   * on its order and read from the chain's node before it moves anything (`verifyPushed`).
+   */
   async handlePushes(messages: readonly TxPushMessage[]): Promise<void> {
     let changed = false;
     for (const m of messages) {
@@ -86,20 +102,75 @@ export class OrderTracker {
       for (const address of m.listen_address) {
         const target = await this.depositTarget(await this.orders.findByDepositAddress(network.chainType, address), m, address, network.family);
         if (!target) continue;
-        const { order, paid } = target;
-        const at = m.tx.tx_time ? new Date(Number(m.tx.tx_time) * 1000) : new Date(m.matched_at);
-        const after = await this.apply(
-          order,
-          { type: 'deposit', amount: paid, at },
-          () => ({ deposit_tx_hash: m.tx.tx_hash, deposit_amount: paid.toString(), deposited_at: at }),
-          { event: 'deposit', detail: { tx_hash: m.tx.tx_hash, amount: paid.toString(), network: m.network, at: at.toISOString() } },
-        );
-        // a version step is a written change (a ManualReview order records its first deposit in place)
-        if (after.version !== order.version) changed = true;
-        else this.metrics.ignoredDeposits.inc({ reason: `state_${order.state}` });
+        const row = await this.deposits.record({ order_id: target.order.id, chain_type: network.chainType, network: network.network, tx_hash: m.tx.tx_hash, address }, new Date(this.clock.now()));
+        if (row.status !== 'unverified') continue;
+        if (await this.verifyPushed(row, network)) changed = true;
       }
     }
     if (changed) await this.publishEvents();
+  }
+
+  /**
+   * A recorded deposit read from the chain's node: verified, it pays its order the amount the
+   * node shows, at the node's block time, through the state machine (a short, over or late amount:
+   * ManualReview, as always); a transaction the node does not know past the window, or whose
+   * record pays the address nothing of the source token, moves nothing. True when the order moved.
+   */
+  private async verifyPushed(row: OrderDepositRow, network: NetworkInfo): Promise<boolean> {
+    let lookup: ChainTxLookup;
+    try {
+      lookup = await this.deps.chainTx(network, row.tx_hash);
+    } catch (err) {
+      this.metrics.depositChecks.inc({ outcome: 'node_failed' });
+      this.log.warn({ msg: 'deposit_check_failed', txHash: row.tx_hash, network: row.network, err: errorMessage(err) });
+      return false;
+    }
+    const order = await this.orders.findById(row.order_id);
+    if (!order) return false;
+    const token = await this.token(order.src_token_id, true);
+    if (!token) return false;
+    const now = new Date(this.clock.now());
+    const pastWindow = now.getTime() - new Date(row.seen_at).getTime() >= this.deps.depositVerifyWindowMs;
+    const verdict = verifyDeposit(lookup, row.address, { isNative: token.is_native, contractAddress: token.contract_address, family: network.family }, pastWindow);
+    this.metrics.depositChecks.inc({ outcome: verdict.kind === 'wait' ? verdict.reason : verdict.kind });
+    if (verdict.kind === 'wait') {
+      await this.deposits.checked(row.id, { status: 'unverified', detail: verdict.reason }, now);
+      return false;
+    }
+    if (verdict.kind !== 'verified') {
+      this.metrics.ignoredDeposits.inc({ reason: verdict.kind });
+      this.log.error({ msg: 'deposit_not_on_chain', verdict: verdict.kind, orderNo: order.order_no, txHash: row.tx_hash, network: row.network, address: row.address });
+      await this.deposits.checked(row.id, { status: verdict.kind, detail: verdict.kind === 'not_paid' ? `transaction ${verdict.status}, nothing of the source token to the address` : 'unknown to the chain node' }, now);
+      return false;
+    }
+    let moved = false;
+    // applied before the row is marked: a crash between the two applies nothing twice (the hash is on the order)
+    if (order.deposit_tx_hash !== row.tx_hash) {
+      const at = verdict.txTime ?? new Date(row.seen_at);
+      const after = await this.apply(
+        order,
+        { type: 'deposit', amount: verdict.amount, at },
+        () => ({ deposit_tx_hash: row.tx_hash, deposit_amount: verdict.amount.toString(), deposited_at: at }),
+        { event: 'deposit', detail: { tx_hash: row.tx_hash, amount: verdict.amount.toString(), network: row.network, at: at.toISOString() } },
+      );
+      // a version step is a written change (a ManualReview order records its first deposit in place)
+      moved = after.version !== order.version;
+      if (!moved) this.metrics.ignoredDeposits.inc({ reason: `state_${order.state}` });
+    }
+    await this.deposits.checked(row.id, { status: 'verified', amount: verdict.amount, txTime: verdict.txTime }, now);
+    return moved;
+  }
+
+  /** The sweep's look at deposits still unverified (a node that lagged or failed): a page after the last one each pass. */
+  private async verifyUnverified(): Promise<boolean> {
+    const page = await this.deposits.unverified(this.deps.batchSize, this.depositCursor);
+    this.depositCursor = page.length < this.deps.batchSize ? null : page[page.length - 1].id;
+    let changed = false;
+    for (const row of page) {
+      const network = networkByName(row.network);
+      if (network && (await this.verifyPushed(row, network))) changed = true;
+    }
+    return changed;
   }
 
   /**
@@ -134,6 +205,7 @@ export class OrderTracker {
   /** One pass over the time- and channel-driven moves; then the outbox. */
   async sweep(): Promise<void> {
     await this.ensureDepositAddresses();
+    await this.verifyUnverified();
     await this.expire();
     await this.pollChannels();
     await this.settle();

@@ -16,3 +16,4 @@ export * from './deposit-address-book';
 export * from './solana-transaction';
 export * from './tron-transaction';
 export * from './senders';
+export * from './chain-tx';

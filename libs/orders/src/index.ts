@@ -4,3 +4,4 @@ export * from './refund';
 export * from './order-creation';
 export * from './execution';
 export * from './fee-sweep';
+export * from './deposit';

@@ -39,3 +39,32 @@ export function paidTo(tx: NormalizedTx, address: string, token: DepositToken): 
   }
   return total;
 }
+
+/** What the chain's node answered for a deposit transaction (`fetchFromOrigin`'s answer). */
+export type ChainTxLookup = { found: false } | { found: true; tx: NormalizedTx };
+
+export type DepositVerdict =
+  /** The node shows the transaction mined and successful, paying `amount` (> 0) of the source token to the address. */
+  | { kind: 'verified'; amount: bigint; txTime: Date | null }
+  /** Not decided yet: the node does not know it (yet), or it is not mined. */
+  | { kind: 'wait'; reason: 'unknown_to_node' | 'not_mined' }
+  /** The node does not know it and the window has passed: a transaction the chain never had. */
+  | { kind: 'not_on_chain' }
+  /** Mined, and paying the address nothing of the source token (failed, another token, another recipient). */
+  | { kind: 'not_paid'; status: string };
+
+/**
+ * A deposit as the chain's node shows it (docs/decisions.md#d161): only a transaction the node
+ * knows, mined and successful, paying the order's address in the order's source token (`paidTo`
+ * over the node's own record, never the pushed one) pays an order, by the amount the node shows.
+ * `pastWindow`: the verification window since the push has passed, so a transaction the node
+ * still does not know never will be counted.
+ */
+export function verifyDeposit(lookup: ChainTxLookup, address: string, token: DepositToken, pastWindow: boolean): DepositVerdict {
+  if (!lookup.found) return pastWindow ? { kind: 'not_on_chain' } : { kind: 'wait', reason: 'unknown_to_node' };
+  const { tx } = lookup;
+  if (tx.tx_status === 'pending' || tx.height === null) return { kind: 'wait', reason: 'not_mined' };
+  const amount = paidTo(tx, address, token);
+  if (amount === 0n) return { kind: 'not_paid', status: tx.tx_status ?? 'unknown' };
+  return { kind: 'verified', amount, txTime: tx.tx_time ? new Date(Number(tx.tx_time) * 1000) : null };
+}

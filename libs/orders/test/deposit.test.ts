@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { NormalizedTx } from '@chainpipe/contracts';
-import { paidTo } from '../src/deposit';
+import { paidTo } from '../src';
 
 const DEPOSIT = '0x5f2b7a4f0c0b4a3c9c0b9a8e7d6c5b4a39281706';
 const USDT = '0xdac17f958d2ee523a2206206994597c13d831ec7';
