@@ -292,26 +292,32 @@ export class PrivatePostgres {
 export class PrivateRedis {
   private proc?: ChildProcess;
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    /** AUTH password (`requirepass`), when the test needs one. */
+    readonly password?: string,
+  ) {}
 
-  static async start(): Promise<PrivateRedis> {
-    const redis = new PrivateRedis(await freePort());
+  static async start(opts: { password?: string } = {}): Promise<PrivateRedis> {
+    const redis = new PrivateRedis(await freePort(), opts.password);
     await redis.start();
     return redis;
   }
 
   get url(): string {
-    return `redis://127.0.0.1:${this.port}/0`;
+    return `redis://${this.password ? `default:${encodeURIComponent(this.password)}@` : ''}127.0.0.1:${this.port}/0`;
   }
 
   /** Starts the server (empty) and waits until it answers PING. */
   async start(): Promise<void> {
-    const proc = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', os.tmpdir()], { stdio: 'ignore' });
+    const auth = this.password ? ['--requirepass', this.password] : [];
+    const proc = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', os.tmpdir(), ...auth], { stdio: 'ignore' });
     this.proc = proc;
     await waitFor(
       async () => {
         if (proc.exitCode !== null) throw new Error(`redis-server exited (${proc.exitCode}) on port ${this.port}`);
-        return (await run('redis-cli', ['-p', String(this.port), 'ping']).catch(() => ({ stdout: '' }))).stdout.trim() === 'PONG';
+        const cliAuth = this.password ? ['--no-auth-warning', '-a', this.password] : [];
+        return (await run('redis-cli', ['-p', String(this.port), ...cliAuth, 'ping']).catch(() => ({ stdout: '' }))).stdout.trim() === 'PONG';
       },
       { timeoutMs: 20_000, intervalMs: 50, what: `private redis-server on ${this.port}` },
     );
