@@ -94,6 +94,13 @@ while read -r name port ops node_options; do
   [ -f "apps/$name/src/main.ts" ] || continue
   pidf="$RUN/pids/$name.pid"
   if [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null; then started+=("$name $port $ops"); continue; fi
+  # A copy make up did not start (one run by hand from source) holds the app's ops port: a second
+  # copy would only fail on the port while that one answered /readyz for it. Left as it is.
+  if (exec 3<>"/dev/tcp/127.0.0.1/$ops") 2>/dev/null; then
+    echo "up: $name: its ops port $ops is taken by a process make up did not start (your own copy?): left running, not restarted; make down will not stop it" >&2
+    rm -f "$pidf"
+    started+=("$name $port $ops"); continue
+  fi
   envs=(OPS_PORT="$ops"); [ "$port" != "-" ] && envs+=(PORT="$port")
   # shellcheck disable=SC2086 # the options are words of their own
   node_cmd "apps/$name/src/main.ts" $node_options
