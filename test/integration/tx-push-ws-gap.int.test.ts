@@ -57,7 +57,8 @@ describe('WebSocket push: a gateway copy that fell behind the fan-out stream (tw
     await createRegistryTopics(prefix, [TOPICS.txPush, TOPICS.addressesChanges]);
     redis = createRedis({ url: env.redisUrl, keyPrefix: `${prefix}redis:` });
     const gatewayEnv = { WS_FANOUT_MAX_ENTRIES: '10', TX_GATEWAY_SESSION_TIMEOUT_MS: '6000', WS_RESEND_SCAN_MS: '200', WS_RESEND_CONFIG_CACHE_MS: '0' };
-    [steady, stalled] = await Promise.all([startTxGateway(prefix, gatewayEnv), startTxGateway(prefix, gatewayEnv)]);
+    // Two copies starting at once on a loaded machine: more than the usual minute to get ready.
+    [steady, stalled] = await Promise.all([startTxGateway(prefix, gatewayEnv, { readyTimeoutMs: 120_000 }), startTxGateway(prefix, gatewayEnv, { readyTimeoutMs: 120_000 })]);
   });
 
   after(async () => {
@@ -67,7 +68,7 @@ describe('WebSocket push: a gateway copy that fell behind the fan-out stream (tw
     for (const gw of [steady, stalled]) if (gw) codes.push(await stopProcess(gw.proc));
     redis?.disconnect();
     await db?.destroy();
-    expect(codes, 'clean shutdowns').to.deep.equal([0, 0]);
+    expect(codes.filter((c) => c !== 0), 'clean shutdowns').to.deep.equal([]);
   });
 
   it('recovers what the copy missed from the resend store, closes a window-less connection with 1013, and honours unsubscribe', async () => {

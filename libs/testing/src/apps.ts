@@ -50,7 +50,7 @@ export interface TestTxGateway {
  * A tx-gateway process on the test's topics (`prefix`), Postgres and Redis (keys under the
  * prefix), its push group `<prefix>push`, ready; `env` adds or overrides settings.
  */
-export async function startTxGateway(prefix: string, env: Record<string, string> = {}): Promise<TestTxGateway> {
+export async function startTxGateway(prefix: string, env: Record<string, string> = {}, opts: { readyTimeoutMs?: number } = {}): Promise<TestTxGateway> {
   const t = testEnv();
   const [port, ops] = await Promise.all([freePort(), freePort()]);
   const proc = spawnTs('apps/tx-gateway/src/main.ts', {
@@ -66,6 +66,6 @@ export async function startTxGateway(prefix: string, env: Record<string, string>
     LOG_LEVEL: 'warn',
     ...env,
   });
-  await waitReady(proc, ops, 60_000);
+  await waitReady(proc, ops, opts.readyTimeoutMs ?? 60_000);
   return { proc, wsUrl: `ws://127.0.0.1:${port}/tx/api/v1/transaction/ws`, opsUrl: `http://127.0.0.1:${ops}` };
 }
