@@ -11,7 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { REPO_ROOT, spawnTs, stopProcess, waitReady, freePort, freePortRange, type RunningProcess } from './processes';
-import { waitFor } from './wait';
+import { forbidden, waitFor } from './wait';
 
 const run = promisify(execFile);
 const KAFKA_SH = path.join(REPO_ROOT, 'scripts/kafka/kafka.sh');
@@ -313,9 +313,13 @@ export class PrivateRedis {
     const auth = this.password ? ['--requirepass', this.password] : [];
     const proc = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', os.tmpdir(), ...auth], { stdio: 'ignore' });
     this.proc = proc;
+    // No redis-server on the machine (ENOENT): a failure of the test, not an unhandled error of the runner.
+    let spawnError: Error | undefined;
+    proc.once('error', (err) => (spawnError = err));
     await waitFor(
       async () => {
-        if (proc.exitCode !== null) throw new Error(`redis-server exited (${proc.exitCode}) on port ${this.port}`);
+        if (spawnError) forbidden(`redis-server could not start (apt-get install redis-server): ${spawnError.message}`);
+        if (proc.exitCode !== null) forbidden(`redis-server exited (${proc.exitCode}) on port ${this.port}`);
         const cliAuth = this.password ? ['--no-auth-warning', '-a', this.password] : [];
         return (await run('redis-cli', ['-p', String(this.port), ...cliAuth, 'ping']).catch(() => ({ stdout: '' }))).stdout.trim() === 'PONG';
       },
