@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { decodeEventLog, decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, hexToString, parseAbi, parseEther, type Hex } from 'viem';
+import { decodeEventLog, decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, hexToString, parseAbi, parseEther, stringToHex, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { GAS_STATION_INDEX, MnemonicSigner } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
@@ -375,5 +375,112 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
     expect(after).to.include({ status: 'confirmed', tx_hash: stored.tx_hash, raw_tx: stored.raw_tx });
     expect((await rpc('eth_getTransactionReceipt', [stored.tx_hash])).status, 'the stored top-up mined').to.equal('0x1');
     expect((await transfers.listByOrder(order.id)).map((t) => t.kind)).to.deep.equal(['gas_topup_forward', 'approve', 'forward']);
+  });
+
+  it("a vault churned between the quote and the forward: the forward goes to the new vault (read at forward time) and is swapped; a deposit to the retired vault is refunded by THORChain", async () => {
+    const amountIn = parseEther('0.3');
+    const feePlatform = 900_000_000_000_000n;
+    const net = amountIn - feePlatform;
+    const quoted = await thornode(`/thorchain/quote/swap?from_asset=ETH.ETH&to_asset=BTC.BTC&amount=${net / 10n ** 10n}&destination=${DEST}`);
+    const minOut = (BigInt(quoted.expected_amount_out) * 9n) / 10n;
+    const churned = (await (await fetch(`${base}/sim/thorchain/churn`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ chains: ['ETH'] }) })).json()) as { retired: string; address: string }[];
+    expect(churned[0].retired, 'the vault of the quote retired').to.equal(quoted.inbound_address);
+    const current = (await vault()).address;
+    expect(current).to.equal(churned[0].address).and.not.equal(quoted.inbound_address);
+
+    const { order, address } = await paidOrder({ src_token_id: ETH, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: feePlatform.toString(), min_acceptable_out: minOut.toString() }, (a) => pay(a, amountIn));
+    await waitFor(async () => (await orders.findById(order.id))?.forward_tx_hash ?? undefined, { timeoutMs: 30_000, what: 'the forward recorded' });
+    const forwardHash = (await orders.findById(order.id))!.forward_tx_hash!;
+    await mined(forwardHash);
+    const tx = await rpc('eth_getTransactionByHash', [forwardHash]);
+    expect(tx).to.include({ from: address, to: current.toLowerCase() });
+    expect(BigInt(tx.value)).to.equal(net);
+    expect((await orders.findById(order.id))!.execution).to.include({ vault: current });
+    await waitFor(async () => ['Completed', 'Settled'].includes((await orders.findById(order.id))!.state), { timeoutMs: 30_000, what: 'the swap through the new vault completed' });
+
+    // what a sender that kept the quote's vault would have done: THORChain refunds it
+    const stale = await pay(quoted.inbound_address, parseEther('0.05'), stringToHex(`=:BTC.BTC:${DEST}:1`));
+    const status = await waitFor(async () => {
+      const s = await thornode(`/thorchain/tx/status/${stale.slice(2)}`);
+      return s.out_txs.length ? s : undefined;
+    }, { timeoutMs: 30_000, what: "THORChain's answer to the deposit at the retired vault" });
+    expect(status.out_txs[0].memo).to.equal(`REFUND:${stale.slice(2).toUpperCase()}`);
+  });
+
+  it('a minimum that rose with gas between the order and its forward: the fresh quote is under recommended_min_amount_in, nothing is forwarded, SlippageFailed (below_provider_minimum) with the new minimum', async () => {
+    const setBtcGas = (gas_rate: number) => fetch(`${base}/sim/thorchain/gas/BTC`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ gas_rate }) });
+    const amountIn = parseEther('0.02');
+    const net = amountIn - 100_000_000_000_000n;
+    const before = await thornode(`/thorchain/quote/swap?from_asset=ETH.ETH&to_asset=BTC.BTC&amount=${net / 10n ** 10n}`);
+    expect(BigInt(before.recommended_min_amount_in) * 10n ** 10n < net, 'the net amount meets the minimum at the start').to.equal(true);
+    let order;
+    try {
+      ({ order } = await paidOrder({ src_token_id: ETH, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: '100000000000000', min_acceptable_out: '1' }, async (a) => {
+        const hash = await pay(a, amountIn);
+        // Bitcoin's fees twenty times as high before the executor sees the order
+        expect((await setBtcGas(200)).status).to.equal(200);
+        return hash;
+      }));
+      const risen = (await (await fetch(`${base}/thornode/thorchain/quote/swap?from_asset=ETH.ETH&to_asset=BTC.BTC&amount=${net / 10n ** 10n}`)).json()) as { message: string };
+      const minIn = /recommended_min_amount_in: ([0-9]+)/.exec(risen.message)?.[1];
+      expect(minIn, 'THORNode refuses the amount now').to.match(/^[0-9]+$/);
+      await waitFor(async () => (await orders.findById(order!.id))?.state === 'SlippageFailed' || undefined, { timeoutMs: 30_000, what: 'the forward refused' });
+      const refused = (await orders.findById(order.id))!;
+      expect(refused.execution).to.include({ channel: 'thorchain', outcome: 'SlippageFailed', reason: 'below_provider_minimum', net: net.toString() });
+      // the minimum THORNode named to the executor: above the net amount, as the one named here (prices move a little between the two quotes)
+      const named = BigInt((refused.execution as Record<string, string>).min_amount_in);
+      expect(named > net, `minimum ${named} above the net ${net}`).to.equal(true);
+      const mine = BigInt(minIn!) * 10n ** 10n;
+      expect(named > (mine * 9n) / 10n && named < (mine * 11n) / 10n, `minimum ${named} near ${mine}`).to.equal(true);
+      expect(await transfers.find(order.id, 'forward'), 'nothing forwarded').to.equal(undefined);
+    } finally {
+      await setBtcGas(10);
+    }
+  });
+
+  it('a ChangeNOW fixed rate that expired before the payin arrived (its broadcast held up by the node): ChangeNOW refunds the payin to the deposit address on the chain; the order is ChainFailed, the deposit address holds exactly what came back', async () => {
+    const changenow = (await db('agg.channels').where({ adapter_kind: 'changenow' }).first('id')) as { id: number };
+    const control = (path: string, body: unknown) => fetch(`${base}${path}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const amountIn = parseEther('0.3');
+    const feePlatform = 900_000_000_000_000n;
+    const net = amountIn - feePlatform;
+    let placed;
+    try {
+      // rates valid for 1.5 s; the node takes no transaction until the order's rate has expired
+      expect((await control('/sim/changenow/rate-ttl', { ms: 1500 })).status).to.equal(200);
+      placed = await paidOrder(
+        { channel_id: changenow.id, channel_kind: 'changenow', provider_order_id: `made-with-the-order-${randomBytes(4).toString('hex')}`, src_token_id: ETH, dst_token_id: BTC, amount_in: amountIn.toString(), fee_platform: feePlatform.toString(), min_acceptable_out: '1', integrator_id: integratorId },
+        async (a) => {
+          const hash = await pay(a, amountIn);
+          await mined(hash);
+          await control('/sim/chain/ethereum-mainnet/broadcasts', { refuse: true });
+          return hash;
+        },
+      );
+      const stored = await waitFor(async () => {
+        const t = await transfers.find(placed!.order.id, 'forward');
+        return t?.status === 'signed' ? t : undefined;
+      }, { timeoutMs: 30_000, what: 'the forward stored, its broadcast refused' });
+      const validUntil = Date.parse(String((stored.detail as Record<string, unknown>).rate_valid_until));
+      await new Promise((r) => setTimeout(r, Math.max(0, validUntil - Date.now()) + 200));
+    } finally {
+      await control('/sim/chain/ethereum-mainnet/broadcasts', { refuse: false });
+      await control('/sim/changenow/rate-ttl', { ms: 3_600_000 });
+    }
+    const { order, address } = placed!;
+    await waitFor(async () => (await orders.findById(order.id))?.state === 'ChainFailed' || undefined, { timeoutMs: 40_000, what: "ChangeNOW's refund of the late payin followed to ChainFailed" });
+    const failed = (await orders.findById(order.id))!;
+    expect(failed.execution).to.include({ outcome: 'ChainFailed', provider_outcome: 'Refunded' });
+    const exchangeId = failed.provider_order_id;
+    const exchange = (await (await fetch(`${base}/changenow/v2/exchange/by-id?id=${exchangeId}`, { headers: { 'x-changenow-api-key': 'test' } })).json()) as Record<string, any>;
+    expect(exchange).to.include({ status: 'refunded', flow: 'fixed-rate', refundAddress: address });
+    expect(Date.parse(exchange.depositReceivedAt)).to.be.greaterThan(Date.parse(exchange.validUntil));
+    await mined(exchange.refundHash);
+    const refund = await rpc('eth_getTransactionByHash', [exchange.refundHash]);
+    expect(refund).to.include({ from: exchange.payinAddress.toLowerCase(), to: address });
+    // the deposit address started empty: the amount paid, less the forward, its gas, plus what came back
+    const forwardReceipt = await rpc('eth_getTransactionReceipt', [failed.forward_tx_hash]);
+    const forwardGas = BigInt(forwardReceipt.gasUsed) * BigInt(forwardReceipt.effectiveGasPrice);
+    expect(BigInt(await rpc('eth_getBalance', [address, 'latest']))).to.equal(amountIn - net - forwardGas + BigInt(refund.value));
   });
 });

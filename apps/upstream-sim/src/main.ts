@@ -85,6 +85,8 @@ runService('upstream-sim', upstreamSimConfig, (svc) => {
   // server stops, since open streams would keep the server from closing.
   http.upgrade(stream.upgrade);
   svc.serve({ name: 'ohlcv-stream', stop: () => stream.close() });
+  if (config.SIM_THORCHAIN_CHURN_MS > 0) svc.serve(periodicJob({ name: 'thorchain-churn', intervalMs: config.SIM_THORCHAIN_CHURN_MS, run: async () => void logger.info({ msg: 'sim_thorchain_churn', vaults: thorchain.churn() }), logger }));
+  if (config.SIM_THORCHAIN_GAS_MS > 0) svc.serve(periodicJob({ name: 'thorchain-gas', intervalMs: config.SIM_THORCHAIN_GAS_MS, run: async () => thorchain.moveGas(drivers.random), logger }));
   svc.serve(periodicJob({ name: 'block-producer', intervalMs: config.SIM_BLOCK_MS, run: () => producer.tick(), logger }));
   // Registered after the server so it stops first: held requests would keep the server from closing.
   svc.serve({ name: 'held-requests', stop: async () => held.releaseAll() });

@@ -52,6 +52,23 @@ function newVault(chain: string): string {
   return '0x' + randomBytes(20).toString('hex');
 }
 
+/** Each chain's gas asset, in which its outbound fee is charged. */
+const GAS_ASSETS: Readonly<Record<string, string>> = { BTC: 'BTC.BTC', ETH: 'ETH.ETH', BSC: 'BSC.BNB', AVAX: 'AVAX.AVAX', GAIA: 'GAIA.ATOM', ARB: 'ARB.ETH', BASE: 'BASE.ETH' };
+/** THORNode's `inbound_addresses` values at start: `gas_rate` (gwei on EVM chains, sat/vB on Bitcoin, uatom on Gaia) and `outbound_tx_size`. */
+const START_GAS_RATES: Readonly<Record<string, number>> = { BTC: 10, ETH: 3, BSC: 3, AVAX: 25, GAIA: 10, ARB: 1, BASE: 1 };
+const OUTBOUND_TX_SIZES: Readonly<Record<string, number>> = { BTC: 1000, ETH: 100_000, BSC: 100_000, AVAX: 100_000, GAIA: 1000, ARB: 100_000, BASE: 100_000 };
+/** THORChain charges outbounds 1.5 times their gas (the outbound fee multiplier at its floor, 15 000 bp). */
+const OUTBOUND_FEE_MULTIPLIER_BPS = 15_000n;
+/** THORNode's recommended minimum inbound: four times the larger of the inbound chain's and the outbound chain's outbound fee. */
+const MIN_IN_FEE_MULTIPLE = 4n;
+
+/** The outbound fee of a chain in 1e8 units of its gas asset: gas rate × outbound size × the multiplier (EVM gas rates are gwei: 1 gwei × gas = 0.1 of a 1e8 unit). */
+export function outboundFeeOf(chain: string, gasRate: number): bigint {
+  const gas = BigInt(Math.ceil(gasRate * (OUTBOUND_TX_SIZES[chain] ?? 1000)));
+  const fee = (gas * OUTBOUND_FEE_MULTIPLIER_BPS) / 10_000n;
+  return EVM_CHAINS.has(chain) ? fee / 10n : fee;
+}
+
 export type SwapOutcome = 'done' | 'refunded';
 
 /** An inbound THORChain saw on a chain: what it does with it, and when its outbound is out. */
@@ -76,6 +93,9 @@ export interface ObservedSwap {
  */
 export class ThorchainSim {
   private readonly vaults = new Map<string, string>();
+  /** Vaults churned out, by chain: a deposit to one is refunded. */
+  private readonly retired = new Map<string, Set<string>>();
+  private readonly gasRates = new Map<string, number>(Object.entries(START_GAS_RATES));
   private readonly routers = new Map<string, string>();
   readonly halted = new Set<string>();
   /** Outcomes set by hand (`PUT /sim/thorchain/tx/{hash}`), for inbounds of chains nothing watches. */
@@ -89,6 +109,74 @@ export class ThorchainSim {
   vaultOf(chain: string): string {
     if (!this.vaults.has(chain)) this.vaults.set(chain, newVault(chain));
     return this.vaults.get(chain)!;
+  }
+
+  /** Whether `address` was a vault of `chain` before a churn. */
+  isRetiredVault(chain: string, address: string): boolean {
+    return this.retired.get(chain)?.has(address.toLowerCase()) ?? false;
+  }
+
+  /**
+   * A churn: the chains' vaults (all known ones, or `chains`) are retired and new ones take their
+   * place, as THORChain's validator churn rotates its Asgard vaults; routers stay.
+   */
+  churn(chains: readonly string[] = [...this.vaults.keys()]): { chain: string; retired: string; address: string }[] {
+    return chains.map((chain) => {
+      const old = this.vaultOf(chain);
+      const set = this.retired.get(chain) ?? new Set<string>();
+      set.add(old.toLowerCase());
+      this.retired.set(chain, set);
+      this.vaults.set(chain, newVault(chain));
+      return { chain, retired: old, address: this.vaults.get(chain)! };
+    });
+  }
+
+  gasRateOf(chain: string): number {
+    return this.gasRates.get(chain) ?? 1;
+  }
+
+  setGasRate(chain: string, rate: number): void {
+    this.gasRates.set(chain, rate);
+  }
+
+  /** Gas moves: every chain's rate by a factor between 0.8 and 1.25 (`random` in [0, 1)), kept between its start value and 50 times it. */
+  moveGas(random: () => number): void {
+    for (const [chain, start] of Object.entries(START_GAS_RATES)) {
+      const next = this.gasRateOf(chain) * 0.8 ** (1 - 2 * random());
+      this.gasRates.set(chain, Math.min(start * 50, Math.max(start, Math.round(next * 100) / 100)));
+    }
+  }
+
+  /** A chain's outbound fee now, in 1e8 units of its gas asset (`outbound_fee` of inbound_addresses). */
+  outboundFee(chain: string): bigint {
+    return outboundFeeOf(chain, this.gasRateOf(chain));
+  }
+
+  /** `amount` (1e8 units) of asset `from` valued in asset `to` at the current prices; undefined for an unknown asset. */
+  private convert(from: string, to: string, amount: bigint): bigint | undefined {
+    const pf = this.priceUsd(from);
+    const pt = this.priceUsd(to);
+    if (pf === undefined || pt === undefined) return undefined;
+    return (amount * BigInt(Math.round((pf / pt) * 1e12))) / 1_000_000_000_000n;
+  }
+
+  /** The outbound fee of the destination asset's chain, charged in that asset (`fees.outbound` of a quote). */
+  outboundFeeIn(asset: string): bigint | undefined {
+    const chain = asset.toUpperCase().split('.')[0];
+    const gasAsset = GAS_ASSETS[chain];
+    return gasAsset ? this.convert(gasAsset, asset.toUpperCase(), this.outboundFee(chain)) : undefined;
+  }
+
+  /** `recommended_min_amount_in` (1e8 units of `from`): four times the larger of the two chains' outbound fees, valued in `from`; it moves with gas. */
+  recommendedMinIn(from: string, to: string): bigint | undefined {
+    const fees = [from, to].map((asset) => {
+      const chain = asset.toUpperCase().split('.')[0];
+      const gasAsset = GAS_ASSETS[chain];
+      return gasAsset ? this.convert(gasAsset, from.toUpperCase(), this.outboundFee(chain)) : undefined;
+    });
+    if (fees.some((f) => f === undefined)) return undefined;
+    const [a, b] = fees as bigint[];
+    return (a > b ? a : b) * MIN_IN_FEE_MULTIPLE;
   }
 
   routerOf(chain: string): string | undefined {
@@ -109,16 +197,15 @@ export class ThorchainSim {
     if (contract) this.tokenAssets.set(`${chain}:${contract.toLowerCase()}`, asset.toUpperCase());
   }
 
-  /** The swap's output in 1e8 units at the current prices, less the liquidity fee; undefined for an unknown asset. */
-  swapOut(from: string, to: string, amount: bigint): { out: bigint; liquidity: bigint } | undefined {
-    const pf = this.priceUsd(from);
-    const pt = this.priceUsd(to);
-    if (pf === undefined || pt === undefined) return undefined;
+  /** The swap's output in 1e8 units at the current prices, less the liquidity fee and the outbound fee (never below 0); undefined for an unknown asset. */
+  swapOut(from: string, to: string, amount: bigint): { out: bigint; liquidity: bigint; outbound: bigint } | undefined {
     // the price ratio in 1e-12 keeps it integer
-    const ratio = BigInt(Math.round((pf / pt) * 1e12));
-    const gross = (amount * ratio) / 1_000_000_000_000n;
+    const gross = this.convert(from, to, amount);
+    const outbound = this.outboundFeeIn(to);
+    if (gross === undefined || outbound === undefined) return undefined;
     const liquidity = (gross * LIQUIDITY_FEE_BPS) / 10_000n;
-    return { out: gross - liquidity, liquidity };
+    const out = gross - liquidity - outbound;
+    return { out: out > 0n ? out : 0n, liquidity, outbound };
   }
 
   /** The router contract of a watched EVM network, as the simulated chain runs it. */
@@ -166,10 +253,13 @@ export class ThorchainSim {
       if (receipt?.status !== '0x1') return;
       const hash = String(tx.hash);
       const value = BigInt(String(tx.value ?? '0x0'));
-      if (String(tx.to ?? '').toLowerCase() === vault && value > 0n) {
+      const to = String(tx.to ?? '').toLowerCase();
+      if (to === vault && value > 0n) {
         this.inbound(hash, watched.native, value, 18, memoOf(String(tx.input ?? '0x')));
         return;
       }
+      // a vault churned out: THORChain still watches it and refunds what arrives there
+      if (value > 0n && this.isRetiredVault(watched.chain, to)) return this.refund(hash, watched.native, value, memoOf(String(tx.input ?? '0x')), 'vault retired');
       for (const log of (receipt.logs as { address: string; topics: Hex[]; data: Hex }[]) ?? []) {
         if (!router || log.address.toLowerCase() !== router) continue;
         let event: { to: Hex; asset: Hex; amount: bigint; memo: string };
@@ -178,10 +268,13 @@ export class ThorchainSim {
         } catch {
           continue;
         }
-        // a deposit for a retired (or foreign) vault is lost: THORChain does not see it
-        if (event.to.toLowerCase() !== vault) continue;
         const native = event.asset.toLowerCase() === ZERO_ADDRESS;
         const asset = native ? watched.native : this.tokenAssets.get(`${watched.chain}:${event.asset.toLowerCase()}`);
+        // a router deposit to a churned-out vault is refunded; one to a foreign vault is not THORChain's
+        if (event.to.toLowerCase() !== vault) {
+          if (this.isRetiredVault(watched.chain, event.to)) this.refund(hash, asset ?? `${watched.chain}.UNKNOWN`, event.amount, event.memo, 'vault retired');
+          continue;
+        }
         if (!asset) this.refund(hash, `${watched.chain}.UNKNOWN-${event.asset.toUpperCase()}`, event.amount, event.memo, 'unknown asset');
         else this.inbound(hash, asset, event.amount, native ? 18 : evmDecimals(asset), event.memo);
       }
@@ -198,10 +291,12 @@ export class ThorchainSim {
     type Out = { value: number; scriptPubKey: { hex: string; address?: string } };
     for (const tx of (Array.isArray(block.tx) ? block.tx : []) as { txid: string; vout: Out[] }[]) {
       const toVault = tx.vout.filter((o) => o.scriptPubKey.address === vault);
-      if (toVault.length === 0) continue;
-      const amount = toVault.reduce((sum, o) => sum + BigInt(Math.round(o.value * 1e8)), 0n);
+      const toRetired = tx.vout.filter((o) => o.scriptPubKey.address !== undefined && this.isRetiredVault('BTC', o.scriptPubKey.address));
+      if (toVault.length === 0 && toRetired.length === 0) continue;
+      const amount = (toVault.length ? toVault : toRetired).reduce((sum, o) => sum + BigInt(Math.round(o.value * 1e8)), 0n);
       const memo = tx.vout.map((o) => opReturnText(Buffer.from(o.scriptPubKey.hex, 'hex'))).find((m) => m !== undefined) ?? '';
-      this.inbound(tx.txid, 'BTC.BTC', amount, THOR_DECIMALS, memo);
+      if (toVault.length === 0) this.refund(tx.txid, 'BTC.BTC', amount, memo, 'vault retired');
+      else this.inbound(tx.txid, 'BTC.BTC', amount, THOR_DECIMALS, memo);
     }
   }
 
@@ -215,6 +310,7 @@ export class ThorchainSim {
     if (!out) return this.refund(hash, asset, amount, memo, `unknown asset ${target}`);
     const limitText = (limitPart ?? '').split('/')[0];
     const limit = /^[0-9]+$/.test(limitText) ? BigInt(limitText) : 0n;
+    if (out.out === 0n) return this.refund(hash, asset, amount, memo, 'not enough asset to pay for fees');
     if (out.out < limit) return this.refund(hash, asset, amount, memo, `emit asset ${out.out} less than price limit ${limit}`);
     this.observed.set(key(hash), { outcome: 'done', outHash: randomBytes(32).toString('hex').toUpperCase(), finishAt: this.deps.now() + this.deps.swapMs, memo, asset, amount: amount.toString() });
   }

@@ -7,14 +7,15 @@ import { EVM_CHAINS, INBOUND_CHAINS, LIQUIDITY_FEE_BPS, type ThorchainSim } from
  * `/thornode`: `GET /thorchain/quote/swap` (from_asset, to_asset, amount in 1e8 units,
  * destination) answering a vault `inbound_address` of the source chain (shared by every swap of
  * that chain, one per simulator run), `memo` (`=:<to_asset>:<destination>`), `expiry` (15
- * minutes), fees and `expected_amount_out` from the simulator's prices less a 0.35 % liquidity fee;
+ * minutes), fees and `expected_amount_out` from the simulator's prices less a 0.35 % liquidity fee
+ * and the destination chain's outbound fee (`fees.outbound`, in the destination asset);
  * `GET /thorchain/tx/status/{hash}` following a swap by its inbound hash; `GET
  * /thorchain/inbound_addresses` listing each chain's vault (the quote's `inbound_address`), its
  * `router` and halt flags, which callers must read fresh before every deposit. Errors are
  * `{code, message, details}` as THORNode's (`code` 3: invalid request). Minimums as THORNode's:
- * `recommended_min_amount_in` (1e8 units of the source asset) is the amount worth
- * 12.5 USD (THORNode derives it from the outbound fees, about four times the fee); a
- * quote of less than a quarter of it cannot pay the fee and is refused with
+ * `recommended_min_amount_in` (1e8 units of the source asset) is four times the larger of the
+ * source and the destination chain's outbound fee valued in the source asset, so it moves with
+ * gas; a quote of less than a quarter of it cannot pay the fee and is refused with
  * `amount less than min swap amount (recommended_min_amount_in: N): invalid request`. EVM-chain
  * sources get the chain's `router` (one per chain per simulator run), through which THORNode's
  * notes send tokens (`depositWithExpiry`). Swaps progress by themselves: the state behind
@@ -23,9 +24,10 @@ import { EVM_CHAINS, INBOUND_CHAINS, LIQUIDITY_FEE_BPS, type ThorchainSim } from
  * `{outcome: done|refunded, outHash}` finishes the swap of an inbound on a chain nothing watches;
  * `GET /sim/thorchain/observed` lists the inbounds seen on the chains; `PUT
  * /sim/thorchain/halt/{chain}` `{halted: boolean}` halts a chain's trading (its quotes are
- * refused, inbound_addresses says `halted`).
+ * refused, inbound_addresses says `halted`); `POST /sim/thorchain/churn` `{chains?}` rotates
+ * vaults (a deposit to a retired one is refunded); `PUT /sim/thorchain/gas/{chain}`
+ * `{gas_rate}` sets a chain's gas rate (its outbound fee, and the minimums, follow).
  */
-const MIN_SWAP_USD = 12.5;
 
 export function thornodeRouter(deps: { thorchain: ThorchainSim; now: () => number }): Router {
   const router = express.Router();
@@ -44,9 +46,11 @@ export function thornodeRouter(deps: { thorchain: ThorchainSim; now: () => numbe
     const pt = thor.priceUsd(to);
     if (pf === undefined || pt === undefined) return fail(res, 400, `unknown asset ${pf === undefined ? from : to}`);
     const amount = BigInt(q.amount!);
-    const minIn = BigInt(Math.ceil((MIN_SWAP_USD / pf) * 1e8));
+    const minIn = thor.recommendedMinIn(from, to);
+    if (minIn === undefined) return fail(res, 400, `unknown chain of ${from} or ${to}`);
     if (amount * 4n < minIn) return fail(res, 400, `amount less than min swap amount (recommended_min_amount_in: ${minIn}): invalid request`);
-    const { out, liquidity } = thor.swapOut(from, to, amount)!;
+    const { out, liquidity, outbound } = thor.swapOut(from, to, amount)!;
+    const total = liquidity + outbound;
     thor.notePool(from);
     const chain = from.split('.')[0];
     if (halted.has(chain) || halted.has(to.split('.')[0])) return fail(res, 400, "trading is halted, can't process swap");
@@ -56,7 +60,7 @@ export function thornodeRouter(deps: { thorchain: ThorchainSim; now: () => numbe
       inbound_confirmation_seconds: 12,
       outbound_delay_blocks: 0,
       outbound_delay_seconds: 0,
-      fees: { asset: to, affiliate: '0', outbound: '0', liquidity: liquidity.toString(), total: liquidity.toString(), slippage_bps: Number(LIQUIDITY_FEE_BPS), total_bps: Number(LIQUIDITY_FEE_BPS) },
+      fees: { asset: to, affiliate: '0', outbound: outbound.toString(), liquidity: liquidity.toString(), total: total.toString(), slippage_bps: Number(LIQUIDITY_FEE_BPS), total_bps: out + total > 0n ? Number((total * 10_000n) / (out + total)) : 10_000 },
       expiry: Math.floor(deps.now() / 1000) + 15 * 60,
       warning: 'Do not cache this response. Do not send funds after the expiry.',
       notes: 'Transfer the inbound_address the asset with the memo. Do not use multi-in, multi-out transactions.',
@@ -87,10 +91,10 @@ export function thornodeRouter(deps: { thorchain: ThorchainSim; now: () => numbe
           global_trading_paused: false,
           chain_trading_paused: stopped,
           chain_lp_actions_paused: stopped,
-          gas_rate: EVM_CHAINS.has(chain) ? '3' : '10',
-          gas_rate_units: EVM_CHAINS.has(chain) ? 'gwei' : 'satsperbyte',
+          gas_rate: String(thor.gasRateOf(chain)),
+          gas_rate_units: EVM_CHAINS.has(chain) ? 'gwei' : chain === 'GAIA' ? 'uatom' : 'satsperbyte',
           outbound_tx_size: EVM_CHAINS.has(chain) ? '100000' : '1000',
-          outbound_fee: EVM_CHAINS.has(chain) ? '240000' : '15000',
+          outbound_fee: thor.outboundFee(chain).toString(),
           dust_threshold: chain === 'BTC' ? '10000' : '0',
         };
       }),
@@ -104,6 +108,22 @@ export function thornodeRouter(deps: { thorchain: ThorchainSim; now: () => numbe
     if (b.halted) halted.add(chain);
     else halted.delete(chain);
     res.json({ chain, halted: b.halted });
+  });
+
+  router.post('/sim/thorchain/churn', express.json(), (req, res) => {
+    const b = (req.body ?? {}) as { chains?: unknown };
+    const known = INBOUND_CHAINS as readonly string[];
+    const chains = b.chains === undefined ? [...known] : b.chains;
+    if (!Array.isArray(chains) || !chains.every((c) => typeof c === 'string' && known.includes(c.toUpperCase()))) return fail(res, 400, `chains: a list of known chains (${INBOUND_CHAINS.join(', ')})`);
+    res.json(thor.churn(chains.map((c: string) => c.toUpperCase())));
+  });
+
+  router.put('/sim/thorchain/gas/:chain', express.json(), (req, res) => {
+    const chain = String(req.params.chain).toUpperCase();
+    const rate = (req.body ?? {}) as { gas_rate?: unknown };
+    if (!(INBOUND_CHAINS as readonly string[]).includes(chain) || typeof rate.gas_rate !== 'number' || !(rate.gas_rate > 0)) return fail(res, 400, 'a known chain and gas_rate (a positive number) are required');
+    thor.setGasRate(chain, rate.gas_rate);
+    res.json({ chain, gas_rate: rate.gas_rate, outbound_fee: thor.outboundFee(chain).toString() });
   });
 
   router.get('/thornode/thorchain/tx/status/:hash', (req, res) => {
