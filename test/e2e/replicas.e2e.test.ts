@@ -61,7 +61,8 @@ function bitcoinPaying(item: Json, addresses: ReadonlySet<string>): Set<string> 
  * is computed from the raw blocks and the monitored addresses: every such transaction reaches a
  * WebSocket client of each gateway copy (the one whose copy died reconnects to the other, as
  * behind a load balancer) and the webhook receiver, a webhook at most twice (once more after the
- * dispatcher's kill: at least once), and a connection never gets the same push twice.
+ * dispatcher's kill: at least once), and a connection never gets the same push twice. A second
+ * application monitoring only the Bitcoin addresses gets exactly its own pushes on its client.
  */
 describe('replicas: two copies of every address-monitoring app, one of each killed mid-stream', function () {
   this.timeout(240_000);
@@ -76,6 +77,8 @@ describe('replicas: two copies of every address-monitoring app, one of each kill
   let ingestUrls: string[] = [];
   let gatewayWs: string[] = [];
   let app = { id: '', key: '' };
+  /** A second application, monitoring only the Bitcoin addresses, over WebSocket only: the copies route each push to its own application. */
+  let other = { id: '', key: '' };
 
   const evm = evmBlockItem();
   const btc = [bitcoinBlockItem(766391), bitcoinBlockItem(766393)];
@@ -108,9 +111,12 @@ describe('replicas: two copies of every address-monitoring app, one of each kill
     await receiver.start();
     // A push is sent again only after an hour unacknowledged: what a client gets twice is a replay.
     await db('tx.app_configs').insert({ app_id: app.id, enable_ws: true, enable_webhook: true, webhook_url: receiver.url, webhook_secret_enc: new SecretBox(webhookKey).seal('replicas-hook'), ws_ack_resend_interval_seconds: 3600 });
+    other = await createAppWithKey(db, { id: `replicas-other-${randomBytes(4).toString('hex')}` });
+    await db('tx.app_configs').insert({ app_id: other.id, enable_ws: true, enable_webhook: false, ws_ack_resend_interval_seconds: 3600 });
     await db('tx.monitored_addresses').insert([
       ...[...evmAddresses].map((address) => ({ app_id: app.id, chain_type: 'ethereum', address })),
       ...[...btcAddresses].map((address) => ({ app_id: app.id, chain_type: 'bitcoin', address })),
+      ...[...btcAddresses].map((address) => ({ app_id: other.id, chain_type: 'bitcoin', address })),
     ]);
     await createRegistryTopics(prefix);
     const common = {
@@ -180,8 +186,8 @@ describe('replicas: two copies of every address-monitoring app, one of each kill
   const hooked = () => receiver.bodies<Json[]>().flatMap((b) => b.map((t) => t.txHash as string));
 
   it('delivers every due transaction to a client of either gateway copy and to the webhook receiver, through a SIGKILL of one copy of each app', async () => {
-    const open = async (url: string) => {
-      const c = await connectWs(url, { 'x-api-key': app.key, 'x-resendduration': '600' });
+    const open = async (url: string, key = app.key) => {
+      const c = await connectWs(url, { 'x-api-key': key, 'x-resendduration': '600' });
       clients.push(c);
       await c.next((m) => m.type === 'connected');
       return c;
@@ -189,6 +195,7 @@ describe('replicas: two copies of every address-monitoring app, one of each kill
     // One client on each gateway copy; the first one's copy is the one killed.
     const [onKilled, onSurvivor] = [await open(gatewayWs[0]), await open(gatewayWs[1])];
     const gone = new Promise<void>((resolve) => onKilled.ws.once('close', () => resolve()));
+    const otherApp = await open(gatewayWs[1], other.key);
 
     // Heights of the run, spaced so no two streamed blocks are parent and child.
     const base = { evm: 3_000_000_000 + randomInt(1_000_000_000), utxo: 3_000_000_000 + randomInt(1_000_000_000) };
@@ -216,6 +223,8 @@ describe('replicas: two copies of every address-monitoring app, one of each kill
       return [...due].filter((h) => !s.has(h));
     };
     const killedClientSaw = () => [...pushed(onKilled), ...pushed(reconnected)].map((p) => p.hash);
+    const dueOther = new Set(streamed.filter((s) => s.network === 'bitcoin-mainnet').flatMap((s) => [...s.due]));
+    await waitFor(() => [...dueOther].every((h) => pushed(otherApp).some((p) => p.hash === h)), { timeoutMs: 120_000, intervalMs: 500, what: "every Bitcoin transaction on the other application's client" });
     await waitFor(() => missing(hooked()).length === 0 && missing(pushed(onSurvivor).map((p) => p.hash)).length === 0 && missing(killedClientSaw()).length === 0, {
       timeoutMs: 120_000,
       intervalMs: 500,
@@ -223,12 +232,13 @@ describe('replicas: two copies of every address-monitoring app, one of each kill
     });
 
     // Nothing else: every channel got exactly the due transactions.
+    expect([...new Set(pushed(otherApp).map((p) => p.hash))].filter((h) => !dueOther.has(h)), "the other application's client: only its own transactions").to.deep.equal([]);
     for (const [label, hashes] of [['webhook', hooked()], ['survivor', pushed(onSurvivor).map((p) => p.hash)], ['reconnected', killedClientSaw()]] as const) {
       expect(hashes.filter((h) => !inBlocks.has(h)), `${label}: only transactions of the streamed blocks`).to.deep.equal([]);
       expect([...new Set(hashes)].filter((h) => !due.has(h)), `${label}: only due transactions`).to.deep.equal([]);
     }
     // A connection never gets one push twice (duplicates come only with a reconnect's resend).
-    for (const [label, c] of [['survivor', onSurvivor], ['killed copy', onKilled], ['reconnected', reconnected]] as const) {
+    for (const [label, c] of [['survivor', onSurvivor], ['killed copy', onKilled], ['reconnected', reconnected], ['other application', otherApp]] as const) {
       const ids = pushed(c).map((p) => p.id);
       expect(ids.length - new Set(ids).size, `${label}: a push twice on one connection`).to.equal(0);
     }
