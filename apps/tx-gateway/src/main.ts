@@ -94,9 +94,9 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
   svc.serve(periodicJob({ name: 'ws_cap_renew', intervalMs: Math.floor(config.WS_CONNECTION_LEASE_MS / 3), run: () => hub.renewLeases(), logger }));
   const fanout = new FanoutReader({
     redis: redis.duplicate(),
+    deliver: (p) => hub.deliver(p.appId, p.frame, p.chainType, p.listenAddress, p.messageId),
     // Entries missed (this copy fell past the cap, or Redis lost the stream): never a silent gap.
     onGap: () => hub.recoverGap(),
-    deliver: (p) => hub.deliver(p.appId, p.frame, p.chainType, p.listenAddress, p.messageId),
     logger,
   });
   svc.serve({ name: 'ws-fanout', health: () => fanout.health(), start: () => fanout.start(), stop: () => fanout.stop() });
