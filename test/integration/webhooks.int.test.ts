@@ -218,7 +218,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     }
   });
 
-  it('receiver down: batches queue in order, retries follow 1 s, 2 s, 4 s …; on recovery one POST drains the queue and the status is active again', async () => {
+  it('receiver down: batches queue in order, retries follow 1 s, 2 s, 4 s …; on recovery the failed batch goes as it went, then the rest, and the status is active again', async () => {
     const appId = await newApp('s');
     const d = dispatcher();
     receiver.status = 503;
@@ -255,8 +255,8 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     receiver.status = 200;
     await clock.advance(t0 + 15_000 - clock.now());
     expect(await d.drainDue()).to.equal(5);
-    const last = receiver.requests[receiver.requests.length - 1];
-    expect((JSON.parse(last.body) as Json[]).map((t) => t.txHash)).to.deep.equal([...first, ...later].map((p) => p.tx.tx_hash));
+    // The failed batch as its POSTs carried it (the same webhook-id), then those queued behind it.
+    expect(receiver.bodies<Json[]>().slice(-2).map((b) => b.map((t) => t.txHash))).to.deep.equal([first.map((p) => p.tx.tx_hash), later.map((p) => p.tx.tx_hash)]);
     cfg = await config(appId);
     expect(cfg).to.include({ webhook_delivery_status: 'active', webhook_retrying_since: null });
     expect(await queue(appId)).to.deep.equal([]);
@@ -345,6 +345,65 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     }
   });
 
+  it('a reorg reaches the receiver: the orphaned transaction comes again marked removed, in order behind what was sent', async () => {
+    const appId = await newApp('s');
+    const d = dispatcher();
+    const [p] = pushes(appId, 1);
+    await d.handlePushes([p]);
+    // The block was replaced: tx-matcher pushes the transaction again, orphaned (another message id).
+    const orphan = topicMessage(TOPICS.txPush, { ...p, message_id: randomBytes(16).toString('hex'), orphaned: true });
+    const later = pushes(appId, 1);
+    await d.handlePushes([orphan, ...later]);
+    const items = receiver.bodies<Json[]>().flat();
+    expect(items.map((t) => [t.txHash, t.removed])).to.deep.equal([
+      [p.tx.tx_hash, undefined],
+      [p.tx.tx_hash, true],
+      [later[0].tx.tx_hash, undefined],
+    ]);
+    for (const body of receiver.bodies()) expect(contracts.validate('webhook/tx/transaction-batch', body)).to.deep.equal({ ok: true });
+    // Otherwise the same TransactionResult: the receiver finds what it credited by chain and hash.
+    const { removed, ...rest } = items[1];
+    expect(removed).to.equal(true);
+    expect(rest).to.deep.equal(items[0]);
+    // Queued (the receiver down), it keeps its mark through the retry.
+    receiver.status = 503;
+    const again = topicMessage(TOPICS.txPush, { ...later[0], message_id: randomBytes(16).toString('hex'), orphaned: true });
+    await d.handlePushes([again]);
+    receiver.status = 200;
+    await clock.advance(1_000);
+    await d.drainDue();
+    expect(receiver.bodies<Json[]>().at(-1)!.map((t) => [t.txHash, t.removed])).to.deep.equal([[later[0].tx.tx_hash, true]]);
+  });
+
+  it('the same content keeps its webhook-id: the live send, its retries and a replay of the same pushes', async () => {
+    const appId = await newApp('s');
+    const d = dispatcher();
+    receiver.status = 503;
+    const first = pushes(appId, 3);
+    await d.handlePushes(first);
+    const behind = pushes(appId, 2);
+    await d.handlePushes(behind);
+    await clock.advance(1_000);
+    await d.drainDue();
+    receiver.status = 200;
+    await clock.advance(2_000);
+    await d.drainDue();
+    const sent = receiver.requests.map((r) => ({ id: String(r.headers['webhook-id']), hashes: (JSON.parse(r.body) as Json[]).map((t) => t.txHash) }));
+    const firstId = batchId(first.map((p) => p.message_id));
+    // The failed live POST, its failed retry and its delivered retry: the same three, the same id;
+    // the two queued behind (never sent with them) go in a POST of their own.
+    expect(sent).to.deep.equal([
+      { id: firstId, hashes: first.map((p) => p.tx.tx_hash) },
+      { id: firstId, hashes: first.map((p) => p.tx.tx_hash) },
+      { id: firstId, hashes: first.map((p) => p.tx.tx_hash) },
+      { id: batchId(behind.map((p) => p.message_id)), hashes: behind.map((p) => p.tx.tx_hash) },
+    ]);
+    expect(await queue(appId)).to.deep.equal([]);
+    // A replay of the same records (a crash before the offsets were committed): the same id again.
+    await d.handlePushes(first);
+    expect(receiver.requests.at(-1)!.headers['webhook-id']).to.equal(firstId);
+  });
+
   it('re-enabled after the disable: at once retrying, a match before the next scheduler pass queues behind the old batch, both delivered in order', async () => {
     const appId = await newApp('s');
     const d = dispatcher();
@@ -368,7 +427,8 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     const before = receiver.requests.length;
     await d.drainDue();
     expect(hashes(receiver).slice(-3)).to.deep.equal([...old, ...fresh].map((p) => p.tx.tx_hash));
-    expect(receiver.requests.length - before).to.equal(1);
+    // The kept batch as its POSTs carried it, then the new match.
+    expect(receiver.requests.length - before).to.equal(2);
     expect(await config(appId)).to.include({ webhook_delivery_status: 'active', webhook_next_attempt_at: null });
   });
 
@@ -453,7 +513,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
     const report = await d.drainApp(appId, { force: true, deadlineMs: 300 });
     expect(Date.now() - started).to.be.below(1_500);
     expect(report).to.deep.include({ attempted: 4, delivered: 0, failed: 0, finalFailed: false, pending: 4 });
-    await waitFor(async () => (await queue(appId)).length === 0, { timeoutMs: 5_000, what: 'the running POST recorded' });
+    await waitFor(async () => (await queue(appId)).length === 0 && (await config(appId)).webhook_delivery_status === 'active', { timeoutMs: 5_000, what: 'the running POST recorded' });
     expect(await config(appId)).to.include({ webhook_delivery_status: 'active', webhook_next_attempt_at: null });
     const log = await db('tx.webhook_attempts').where({ app_id: appId }).orderBy('id');
     expect(log.map((a: Json) => [a.path, a.transactions, a.delivered, a.status_code])).to.deep.equal([

@@ -73,6 +73,8 @@ interface QueueRow {
   attempts: number;
   /** Unix ms of the failure of the first POST that carried it; null while none did. */
   first_failed_at: string | null;
+  /** The `webhook-id` of the POST that carried it; null while none did. */
+  batch_id: string | null;
 }
 
 /** One POST as the attempts log keeps it. */
@@ -130,11 +132,29 @@ interface LiveRun {
   finished: boolean;
   /** Called once it finished (set by `detach`). */
   onFinished?: () => void;
+  /** A POST of batch `next` is in flight. */
+  sending: boolean;
   /** The call moved on without it: it POSTs no further batch, the batch in flight finishes in the background. */
   detached: boolean;
+  /** When it was detached: the first batch not done, and whether its POST was in flight. */
+  cut?: { from: number; inFlight: boolean };
 }
 
-/** `webhook-id` of a batch: the message id of a single push, else a digest of the batch's ids. */
+/**
+ * One element of a webhook body: the push's TransactionResult, and `removed: true` when the
+ * transaction left the chain (its block was replaced): the receiver undoes what it did for it.
+ */
+export function webhookItem(push: Pick<TxPushMessage, 'tx' | 'orphaned'>): WebhookTxTransactionBatch[number] {
+  const item: WebhookTxTransactionBatch[number] = toTransactionResult(push.tx);
+  if (push.orphaned) item.removed = true;
+  return item;
+}
+
+/**
+ * `webhook-id` of a batch: the message id of a single push, else a digest of the batch's ids in
+ * order. A queued transaction keeps the id of the POST that carried it (its queue row's
+ * `batch_id`), so a retry sends the same content under the same id.
+ */
 export function batchId(messageIds: readonly string[]): string {
   if (messageIds.length === 1) return messageIds[0];
   return 'b' + createHash('sha256').update(messageIds.join(',')).digest('hex').slice(0, 31);
@@ -252,8 +272,8 @@ export class WebhookDispatcher {
   async handlePushes(pushes: readonly TxPushMessage[], heartbeat?: () => Promise<void>): Promise<void> {
     const byApp = new Map<string, TxPushMessage[]>();
     for (const p of pushes) {
-      // An orphaned transaction has left the chain: a webhook receiver has no field to tell it so.
-      if (!p.webhook || p.orphaned) continue;
+      // An orphaned transaction is sent too, marked `removed` (webhookItem).
+      if (!p.webhook) continue;
       const list = byApp.get(p.app_id) ?? [];
       list.push(p);
       byApp.set(p.app_id, list);
@@ -475,7 +495,7 @@ export class WebhookDispatcher {
     taking.catch(() => undefined); // awaited below; a failure must not count as unhandled meanwhile
     // The bodies are built while Postgres answers (`take` writes its statement to the socket at once).
     // One payload per push, for the POST body or, when the push is queued instead, its queue row.
-    const payloadOf = new Map([...byApp.values()].flat().map((p) => [p, toTransactionResult(p.tx)]));
+    const payloadOf = new Map([...byApp.values()].flat().map((p) => [p, webhookItem(p)]));
     const bodies = new Map([...byApp].map(([appId, list]) => [appId, chunks(list, this.batchSize).map((part) => ({ pushes: part, batch: toBatch(part.map((p) => ({ messageId: p.message_id, payload: payloadOf.get(p)! }))) }))]));
     const configs = await taking;
     for (const c of configs) if (c.locked) this.liveHolding.add(c.app_id);
@@ -488,11 +508,13 @@ export class WebhookDispatcher {
       // Queued batches first (also those of an application switched on again after a disable, or
       // POSTing in the background), and behind whatever another copy is sending for it right now.
       if (!cfg.locked || cfg.queued || cfg.webhook_delivery_status !== 'active' || this.detached.has(cfg.app_id)) queueBehind.push({ appId: cfg.app_id, pushes: list });
-      else runs.push({ cfg, batches: bodies.get(cfg.app_id)!, next: 0, attempts: [], finished: false, detached: false });
+      else runs.push({ cfg, batches: bodies.get(cfg.app_id)!, next: 0, attempts: [], finished: false, sending: false, detached: false });
     }
     const sending = eachBounded(runs, this.concurrency, async (run) => {
       for (; run.next < run.batches.length && !run.detached; run.next++) {
+        run.sending = true;
         const { result, attempt } = await this.post(run.cfg, run.batches[run.next].batch, 'live');
+        run.sending = false;
         run.attempts.push(attempt);
         if (!result.ok) {
           run.failed = attempt;
@@ -515,11 +537,20 @@ export class WebhookDispatcher {
       return { queued: false, locked: configs.filter((c) => c.locked).map((c) => c.app_id) };
     }
     // The slow ones stop after the batch in flight; it and every batch after it are queued
-    // (nothing failed: no attempt counted), so a crash loses none of them and later matches queue behind.
-    for (const run of slow) run.detached = true;
+    // (nothing failed: no attempt counted), so a crash loses none of them and later matches queue
+    // behind. Where they stood is taken now: the POST in flight may end while they are written.
+    for (const run of slow) {
+      run.detached = true;
+      run.cut = { from: run.next, inFlight: run.sending };
+    }
     await db.transaction(async (trx) => {
       for (const q of queueBehind) await this.enqueue(trx, q.appId, q.pushes, payloadOf, null);
-      for (const run of slow) await this.enqueue(trx, run.cfg.app_id, run.batches.slice(run.next).flatMap((b) => b.pushes), payloadOf, null);
+      for (const run of slow) {
+        const { from, inFlight } = run.cut!;
+        // The batch in flight keeps its webhook-id: a retry sends it as it went.
+        if (inFlight) await this.enqueue(trx, run.cfg.app_id, run.batches[from].pushes, payloadOf, null, run.batches[from].batch.id);
+        await this.enqueue(trx, run.cfg.app_id, run.batches.slice(inFlight ? from + 1 : from).flatMap((b) => b.pushes), payloadOf, null);
+      }
       const due = [...queueBehind.map((q) => q.appId), ...slow.map((r) => r.cfg.app_id)];
       if (due.length) {
         // Due at once unless a retry is already scheduled: the scheduler takes it from there
@@ -533,7 +564,7 @@ export class WebhookDispatcher {
         const error = f.failed!.error!;
         f.failed!.next_retry_at = f.failed!.attempted_at + retryDelayMs(1);
         // The failed POST's transactions start their clocks; the batches after it were not sent.
-        await this.enqueue(trx, f.cfg.app_id, f.batches[f.next].pushes, payloadOf, { at: now, error });
+        await this.enqueue(trx, f.cfg.app_id, f.batches[f.next].pushes, payloadOf, { at: now, error }, f.batches[f.next].batch.id);
         await this.enqueue(trx, f.cfg.app_id, f.batches.slice(f.next + 1).flatMap((b) => b.pushes), payloadOf, null);
         await this.markFailed(trx, f.cfg.app_id, error, now);
       }
@@ -564,21 +595,18 @@ export class WebhookDispatcher {
    */
   private detach(run: LiveRun): void {
     const appId = run.cfg.app_id;
-    // The batch in flight (or, not started yet, the first one left): attempts so far are of the batches before it.
-    const inFlight = run.attempts.length;
+    const { from, inFlight } = run.cut!;
     const finishing = (async () => {
       if (!run.finished) await new Promise<void>((resolve) => (run.onFinished = resolve));
-      const attempt = run.attempts[inFlight] as Attempt | undefined;
-      if (!attempt) return; // it had not started: everything is queued and due
+      if (!inFlight) return; // it had not started: everything is queued and due
+      // One attempt per batch, in order: the one of the batch that was in flight.
+      const attempt = run.attempts[from];
       const db = this.deps.db;
       const now = this.clock.now();
-      const batch = run.batches[inFlight];
+      const batch = run.batches[from].batch;
       if (attempt.delivered) {
         await db.transaction(async (trx) => {
-          await trx('tx.webhook_queue')
-            .where({ app_id: appId })
-            .whereIn(['tx_id', 'tx_status'], batch.pushes.map((p) => [p.tx_id, p.tx.tx_status ?? '']))
-            .del();
+          await trx('tx.webhook_queue').where({ app_id: appId, batch_id: batch.id }).del();
           const left = await trx('tx.webhook_queue').where({ app_id: appId }).first('id');
           if (!left) await trx('tx.app_configs').where({ app_id: appId, webhook_delivery_status: 'active' }).update({ webhook_next_attempt_at: null });
         });
@@ -588,10 +616,7 @@ export class WebhookDispatcher {
       attempt.next_retry_at = attempt.attempted_at + retryDelayMs(1);
       await db.transaction(async (trx) => {
         // The batch's first failure: its transactions' clocks start; those queued behind keep theirs.
-        await trx('tx.webhook_queue')
-          .where({ app_id: appId })
-          .whereIn(['tx_id', 'tx_status'], batch.pushes.map((p) => [p.tx_id, p.tx.tx_status ?? '']))
-          .update({ attempts: 1, first_failed_at: now, last_error: attempt.error });
+        await trx('tx.webhook_queue').where({ app_id: appId, batch_id: batch.id }).update({ attempts: 1, first_failed_at: now, last_error: attempt.error });
         await this.markFailed(trx, appId, attempt.error!, now);
         await trx('tx.webhook_attempts').insert(attempt);
       });
@@ -610,9 +635,11 @@ export class WebhookDispatcher {
     trx: Knex.Transaction,
     appId: string,
     pushes: TxPushMessage[],
-    payloadOf: ReadonlyMap<TxPushMessage, ReturnType<typeof toTransactionResult>>,
+    payloadOf: ReadonlyMap<TxPushMessage, WebhookTxTransactionBatch[number]>,
     /** The failed POST that carried them; null for transactions queued behind, not sent. */
     failure: { at: number; error: string } | null,
+    /** The `webhook-id` of the POST that carried them (null: none did), so a retry sends them as it did. */
+    batchId: string | null = null,
   ): Promise<void> {
     if (pushes.length === 0) return;
     await trx('tx.webhook_queue')
@@ -622,6 +649,7 @@ export class WebhookDispatcher {
           tx_id: p.tx_id,
           tx_status: p.tx.tx_status ?? '',
           message_id: p.message_id,
+          batch_id: batchId,
           payload: JSON.stringify(payloadOf.get(p)),
           attempts: failure ? 1 : 0,
           first_failed_at: failure?.at ?? null,
@@ -774,12 +802,30 @@ export class WebhookDispatcher {
     return report;
   }
 
+  /**
+   * The next POST of an application's queue, in order: the transactions of the batch at its head
+   * when a POST carried them before (all of them, as that POST did), else up to `batchSize` that
+   * no POST carried yet.
+   */
+  private async queueHead(appId: string): Promise<QueueRow[]> {
+    const columns = ['id', 'tx_id', 'message_id', 'payload', 'attempts', 'first_failed_at', 'batch_id'];
+    const rows = (await this.deps.db('tx.webhook_queue').where({ app_id: appId }).orderBy('id').limit(this.batchSize).select(columns)) as QueueRow[];
+    const head = rows[0]?.batch_id;
+    if (head === undefined) return [];
+    if (head === null) {
+      const end = rows.findIndex((r) => r.batch_id !== null);
+      return end === -1 ? rows : rows.slice(0, end);
+    }
+    // A batch's rows are consecutive unless another copy queued behind at the same moment: read them by id.
+    return (await this.deps.db('tx.webhook_queue').where({ app_id: appId, batch_id: head }).orderBy('id').select(columns)) as QueueRow[];
+  }
+
   private async drainLoop(cfg: ConfigRow, report: RetryReport): Promise<void> {
     const db = this.deps.db;
     const appId = cfg.app_id;
     const mine = { app_id: appId };
     for (let b = 0; b < this.maxBatches; b++) {
-      const rows = (await db('tx.webhook_queue').where({ app_id: appId }).orderBy('id').limit(this.batchSize).select('id', 'tx_id', 'message_id', 'payload', 'attempts', 'first_failed_at')) as QueueRow[];
+      const rows = await this.queueHead(appId);
       if (rows.length === 0) {
         // Delivered everything: back to active (docs/decisions.md#d15).
         await db.transaction(async (trx) => {
@@ -795,7 +841,12 @@ export class WebhookDispatcher {
         return;
       }
       report.attempted += rows.length;
-      const { result, attempt } = await this.post(cfg, toBatch(rows.map((r) => ({ messageId: r.message_id ?? `tx${r.tx_id}`, payload: r.payload }))), 'retry');
+      const batch = toBatch(rows.map((r) => ({ messageId: r.message_id ?? `tx${r.tx_id}`, payload: r.payload })));
+      // Sent as a POST carried them before, under the same id; or, never sent, named now, before
+      // the POST, so whatever happens to it the next try sends them as this one does.
+      if (rows[0].batch_id !== null) batch.id = rows[0].batch_id;
+      else await db('tx.webhook_queue').whereIn('id', rows.map((r) => r.id)).update({ batch_id: batch.id });
+      const { result, attempt } = await this.post(cfg, batch, 'retry');
       const now = this.clock.now();
       if (result.ok) {
         await db.transaction(async (trx) => {

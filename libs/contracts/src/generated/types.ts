@@ -1445,6 +1445,10 @@ export interface TransactionResult {
   methodCall: string | null;
   txVersion?: number;
   l1OriginHash?: string;
+  /**
+   * webhook bodies only, and only on a transaction that left the chain (its block was replaced in a reorg): undo what was done for it; absent otherwise (docs/decisions.md#d149)
+   */
+  removed?: true;
   fromDetails: {
     address: string | null;
     amount: string | null;
