@@ -2,10 +2,11 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import WebSocket from 'ws';
 import { loadContracts } from '@chainpipe/contracts';
-import { createDb, type Knex } from '@chainpipe/db';
-import { ApiRoutes, RateLimits, createHttpApp, finishHttpApp, listen, messageEnvelope, sendOk, type StartedServer } from '@chainpipe/http';
-import { createRedis } from '@chainpipe/redis';
-import { createLogger } from '@chainpipe/runtime';
+import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
+import { ApiRoutes, RateLimits, createHttpApp, createKeyResolver, finishHttpApp, listen, messageEnvelope, routeUpgrades, sendOk, type StartedServer } from '@chainpipe/http';
+import { createMarketGatewayApp, klineModule } from '@chainpipe/market-gateway';
+import { ConnectionCap, createRedis } from '@chainpipe/redis';
+import { createLogger, systemClock } from '@chainpipe/runtime';
 import {
   connectWs,
   createAppWithKey,
@@ -278,6 +279,56 @@ describe('rate limits while Redis does not answer (the express app from the fact
     } finally {
       for (const s of servers) await s.close();
       redis.disconnect();
+    }
+  });
+});
+
+describe('the candlestick connection cap while Redis does not answer (the market gateway app from its factory)', () => {
+  it('lets connections in without a slot and counts each as a fallback', async () => {
+    const env = testEnv();
+    const db = createDb({ url: env.databaseUrl, poolMax: 2 });
+    const redis = createRedis({ url: env.redisUrl, keyPrefix: `${uniquePrefix('capdown')}redis:` });
+    // The cap's Redis: a port nobody listens on, as while Redis is down.
+    const down = createRedis({ url: `redis://127.0.0.1:${await freePort()}/0`, extra: { retryStrategy: () => 100, maxRetriesPerRequest: 0 } });
+    down.on('error', () => undefined);
+    const logger = createLogger({ name: 'kline-cap-test', level: 'silent' });
+    const registry = new Registry();
+    const keys = new ApiKeyRepository(db);
+    const kline = klineModule({
+      db,
+      redis,
+      contracts: loadContracts(),
+      publishPoolNotice: async () => undefined,
+      logger,
+      registry,
+      resolveKey: createKeyResolver((keyId) => keys.findKey(keyId)),
+      market: { baseUrl: 'http://127.0.0.1:1', apiKey: '', timeoutMs: 1_000 },
+      bodyLimitBytes: 1024 * 1024,
+      clock: systemClock,
+      ws: { pingMs: 60_000, maxBufferedBytes: 1024 * 1024 },
+      connectionCap: { cap: new ConnectionCap(down, { maxPerKey: 1, leaseMs: 30_000, keyPrefix: 'kline:ws:conns:' }, systemClock), maxPerKey: 1, limits: new RateLimits({ redis: down, registry, logger }) },
+    });
+    const server = await listen(createMarketGatewayApp({ logger, registry, timeoutMs: 15_000, modules: [kline] }), 0, '127.0.0.1');
+    routeUpgrades(server.server, [kline.upgrade]);
+    kline.websockets.start();
+    const clients: TestWsClient[] = [];
+    try {
+      const { key } = await createAppWithKey(db, { name: `rl-capdown-${env.runId}` });
+      const url = `ws://127.0.0.1:${server.address.port}/kline/api/v1/kline/ws`;
+      // a cap of one that cannot count: both let in
+      clients.push(await connectWs(url, { 'x-api-key': key }));
+      clients.push(await connectWs(url, { 'x-api-key': key }));
+      const samples = parsePrometheusText(await registry.metrics()).samples;
+      const fallbacks = samples.find((s) => s.name === 'chainpipe_rate_limit_store_fallbacks_total' && s.labels.limit === 'kline_ws_connections')?.value;
+      expect(fallbacks).to.equal(2);
+      expect(samples.some((s) => s.name === 'chainpipe_rate_limit_refusals_total' && s.value > 0), 'nothing refused').to.equal(false);
+    } finally {
+      for (const c of clients) c.close();
+      await kline.websockets.closeAll();
+      await server.close();
+      await redis.quit();
+      down.disconnect();
+      await db.destroy();
     }
   });
 });
