@@ -9,7 +9,7 @@ import { TopicProducer, createKafka } from '@chainpipe/kafka';
 import { createLogger } from '@chainpipe/runtime';
 import { MonitoredAddressRepository, changeMessages } from '@chainpipe/tx-store';
 import {
-  TEST_KEY_MNEMONIC, collectTopic, createRegistryTopics, freePort, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector,
+  TEST_KEY_MNEMONIC, bitcoinWallet, collectTopic, createRegistryTopics, simBitcoin, freePort, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector,
 } from '@chainpipe/testing';
 
 /**
@@ -28,11 +28,27 @@ describe('upstream-sim reorgs through the pipeline: sim → /stream (blocks_reor
   const payer = mnemonicToAccount(TEST_KEY_MNEMONIC, { addressIndex: 8 });
   const deposit = `0x${randomBytes(20).toString('hex')}`;
   const amount = parseEther('0.125');
+  const wallet = bitcoinWallet(TEST_KEY_MNEMONIC, 5);
+  // a Bitcoin deposit address of this run's own
+  const btcDeposit = bitcoinWallet(TEST_KEY_MNEMONIC, 100 + Math.floor(Math.random() * 1_000_000)).address;
+  const btc = simBitcoin(() => simUrl);
   const procs: RunningProcess[] = [];
   const logger = createLogger({ name: 'sim-reorg-test', level: 'error' });
   let db: Knex;
   let simUrl = '';
   let pushes: TopicCollector;
+
+  const pushesOfTx = (hash: string) => pushes.messages.map((m) => JSON.parse(m.value!.toString())).filter((p) => p.app_id === appId && p.tx?.tx_hash === hash);
+  /** Replaces every block of `network` from `height` up; the chain goes on producing, so the tip may move before the call lands. */
+  const reorgFrom = async (network: string, height: number, tip: () => Promise<number>) => {
+    const once = async () => {
+      const res = await fetch(`${simUrl}/sim/chain/${network}/reorg`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ depth: (await tip()) - height + 1, requeue: true }) });
+      expect(res.status).to.equal(200);
+      return ((await res.json()) as { displaced: { number: number; hash: string; timestamp: number }[] }).displaced;
+    };
+    const displaced = await once();
+    return displaced[0].number === height ? displaced : once();
+  };
 
   const rpc = async (method: string, params: unknown[]) => {
     const res = await fetch(`${simUrl}/rpc/ethereum-mainnet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
@@ -49,7 +65,7 @@ describe('upstream-sim reorgs through the pipeline: sim → /stream (blocks_reor
     // the monitored address exists before the matcher starts: it loads it at boot
     const producer = new TopicProducer({ kafka: createKafka({ brokers: env.kafkaBrokers, clientId: 'sim-reorg-test', logger }), contracts: loadContracts(), logger, registry: new Registry(), topicPrefix: prefix });
     await producer.connect();
-    const changes = [{ chainType: 'ethereum' as const, adds: [deposit], removes: [] }];
+    const changes = [{ chainType: 'ethereum' as const, adds: [deposit], removes: [] }, { chainType: 'bitcoin' as const, adds: [btcDeposit], removes: [] }];
     await new MonitoredAddressRepository(db).apply(appId, changes, () => producer.publish(TOPICS.addressesChanges, changeMessages(appId, changes, Date.now()).map((value) => ({ value }))));
     await producer.disconnect();
     pushes = await collectTopic(`${prefix}${TOPICS.txPush.name}`);
@@ -61,7 +77,7 @@ describe('upstream-sim reorgs through the pipeline: sim → /stream (blocks_reor
       spawnTs('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: secret, PORT: String(ingestPort), OPS_PORT: String(ingestOps) }),
       spawnTs('apps/chain-parser/src/main.ts', { ...common, OPS_PORT: String(parserOps), CHAIN_PARSER_GROUP: `${prefix}parser` }),
       spawnTs('apps/tx-matcher/src/main.ts', { ...common, OPS_PORT: String(matcherOps), TX_MATCHER_GROUP: `${prefix}matcher`, TX_MATCHER_CHANGES_GROUP_PREFIX: `${prefix}changes`, TX_MATCHER_SESSION_TIMEOUT_MS: '6000' }),
-      spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '400', SIM_STREAM_URL: `http://127.0.0.1:${ingestPort}/stream`, STREAM_SECRET: secret, SIM_FUNDED_ACCOUNTS: payer.address }),
+      spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '400', SIM_STREAM_URL: `http://127.0.0.1:${ingestPort}/stream`, STREAM_SECRET: secret, SIM_FUNDED_ACCOUNTS: payer.address, SIM_FUNDED_BITCOIN_ADDRESSES: wallet.address }),
     );
     await Promise.all([waitReady(procs[0], ingestOps, 60_000), waitReady(procs[1], parserOps, 60_000), waitReady(procs[2], matcherOps, 60_000), waitReady(procs[3], simOps, 60_000)]);
   });
@@ -79,20 +95,13 @@ describe('upstream-sim reorgs through the pipeline: sim → /stream (blocks_reor
     const raw = await payer.signTransaction({ chainId: 1, type: 'eip1559', to: deposit as `0x${string}`, value: amount, nonce: 0, gas: 21_000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: parseGwei('1') });
     const hash: string = await rpc('eth_sendRawTransaction', [raw]);
     const first = await waitFor(async () => (await rpc('eth_getTransactionReceipt', [hash])) ?? undefined, { timeoutMs: 20_000, what: 'the deposit mined' });
-    const pushesOf = () => pushes.messages.map((m) => JSON.parse(m.value!.toString())).filter((p) => p.app_id === appId && p.tx?.tx_hash === hash);
+    const pushesOf = () => pushesOfTx(hash);
     await waitFor(() => pushesOf().length > 0 || undefined, { timeoutMs: 90_000, what: 'the push of the deposit' });
     expect(pushesOf()[0]).to.deep.include({ orphaned: false, is_reorg_resend: false, listen_address: [deposit] });
     expect(pushesOf()[0].tx).to.include({ block_hash: first.blockHash });
 
-    // every block from the deposit's up is replaced; the chain goes on producing, so the head may move before the call lands
-    const reorg = async () => {
-      const head = Number(await rpc('eth_blockNumber', []));
-      const res = await fetch(`${simUrl}/sim/chain/ethereum-mainnet/reorg`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ depth: head - Number(first.blockNumber) + 1, requeue: true }) });
-      expect(res.status).to.equal(200);
-      return ((await res.json()) as { displaced: { number: number; hash: string; timestamp: number }[] }).displaced;
-    };
-    let displaced = await reorg();
-    if (displaced[0].number !== Number(first.blockNumber)) displaced = await reorg();
+    // every block from the deposit's up is replaced
+    const displaced = await reorgFrom('ethereum-mainnet', Number(first.blockNumber), async () => Number(await rpc('eth_blockNumber', [])));
     expect(displaced[0]).to.include({ number: Number(first.blockNumber), hash: first.blockHash });
 
     const again = await waitFor(async () => {
@@ -110,6 +119,31 @@ describe('upstream-sim reorgs through the pipeline: sim → /stream (blocks_reor
     expect(seen[orphanedAt].tx).to.include({ block_hash: first.blockHash });
     expect(seen[resentAt]).to.deep.include({ is_reorg_resend: true, orphaned: false });
     expect(seen[resentAt].tx).to.include({ height: Number(again.blockNumber) });
+    expect(orphanedAt).to.be.lessThan(resentAt);
+  });
+
+  it('a Bitcoin deposit through a reorg: its block replaced by another miner, the payment back in the mempool and mined one height on; orphaned, then pushed again (is_reorg_resend)', async () => {
+    const txid = await btc.pay(wallet, btcDeposit, 1_500_000n);
+    const first = (await btc.rpc('getrawtransaction', [txid, true])) as { blockhash: string };
+    const height = ((await btc.rpc('getblockheader', [first.blockhash])) as { height: number }).height;
+    await waitFor(() => pushesOfTx(txid).length > 0 || undefined, { timeoutMs: 90_000, what: 'the push of the Bitcoin deposit' });
+    expect(pushesOfTx(txid)[0]).to.deep.include({ orphaned: false, is_reorg_resend: false });
+
+    const displaced = await reorgFrom('bitcoin-mainnet', height, async () => Number(await btc.rpc('getblockcount', [])));
+    expect(displaced[0]).to.include({ number: height, hash: first.blockhash });
+    const again = await waitFor(async () => {
+      const tx = (await btc.rpc('getrawtransaction', [txid, true])) as { blockhash?: string };
+      return tx.blockhash && tx.blockhash !== first.blockhash ? tx : undefined;
+    }, { timeoutMs: 20_000, what: 'the payment mined again on the new branch' });
+    const unspent = (await btc.rpc('scantxoutset', ['start', [`addr(${btcDeposit})`]])) as { unspents: { txid: string; amount: number }[] };
+    expect(unspent.unspents.map((u) => [u.txid, u.amount]), 'paid once').to.deep.equal([[txid, 0.015]]);
+
+    await waitFor(() => pushesOfTx(txid).some((p) => !p.orphaned && p.tx.block_hash === again.blockhash) || undefined, { timeoutMs: 90_000, what: 'the push from the new block' });
+    const seen = pushesOfTx(txid);
+    const orphanedAt = seen.findIndex((p) => p.orphaned === true);
+    const resentAt = seen.findIndex((p) => !p.orphaned && p.tx.block_hash === again.blockhash);
+    expect(orphanedAt, 'an orphaned push of the displaced block').to.be.greaterThan(0);
+    expect(seen[resentAt]).to.deep.include({ is_reorg_resend: true });
     expect(orphanedAt).to.be.lessThan(resentAt);
   });
 });

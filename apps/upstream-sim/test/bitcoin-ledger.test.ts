@@ -86,6 +86,33 @@ describe('simulated Bitcoin mainnet: UTXO set, mempool and blocks', () => {
     expect(tx.fees).to.equal('1000');
   });
 
+  it('reorganises: the last blocks replaced by others at the same heights, the UTXO set as before them, the payment mined again first or (requeue) back in the mempool', async () => {
+    const { call, ledger, utxos, payment, mine } = setup();
+    const shop = () => (call('scantxoutset', 'start', [`addr(${SHOP})`]) as { unspents: { txid: string; amount: number }[] }).unspents;
+    const { raw, hash } = await payment(SHOP, 250_000n, 1_000n);
+    call('sendrawtransaction', raw);
+    const a = mine();
+    const b = mine();
+    const { displaced, produced } = ledger.reorg(2, now++);
+    expect(displaced.map((d) => [d.number, d.hash])).to.deep.equal([[a.number, a.block.hash], [b.number, b.block.hash]]);
+    expect(produced.map((p) => p.number)).to.deep.equal([a.number, b.number]);
+    expect(produced.map((p) => p.block.hash)).to.not.include.members([a.block.hash, b.block.hash]);
+    expect(produced[0].block.previousblockhash).to.equal(a.block.previousblockhash);
+    expect((call('getrawtransaction', hash, true) as { blockhash: string }).blockhash).to.equal(produced[0].block.hash);
+    expect(shop().map((u) => [u.txid, u.amount]), 'paid once').to.deep.equal([[hash, 0.0025]]);
+
+    ledger.reorg(2, now++, { requeue: true });
+    expect(shop(), 'not mined on the new branch').to.deep.equal([]);
+    expect(utxos().map((u) => u.amount), "the payer's funding output unspent again").to.deep.equal([10]);
+    expect(call('getrawtransaction', hash, true)).to.not.have.property('blockhash');
+    expect(call('sendrawtransaction', raw), 'pooled again: Core answers its txid').to.equal(hash);
+    const next = mine();
+    expect(next.number).to.equal(b.number + 1);
+    expect((call('getrawtransaction', hash, true) as { blockhash: string }).blockhash).to.equal(next.block.hash);
+    expect(shop().map((u) => u.txid)).to.deep.equal([hash]);
+    expect(() => ledger.reorg(5, now++)).to.throw(/needs as many produced blocks/);
+  });
+
   it("refuses with Core's codes: a double spend in the pool (-26 txn-mempool-conflict), a spent input (-25), a mined transaction (-27), a bad signature, too low a fee, dust, bad hex", async () => {
     const { call, payment, refusal, mine } = setup();
     const funding = setupFunding(call, payer.address);

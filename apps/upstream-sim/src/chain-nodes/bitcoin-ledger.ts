@@ -5,7 +5,7 @@ import { RpcError } from '../json-rpc';
 import { bitcoinDustThreshold, MAX_OP_RETURN_SCRIPT_BYTES } from './chain-rules';
 import type { BitcoinChain } from './bitcoin-node';
 import type { JsonObject } from './json';
-import type { ProducedBlock } from './block-producer';
+import type { ProducedBlock, ReorgResult } from './block-producer';
 
 /** Bitcoin Core's error codes of `sendrawtransaction` (src/rpc/protocol.h). */
 const RPC_DESERIALIZATION_ERROR = -22;
@@ -60,6 +60,9 @@ interface Pooled {
 }
 
 const rejected = (message: string) => new RpcError(RPC_TRANSACTION_REJECTED, message);
+
+/** How many produced blocks a reorg can reach back (the UTXO set before each is kept). */
+const MAX_REORG_DEPTH = 64;
 const outpoint = (txid: string, vout: number) => `${txid}:${vout}`;
 const btc = (sats: bigint) => Number(sats) / 1e8;
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -133,6 +136,10 @@ export class BitcoinLedger {
   private readonly poolSpends = new Map<string, string>();
   private used = false;
   private refusing = false;
+  /** The last produced blocks (at most MAX_REORG_DEPTH): the UTXO set before each and the transactions it took. */
+  private readonly history: { height: number; before: Map<string, Coin>; mined: Pooled[] }[] = [];
+  /** Reorgs so far: a replacement block's coinbase (so its hash) differs from the block it replaces. */
+  private forks = 0;
 
   constructor(
     private readonly chain: BitcoinChain,
@@ -288,15 +295,58 @@ export class BitcoinLedger {
    * stream (the `block` dataset of Bitcoin streams), spent outputs and addresses resolved.
    */
   produceBlock(timestampSec: number): ProducedBlock {
-    const height = this.tipHeight() + 1;
-    const parentHash = typeof this.chain.tip?.hash === 'string' ? this.chain.tip.hash : '0'.repeat(64);
     const mined = this.pool.splice(0);
     this.poolSpends.clear();
+    return this.mine(mined, timestampSec);
+  }
+
+  /**
+   * Replaces the last `depth` produced blocks, as a reorg does: the UTXO set goes back to before
+   * the first of them, they leave the chain (their hashes and transactions are no longer
+   * served), and `depth` blocks with other hashes take their heights: their transactions mined
+   * again in the first, or with `requeue` back in the mempool (the new blocks hold only their
+   * coinbase; the transactions are mined one height on). Throws when fewer blocks are kept.
+   */
+  reorg(depth: number, timestampSec: number, opts: { requeue?: boolean } = {}): ReorgResult {
+    const kept = this.history.length;
+    if (!Number.isInteger(depth) || depth < 1 || depth > kept || this.history[kept - 1].height !== this.tipHeight()) {
+      throw new Error(`a reorg of ${depth} block(s) needs as many produced blocks at the tip (${kept} kept)`);
+    }
+    const undone = this.history.splice(kept - depth);
+    this.utxos.clear();
+    for (const [k, v] of undone[0].before) this.utxos.set(k, v);
+    const displaced = undone.map(({ height }) => {
+      const hash = this.chain.hashes.get(height)!;
+      const block = this.chain.blocks.get(hash)!;
+      for (const t of block.tx as JsonObject[]) this.chain.txs.delete(String(t.txid));
+      this.chain.blocks.delete(hash);
+      this.chain.hashes.delete(height);
+      return { number: height, hash, timestamp: Number(block.time) };
+    });
+    const parent = this.chain.blocks.get(this.chain.hashes.get(undone[0].height - 1) ?? '') ?? null;
+    if (parent) delete parent.nextblockhash;
+    this.chain.tip = parent;
+    this.forks += 1;
+    const txs = undone.flatMap((u) => u.mined);
+    if (opts.requeue) {
+      this.pool.unshift(...txs);
+      for (const p of txs) for (const input of p.tx.ins) this.poolSpends.set(outpoint(hex(Buffer.from(input.hash).reverse()), input.index), p.txid);
+    }
+    const produced = undone.map((_, i) => this.mine(opts.requeue || i > 0 ? [] : txs, timestampSec));
+    return { displaced, produced };
+  }
+
+  private mine(mined: Pooled[], timestampSec: number): ProducedBlock {
+    const height = this.tipHeight() + 1;
+    const parentHash = typeof this.chain.tip?.hash === 'string' ? this.chain.tip.hash : '0'.repeat(64);
+    this.history.push({ height, before: new Map(this.utxos), mined });
+    if (this.history.length > MAX_REORG_DEPTH) this.history.shift();
     const fees = mined.reduce((sum, p) => sum + p.fee, 0n);
     const coinbase = new Transaction();
     coinbase.version = 2;
-    // BIP34: the coinbase starts with the height
-    coinbase.addInput(Buffer.alloc(32), 0xffffffff, 0xffffffff, script.compile([script.number.encode(height), Buffer.from('chainpipe-sim')]));
+    // BIP34: the coinbase starts with the height; after a reorg another miner's tag makes another block
+    const tag = this.forks > 0 ? `chainpipe-sim/fork${this.forks}` : 'chainpipe-sim';
+    coinbase.addInput(Buffer.alloc(32), 0xffffffff, 0xffffffff, script.compile([script.number.encode(height), Buffer.from(tag)]));
     coinbase.addOutput(payments.p2wpkh({ hash: Buffer.alloc(20, 0x5a), network: networks.bitcoin }).output!, SUBSIDY_SATS + fees);
     const txs = [coinbase, ...mined.map((p) => p.tx)];
     const header = new Block();
