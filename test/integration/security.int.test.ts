@@ -118,7 +118,8 @@ describe('security boundaries on the running apps (issue 52)', function () {
     });
     [tx, market, ingest] = await Promise.all([
       gateway,
-      start('apps/market-gateway/src/main.ts', { ...common, LOG_LEVEL: 'warn', REDIS_URL: env.redisUrl, MARKET_API_KEY: 'security-cg-key', KLINE_HUB_GROUP_PREFIX: `${prefix}hub` }),
+      // The debug routes on the ops listener only, as a deployment may keep them.
+      start('apps/market-gateway/src/main.ts', { ...common, LOG_LEVEL: 'warn', REDIS_URL: env.redisUrl, MARKET_API_KEY: 'security-cg-key', KLINE_HUB_GROUP_PREFIX: `${prefix}hub`, KLINE_DEBUG_ON_OPS: 'true' }),
       start('apps/chain-ingest/src/main.ts', { ...common, LOG_LEVEL: 'warn', REDIS_URL: env.redisUrl, STREAM_SECRET, WEBHOOK_QUICKNODE_SECURITY_TOKEN: QN_TOKEN }),
     ]);
   });
@@ -172,7 +173,7 @@ describe('security boundaries on the running apps (issue 52)', function () {
       expect(await db('tx.dex_pools').where({ pool_address: pool })).to.have.length(0);
     });
 
-    it('candlestick pools admin: a customer\'s key is 403 (code 20002 Forbidden) on create, activate and deactivate; an operator\'s works; reads and debug routes stay open', async () => {
+    it('candlestick pools admin: a customer\'s key is 403 (code 20002 Forbidden) on create, activate and deactivate; an operator\'s works; reads stay open', async () => {
       const forbidden = { status: 403, body: { code: 20002, message: 'Forbidden', error: { type: 'ForbiddenError' } } };
       const pool = { chain_type: 'evm', chain_id: 1, network_id: 'eth', pool_address: `0x${randomBytes(20).toString('hex')}`, label: 'security suite' };
       expect(await call(market, 'POST', '/api/v1/admin/pools', { key: keys.customer, body: pool })).to.deep.equal(forbidden);
@@ -184,11 +185,27 @@ describe('security boundaries on the running apps (issue 52)', function () {
       expect((await db('kline.pools').where({ id }).first()).is_active).to.equal(false);
       expect((await call(market, 'PATCH', `/api/v1/admin/pools/${id}/activate`, { key: keys.operator })).body.data.is_active).to.equal(true);
       expect((await call(market, 'PATCH', `/api/v1/admin/pools/${id}/deactivate`, { key: keys.operator })).body.data.is_active).to.equal(false);
-      // Reading takes any key; the debug routes keep the spec's "no authentication of their own".
+      // Reading takes any key.
       expect((await call(market, 'GET', `/api/v1/admin/pools/${id}`, { key: keys.customer })).body.data).to.include({ id, is_active: false });
-      expect((await call(market, 'GET', '/api/v1/admin/debug/hub/status')).status).to.equal(200);
       // Without a key at all: the spec's 401 Unauthorized, as before.
       expect(await call(market, 'POST', '/api/v1/admin/pools', { body: pool })).to.deep.equal({ status: 401, body: { code: 20001, message: 'Unauthorized', error: { type: 'UnauthorizedError' } } });
+    });
+  });
+
+  describe('the candlestick debug routes on the ops listener only (KLINE_DEBUG_ON_OPS)', () => {
+    it('the public port answers them 404; the ops listener serves them, still without a key (the spec)', async () => {
+      const ops = { ...market, base: market.ops };
+      for (const [method, path] of [['GET', '/api/v1/admin/debug/hub/status'], ['GET', '/api/v1/admin/debug/ingester/status'], ['POST', '/api/v1/admin/debug/ingester/ensure']]) {
+        const r = await call(market, method, path);
+        expect(r.status, `${method} ${path} on the public port`).to.equal(404);
+        expect(r.body).to.deep.include({ code: 10003 });
+      }
+      const hub = await call(ops, 'GET', '/api/v1/admin/debug/hub/status');
+      expect(hub.status).to.equal(200);
+      expect(hub.body).to.include.keys('wsCount', 'poolCount', 'pools');
+      expect(await call(ops, 'POST', '/api/v1/admin/debug/ingester/ensure')).to.deep.equal({ status: 200, body: 'ok' });
+      // The rest of the API is not on the ops listener.
+      expect((await call(ops, 'GET', '/api/v1/admin/pools', { key: keys.customer })).status).to.equal(404);
     });
   });
 

@@ -1,4 +1,4 @@
-import { int, secret, str, url } from '@chainpipe/runtime';
+import { bool, int, secret, str, url } from '@chainpipe/runtime';
 import { dbConfig } from '@chainpipe/db';
 import { httpServerConfig, rateLimitField, trustedProxiesField } from '@chainpipe/http';
 import { kafkaConfig } from '@chainpipe/kafka';
@@ -25,6 +25,10 @@ export const marketGatewayConfig = {
   KLINE_WS_MAX_CONNECTIONS_PER_KEY: int({ default: 200, min: 1, doc: 'open candlestick WebSocket connections (hub and topic sockets) per API key, counted across every copy (Redis); more are refused with 429 and the spec\'s 99001' }),
   KLINE_WS_CONNECTION_LEASE_MS: int({ default: 30_000, min: 300, doc: 'how long a connection holds its slot of the per-key cap unless its copy renews it (every third of this): the slots of a copy that died come back within it' }),
   RATE_LIMIT_TRUSTED_PROXIES: trustedProxiesField(),
+  KLINE_DEBUG_ON_OPS: bool({
+    default: false,
+    doc: 'serve the debug routes (`/api/v1/admin/debug/*`, no authentication of their own) on the ops listener (OPS_HOST:OPS_PORT) only; the public port answers them 404',
+  }),
   RATE_LIMIT_KLINE_ENSURE_PER_CLIENT: rateLimitField({ default: '30/1m', doc: '`POST /api/v1/admin/debug/ingester/ensure` calls (each makes the ingester resubscribe) of a client address, across copies' }),
   KLINE_HUB_GROUP_PREFIX: str({ default: 'market-gateway-hub', doc: 'consumer group prefix for kline.candles.v2; each gateway process adds its host and a random suffix so every copy sees every candle; the group is deleted on a clean stop' }),
 };

@@ -1,6 +1,6 @@
 import { TOPICS, loadContracts } from '@chainpipe/contracts';
 import { ApiKeyRepository, addPostgres } from '@chainpipe/db';
-import { RateLimits, addHttpServer, createKeyResolver } from '@chainpipe/http';
+import { RateLimits, addHttpServer, createKeyResolver, opsListener } from '@chainpipe/http';
 import { addKafka, processGroupId } from '@chainpipe/kafka';
 import { ConnectionCap, addRedis } from '@chainpipe/redis';
 import { periodicJob, runService, systemClock } from '@chainpipe/runtime';
@@ -34,6 +34,7 @@ runService('market-gateway', marketGatewayConfig, async (svc) => {
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     clock: systemClock,
     ws: { pingMs: config.KLINE_WS_PING_MS, maxBufferedBytes: config.KLINE_WS_MAX_BUFFERED_BYTES },
+    debugOnOps: config.KLINE_DEBUG_ON_OPS,
     ensureLimit: limits.limit('kline_ensure', { perClient: config.RATE_LIMIT_KLINE_ENSURE_PER_CLIENT }),
     connectionCap: {
       // tx-gateway's leases, in sets of their own: a key's push connections take no candle slots.
@@ -66,6 +67,8 @@ runService('market-gateway', marketGatewayConfig, async (svc) => {
     ],
   });
   const http = addHttpServer(svc, app);
+  // The debug routes on the ops listener (where only operators reach) instead of the public port.
+  if (config.KLINE_DEBUG_ON_OPS) svc.serveOnOps({ matches: (path) => path.toLowerCase().startsWith('/api/v1/admin/debug/'), handle: opsListener(app) });
   // The candlestick WebSockets: upgrades routed by the server; on shutdown they close before the
   // server stops (open sockets would keep it from closing).
   http.upgrade(kline.upgrade);

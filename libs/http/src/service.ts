@@ -1,7 +1,27 @@
+import type { IncomingMessage, RequestListener } from 'node:http';
 import type { Express } from 'express';
 import { int, publicPort, str, type PublicAppName, type ServiceHost } from '@chainpipe/runtime';
 import { listen, type StartedServer } from './app';
 import { routeUpgrades, type UpgradeHandler } from './websocket';
+
+/** Requests that reached the app through its ops listener (`opsListener`), not its public port. */
+const VIA_OPS = new WeakSet<IncomingMessage>();
+
+/**
+ * The app as a handler of its ops listener (`ServiceHost.serveOnOps`): the same routes, and each
+ * request known to have come that way (`cameViaOps`), so a route can refuse the public port.
+ */
+export function opsListener(app: Express): RequestListener {
+  return (req, res) => {
+    VIA_OPS.add(req);
+    app(req, res);
+  };
+}
+
+/** Whether a request came through the ops listener (never a public port). */
+export function cameViaOps(req: IncomingMessage): boolean {
+  return VIA_OPS.has(req);
+}
 
 /** The public HTTP server of an app: host, port (default from the port table) and request deadline. */
 export function httpServerConfig(app: PublicAppName) {

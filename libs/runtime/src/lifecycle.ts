@@ -16,6 +16,16 @@ import { errorMessage } from './errors';
  */
 export type HealthState = 'ok' | 'degraded' | 'error';
 
+/**
+ * Routes an app serves on its ops listener besides /metrics, /healthz and /readyz (the
+ * candlestick debug routes when a deployment keeps them off the public port): the paths it
+ * takes, and the handler (any method) that answers them.
+ */
+export interface OpsRoute {
+  matches(path: string): boolean;
+  handle: http.RequestListener;
+}
+
 export interface HealthReport {
   state: HealthState;
   detail?: string;
@@ -112,7 +122,7 @@ export class Lifecycle {
   }
 
   /** Serves /metrics, /healthz and /readyz; never on a public port. */
-  async serveOps(opts: { host: string; port: number; registry: Registry }): Promise<AddressInfo> {
+  async serveOps(opts: { host: string; port: number; registry: Registry; routes?: readonly OpsRoute[] }): Promise<AddressInfo> {
     // Readiness as a metric too, read at scrape time: an alert can tell "up but not serving"
     // (a dependency down, a consumer rejoining) from "down" (Prometheus' own `up`).
     const isReady = () => this.readiness().ready;
@@ -132,6 +142,8 @@ export class Lifecycle {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(body));
       };
+      const route = opts.routes?.find((r) => r.matches(path));
+      if (route) return route.handle(req, res);
       if (req.method !== 'GET') return send(405, { error: 'method not allowed' });
       if (path === '/healthz') {
         const h = this.health();

@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import type { BaseConfig } from './base-config';
 import { int, type ConfigOf, type Section } from './config';
 import { bootApp, runMain, type BootOptions } from './boot';
-import type { Component, Lifecycle } from './lifecycle';
+import type { Component, Lifecycle, OpsRoute } from './lifecycle';
 import type { Logger } from './logger';
 import { appPorts } from './ports';
 
@@ -30,6 +30,8 @@ export interface ServiceHost<C> {
   use<T extends Component>(component: T): T;
   /** An entry point: started after wiring, in the order registered; stopped first, in reverse. */
   serve<T extends EntryPoint>(entry: T): T;
+  /** Routes served on the ops listener (never a public port) besides its own three. */
+  serveOnOps(route: OpsRoute): void;
 }
 
 export type Service<S extends Section> = ServiceHost<ConfigOf<S> & BaseConfig>;
@@ -47,6 +49,7 @@ export async function startService<S extends Section>(
 ): Promise<Service<S>> {
   const { config, logger, registry, lifecycle } = bootApp(name, serviceSection(name, section), opts);
   const entries: EntryPoint[] = [];
+  const opsRoutes: OpsRoute[] = [];
   const svc: Service<S> = {
     name,
     config,
@@ -58,6 +61,7 @@ export async function startService<S extends Section>(
       entries.push(entry);
       return entry;
     },
+    serveOnOps: (route) => void opsRoutes.push(route),
   };
   await wire(svc);
   const facts: Record<string, unknown> = {};
@@ -66,7 +70,7 @@ export async function startService<S extends Section>(
     lifecycle.add(entry);
     Object.assign(facts, await entry.start?.());
   }
-  const ops = await lifecycle.serveOps({ host: config.OPS_HOST, port: config.OPS_PORT, registry });
+  const ops = await lifecycle.serveOps({ host: config.OPS_HOST, port: config.OPS_PORT, registry, routes: opsRoutes });
   lifecycle.markStarted();
   logger.info({ msg: 'started', ...facts, opsPort: ops.port });
   return svc;

@@ -100,6 +100,28 @@ describe('Lifecycle', () => {
       await lc.shutdown('test');
     }
   });
+
+  it('serves an app\'s own ops routes (any method) beside its three, and nothing else', async () => {
+    const { logger } = sink();
+    const lc = new Lifecycle({ logger, exit: () => undefined });
+    const seen: string[] = [];
+    const ops = await lc.serveOps({
+      host: '127.0.0.1',
+      port: 0,
+      registry: new Registry(),
+      routes: [{ matches: (path) => path.startsWith('/debug/'), handle: (req, res) => (seen.push(`${req.method} ${req.url}`), res.end('ok')) }],
+    });
+    const base = `http://127.0.0.1:${ops.port}`;
+    try {
+      expect(await (await fetch(`${base}/debug/ensure?x=1`, { method: 'POST' })).text()).to.equal('ok');
+      expect(seen).to.deep.equal(['POST /debug/ensure?x=1']);
+      expect((await fetch(`${base}/other`, { method: 'POST' })).status).to.equal(405);
+      expect((await fetch(`${base}/other`)).status).to.equal(404);
+      expect((await fetch(`${base}/healthz`)).status).to.be.oneOf([200, 503]);
+    } finally {
+      await lc.shutdown('test');
+    }
+  });
 });
 
 describe('logger', () => {

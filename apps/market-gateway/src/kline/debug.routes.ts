@@ -1,5 +1,6 @@
 import type { HttpKlineHealth } from '@chainpipe/contracts';
-import type { ApiRoutes } from '@chainpipe/http';
+import type { RequestHandler } from 'express';
+import { cameViaOps, sendError, type ApiRoutes } from '@chainpipe/http';
 import { IngesterStatusStore } from '@chainpipe/kline-store';
 import { errorMessage } from '@chainpipe/runtime';
 import type { KlineDeps } from './deps';
@@ -20,6 +21,11 @@ export const KLINE_ENSURE_LIMIT = 'ensure';
 export function debugRoutes(api: ApiRoutes, deps: KlineDeps, hub: KlineHub): void {
   const status = new IngesterStatusStore(deps.redis);
   const log = deps.logger.child({ component: 'kline-debug' });
+  // KLINE_DEBUG_ON_OPS: the debug routes exist on the ops listener only; the public port answers
+  // them as it answers any route it does not serve.
+  const onlyOnOps: RequestHandler = (req, res, next) => (cameViaOps(req) ? next() : sendError(res, 404, `no route for ${req.method} ${req.path}`));
+  const opsErrors: Record<number, string> = deps.debugOnOps ? { 404: 'KLINE_DEBUG_ON_OPS: served on the ops listener only' } : {};
+  const where = deps.debugOnOps ? { preValidation: [onlyOnOps], errors: opsErrors } : {};
 
   api.route(
     {
@@ -28,6 +34,7 @@ export function debugRoutes(api: ApiRoutes, deps: KlineDeps, hub: KlineHub): voi
       summary: 'Upstream feed status of the candle ingester (raw JSON)',
       tags: DEBUG,
       auth: 'none',
+      ...where,
       ok: {
         data: 'http/kline/ingester-status',
         bare: true,
@@ -48,7 +55,8 @@ export function debugRoutes(api: ApiRoutes, deps: KlineDeps, hub: KlineHub): voi
       // Open to anyone (the spec's debug routes need no key), and each call resubscribes the ingester.
       rateLimit: KLINE_ENSURE_LIMIT,
       ok: { data: { const: 'ok' }, bare: true, mediaType: 'text/plain', description: 'plain text `ok`', example: 'ok' },
-      errors: { 500: 'code 99001: the request could not be published' },
+      ...where,
+      errors: { ...opsErrors, 500: 'code 99001: the request could not be published' },
     },
     async (_req, res) => {
       try {
@@ -68,6 +76,7 @@ export function debugRoutes(api: ApiRoutes, deps: KlineDeps, hub: KlineHub): voi
       summary: 'WebSocket hub of this gateway copy (raw JSON)',
       tags: DEBUG,
       auth: 'none',
+      ...where,
       ok: {
         data: 'http/kline/hub-status',
         bare: true,

@@ -38,6 +38,8 @@ export interface KlineDeps {
   /** Time of the handlers and of the WebSocket keep-alive. */
   clock: Pick<Clock, 'now' | 'setInterval'>;
   ws: { pingMs: number; maxBufferedBytes: number };
+  /** The debug routes answer on the ops listener only (KLINE_DEBUG_ON_OPS): 404 on the public port. */
+  debugOnOps?: boolean;
   /** The debug `ensure` route's limit per client (`RateLimits.limit`); unlimited without. */
   ensureLimit?: RouteRateLimit;
   /** WebSocket connections per key across copies; uncapped without. */
