@@ -29,6 +29,18 @@ export class DeliveryLocks {
     private readonly conn: unknown,
   ) {}
 
+  /**
+   * The session's statements, one after the other in the order they were asked for: drains and
+   * background POSTs of one session release their applications while a take may be running,
+   * and a pg client must not be given a query while it runs one.
+   */
+  private last: Promise<unknown> = Promise.resolve();
+  private serial<T>(statement: () => Promise<T>): Promise<T> {
+    const run = this.last.then(statement, statement);
+    this.last = run.catch(() => undefined);
+    return run;
+  }
+
   /** Pins one connection of the pool for the locks; `close` gives it back. */
   static async open(db: Knex): Promise<DeliveryLocks> {
     return new DeliveryLocks(db, await db.client.acquireConnection());
@@ -58,13 +70,13 @@ export class DeliveryLocks {
     // Straight to the pinned client as a named statement: the live path runs it once per
     // consumer batch, so Postgres plans it once per session and no query builder runs each time.
     const client = this.conn as { query(q: { name: string; text: string; values: unknown[] }): Promise<{ rows: Array<T & { queued: boolean; locked: boolean }> }> };
-    const { rows } = await client.query({ name: statementName(text), text, values: [already, DELIVERY_LOCK_NAMESPACE, toTake] });
+    const { rows } = await this.serial(() => client.query({ name: statementName(text), text, values: [already, DELIVERY_LOCK_NAMESPACE, toTake] }));
     return rows;
   }
 
   async release(appIds: readonly string[]): Promise<void> {
     if (appIds.length === 0) return;
-    await this.db.raw('select pg_advisory_unlock(?, hashtext(a)) from unnest(?::text[]) a', [DELIVERY_LOCK_NAMESPACE, [...appIds]]).connection(this.conn);
+    await this.serial(() => this.db.raw('select pg_advisory_unlock(?, hashtext(a)) from unnest(?::text[]) a', [DELIVERY_LOCK_NAMESPACE, [...appIds]]).connection(this.conn));
   }
 
   /**
@@ -73,7 +85,7 @@ export class DeliveryLocks {
    */
   async releaseAll(): Promise<void> {
     try {
-      await this.db.raw('select pg_advisory_unlock_all()').connection(this.conn);
+      await this.serial(() => this.db.raw('select pg_advisory_unlock_all()').connection(this.conn));
     } catch (err) {
       this.end();
       throw err;

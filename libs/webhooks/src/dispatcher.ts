@@ -597,8 +597,9 @@ export class WebhookDispatcher {
     const appId = run.cfg.app_id;
     const { from, inFlight } = run.cut!;
     const finishing = (async () => {
+      // Not started: it never will (its lane sees it detached), and everything is queued and due.
+      if (!inFlight) return;
       if (!run.finished) await new Promise<void>((resolve) => (run.onFinished = resolve));
-      if (!inFlight) return; // it had not started: everything is queued and due
       // One attempt per batch, in order: the one of the batch that was in flight.
       const attempt = run.attempts[from];
       const db = this.deps.db;
@@ -707,7 +708,8 @@ export class WebhookDispatcher {
     for (;;) {
       const room = this.concurrency - this.draining.size;
       if (room <= 0) break;
-      const due = (await this.dueApps(room + this.draining.size)).filter((a) => !this.draining.has(a)).slice(0, room);
+      // Those draining here or POSTing in the background (their locks are held here) are skipped.
+      const due = (await this.dueApps(room + this.draining.size + this.detached.size)).filter((a) => !this.draining.has(a) && !this.detached.has(a)).slice(0, room);
       if (due.length === 0) break;
       await this.releaseHeld();
       const locks = await this.schedulerSession();
