@@ -33,6 +33,8 @@ const isRequired = (field: Field<unknown>) => 'error' in field.parse(undefined);
  * CHAIN_RPC_DEFAULT_BASE, or CHAIN_RPC_URLS listing them all (chainOriginsFromConfig).
  */
 const CHAIN_ORIGIN_VARIABLES = ['CHAIN_RPC_DEFAULT_BASE', 'CHAIN_RPC_URLS'] as const;
+/** Secrets only a development stack sets: the production image refuses them (docs/decisions.md#d162), so no manifest passes them. */
+const DEVELOPMENT_ONLY: readonly string[] = ['DEV_SIGNER_MNEMONIC'];
 const asksChainNodes = (app: AppName) => CHAIN_ORIGIN_VARIABLES.every((name) => name in APP_CONFIG[app]);
 
 function promtool(args: string[]): string {
@@ -255,7 +257,11 @@ describe('deploy/: Prometheus, Grafana, Kubernetes and the metric table of docs/
         for (const [name, field] of Object.entries(fields)) {
           const required = 'error' in field.parse(undefined);
           const set = env.get(name);
-          if (field.secret) {
+          if (DEVELOPMENT_ONLY.includes(name)) {
+            // refused by the production image (NODE_ENV=production): never passed, never in the Secret
+            expect(set, `${app}: ${name} is for development only`).to.equal(undefined);
+            expect(secretExample.stringData, `secret.example.yaml leaves out ${name}`).to.not.have.property(name);
+          } else if (field.secret) {
             // Secrets come from the Secret, never as a value in a manifest.
             expect(set?.valueFrom?.secretKeyRef, `${app}: ${name} from chainpipe-secrets`).to.deep.include({ name: 'chainpipe-secrets', key: name });
             expect(set.valueFrom.secretKeyRef.optional ?? false, `${app}: ${name} optional only when the app does not require it`).to.equal(!required);

@@ -1,4 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, parseEther, type Hex } from 'viem';
@@ -190,7 +191,7 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
 
     const refundTo = freshAddress();
     const ok = lines();
-    expect(await runOrderCommand(['order:refund', '--order', late.order_no, '--address', refundTo.toUpperCase().replace('0X', '0x')], db, ok.io)).to.equal(0);
+    expect(await runOrderCommand(['order:refund', '--order', late.order_no, '--address', refundTo.toUpperCase().replace('0X', '0x'), '--operator', 'alice'], db, ok.io)).to.equal(0);
     expect(ok.out[0]).to.include(`refund of ${parseEther('0.05')} to ${refundTo}`);
     const resolved = await reload(late);
     expect(resolved).to.include({ state: 'ManualReview', resolution: 'refund', refund_address: refundTo });
@@ -206,12 +207,15 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
       ['operator_refund', 'ManualReview', 'ManualReview'],
       ['refund_sent', 'ManualReview', 'Refunded'],
     ]);
+    expect((await orders.audit(late.id)).at(-2)!.detail, 'who ordered the refund').to.include({ operator: 'alice' });
 
     const short = await paidOrder('ManualReview', {}, {}, parseEther('0.09'));
     const exec = lines();
     expect(await runOrderCommand(['order:execute', '--order', short.order_no], db, exec.io)).to.equal(0);
     expect(await reload(short)).to.include({ state: 'Exchanging', resolution: 'execute' });
     expect((await orders.audit(short.id)).at(-1)).to.include({ event: 'operator_execute', from_state: 'ManualReview', to_state: 'Exchanging' });
+    // without --operator: CHAINPIPE_OPERATOR, else the login and host the command ran under
+    expect((await orders.audit(short.id)).at(-1)!.detail).to.include({ operator: process.env.CHAINPIPE_OPERATOR ?? `${userInfo().username}@${hostname()}` });
     await job.run();
     expect(await stored.listByOrder(short.id), 'an executed order is not refunded').to.have.length(0);
   });
@@ -226,7 +230,7 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
     // one order per run (--order): other suites' orders in the shared test database are not this test's
     const sweep = async (o: OrderRow, dryRun: boolean) => {
       const { io, out } = lines();
-      const code = await runTreasuryCommand(['treasury:sweep', ...(dryRun ? ['--dry-run'] : []), '--order', o.order_no], deps, io);
+      const code = await runTreasuryCommand(['treasury:sweep', ...(dryRun ? ['--dry-run'] : []), '--order', o.order_no, '--operator', 'carol (treasury)'], deps, io);
       return { code, rows: out.filter((l) => l.startsWith(o.order_no)).map((l) => l.split('\t')), out };
     };
 
@@ -249,6 +253,7 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
       await mined(hash);
       const tx = await rpc('eth_getTransactionByHash', [hash]);
       expect(tx).to.include({ from: o.deposit_address, to: treasury });
+      expect((await stored.find(o.id, 'sweep'))!.detail, 'who swept, on the transfer').to.include({ operator: 'carol (treasury)' });
     }
     expect(await sender.balanceOf(treasury)).to.equal(treasuryBefore + 2n * 550_000_000_000_000n);
     expect(await stored.listByOrder(failed.id), 'a failed swap keeps everything for its refund').to.have.length(0);

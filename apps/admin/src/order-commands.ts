@@ -3,14 +3,17 @@ import { canonicalAddressForChainType } from '@chainpipe/chains';
 import type { Knex } from '@chainpipe/db';
 import { OrderRepository, type OrderRow } from '@chainpipe/order-store';
 import { UsageError, type Output } from './commands';
+import { operatorOf } from './operator';
 
-export const ORDER_USAGE = `  order:refund --order ORDER_NO [--address ADDR]
+export const ORDER_USAGE = `  order:refund --order ORDER_NO [--address ADDR] [--operator NAME]
       resolve a ManualReview order by refunding its deposit in full (less the network fee) to ADDR
       (a source-chain address; default: the refund address the integrator gave); the executor's
       refund job sends it, then the order is Refunded
-  order:execute --order ORDER_NO
+  order:execute --order ORDER_NO [--operator NAME]
       resolve a ManualReview order by executing it: its deposit is handed to the executor as a paid
       order (Exchanging), which forwards the received amount less the fees to the channel
+      (who ran a command that moves money is recorded on the order: --operator, else
+      CHAINPIPE_OPERATOR, else login@host)
 `;
 
 /**
@@ -20,8 +23,9 @@ export const ORDER_USAGE = `  order:refund --order ORDER_NO [--address ADDR]
  */
 export async function runOrderCommand(argv: string[], db: Knex, io: Output, now: () => Date = () => new Date()): Promise<number> {
   const [command, ...rest] = argv;
-  const { values } = parseArgs({ args: rest, options: { order: { type: 'string' }, address: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({ args: rest, options: { order: { type: 'string' }, address: { type: 'string' }, operator: { type: 'string' } }, strict: true });
   if (!values.order?.trim()) throw new UsageError(`--order is required for ${command}`);
+  const operator = operatorOf(values.operator);
   const orders = new OrderRepository(db);
   const order = await orders.findByNo(values.order.trim());
   if (!order) {
@@ -39,7 +43,7 @@ export async function runOrderCommand(argv: string[], db: Knex, io: Output, now:
         order,
         { type: 'operator_refund' },
         () => ({ resolution: 'refund', refund_address: address.address, refund_requested_at: order.refund_requested_at ?? now() }),
-        { event: 'operator_refund', detail: { refund_address: address.address, previous_refund_address: order.refund_address, deposit_amount: order.deposit_amount } },
+        { event: 'operator_refund', detail: { refund_address: address.address, previous_refund_address: order.refund_address, deposit_amount: order.deposit_amount, operator } },
       );
       return report(io, applied.moved !== undefined, order, applied.reason, `refund of ${order.deposit_amount} to ${address.address} recorded; the executor sends it`);
     }
@@ -49,7 +53,7 @@ export async function runOrderCommand(argv: string[], db: Knex, io: Output, now:
         order,
         { type: 'operator_execute' },
         () => ({ resolution: 'execute' }),
-        { event: 'operator_execute', detail: { deposit_amount: order.deposit_amount } },
+        { event: 'operator_execute', detail: { deposit_amount: order.deposit_amount, operator } },
       );
       return report(io, applied.moved !== undefined, order, applied.reason, `handed to the executor as a paid order of ${order.deposit_amount} (Exchanging)`);
     }

@@ -6,8 +6,9 @@ import { OutgoingTransferRepository, type OrderRow } from '@chainpipe/order-stor
 import { SWEEPABLE_STATES, decideSweep } from '@chainpipe/orders';
 import { str, type Field } from '@chainpipe/runtime';
 import { UsageError, type Output } from './commands';
+import { operatorOf } from './operator';
 
-export const TREASURY_USAGE = `  treasury:sweep [--dry-run] [--limit N] [--order ORDER_NO]
+export const TREASURY_USAGE = `  treasury:sweep [--dry-run] [--limit N] [--order ORDER_NO] [--operator NAME]
       move fee_platform + fee_integrator left at the deposit addresses of Completed and Settled
       orders to the treasury of their chain's family (TREASURY_ADDRESS_EVM, TREASURY_ADDRESS_UTXO,
       TREASURY_ADDRESS_TVM, TREASURY_ADDRESS_SVM), once per order, leaving the network fee of the
@@ -91,7 +92,9 @@ function treasuryOf(deps: TreasuryDeps, chainType: string): string | undefined {
 export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io: Output): Promise<number> {
   const [command, ...rest] = argv;
   if (command !== 'treasury:sweep') throw new UsageError(`unknown command ${command}`);
-  const { values } = parseArgs({ args: rest, options: { 'dry-run': { type: 'boolean', default: false }, limit: { type: 'string' }, order: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({ args: rest, options: { 'dry-run': { type: 'boolean', default: false }, limit: { type: 'string' }, order: { type: 'string' }, operator: { type: 'string' } }, strict: true });
+  // who swept, on every sweep transfer it sends
+  const operator = operatorOf(values.operator);
   const limit = values.limit === undefined ? 500 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) throw new UsageError('--limit must be 1 to 100000');
   const dryRun = values['dry-run'];
@@ -165,7 +168,7 @@ export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io:
           call: { to: token, value: 0n, data, fees },
           asset: token,
           amount: decision.value,
-          detail: { fees: decision.fees.toString(), fee_platform: o.fee_platform, fee_integrator: o.fee_integrator, held: held.toString(), network_fee: fees.maxNetworkFee.toString(), recipient: treasury, ...(gas.kind === 'ready' ? { gas_topup_tx_hash: gas.topUp.tx_hash } : {}) },
+          detail: { fees: decision.fees.toString(), fee_platform: o.fee_platform, fee_integrator: o.fee_integrator, held: held.toString(), network_fee: fees.maxNetworkFee.toString(), recipient: treasury, ...(gas.kind === 'ready' ? { gas_topup_tx_hash: gas.topUp.tx_hash } : {}), operator },
         });
         totals.set(o.deposit_chain_type, (totals.get(o.deposit_chain_type) ?? 0n) + decision.value);
         count += 1;
@@ -196,7 +199,7 @@ export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io:
         call: { to: treasury, value: decision.value, fees: plan },
         asset: null,
         amount: decision.value,
-        detail: { fees: decision.fees.toString(), fee_platform: o.fee_platform, fee_integrator: o.fee_integrator, held: held.toString(), network_fee: plan.maxNetworkFee.toString() },
+        detail: { fees: decision.fees.toString(), fee_platform: o.fee_platform, fee_integrator: o.fee_integrator, held: held.toString(), network_fee: plan.maxNetworkFee.toString(), operator },
       });
       io.out(`${o.order_no}\tswept\t${decision.value}\t${row.tx_hash}\t${row.status}`);
     } catch (err) {

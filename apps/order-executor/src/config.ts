@@ -1,6 +1,6 @@
 import { channelAdaptersConfig } from '@chainpipe/aggregator';
 import { CHAINS, chainOriginConfig, type ChainType } from '@chainpipe/chains';
-import { bitcoinSenderConfig, gasStationConfig, signerConfig } from '@chainpipe/custody';
+import { bitcoinSenderConfig, depositKeysConfig, gasStationConfig, signerConfig } from '@chainpipe/custody';
 import { dbConfig } from '@chainpipe/db';
 import { int, type Field } from '@chainpipe/runtime';
 
@@ -42,6 +42,8 @@ export const orderExecutorConfig = {
   ...channelAdaptersConfig,
   ...chainOriginConfig,
   ...signerConfig,
+  // the gateway's deposit keys: the signer must control them (checked at boot)
+  ...depositKeysConfig,
   ...gasStationConfig,
   ...bitcoinSenderConfig,
   ORDER_EXECUTOR_INTERVAL_MS: int({ default: 2000, min: 50, doc: 'period of a pass: stored transfers re-broadcast and followed, paid orders forwarded' }),

@@ -1,6 +1,6 @@
 import { ChangeNowAdapter, ThorchainAdapter } from '@chainpipe/aggregator';
 import { chainOriginsFromConfig } from '@chainpipe/chains';
-import { GasStation, OutgoingTransfers, originTxLookup, sendersByChainType, signerFromConfig, stationChainTypesWithOrigin, stationKeyOf, stationWarnBelow } from '@chainpipe/custody';
+import { GasStation, OutgoingTransfers, checkSignerOwnsDepositKeys, depositAddressesFrom, originTxLookup, sendersByChainType, signerFromConfig, stationChainTypesWithOrigin, stationKeyOf, stationWarnBelow } from '@chainpipe/custody';
 import { addPostgres } from '@chainpipe/db';
 import { OrderRepository, OutgoingTransferRepository } from '@chainpipe/order-store';
 import { periodicJob, runService, systemClock } from '@chainpipe/runtime';
@@ -15,6 +15,8 @@ runService('order-executor', orderExecutorConfig, async (svc) => {
   const { config, logger, registry } = svc;
   const db = addPostgres(svc);
   const signer = signerFromConfig(config);
+  // the addresses the gateway hands out must be the signer's: refused at boot otherwise
+  await checkSignerOwnsDepositKeys(signer, depositAddressesFrom(config));
   const origins = chainOriginsFromConfig(config);
   // one sender per chain type (EVM chains, Bitcoin, Solana, Tron), on its mainnet (deposits are seen on the monitored mainnets)
   const { evm, tron, all: senders } = sendersByChainType(origins, signer, config);

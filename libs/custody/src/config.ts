@@ -1,6 +1,6 @@
 import { CHAINS, type ChainType } from '@chainpipe/chains';
-import { ConfigError, int, secret, url, type Field } from '@chainpipe/runtime';
-import { DepositAddresses, parseAccountXpub, type DerivableFamily } from './deposit-keys';
+import { ConfigError, int, oneOf, secret, url, type Field } from '@chainpipe/runtime';
+import { DERIVABLE_FAMILIES, DepositAddresses, parseAccountXpub, type DerivableFamily } from './deposit-keys';
 import { DepositAddressBook } from './deposit-address-book';
 import { HttpSigner, MnemonicSigner, SigningServiceAddresses, type Signer } from './signer';
 
@@ -68,17 +68,26 @@ export function depositAddressBookFrom(config: {
 /**
  * Which Signer an app that moves funds uses: the signing service (`SIGNER_URL`, production) or
  * the development mnemonic (`DEV_SIGNER_MNEMONIC`, which `make up` keeps in .run/dev.env). One of
- * them is required, never both; neither has a default in code or deploy files.
+ * them is required, never both; neither has a default in code or deploy files. `NODE_ENV`
+ * (production in the image) says which: production takes the signing service over https only
+ * (docs/decisions.md#d162).
  */
 export const signerConfig = {
   SIGNER_URL: url({ default: '', protocols: ['http', 'https'], doc: 'base URL of the signing service (HttpSigner: GET /v1/addresses/{family}/{index}, POST /v1/sign); empty: the development signer' }),
   SIGNER_TOKEN: secret({ default: '', doc: 'bearer token of the signing service (required with SIGNER_URL)' }),
   SIGNER_TIMEOUT_MS: int({ default: 10_000, min: 100, doc: 'one call to the signing service' }),
-  DEV_SIGNER_MNEMONIC: secret({ default: '', doc: 'development only: the BIP39 mnemonic (words joined by hyphens) the development signer derives every deposit key from; never set with SIGNER_URL' }),
+  DEV_SIGNER_MNEMONIC: secret({ default: '', doc: 'development only: the BIP39 mnemonic (words joined by hyphens) the development signer derives every deposit key from; never set with SIGNER_URL; refused in production (NODE_ENV=production)' }),
+  NODE_ENV: oneOf(['development', 'test', 'production'] as const, { default: 'development', doc: 'production (the image sets it) signs through the signing service only: SIGNER_URL over https is required and DEV_SIGNER_MNEMONIC refuses the start' }),
 };
 
 /** The configured Signer; a ConfigError at boot for none, both, or a malformed mnemonic. */
-export function signerFromConfig(config: { SIGNER_URL: string; SIGNER_TOKEN: string; SIGNER_TIMEOUT_MS: number; DEV_SIGNER_MNEMONIC: string }): Signer {
+export function signerFromConfig(config: { SIGNER_URL: string; SIGNER_TOKEN: string; SIGNER_TIMEOUT_MS: number; DEV_SIGNER_MNEMONIC: string; NODE_ENV: string }): Signer {
+  if (config.NODE_ENV === 'production') {
+    // a development key in production, or a signing service reached in clear text, is refused outright
+    if (config.DEV_SIGNER_MNEMONIC) throw new ConfigError(['DEV_SIGNER_MNEMONIC is set in production (NODE_ENV=production): production signs through the signing service (SIGNER_URL) only']);
+    if (!config.SIGNER_URL) throw new ConfigError(['SIGNER_URL (the signing service) is required in production (NODE_ENV=production)']);
+    if (new URL(config.SIGNER_URL).protocol !== 'https:') throw new ConfigError(['SIGNER_URL must be https in production (NODE_ENV=production): the signing service is reached with its bearer token']);
+  }
   if (config.SIGNER_URL && config.DEV_SIGNER_MNEMONIC) throw new ConfigError(['SIGNER_URL and DEV_SIGNER_MNEMONIC are both set: a deployment signs through one of them']);
   if (config.SIGNER_URL) {
     if (!config.SIGNER_TOKEN) throw new ConfigError(['SIGNER_TOKEN is required with SIGNER_URL']);
@@ -90,6 +99,26 @@ export function signerFromConfig(config: { SIGNER_URL: string; SIGNER_TOKEN: str
   } catch (err) {
     throw new ConfigError([`DEV_SIGNER_MNEMONIC ${(err as Error).message}`]);
   }
+}
+
+/**
+ * The boot check of an app that signs (docs/decisions.md#d162): the signer's addresses of the
+ * first `count` deposit indexes of every family the gateway derives (EVM, Bitcoin, Tron) must be
+ * the addresses of the gateway's `DEPOSIT_XPUB_*`. A mismatch would hand users addresses no one
+ * can sign for: a ConfigError naming the families that differ.
+ */
+export async function checkSignerOwnsDepositKeys(signer: Pick<Signer, 'addressAt'>, deposits: Pick<DepositAddresses, 'addressAt'>, count = 2): Promise<void> {
+  const wrong: string[] = [];
+  for (const family of DERIVABLE_FAMILIES) {
+    for (let index = 0; index < count; index++) {
+      const [signs, pays] = [await signer.addressAt(family, index), deposits.addressAt(family, index)];
+      if (signs !== pays) {
+        wrong.push(`${family} index ${index}: the signer's key is ${signs}, DEPOSIT_XPUB_${family.toUpperCase()} gives ${pays}`);
+        break;
+      }
+    }
+  }
+  if (wrong.length > 0) throw new ConfigError([`the signer does not control the deposit keys the gateway hands out (DEPOSIT_XPUB_*): ${wrong.join('; ')}`]);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { decodeFunctionData, erc20Abi } from 'viem';
 import { ConfigError } from '@chainpipe/runtime';
-import { HttpSigner, MnemonicSigner, THORCHAIN_ROUTER_ABI, approveCalldata, routerDepositCalldata, signerFromConfig } from '../src';
+import { DepositAddresses, HttpSigner, MnemonicSigner, THORCHAIN_ROUTER_ABI, accountXpubsOf, approveCalldata, checkSignerOwnsDepositKeys, routerDepositCalldata, signerFromConfig } from '../src';
 
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 
@@ -26,7 +26,7 @@ describe("THORChain router calldata", () => {
 });
 
 describe('the Signer from configuration', () => {
-  const base = { SIGNER_URL: '', SIGNER_TOKEN: '', SIGNER_TIMEOUT_MS: 1000, DEV_SIGNER_MNEMONIC: '' };
+  const base = { SIGNER_URL: '', SIGNER_TOKEN: '', SIGNER_TIMEOUT_MS: 1000, DEV_SIGNER_MNEMONIC: '', NODE_ENV: 'development' };
   const problem = (config: typeof base) => {
     try {
       signerFromConfig(config);
@@ -47,5 +47,32 @@ describe('the Signer from configuration', () => {
     expect(problem({ ...base, SIGNER_URL: 'https://signer.example', SIGNER_TOKEN: 't', DEV_SIGNER_MNEMONIC: MNEMONIC })).to.match(/both set/);
     expect(problem({ ...base, SIGNER_URL: 'https://signer.example' })).to.match(/SIGNER_TOKEN is required/);
     expect(problem({ ...base, DEV_SIGNER_MNEMONIC: 'not a mnemonic' })).to.match(/DEV_SIGNER_MNEMONIC is not a valid BIP39 mnemonic/);
+  });
+
+  it('production (NODE_ENV=production) refuses the development mnemonic and a signing service over http; takes it over https', () => {
+    const prod = { ...base, NODE_ENV: 'production' };
+    expect(problem({ ...prod, DEV_SIGNER_MNEMONIC: MNEMONIC.split(' ').join('-') })).to.match(/DEV_SIGNER_MNEMONIC is set in production/);
+    expect(problem({ ...prod, SIGNER_URL: 'http://signer.internal', SIGNER_TOKEN: 't' })).to.match(/SIGNER_URL must be https in production/);
+    expect(problem(prod)).to.match(/SIGNER_URL \(the signing service\) is required in production/);
+    expect(signerFromConfig({ ...prod, SIGNER_URL: 'https://signer.internal', SIGNER_TOKEN: 't' })).to.be.instanceOf(HttpSigner);
+    // development and tests keep both ways
+    expect(signerFromConfig({ ...base, SIGNER_URL: 'http://127.0.0.1:1', SIGNER_TOKEN: 't' })).to.be.instanceOf(HttpSigner);
+  });
+});
+
+describe("the signer's control of the gateway's deposit keys (the executor's boot check)", () => {
+  const OTHER = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
+  const depositsOf = (mnemonic: string) => new DepositAddresses(accountXpubsOf(mnemonic));
+
+  it('passes when the signer derives the addresses of DEPOSIT_XPUB_*', async () => {
+    await checkSignerOwnsDepositKeys(new MnemonicSigner(MNEMONIC), depositsOf(MNEMONIC));
+  });
+
+  it('refuses, naming each family, when the keys are another signer\'s', async () => {
+    const err = await checkSignerOwnsDepositKeys(new MnemonicSigner(MNEMONIC), depositsOf(OTHER)).then(() => undefined, (e: unknown) => e);
+    expect(err).to.be.instanceOf(ConfigError);
+    const text = (err as ConfigError).problems.join('\n');
+    for (const family of ['evm', 'utxo', 'tvm']) expect(text).to.include(`${family} index 0`);
+    expect(text).to.include(new DepositAddresses(accountXpubsOf(OTHER)).addressAt('evm', 0));
   });
 });
