@@ -182,12 +182,15 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
     for (const q of quotes) expect(validate(q), JSON.stringify(validate.errors)).to.equal(true);
     // 0.1 ETH at 2000 USD is 0.004 BTC at 50000 USD = 400000 sat. ChangeNOW's stand-in keeps
     // 0.5 % (398000) and its channel fee is 0.3 % of the input: 398000 × 0.997 = 396806.
-    // THORChain's stand-in keeps 0.35 % (398600) and its channel fee is 0.2 %: 397802.8 → 397802.
+    // THORChain's stand-in keeps 0.35 % (398600) and Bitcoin's outbound fee, 15000 sat at its
+    // starting 10 sat/vB (383600), and its channel fee is 0.2 %: 382832.8 → 382832.
     expect(quotes.find((q) => q.channel_id === 1)).to.include({ estimated_out_str: '396806', channel_fee: 0.3, promo_applied: false });
-    expect(quotes.find((q) => q.channel_id === 2)).to.include({ estimated_out_str: '397802', channel_fee: 0.2, promo_applied: false });
+    expect(quotes.find((q) => q.channel_id === 2)).to.include({ estimated_out_str: '382832', channel_fee: 0.2, promo_applied: false });
 
-    // 2. the largest estimate and its minimum
-    const best = quotes.reduce((a, b) => (BigInt(b.estimated_out_str) > BigInt(a.estimated_out_str) ? b : a));
+    // 2. THORChain's channel and its minimum: an integrator may choose any quoted channel, and this
+    // sequence follows THORChain's (ChangeNOW's estimate is the larger one since THORChain charges
+    // Bitcoin's outbound fee)
+    const best = quotes.find((q) => q.channel_id === 2)!;
     const minOut = (BigInt(best.estimated_out_str) * 99n) / 100n;
 
     // 3. the order
@@ -204,9 +207,8 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
     });
     const order = ((await created.json()) as { code: number; data: { order_no: string; deposit_address: string; deposit_memo: string | null; fee_integrator: string } }).data;
     expect(created.status).to.equal(200);
-    // THORChain's estimate is the largest. The user pays the order's own platform address with a
-    // plain transfer; THORChain's shared vault and the memo naming the swap are the forward's
-    expect(best.channel_id).to.equal(2);
+    // The user pays the order's own platform address with a plain transfer; THORChain's shared
+    // vault and the memo naming the swap are the forward's
     expect(order.deposit_memo).to.equal(null);
     expect(order.fee_integrator, '0.5 % of 0.1 ETH').to.equal('500000000000000');
 
