@@ -15,7 +15,7 @@ import { priceIngesterConfig } from '../../apps/price-ingester/src/config';
 describe('upstream configuration is required', () => {
   const cases: { app: string; section: Section; upstreams: string[] }[] = [
     { app: 'market-gateway', section: marketGatewayConfig, upstreams: ['POOL_UPSTREAM_URL', 'KLINE_MARKET_API_URL', 'MARKET_API_KEY'] },
-    { app: 'market-ingester', section: marketIngesterConfig, upstreams: ['MARKET_WS_URL', 'MARKET_API_KEY'] },
+    { app: 'market-ingester', section: marketIngesterConfig, upstreams: ['MARKET_WS_URL', 'KLINE_MARKET_API_URL', 'MARKET_API_KEY'] },
     { app: 'price-ingester', section: priceIngesterConfig, upstreams: ['QUOTES_SOURCE_URL', 'QUOTES_SOURCE_API_KEY', 'FIAT_RATES_SOURCE_URL', 'FIAT_RATES_APP_ID'] },
     { app: 'aggregator-gateway', section: aggregatorGatewayConfig, upstreams: ['CHANGENOW_API_URL', 'CHANGENOW_API_KEY', 'THORNODE_API_URL'] },
     { app: 'order-tracker', section: orderTrackerConfig, upstreams: ['CHANGENOW_API_URL', 'CHANGENOW_API_KEY', 'THORNODE_API_URL'] },

@@ -60,6 +60,7 @@ describe('market-ingester: a refused upstream subscription is retried and visibl
       clock: systemClock,
       maxPendingTicks: 10_000,
       publishRetry: { initialMs: 40, maxMs: 160 },
+      backfill: { fetchMinutes: async () => [], latestStoredMinutes: async () => new Map(), settleMs: 0 },
     });
     const refusedGauge = async () => (await registry.getSingleMetric('chainpipe_market_refused_subscriptions')!.get()).values[0]?.value;
     try {

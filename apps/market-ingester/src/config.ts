@@ -10,6 +10,8 @@ export const marketIngesterConfig = {
   ...redisConfig,
   MARKET_WS_URL: url({ protocols: ['ws', 'wss'], doc: 'the CoinGecko WebSocket API (wss://stream.coingecko.com/v1)' }),
   MARKET_API_KEY: secret({ doc: 'CoinGecko API key, sent as x-cg-pro-api-key' }),
+  KLINE_MARKET_API_URL: url({ protocols: ['http', 'https'], doc: "CoinGecko REST API base (https://pro-api.coingecko.com/api/v3): the pools' minute candles that fill a gap of the live feed (onchain …/ohlcv/minute)" }),
+  MARKET_BACKFILL_SETTLE_MS: int({ default: 5_000, min: 0, doc: "how long after a gap's last minute has closed its minutes are asked from the REST OHLCV" }),
   MARKET_UPSTREAM_INTERVAL: oneOf(['1s', '1m', '15m', '1h', '4h', '1d'] as const satisfies readonly (typeof UPSTREAM_INTERVALS)[number][], {
     default: '1s',
     doc: 'the one candle interval subscribed upstream per pool; every longer stored interval is built from it (1s: all of them)',

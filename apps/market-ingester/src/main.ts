@@ -1,9 +1,11 @@
 import { TOPICS } from '@chainpipe/contracts';
 import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
-import { DISCONNECTED_STATUS, IngesterStatusStore, PoolRepository } from '@chainpipe/kline-store';
+import { API_KEY_HEADER, REST_OHLCV_MAX_LIMIT, parseOhlcvList } from '@chainpipe/kline';
+import { CandleRepository, DISCONNECTED_STATUS, IngesterStatusStore, PoolRepository } from '@chainpipe/kline-store';
 import { addRedis } from '@chainpipe/redis';
 import { errorMessage, periodicJob, runService, systemClock } from '@chainpipe/runtime';
+import { upstreamJson, upstreamUrl } from '@chainpipe/upstreams';
 import { marketIngesterConfig } from './config';
 import { MarketIngester } from './ingester';
 import { UpstreamSocket } from './upstream-socket';
@@ -16,11 +18,12 @@ runService('market-ingester', marketIngesterConfig, async (svc) => {
   const producer = await kafka.producer();
   const pools = new PoolRepository(db);
   const statusStore = new IngesterStatusStore(redis);
+  const candles = new CandleRepository(db);
 
   const ingester = new MarketIngester({
     activePools: () => pools.active(),
     publish: (messages) => producer.publish(TOPICS.marketTicks, messages),
-    openSocket: (index, onUpdate) => {
+    openSocket: (index, onUpdate, onGap) => {
       const socket = new UpstreamSocket({
         index,
         url: config.MARKET_WS_URL,
@@ -28,6 +31,7 @@ runService('market-ingester', marketIngesterConfig, async (svc) => {
         pingMs: config.MARKET_PING_MS,
         reconnect: { initialMs: config.MARKET_RECONNECT_INITIAL_MS, maxMs: config.MARKET_RECONNECT_MAX_MS },
         onUpdate,
+        onGap,
         logger,
       });
       socket.start();
@@ -39,6 +43,15 @@ runService('market-ingester', marketIngesterConfig, async (svc) => {
     registry,
     clock: systemClock,
     maxPendingTicks: config.MARKET_MAX_PENDING_TICKS,
+    backfill: {
+      fetchMinutes: async (pool, beforeSec, limit) => {
+        const path = `/onchain/networks/${encodeURIComponent(pool.network_id)}/pools/${encodeURIComponent(pool.pool_address)}/ohlcv/minute`;
+        const query = { aggregate: '1', before_timestamp: String(beforeSec), limit: String(Math.min(limit, REST_OHLCV_MAX_LIMIT)), token: pool.token, currency: 'usd' };
+        return parseOhlcvList(await upstreamJson({ url: upstreamUrl(config.KLINE_MARKET_API_URL, path), query, headers: { [API_KEY_HEADER]: config.MARKET_API_KEY, accept: 'application/json' }, timeoutMs: 10_000 }));
+      },
+      latestStoredMinutes: (poolIds) => candles.latestOpenTimes(poolIds, '1m'),
+      settleMs: config.MARKET_BACKFILL_SETTLE_MS,
+    },
     publishRetry: { initialMs: config.MARKET_RECONNECT_INITIAL_MS, maxMs: config.MARKET_RECONNECT_MAX_MS },
   });
 

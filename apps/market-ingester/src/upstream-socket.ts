@@ -17,6 +17,8 @@ export interface UpstreamSocketOptions {
   reconnect: { initialMs: number; maxMs: number };
   onUpdate: (update: UpstreamOhlcv) => void;
   onStateChange?: () => void;
+  /** The channel is confirmed again after a loss: the subscriptions it held and the time nothing was heard (from the last message before the loss to now). */
+  onGap?: (subscriptions: string[], fromMs: number, toMs: number) => void;
   logger: Logger;
   /** Time of the reconnect backoff, the pings and the silence check. */
   clock?: Pick<Clock, 'now' | 'setTimeout' | 'setInterval'>;
@@ -76,6 +78,8 @@ export class UpstreamSocket {
   private reconnectTimer?: Timer;
   private pingTimer?: Timer;
   private lastHeard = 0;
+  /** The last message heard before the channel was lost, until it is confirmed again. */
+  private lostAt?: number;
   private readonly clock: Pick<Clock, 'now' | 'setTimeout' | 'setInterval'>;
   private readonly log: Logger;
   open = false;
@@ -161,6 +165,7 @@ export class UpstreamSocket {
     ws.on('error', (err) => this.log.warn({ msg: 'upstream_error', err: errorMessage(err) }));
     ws.on('close', (code) => {
       if (this.ws !== ws) return;
+      if (this.confirmed) this.lostAt ??= this.lastHeard;
       this.open = false;
       this.confirmed = false;
       this.sent.clear();
@@ -187,6 +192,10 @@ export class UpstreamSocket {
         this.sent.clear();
         this.answersLost();
         this.log.info({ msg: 'upstream_channel_confirmed', subscriptions: this.desired.size });
+        if (this.lostAt !== undefined) {
+          this.opts.onGap?.([...this.desired], this.lostAt, this.clock.now());
+          this.lostAt = undefined;
+        }
         this.sync();
         this.opts.onStateChange?.();
         return;

@@ -96,6 +96,7 @@ describe('MarketIngester: the broker away', () => {
       },
       interval: '1s', subscriptionsPerSocket: 100, logger, registry, clock,
       maxPendingTicks: 5, publishRetry: { initialMs: 1_000, maxMs: 1_000 },
+      backfill: { fetchMinutes: async () => [], latestStoredMinutes: async () => new Map(), settleMs: 0 },
     });
     await ingester.sync();
     for (let t = 1_800_000_000; t < 1_800_000_005; t++) onUpdate(update(t));

@@ -264,6 +264,16 @@ export class CandleRepository {
     return rows.map(toRecord);
   }
 
+  /** The open time of each pool's newest stored candle of `interval` (pools without one left out). */
+  async latestOpenTimes(poolIds: readonly number[], interval: Interval): Promise<Map<number, number>> {
+    if (!poolIds.length) return new Map();
+    const { rows } = await this.db.raw<{ rows: { pool_id: number; open_time: string | null }[] }>(
+      `select p.id as pool_id, (select max(open_time) from kline.candles c where c.pool_id = p.id and c.interval = ?) as open_time from unnest(?::int[]) as p(id)`,
+      [interval, int4Array(poolIds)],
+    );
+    return new Map(rows.filter((r) => r.open_time !== null).map((r) => [r.pool_id, Number(r.open_time)]));
+  }
+
   /** Deletes 1s candles older than `beforeOpenTime`, at most `batch` at a time; returns how many. */
   async deleteSecondsBefore(beforeOpenTime: number, batch = 5000): Promise<number> {
     const res = await this.db.raw<{ rowCount: number }>(

@@ -71,6 +71,20 @@ export function mergeSnapshot(existing: CandleState | undefined, u: CandleUpdate
     return { open: u.open, high: u.high, low: u.low, close: u.close, volume: u.volume, open_src: u.open_time, close_src_time: u.open_time, close_src_rank: u.rank };
   }
   const newer = u.rank > existing.close_src_rank;
+  // A stored candle also fed by shorter ones (1m from 1s) has its open from its earliest fed
+  // candle; a snapshot of the whole candle (a backfilled minute) opens before that one.
+  if (u.open_time < existing.open_src && u.open !== null) {
+    return {
+      open: u.open,
+      high: max(existing.high, u.high),
+      low: min(existing.low, u.low),
+      close: newer ? (u.close ?? existing.close) : (existing.close ?? u.close),
+      volume: max(existing.volume, u.volume),
+      open_src: u.open_time,
+      close_src_time: existing.close_src_time,
+      close_src_rank: Math.max(existing.close_src_rank, u.rank),
+    };
+  }
   return {
     open: existing.open ?? u.open,
     high: max(existing.high, u.high),

@@ -104,3 +104,35 @@ export function parseServerMessage(text: string): ServerMessage {
   }
   return { kind: 'unknown' };
 }
+
+/**
+ * CoinGecko's on-chain REST OHLCV (`/onchain/networks/{network}/pools/{address}/ohlcv/{timeframe}`,
+ * the same answer GeckoTerminal gives): `data.attributes.ohlcv_list` of `[time (Unix s), open,
+ * high, low, close, volume]`, newest first. Timeframes `day` (aggregate 1), `hour` (1, 4, 12),
+ * `minute` (1, 5, 15): the finest is the minute. At most 1000 candles an answer.
+ */
+export const REST_OHLCV_MAX_LIMIT = 1000;
+
+/** One candle of a REST OHLCV answer. */
+export interface RestOhlcv {
+  t: number;
+  o: number | null;
+  h: number | null;
+  l: number | null;
+  c: number | null;
+  v: number | null;
+}
+
+/** The candles of a REST OHLCV answer, oldest first; rows of the wrong shape are skipped. */
+export function parseOhlcvList(body: unknown): RestOhlcv[] {
+  const list = (body as { data?: { attributes?: { ohlcv_list?: unknown } } })?.data?.attributes?.ohlcv_list;
+  if (!Array.isArray(list)) return [];
+  const out: RestOhlcv[] = [];
+  for (const row of list) {
+    if (!Array.isArray(row) || row.length < 6 || typeof row[0] !== 'number' || !Number.isSafeInteger(row[0]) || row[0] < 0) continue;
+    const [o, h, l, c, v] = row.slice(1, 6).map((x) => num(x));
+    if ([o, h, l, c, v].some((x) => x === undefined)) continue;
+    out.push({ t: row[0], o: o!, h: h!, l: l!, c: c!, v: v! });
+  }
+  return out.sort((a, b) => a.t - b.t);
+}

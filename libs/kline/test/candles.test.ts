@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { seededRandom } from '@chainpipe/testing';
 import {
   applyContribution,
+  contributionOf,
+  withContribution,
   foldUpdates,
   mergeSnapshot,
   planCandleWrites,
@@ -225,5 +227,26 @@ describe('1w / 1M / 1Y roll-ups from daily candles', () => {
     expect(rollUpDaily('1Y', days)).to.deep.equal([
       { pool_id: 7, interval: '1Y', open_time: Date.parse('2026-01-01T00:00:00Z') / 1000, open: 1, high: 9, low: 1, close: 7, volume: 18 },
     ]);
+  });
+});
+
+describe('a backfilled minute over a minute fed by its seconds', () => {
+  // Seconds 20 and 40 of the minute were heard live (their 1m row: open 11 of second 20, volume
+  // 3 + 4); the upstream's REST minute (a 1m update) has the whole minute: open 10 at second 0,
+  // high 16, low 6, close 13, volume 12.
+  const seconds: PoolUpdate[] = [upd(20, 11, 12, 11, 12, 3, 1), upd(40, 12, 14, 12, 13, 4, 2)];
+  const minute: PoolUpdate = { pool_id: 1, interval: '1m', open_time: T0, open: 10, high: 16, low: 6, close: 13, volume: 12, rank: 3 };
+
+  it('takes the whole minute: its open, extremes, close and volume, in either order', () => {
+    const liveFirst = planCandleWrites([...foldUpdates(seconds).values()], () => undefined);
+    const fed = liveFirst.find((w) => w.key.interval === '1m')!;
+    expect(pick(fed.state)).to.deep.equal({ open: 11, high: 14, low: 11, close: 13, volume: 7 });
+    const merged = mergeSnapshot(fed.state, minute);
+    expect(pick(merged)).to.deep.equal({ open: 10, high: 16, low: 6, close: 13, volume: 12 });
+    // The other way round: the minute first, then its seconds' contributions (a late delivery):
+    // open, extremes and close stay the minute's.
+    const minuteFirst = mergeSnapshot(undefined, minute);
+    const withSeconds = liveFirst.filter((w) => w.key.interval === '1s').reduce((s, w) => withContribution(s, contributionOf(undefined, w.state)), minuteFirst);
+    expect(pick(withSeconds)).to.deep.include({ open: 10, high: 16, low: 6, close: 13 });
   });
 });

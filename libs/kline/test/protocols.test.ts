@@ -3,7 +3,7 @@ import { INTERVALS } from '../src/intervals';
 import { normalizeOhlcvQuery, toUnixSeconds } from '../src/ohlcv-query';
 import { normalizeChainType, poolKey } from '../src/pools';
 import { planSubscriptions } from '../src/subscription-plan';
-import { parseServerMessage, poolsCommand, subscribeCommand } from '../src/upstream-protocol';
+import { parseOhlcvList, parseServerMessage, poolsCommand, subscribeCommand } from '../src/upstream-protocol';
 import { parseClientMessage } from '../src/ws-protocol';
 
 describe('kline WebSocket client messages', () => {
@@ -90,5 +90,16 @@ describe('subscription plan across sockets', () => {
     const c = planSubscriptions(b.next, ['a'], 2);
     expect(c.next).to.deep.equal([['a']]);
     expect(planSubscriptions([], [], 5).next).to.deep.equal([]);
+  });
+});
+
+describe('upstream REST OHLCV answer', () => {
+  it('reads ohlcv_list oldest first, nulls kept, malformed rows skipped', () => {
+    const body = { data: { id: 'x', type: 'ohlcv_request_response', attributes: { ohlcv_list: [[1_800_000_060, 2, 3, 1, 2.5, 40], [1_800_000_000, 1, 2, 0.5, 2, null], ['x', 1, 1, 1, 1, 1], [1_800_000_120, 1, 1]] } } };
+    expect(parseOhlcvList(body)).to.deep.equal([
+      { t: 1_800_000_000, o: 1, h: 2, l: 0.5, c: 2, v: null },
+      { t: 1_800_000_060, o: 2, h: 3, l: 1, c: 2.5, v: 40 },
+    ]);
+    expect(parseOhlcvList({ errors: [] })).to.deep.equal([]);
   });
 });

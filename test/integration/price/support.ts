@@ -105,6 +105,7 @@ export async function startCandlestickPipeline<G>(opts: {
     startApp('apps/market-ingester/src/main.ts', {
       ...common,
       MARKET_WS_URL: `${sim.base.replace('http', 'ws')}/v1`,
+      KLINE_MARKET_API_URL: `${sim.base}/coingecko/api/v3`,
       MARKET_RECONNECT_INITIAL_MS: '100',
       MARKET_STATUS_INTERVAL_MS: '200',
       MARKET_POOLS_RESYNC_MS: '600000',

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import express, { type RequestHandler, type Router } from 'express';
@@ -33,10 +34,14 @@ const cgError = (code: number, message: string) => ({ status: { error_code: code
  * - `onchain/networks/{network}/tokens/{address}/top_holders`: the recorded example for any
  *   token, its id set to the requested one, cut to `holders`;
  * - `coins/{platform}/contract/{address}`: no recorded example exists; the documented top-level
- *   fields with placeholder values.
+ *   fields with placeholder values;
+ * - `onchain/networks/{network}/pools/{address}/ohlcv/{timeframe}` (`minute` 1/5/15, `hour`
+ *   1/4/12, `day` 1; `before_timestamp`, `limit` up to 1000, `token`): the candles the
+ *   OnchainOHLCV stream sent of that pool (its 1s subscriptions), newest first, as
+ *   `data.attributes.ohlcv_list` of `[time, open, high, low, close, volume]`.
  * An outage switched on with `PUT /sim/faults/coingecko` answers CoinGecko's 429 (`error`) or a
- * plain 500 (`http500`). Stream controls: `POST /sim/coingecko/ws/drop` cuts every OnchainOHLCV
- * connection, `GET /sim/coingecko/ws/status` lists sockets and their subscriptions,
+ * plain 500 (`http500`). Stream controls: `POST /sim/coingecko/ws/drop[?outage_ms=N]` cuts every
+ * OnchainOHLCV connection (and refuses new ones for N ms), `GET /sim/coingecko/ws/status` lists sockets and their subscriptions,
  * `PUT /sim/coingecko/ws/refused/{network:address}` makes every `set_pools` naming that pool fail
  * (`DELETE` lifts it).
  */
@@ -55,6 +60,25 @@ export function coingeckoRouter(deps: CoingeckoDeps): Router {
     const detail = deps.pools.detail(String(req.params.network), String(req.params.address));
     if (!detail) return void res.status(404).json(cgError(404, 'Not Found'));
     res.json(detail);
+  });
+
+  // The timeframes and aggregates of the documentation ("Pool OHLCV chart by Pool Address"); the
+  // finest is the minute.
+  const PERIOD_SECONDS: Record<string, Record<string, number>> = { minute: { 1: 60, 5: 300, 15: 900 }, hour: { 1: 3600, 4: 14_400, 12: 43_200 }, day: { 1: 86_400 } };
+  router.get(`${COINGECKO_REST_BASE}/onchain/networks/:network/pools/:address/ohlcv/:timeframe`, guard, (req, res) => {
+    const q = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
+    const byAggregate = PERIOD_SECONDS[String(req.params.timeframe)];
+    const period = byAggregate?.[q('aggregate') ?? '1'];
+    if (!period) return void res.status(400).json(cgError(400, 'Invalid timeframe or aggregate'));
+    const token = q('token') ?? 'base';
+    if (token !== 'base' && token !== 'quote') return void res.status(400).json(cgError(400, 'token must be base or quote'));
+    // Without before_timestamp: up to now, the current period included.
+    const before = q('before_timestamp') === undefined ? Number.POSITIVE_INFINITY : Number(q('before_timestamp'));
+    const limit = Math.min(1000, Math.max(1, Number(q('limit') ?? 100) || 100));
+    const pool = `${req.params.network}:${req.params.address}`;
+    const ohlcvList = Number.isNaN(before) ? [] : deps.stream.ohlcv(pool, token, period, before, limit);
+    const side = (address: string) => ({ address, name: '', symbol: '', coingecko_coin_id: null });
+    res.json({ data: { id: randomUUID(), type: 'ohlcv_request_response', attributes: { ohlcv_list: ohlcvList } }, meta: { base: side(''), quote: side('') } });
   });
 
   router.get(`${COINGECKO_REST_BASE}/onchain/networks/:network/tokens/:address/top_holders`, guard, (req, res) => {
@@ -82,7 +106,10 @@ export function coingeckoRouter(deps: CoingeckoDeps): Router {
     });
   });
 
-  router.post('/sim/coingecko/ws/drop', (_req, res) => void res.json({ dropped: deps.stream.dropAll() }));
+  router.post('/sim/coingecko/ws/drop', (req, res) => {
+    const outageMs = Number(req.query.outage_ms ?? 0);
+    res.json({ dropped: deps.stream.dropAll(Number.isFinite(outageMs) && outageMs > 0 ? Math.min(outageMs, 600_000) : 0) });
+  });
   router.get('/sim/coingecko/ws/status', (_req, res) => void res.json(deps.stream.status()));
   router.put('/sim/coingecko/ws/refused/:pool', (req, res) => {
     deps.stream.refusePool(String(req.params.pool));

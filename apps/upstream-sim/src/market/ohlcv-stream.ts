@@ -44,6 +44,19 @@ interface Candle {
   v: number;
 }
 
+/** A minute of what the stream sent of a pool and side: the 1s candles' extremes, last close and the final volume of each second. */
+interface Minute {
+  o: number;
+  h: number;
+  l: number;
+  c: number;
+  /** open time of a second → its candle's last volume */
+  seconds: Map<number, number>;
+}
+
+/** Minutes kept a pool and side for the REST OHLCV (a day). */
+const MINUTES_KEPT = 1440;
+
 interface Client extends WsPeer {
   channel: boolean;
   /** `interval|token|network:address` */
@@ -63,6 +76,12 @@ export class OhlcvStreamServer {
   private readonly prices = new Map<string, number>();
   private readonly candles = new Map<string, Candle>();
   private readonly timers: NodeJS.Timeout[] = [];
+  /** Wall-clock ms until which new connections are refused (`dropAll`'s outage). */
+  private unreachableUntil = 0;
+  /** Every subscription ever asked for (`interval|token|network:address`): they move on every tick. */
+  private readonly tracked = new Set<string>();
+  /** `token|network:address` (lower case) → its minutes, oldest first: what `ohlcv` answers. */
+  private readonly minutes = new Map<string, Map<number, Minute>>();
   /** `network:address` of pools whose `set_pools` is refused (`refusePool`), lower case. */
   private readonly refusedPools = new Set<string>();
   private readonly now: () => number;
@@ -83,6 +102,10 @@ export class OhlcvStreamServer {
   readonly upgrade: UpgradeHandler = (req, socket, head) => {
     const url = new URL(req.url ?? '/', 'http://sim');
     if (url.pathname !== OHLCV_STREAM_PATH) return false;
+    if (Date.now() < this.unreachableUntil) {
+      refuseUpgrade(socket, 503, { error: 'stream unavailable' });
+      return true;
+    }
     const key = url.searchParams.get(API_KEY_QUERY) ?? req.headers[API_KEY_HEADER];
     const ok = typeof key === 'string' && key !== '' && (this.opts.apiKey === '' || key === this.opts.apiKey);
     if (!ok) refuseUpgrade(socket, 401, { error: 'invalid or missing API key' });
@@ -160,19 +183,22 @@ export class OhlcvStreamServer {
 
   private tick(): void {
     const nowSec = Math.floor(this.now() / 1000);
+    // The market moves whether anyone listens or not: every subscription ever asked for moves
+    // once a tick, and each socket subscribed to it gets that same update. A socket that was away
+    // missed those updates, as from a real provider; the REST OHLCV still has them.
+    for (const client of this.clients) for (const sub of client.subs) this.tracked.add(sub);
     const moved = new Set<string>();
-    for (const client of this.clients) {
-      for (const sub of client.subs) {
-        const [interval, token, pool] = sub.split('|');
-        const priceKey = `${token}|${pool}`;
-        if (!moved.has(priceKey)) {
-          moved.add(priceKey);
-          this.walk(priceKey);
-        }
-        const update = this.candleUpdate(sub, interval, token as 'base' | 'quote', pool, nowSec);
-        this.send(client, update);
+    const updates = new Map<string, UpstreamOhlcv>();
+    for (const sub of this.tracked) {
+      const [interval, token, pool] = sub.split('|');
+      const priceKey = `${token}|${pool}`;
+      if (!moved.has(priceKey)) {
+        moved.add(priceKey);
+        this.walk(priceKey);
       }
+      updates.set(sub, this.candleUpdate(sub, interval, token as 'base' | 'quote', pool, nowSec));
     }
+    for (const client of this.clients) for (const sub of client.subs) this.send(client, updates.get(sub)!);
   }
 
   private walk(priceKey: string): number {
@@ -192,16 +218,62 @@ export class OhlcvStreamServer {
       ? { t, o: cur.o, h: Math.max(cur.h, price), l: Math.min(cur.l, price), c: price, v: cur.v + volume }
       : { t, o: price, h: price, l: price, c: price, v: volume };
     this.candles.set(sub, candle);
+    if (interval === '1s') this.record(`${token}|${pool.toLowerCase()}`, candle);
     const sep = pool.indexOf(':');
     return { ch: OHLCV_CHANNEL_CODE, n: pool.slice(0, sep), pa: pool.slice(sep + 1), to: token, i: interval, o: candle.o, h: candle.h, l: candle.l, c: candle.c, v: candle.v, t };
+  }
+
+  /** Keeps a 1s candle sent in its minute (the REST OHLCV's source: what the stream sent, nothing else). */
+  private record(key: string, candle: Candle): void {
+    let minutes = this.minutes.get(key);
+    if (!minutes) this.minutes.set(key, (minutes = new Map()));
+    const start = candle.t - (candle.t % 60);
+    const m = minutes.get(start);
+    if (!m) {
+      minutes.set(start, { o: candle.o, h: candle.h, l: candle.l, c: candle.c, seconds: new Map([[candle.t, candle.v]]) });
+      if (minutes.size > MINUTES_KEPT) minutes.delete(minutes.keys().next().value!);
+      return;
+    }
+    m.h = Math.max(m.h, candle.h);
+    m.l = Math.min(m.l, candle.l);
+    m.c = candle.c;
+    m.seconds.set(candle.t, candle.v);
+  }
+
+  /**
+   * The pool's candles of `periodSeconds` (a multiple of 60) starting before `beforeSec`, newest
+   * first, at most `limit`, made of the 1s candles the stream sent: open of the first second,
+   * extremes, close of the last, volume the sum of each second's last volume. Periods without
+   * any second sent are left out (the upstream's default, `include_empty_intervals` false).
+   */
+  ohlcv(pool: string, token: 'base' | 'quote', periodSeconds: number, beforeSec: number, limit: number): [number, number, number, number, number, number][] {
+    const minutes = this.minutes.get(`${token}|${pool.toLowerCase()}`);
+    if (!minutes) return [];
+    const periods = new Map<number, [number, number, number, number, number, number]>();
+    for (const [start, m] of minutes) {
+      const period = start - (start % periodSeconds);
+      if (period >= beforeSec) continue;
+      let volume = 0;
+      for (const v of m.seconds.values()) volume += v;
+      const p = periods.get(period);
+      if (!p) periods.set(period, [period, m.o, m.h, m.l, m.c, volume]);
+      else {
+        p[2] = Math.max(p[2], m.h);
+        p[3] = Math.min(p[3], m.l);
+        p[4] = m.c;
+        p[5] += volume;
+      }
+    }
+    return [...periods.values()].sort((a, b) => b[0] - a[0]).slice(0, limit);
   }
 
   private send(client: Client, body: unknown): void {
     this.clients.send(client, JSON.stringify(body));
   }
 
-  /** Cuts every connection without a close handshake, as a network failure would. */
-  dropAll(): number {
+  /** Cuts every connection without a close handshake, as a network failure would, and refuses new ones for `outageMs` (wall clock). */
+  dropAll(outageMs = 0): number {
+    this.unreachableUntil = Date.now() + outageMs;
     const n = this.clients.size;
     for (const c of [...this.clients]) c.ws.terminate();
     this.log.info({ msg: 'ohlcv_connections_dropped', count: n });
