@@ -281,4 +281,19 @@ describe('Block producer', () => {
     // the next block builds on the new branch
     expect(received[3].body.data[0].block).to.include({ number: '0x2bf', parentHash: reorg.produced[1].block.hash });
   });
+
+  it('reorganises by itself at the configured chance: a tick draws the depth, re-delivers the head, then mines the next block', async () => {
+    const { ledger, rpc } = freshChain(800);
+    const now = 1_700_000_000;
+    const draws = [0.1, 0.99]; // a reorg at a 0.5 chance, the depth 1 + floor(0.99 × 1)
+    const producer = new BlockProducer({ ledgers: [ledger], logger: pino({ level: 'silent' }), target: { url, secret: 's3cret' }, nowSec: () => now, randomReorgs: { chance: 0.5, maxDepth: 1, random: () => draws.shift() ?? 0.9 } });
+    result(rpc, 'eth_sendRawTransaction', [await transfer(0, 5n)]);
+    await producer.tick(); // nothing produced yet to replace: the draw is used up, no reorg
+    draws.push(0.1, 0.5);
+    await producer.tick();
+    expect(received.map((r) => [r.body.metadata.batch_start_range, r.body.metadata.blocks_reorged])).to.deep.equal([[801, null], [801, [801]], [802, null]]);
+    expect(received[1].body.metadata.reorgs[0].hash).to.equal(received[0].body.data[0].block.hash);
+    await producer.tick();
+    expect(received.slice(3).map((r) => r.body.metadata.blocks_reorged), 'a draw above the chance: no reorg').to.deep.equal([null]);
+  });
 });

@@ -124,6 +124,36 @@ describe('simulated Tron ledger and the Tron sender', () => {
     await expectThrow(sender.sign(payer, { to, value: 3_000_000n }), /does not match its raw_data_hex/);
   });
 
+  it('reorganises: the last blocks replaced by blocks of other ids at the same numbers, balances as before them, the transfer executed again first or (requeue) back in the pool', async () => {
+    const to = fresh();
+    const { raw, hash } = await sender.sign(payer, { to, value: 3_000_000n });
+    expect(await sender.broadcast(raw, hash)).to.equal('accepted');
+    const payerBefore = await sender.balanceOf(payer.address);
+    const a = mine();
+    now += 3000;
+    const b = mine();
+    now += 3000;
+    const ledger = node.tronLedger!;
+    const { displaced, produced } = ledger.reorg(2, Math.floor(now / 1000));
+    expect(displaced.map((d) => [d.number, d.hash])).to.deep.equal([[a.number, a.block.blockID], [b.number, b.block.blockID]]);
+    expect(produced.map((p) => p.number)).to.deep.equal([a.number, b.number]);
+    expect(produced.map((p) => p.block.blockID)).to.not.include.members([a.block.blockID, b.block.blockID]);
+    expect(wallet('getblockbyid', { value: a.block.blockID }), 'the displaced block is gone').to.deep.equal({});
+    expect(wallet('gettransactioninfobyid', { value: hash })).to.include({ blockNumber: a.number });
+    expect(await sender.balanceOf(to), 'paid once').to.equal(3_000_000n);
+
+    now += 3000;
+    ledger.reorg(2, Math.floor(now / 1000), { requeue: true });
+    expect(wallet('gettransactioninfobyid', { value: hash }), 'not on the new branch').to.deep.equal({});
+    expect(await sender.balanceOf(to)).to.equal(0n);
+    expect(await sender.balanceOf(payer.address), 'the payer as before the transfer').to.equal(payerBefore);
+    now += 3000;
+    const next = mine();
+    expect(next.number).to.equal(b.number + 1);
+    expect(wallet('gettransactioninfobyid', { value: hash })).to.include({ blockNumber: next.number });
+    expect(await sender.balanceOf(to)).to.equal(3_000_000n);
+  });
+
   it('a TRC-20 transfer: fee_limit from the energy estimate, USDT moved by transfer(to, amount), its balance read by balanceOf', async () => {
     const to = fresh();
     const data = transferCalldata(to, 12_345_678n);

@@ -27,7 +27,7 @@ export interface BlockLedger {
   /** False until a transaction was ever sent: a dormant chain produces no blocks. */
   readonly active: boolean;
   produceBlock(timestampSec: number): ProducedBlock;
-  /** Chains that reorganise (EVM, Bitcoin): replaces the last `depth` produced blocks; throws when it cannot. */
+  /** Chains that reorganise (EVM, Bitcoin, Tron): replaces the last `depth` produced blocks; throws when it cannot. */
   reorg?(depth: number, timestampSec: number, opts?: { requeue?: boolean }): ReorgResult;
 }
 

@@ -12,7 +12,7 @@ import {
   type TronContract,
   type TronRawData,
 } from '@chainpipe/chains';
-import type { BlockLedger, ProducedBlock } from './block-producer';
+import type { BlockLedger, ProducedBlock, ReorgResult } from './block-producer';
 import { erc20Call, type CallEffect, type TokenState } from './evm-contracts';
 import type { JsonObject } from './json';
 import { WalletError, type TronWallet, type WalletAnswer, type WalletMethod } from './tron-node';
@@ -119,6 +119,10 @@ export class TronLedger implements BlockLedger {
   private readonly netUsed = new Map<string, number>();
   private readonly pending: PendingTx[] = [];
   private readonly seen = new Set<string>();
+  /** The last produced blocks (at most 64): the balances before each and the transactions it took. */
+  private readonly history: { number: number; before: [Map<string, bigint>, Map<string, bigint>, Map<string, number>]; txs: PendingTx[] }[] = [];
+  /** Reorgs so far: a replacement block's id differs from the block it replaces. */
+  private forks = 0;
 
   constructor(
     private readonly wallet: TronWallet,
@@ -330,11 +334,55 @@ export class TronLedger implements BlockLedger {
    * block in the node's form (`visible: false`), which the stream carries as the `block` dataset.
    */
   produceBlock(timestampSec: number): ProducedBlock {
+    return this.mine(this.pending.splice(0), timestampSec);
+  }
+
+  /**
+   * Replaces the last `depth` produced blocks, as a reorg does: balances (TRX, tokens, bandwidth)
+   * go back to before the first of them, they leave the wallet (their ids, transactions and infos
+   * are no longer served), and `depth` blocks with other ids take their numbers: their
+   * transactions executed again in the first, or with `requeue` back in the pool (mined one
+   * number on). Throws when fewer blocks are kept.
+   */
+  reorg(depth: number, timestampSec: number, opts: { requeue?: boolean } = {}): ReorgResult {
+    const kept = this.history.length;
+    if (!Number.isInteger(depth) || depth < 1 || depth > kept || this.history[kept - 1].number !== this.wallet.head) {
+      throw new Error(`a reorg of ${depth} block(s) needs as many produced blocks at the head (${kept} kept)`);
+    }
+    const undone = this.history.splice(kept - depth);
+    [this.balances, this.tokenBalances, this.netUsed].forEach((mine, i) => {
+      mine.clear();
+      for (const [k, v] of undone[0].before[i] as Map<string, never>) mine.set(k, v);
+    });
+    const displaced = undone.map(({ number }) => {
+      const block = this.wallet.blocks.get(number)!.value;
+      const id = String(block.blockID);
+      for (const t of (block.transactions ?? []) as JsonObject[]) {
+        this.wallet.txs.delete(String(t.txID));
+        this.wallet.infos.delete(String(t.txID));
+      }
+      this.wallet.blocks.delete(number);
+      this.wallet.blockIds.delete(id);
+      this.wallet.blockInfos.delete(number);
+      const header = (block.block_header as JsonObject).raw_data as JsonObject;
+      return { number, hash: id, timestamp: Math.floor(Number(header.timestamp) / 1000) };
+    });
+    this.wallet.head = undone[0].number - 1;
+    this.forks += 1;
+    const txs = undone.flatMap((u) => u.txs);
+    if (opts.requeue) this.pending.unshift(...txs);
+    const produced = undone.map((_, i) => this.mine(opts.requeue || i > 0 ? [] : txs, timestampSec));
+    return { displaced, produced };
+  }
+
+  private mine(txs: PendingTx[], timestampSec: number): ProducedBlock {
     const head = this.head();
     const number = head.number + 1;
     const timestamp = Math.max(timestampSec * 1000, head.timestamp + 1);
-    const txs = this.pending.splice(0);
-    const blockID = number.toString(16).padStart(16, '0') + createHash('sha256').update(`${this.opts.network}:${number}:${head.id}:${txs.map((t) => t.txID).join(',')}`).digest('hex').slice(16);
+    this.history.push({ number, before: [new Map(this.balances), new Map(this.tokenBalances), new Map(this.netUsed)], txs });
+    if (this.history.length > 64) this.history.shift();
+    const fork = this.forks > 0 ? `:fork${this.forks}` : '';
+    const blockID = number.toString(16).padStart(16, '0') + createHash('sha256').update(`${this.opts.network}:${number}:${head.id}${fork}:${txs.map((t) => t.txID).join(',')}`).digest('hex').slice(16);
     const transactions: JsonObject[] = [];
     const infos: JsonObject[] = [];
     for (const p of txs) {
