@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import { TOPICS } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
 import { toTransactionResult } from '@chainpipe/tx-records';
-import { createAppWithKey, createRegistryTopics, documentAssertion, freePort, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, WebhookReceiver, type RunningProcess } from '@chainpipe/testing';
+import { TestCertificateAuthority, createAppWithKey, createRegistryTopics, documentAssertion, freePort, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, WebhookReceiver, type RunningProcess } from '@chainpipe/testing';
 import { ERC20_TRANSFER } from '../../apps/tx-gateway/src/api-examples';
 
 type Json = any;
@@ -31,8 +34,14 @@ describe('webhook delivery through the configuration API (tx-gateway and webhook
   let db: Knex;
   let gatewayBase = '';
   const procs: RunningProcess[] = [];
-  const live = new WebhookReceiver();
-  const dead = new WebhookReceiver();
+  // Receivers as deployed: https under a host name, their CA trusted by both processes through
+  // WEBHOOK_CA_FILE (the manual retry POSTs from tx-gateway).
+  const ca = new TestCertificateAuthority();
+  const caDir = mkdtempSync(path.join(tmpdir(), 'webhook-gateway-ca-'));
+  const caFile = path.join(caDir, 'ca.pem');
+  writeFileSync(caFile, ca.cert);
+  const live = new WebhookReceiver({ tls: ca.issue(['localhost']), host: 'localhost' });
+  const dead = new WebhookReceiver({ tls: ca.issue(['localhost']), host: 'localhost' });
   const matchesDocument = documentAssertion(() => gatewayBase);
 
   async function call(method: string, path: string, key: string, body?: unknown): Promise<{ status: number; body: Json; ms: number }> {
@@ -67,7 +76,7 @@ describe('webhook delivery through the configuration API (tx-gateway and webhook
     dead.status = 503;
     const prefix = uniquePrefix('whg');
     await createRegistryTopics(prefix, [TOPICS.txPush, TOPICS.addressesChanges]);
-    const common = { DATABASE_URL: env.databaseUrl, KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, WEBHOOK_SECRET_KEY: SECRET_KEY, ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true', LOG_LEVEL: 'warn' };
+    const common = { DATABASE_URL: env.databaseUrl, KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix, WEBHOOK_SECRET_KEY: SECRET_KEY, ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true', WEBHOOK_CA_FILE: caFile, LOG_LEVEL: 'warn' };
     const [port, gwOps, dOps] = await Promise.all([freePort(), freePort(), freePort()]);
     const gateway = spawnTs('apps/tx-gateway/src/main.ts', { ...common, REDIS_URL: env.redisUrl, PORT: String(port), OPS_PORT: String(gwOps), REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), WS_PUSH_ENABLED: 'false' });
     const dispatcher = spawnTs('apps/webhook-dispatcher/src/main.ts', { ...common, OPS_PORT: String(dOps), WEBHOOK_DISPATCHER_GROUP: `${prefix}dispatcher`, WEBHOOK_SCHEDULER_INTERVAL_MS: '200' });
@@ -80,6 +89,7 @@ describe('webhook delivery through the configuration API (tx-gateway and webhook
     for (const p of procs) await stopProcess(p);
     await live.stop();
     await dead.stop();
+    rmSync(caDir, { recursive: true, force: true });
     await db?.destroy();
   });
 

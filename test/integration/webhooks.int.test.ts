@@ -6,7 +6,7 @@ import { networkByName } from '@chainpipe/chains';
 import { TOPICS, loadContracts, type TxPushMessage } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
 import { SecretBox, createLogger } from '@chainpipe/runtime';
-import { ManualClock, topicMessage, waitFor, WebhookReceiver, evmBlockItem, parseFixture, randomSuffix, rebaseBlock, testEnv } from '@chainpipe/testing';
+import { ManualClock, TestCertificateAuthority, topicMessage, waitFor, WebhookReceiver, evmBlockItem, parseFixture, randomSuffix, rebaseBlock, testEnv } from '@chainpipe/testing';
 import { GIVE_UP_AFTER_MS, WebhookDispatcher, batchId, postWebhook, resumeWebhookQueue, webhookQueueMetrics, type SenderOptions } from '@chainpipe/webhooks';
 
 type Json = any;
@@ -19,7 +19,11 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
   const env = testEnv();
   const contracts = loadContracts();
   const box = new SecretBox(randomBytes(32).toString('hex'));
-  const sender: SenderOptions = { allowPrivate: true, connectTimeoutMs: 2_000, responseTimeoutMs: 3_000, maxResponseBytes: 1024 };
+  // The shared receiver serves https under `localhost` with a certificate of a CA made here,
+  // which the sender trusts as WEBHOOK_CA_FILE makes it: every POST to it goes through the
+  // resolver and TLS. (Private targets allowed: it is on this machine.)
+  const ca = new TestCertificateAuthority();
+  const sender: SenderOptions = { allowPrivate: true, connectTimeoutMs: 2_000, responseTimeoutMs: 3_000, maxResponseBytes: 1024, extraCa: ca.cert };
   let db: Knex;
   let receiver: WebhookReceiver;
   /** The injected clock; set when the suite starts (a receiver verifies timestamps within 5 minutes of real time). */
@@ -66,7 +70,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
   before(async () => {
     clock = new ManualClock(Date.now());
     db = createDb({ url: env.databaseUrl, poolMax: 6 });
-    receiver = new WebhookReceiver();
+    receiver = new WebhookReceiver({ tls: ca.issue(['localhost']), host: 'localhost' });
     await receiver.start();
   });
   after(async () => {
@@ -184,7 +188,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
       const slowApp = await newApp('s');
       await db('tx.app_configs').where({ app_id: slowApp }).update({ webhook_url: slow.url });
       const fastApp = await newApp('s');
-      const d = dispatcher({ callWaitMs: 300 });
+      const d = dispatcher({ callWaitMs: 800 });
       // Both fail once, so both queues wait for the scheduler.
       receiver.status = 503;
       slow.status = 503;
@@ -192,7 +196,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
       await d.handlePushes([...slowQueued, ...pushes(fastApp, 1)]);
       receiver.status = 200;
       slow.status = 200;
-      slow.delayMs = 2_000;
+      slow.delayMs = 2_700;
       await clock.advance(1_000);
       const started = Date.now();
       expect(await d.drainDue()).to.equal(1); // the fast one; the slow one answers in the background
@@ -206,7 +210,7 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
       await clock.advance(1_000);
       const nextPass = Date.now();
       expect(await d.drainDue()).to.equal(1);
-      expect(Date.now() - nextPass).to.be.below(1_000);
+      expect(Date.now() - nextPass).to.be.below(1_500);
       expect(hashes(receiver).at(-1)).to.equal(again[0].tx.tx_hash);
       expect((await queue(slowApp)).length, 'the slow drain still runs').to.equal(2);
       expect(slow.requests).to.have.length(2);
@@ -592,7 +596,8 @@ describe('webhook delivery (real Postgres, real HTTP receiver, injected clock)',
       expect(r.ok, addr).to.equal(false);
     }
     expect(await postWebhook('https://127.0.0.1/x', '[]', {}, strict)).to.deep.include({ ok: false });
-    expect(await postWebhook(receiver.url, '[]', {}, strict)).to.deep.equal({ ok: false, error: 'webhook URL must use https' });
+    expect(await postWebhook(receiver.url.replace('https:', 'http:'), '[]', {}, strict)).to.deep.equal({ ok: false, error: 'webhook URL must use https' });
+    expect(await postWebhook(receiver.url, '[]', {}, strict)).to.deep.equal({ ok: false, error: 'localhost resolves to no public address' });
     expect(receiver.requests).to.have.length(0);
     // Redirects are not followed: a 3xx is a failure.
     receiver.status = 302;

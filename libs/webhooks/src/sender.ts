@@ -82,21 +82,22 @@ export function connectLookup(resolve: Lookup, allowPrivate: boolean, onRefused:
 }
 
 const agentOptions = { keepAlive: true, maxSockets: 64 };
-const agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
 
 /**
- * The https agent of a deployment that trusts more CAs (`extraCa`): node's default roots plus
- * those, one agent per set (the sender options of a process are made once).
+ * Keep-alive agents, one per target rule and trust: a kept connection was checked when it was
+ * made, so one made where private targets are allowed must never serve a request where they are
+ * not (nor one verified with more CAs one with fewer). A deployment uses one of each; `extraCa`
+ * adds a private CA's PEM to node's default roots.
  */
-const caAgents = new Map<string, https.Agent>();
-function httpsAgent(extraCa: string | undefined): https.Agent {
-  if (!extraCa) return agents.https;
-  let agent = caAgents.get(extraCa);
-  if (!agent) {
-    agent = new https.Agent({ ...agentOptions, ca: [...tls.rootCertificates, extraCa] });
-    caAgents.set(extraCa, agent);
+const pools = new Map<string, { http: http.Agent; https: https.Agent }>();
+function agentsFor(opts: Pick<SenderOptions, 'allowPrivate' | 'extraCa'>): { http: http.Agent; https: https.Agent } {
+  const key = `${opts.allowPrivate}|${opts.extraCa ?? ''}`;
+  let pool = pools.get(key);
+  if (!pool) {
+    pool = { http: new http.Agent(agentOptions), https: new https.Agent(opts.extraCa ? { ...agentOptions, ca: [...tls.rootCertificates, opts.extraCa] } : agentOptions) };
+    pools.set(key, pool);
   }
-  return agent;
+  return pool;
 }
 
 /**
@@ -126,7 +127,7 @@ export function postWebhook(rawUrl: string, body: string, headers: Record<string
     const req = (isHttps ? https : http).request(url, {
       method: 'POST',
       headers: { ...headers, 'content-length': Buffer.byteLength(body), 'user-agent': 'chainpipe-webhooks/1' },
-      agent: isHttps ? httpsAgent(opts.extraCa) : agents.http,
+      agent: agentsFor(opts)[isHttps ? 'https' : 'http'],
       lookup: lookup as unknown as LookupFunction,
     });
     // The connect timeout bounds only a new connection (a reused keep-alive socket has one, and
