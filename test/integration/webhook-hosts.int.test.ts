@@ -318,5 +318,34 @@ describe('webhook receivers behind host names and https (real resolver, injected
       expect(secure.requests.some((q) => q.body.includes(hashA)), 'each application gets its own').to.equal(false);
       for (const appId of [app.plain, app.secure]) expect(await db('tx.app_configs').where({ app_id: appId }).first()).to.include({ webhook_delivery_status: 'active', webhook_last_failure_reason: null });
     });
+
+    it('a reorg reaches the receiver: another block at the same height orphans the transaction it got, which comes again marked removed; the new block\'s comes as new', async () => {
+      const post = async (block: ReturnType<typeof rebaseBlock>) => {
+        const res = await fetch(`${ingest}/stream`, {
+          method: 'POST',
+          headers: { 'content-secret-x': secret, 'cl-stream-network': 'ethereum-mainnet', 'content-type': 'application/octet-stream' },
+          body: streamerBody([block.item], { network: 'ethereum-mainnet', dataset: 'block_with_receipts', start: block.height }),
+        });
+        expect(res.status).to.equal(200);
+      };
+      const height = 3_000_000_000 + randomInt(1_000_000_000);
+      const first = rebaseBlock('evm', raw, height, randomSuffix());
+      await post(first);
+      const gone = first.hashes.get(txA.hash)!;
+      const itemsOf = (hash: string) => plain.bodies<Json[]>().flat().filter((t) => t.txHash === hash);
+      await waitFor(() => itemsOf(gone).length === 1, { timeoutMs: 60_000, what: 'the first block\'s webhook' });
+      // The same height under another hash (its transactions under other hashes too): a reorg.
+      const second = rebaseBlock('evm', raw, height, randomSuffix());
+      await post(second);
+      const replacement = second.hashes.get(txA.hash)!;
+      await waitFor(() => itemsOf(gone).some((t) => t.removed === true) && itemsOf(replacement).length > 0, { timeoutMs: 60_000, what: 'the reorg at the receiver' });
+      const [sent, removed] = itemsOf(gone);
+      expect(sent).to.not.have.property('removed');
+      const { removed: flag, ...rest } = removed;
+      expect(flag).to.equal(true);
+      expect(rest).to.deep.include({ txHash: gone, chainType: 'evm', chainId: 1, receiver: txA.to.toLowerCase(), amount: BigInt(txA.value).toString() });
+      expect(itemsOf(replacement)[0]).to.not.have.property('removed');
+      for (const body of plain.bodies()) expect(contracts.validate('webhook/tx/transaction-batch', body)).to.deep.equal({ ok: true });
+    });
   });
 });
