@@ -28,8 +28,9 @@ add_env WEBHOOK_SECRET_KEY "$(node -e "process.stdout.write(require('crypto').ra
 add_env MARKET_API_KEY "dev-$(node -e "process.stdout.write(require('crypto').randomBytes(8).toString('hex'))")"
 # Development only: webhooks may go to a receiver on this machine over plain http.
 add_env ALLOW_PRIVATE_WEBHOOK_TARGETS "true"
-# Development only: the simulated chains never reorganise, so two blocks are enough before the
-# order executor forwards a deposit (production keeps its per-chain counts, default 12).
+# Development only: the simulated chains reorganise only when asked (POST /sim/chain/{network}/reorg;
+# SIM_REORG_PERCENT stays 0 here), so two blocks are enough before the order executor forwards a
+# deposit (production keeps its per-chain counts, default 12).
 add_env ORDER_EXECUTOR_CONFIRMATIONS_DEFAULT "2"
 # Every third-party upstream (apps have no default for them): upstream-sim on its port. And the
 # platform's development keys: a mnemonic generated once and kept here (DEV_SIGNER_MNEMONIC, the

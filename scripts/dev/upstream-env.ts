@@ -38,5 +38,8 @@ const env = {
   DEPOSIT_SIGNER_URL: `${developmentSimulatorBase()}/signer`,
   DEPOSIT_SIGNER_TOKEN: signerToken,
   SIM_FUNDED_TRON_ADDRESSES: `${tronPayer},${tronStation}`,
+  // THORChain as it runs: its gas (and so its outbound fees and minimums) moves every minute, its vaults churn every hour
+  SIM_THORCHAIN_GAS_MS: '60000',
+  SIM_THORCHAIN_CHURN_MS: '3600000',
 };
 for (const [name, value] of Object.entries(env)) console.log(`${name}=${value}`);

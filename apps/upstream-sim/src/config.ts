@@ -30,7 +30,7 @@ export const upstreamSimConfig = {
   SIM_BITCOIN_FEE_RATE_SAT_VB: int({ default: 5, min: 1, max: 10_000, doc: "the fee rate the simulated Bitcoin node's estimatesmartfee answers, in sat/vB" }),
   SIM_FUNDED_TRON_ADDRESSES: str({ default: '', doc: 'comma-separated Tron addresses (T…) that start with 1,000,000 TRX and 10^9 of every TRC-20 token on the simulated Tron (development accounts)' }),
   SIM_THORCHAIN_CHURN_MS: int({ default: 0, min: 0, max: 7 * 86_400_000, doc: "how often the simulated THORChain churns (rotates every chain's vault; a deposit to a retired vault is refunded); 0: only POST /sim/thorchain/churn does" }),
-  SIM_THORCHAIN_GAS_MS: int({ default: 0, min: 0, max: 86_400_000, doc: "how often the simulated THORChain's gas rates move (by up to 25 % each time), and with them the outbound fees and recommended_min_amount_in; 0: only PUT /sim/thorchain/gas/{chain} moves them" }),
+  SIM_THORCHAIN_GAS_MS: int({ default: 0, min: 0, max: 86_400_000, doc: "how often the simulated THORChain's gas rates move (by up to 25 % each time, and a quarter of the way back to their start), and with them the outbound fees and recommended_min_amount_in; 0: only PUT /sim/thorchain/gas/{chain} moves them" }),
   SIM_REORG_PERCENT: int({ default: 0, min: 0, max: 100, doc: 'chance (percent) that a chain which reorganises (EVM, Bitcoin and Tron mainnets) replaces its head on a block tick, by 1 to SIM_REORG_MAX_DEPTH blocks (0: only POST /sim/chain/{network}/reorg does)' }),
   SIM_REORG_MAX_DEPTH: int({ default: 2, min: 1, max: 64, doc: 'deepest reorg SIM_REORG_PERCENT draws, in blocks' }),
   SIM_FAULT_HOLD_MS: int({ default: 60_000, min: 100, max: 600_000, doc: 'how long `x-sim-fault: timeout` holds a request before closing the connection unanswered' }),

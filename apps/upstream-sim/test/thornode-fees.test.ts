@@ -68,11 +68,14 @@ describe('THORNode stand-in: outbound fees that follow gas, minimums that move, 
     expect((await send('PUT', '/sim/thorchain/gas/BTC', { gas_rate: -1 })).status).to.equal(400);
   });
 
-  it('gas moves on its own by at most 25 % a step, never under its start', () => {
+  it('gas moves on its own by at most 25 % a step and back toward its start, never under it', () => {
     thor.moveGas(() => 0.999);
-    expect(thor.gasRateOf('BTC')).to.be.within(12, 12.5);
-    thor.moveGas(() => 0);
-    thor.moveGas(() => 0);
+    // 10 × 1.25 = 12.5, a quarter of the way back to 10: 11.875
+    expect(thor.gasRateOf('BTC')).to.be.within(11.85, 11.9);
+    for (let i = 0; i < 200; i++) thor.moveGas(() => 0.999);
+    // rising every step it settles where the pull back matches the rise: 2.5 / (1 − 0.75 × 1.25) = 40
+    expect(thor.gasRateOf('BTC')).to.be.within(39, 40.01);
+    for (let i = 0; i < 30; i++) thor.moveGas(() => 0);
     expect(thor.gasRateOf('BTC'), 'floored at the start rate').to.equal(10);
   });
 

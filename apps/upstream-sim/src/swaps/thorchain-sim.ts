@@ -139,11 +139,15 @@ export class ThorchainSim {
     this.gasRates.set(chain, rate);
   }
 
-  /** Gas moves: every chain's rate by a factor between 0.8 and 1.25 (`random` in [0, 1)), kept between its start value and 50 times it. */
+  /**
+   * Gas moves: every chain's rate by a factor between 0.8 and 1.25 (`random` in [0, 1)), then a
+   * quarter of the way back to its start value (so a stack left running stays within four times
+   * it), never under its start.
+   */
   moveGas(random: () => number): void {
     for (const [chain, start] of Object.entries(START_GAS_RATES)) {
-      const next = this.gasRateOf(chain) * 0.8 ** (1 - 2 * random());
-      this.gasRates.set(chain, Math.min(start * 50, Math.max(start, Math.round(next * 100) / 100)));
+      const next = this.gasRateOf(chain) * 0.8 ** (1 - 2 * random()) * 0.75 + start * 0.25;
+      this.gasRates.set(chain, Math.max(start, Math.round(next * 100) / 100));
     }
   }
 
