@@ -3,20 +3,22 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { parseEther, parseGwei } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
+import { tronHexToBase58 } from '@chainpipe/chains';
 import { TOPICS, loadContracts } from '@chainpipe/contracts';
+import { MnemonicSigner } from '@chainpipe/custody';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
 import { TopicProducer, createKafka } from '@chainpipe/kafka';
 import { createLogger } from '@chainpipe/runtime';
 import { MonitoredAddressRepository, changeMessages } from '@chainpipe/tx-store';
 import {
-  TEST_KEY_MNEMONIC, bitcoinWallet, collectTopic, createRegistryTopics, simBitcoin, freePort, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector,
+  TEST_KEY_MNEMONIC, bitcoinWallet, collectTopic, createRegistryTopics, simBitcoin, simTron, freePort, spawnTs, stopProcess, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector,
 } from '@chainpipe/testing';
 
 /**
- * A chain reorganisation through the pipeline: a deposit to a monitored address is mined by the
- * simulated Ethereum, posted by its streamer, stored and pushed; then the simulator replaces the
- * blocks from the deposit's up (`POST /sim/chain/ethereum-mainnet/reorg`, the transaction back in
- * the pool) and re-delivers the new blocks with `blocks_reorged` and `reorgs`, as QuickNode does.
+ * A chain reorganisation through the pipeline, on Ethereum, Bitcoin and Tron: a deposit to a
+ * monitored address is mined by the simulated chain, posted by its streamer, stored and pushed;
+ * then the simulator replaces the blocks from the deposit's up (`POST /sim/chain/{network}/reorg`,
+ * the transaction back in the pool) and re-delivers the new blocks with `blocks_reorged` and `reorgs`, as QuickNode does.
  * The pipeline orphans the deposit of the displaced block (an orphaned push), and pushes it again
  * from the block that mined it on the new branch (`is_reorg_resend`).
  */
@@ -32,6 +34,10 @@ describe('upstream-sim reorgs through the pipeline: sim → /stream (blocks_reor
   // a Bitcoin deposit address of this run's own
   const btcDeposit = bitcoinWallet(TEST_KEY_MNEMONIC, 100 + Math.floor(Math.random() * 1_000_000)).address;
   const btc = simBitcoin(() => simUrl);
+  const signer = new MnemonicSigner(TEST_KEY_MNEMONIC);
+  const tron = simTron(() => simUrl, signer);
+  let tronPayer = { index: 23, address: '' };
+  const tronDeposit = tronHexToBase58(`41${randomBytes(20).toString('hex')}`)!;
   const procs: RunningProcess[] = [];
   const logger = createLogger({ name: 'sim-reorg-test', level: 'error' });
   let db: Knex;
@@ -59,13 +65,14 @@ describe('upstream-sim reorgs through the pipeline: sim → /stream (blocks_reor
 
   before(async () => {
     db = createDb({ url: env.databaseUrl, poolMax: 2 });
+    tronPayer = { index: 23, address: await signer.addressAt('tvm', 23) };
     const prefix = uniquePrefix('simreorg');
     await createRegistryTopics(prefix);
     await new ApiKeyRepository(db).createApp(appId, 'sim reorg test');
     // the monitored address exists before the matcher starts: it loads it at boot
     const producer = new TopicProducer({ kafka: createKafka({ brokers: env.kafkaBrokers, clientId: 'sim-reorg-test', logger }), contracts: loadContracts(), logger, registry: new Registry(), topicPrefix: prefix });
     await producer.connect();
-    const changes = [{ chainType: 'ethereum' as const, adds: [deposit], removes: [] }, { chainType: 'bitcoin' as const, adds: [btcDeposit], removes: [] }];
+    const changes = [{ chainType: 'ethereum' as const, adds: [deposit], removes: [] }, { chainType: 'bitcoin' as const, adds: [btcDeposit], removes: [] }, { chainType: 'tron' as const, adds: [tronDeposit], removes: [] }];
     await new MonitoredAddressRepository(db).apply(appId, changes, () => producer.publish(TOPICS.addressesChanges, changeMessages(appId, changes, Date.now()).map((value) => ({ value }))));
     await producer.disconnect();
     pushes = await collectTopic(`${prefix}${TOPICS.txPush.name}`);
@@ -77,7 +84,7 @@ describe('upstream-sim reorgs through the pipeline: sim → /stream (blocks_reor
       spawnTs('apps/chain-ingest/src/main.ts', { ...common, STREAM_SECRET: secret, PORT: String(ingestPort), OPS_PORT: String(ingestOps) }),
       spawnTs('apps/chain-parser/src/main.ts', { ...common, OPS_PORT: String(parserOps), CHAIN_PARSER_GROUP: `${prefix}parser` }),
       spawnTs('apps/tx-matcher/src/main.ts', { ...common, OPS_PORT: String(matcherOps), TX_MATCHER_GROUP: `${prefix}matcher`, TX_MATCHER_CHANGES_GROUP_PREFIX: `${prefix}changes`, TX_MATCHER_SESSION_TIMEOUT_MS: '6000' }),
-      spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '400', SIM_STREAM_URL: `http://127.0.0.1:${ingestPort}/stream`, STREAM_SECRET: secret, SIM_FUNDED_ACCOUNTS: payer.address, SIM_FUNDED_BITCOIN_ADDRESSES: wallet.address }),
+      spawnTs('apps/upstream-sim/src/main.ts', { PORT: String(simPort), OPS_PORT: String(simOps), LOG_LEVEL: 'warn', SIM_BLOCK_MS: '400', SIM_STREAM_URL: `http://127.0.0.1:${ingestPort}/stream`, STREAM_SECRET: secret, SIM_FUNDED_ACCOUNTS: payer.address, SIM_FUNDED_BITCOIN_ADDRESSES: wallet.address, SIM_FUNDED_TRON_ADDRESSES: tronPayer.address }),
     );
     await Promise.all([waitReady(procs[0], ingestOps, 60_000), waitReady(procs[1], parserOps, 60_000), waitReady(procs[2], matcherOps, 60_000), waitReady(procs[3], simOps, 60_000)]);
   });
@@ -144,6 +151,33 @@ describe('upstream-sim reorgs through the pipeline: sim → /stream (blocks_reor
     const resentAt = seen.findIndex((p) => !p.orphaned && p.tx.block_hash === again.blockhash);
     expect(orphanedAt, 'an orphaned push of the displaced block').to.be.greaterThan(0);
     expect(seen[resentAt]).to.deep.include({ is_reorg_resend: true });
+    expect(orphanedAt).to.be.lessThan(resentAt);
+  });
+
+  it('a Tron deposit through a reorg: its block replaced, the transfer back in the pool and executed one number on; orphaned, then pushed again (is_reorg_resend), paid once', async () => {
+    const txId = await tron.pay(tronPayer, tronDeposit, 25_000_000n);
+    const first = await tron.mined(txId);
+    const firstBlock = await tron.wallet('getblockbynum', { num: first.blockNumber });
+    await waitFor(() => pushesOfTx(txId).length > 0 || undefined, { timeoutMs: 90_000, what: 'the push of the Tron deposit' });
+    expect(pushesOfTx(txId)[0]).to.deep.include({ orphaned: false, is_reorg_resend: false });
+
+    const displaced = await reorgFrom('tron-mainnet', first.blockNumber, async () => (await tron.wallet('getnowblock', {})).block_header.raw_data.number);
+    expect(displaced[0]).to.include({ number: first.blockNumber, hash: firstBlock.blockID });
+    const again = await waitFor(async () => {
+      const info = await tron.wallet('gettransactioninfobyid', { value: txId });
+      return typeof info.blockNumber === 'number' && info.blockNumber !== first.blockNumber ? info : undefined;
+    }, { timeoutMs: 20_000, what: 'the transfer executed again on the new branch' });
+    expect(again.blockNumber).to.equal(displaced[displaced.length - 1].number + 1);
+    expect(BigInt((await tron.wallet('getaccount', { address: tronDeposit, visible: true })).balance), 'paid once').to.equal(25_000_000n);
+    const againId = (await tron.wallet('getblockbynum', { num: again.blockNumber })).blockID;
+
+    await waitFor(() => pushesOfTx(txId).some((p) => !p.orphaned && p.tx.height === again.blockNumber) || undefined, { timeoutMs: 90_000, what: 'the push from the new block' });
+    const seen = pushesOfTx(txId);
+    const orphanedAt = seen.findIndex((p) => p.orphaned === true);
+    const resentAt = seen.findIndex((p) => !p.orphaned && p.tx.height === again.blockNumber);
+    expect(orphanedAt, 'an orphaned push of the displaced block').to.be.greaterThan(0);
+    expect(seen[resentAt]).to.deep.include({ is_reorg_resend: true });
+    expect(String(seen[resentAt].tx.block_hash).replace(/^0x/, '')).to.equal(againId);
     expect(orphanedAt).to.be.lessThan(resentAt);
   });
 });
