@@ -55,7 +55,9 @@ describe('candlestick service end to end (sim → ingester → Kafka → aggrega
       redisPrefix,
       sim: { SIM_OHLCV_MAX_SUBSCRIPTIONS: '2' },
       ingester: { MARKET_SUBSCRIPTIONS_PER_SOCKET: '2' },
-      aggregator: { KLINE_AGGREGATOR_MAX_RECORDS_PER_CALL: '200' },
+      // The history tests publish 1s ticks of fixed days in November 2026: a retention of ten years
+      // keeps the aggregator from refusing them as past it (D186).
+      aggregator: { KLINE_AGGREGATOR_MAX_RECORDS_PER_CALL: '200', KLINE_1S_RETENTION_HOURS: String(10 * 365 * 24) },
       alongside: (s, common) => startApp('apps/market-gateway/src/main.ts', { ...common, KLINE_MARKET_API_URL: `${s.base}/coingecko/api/v3`, KLINE_WS_PING_MS: '1000' }),
     }));
   });
