@@ -113,6 +113,44 @@ describe('admin: aggregator integrators and keys (real Postgres)', () => {
     expect(lines[0]).to.match(/^Available\ttoken=101\tamount=750000000000000\tusd=2(\.0+)?\tlines=2$/);
   });
 
+  it('withdraws commission: Available lines become WithdrawRequested under one withdrawal naming its operator, then Withdrawn with the payout reference; a later line stays Available', async () => {
+    await cmd('integrator:create', '--name', 'Withdrawals', '--quiet');
+    const id = lines[0];
+    const orders = new OrderRepository(db);
+    const settle = async (amount: string, price: string, tokenId = 101) => {
+      const o = await orders.insert(orderFixture({ integrator_id: id, state: 'Completed', fee_integrator: amount, src_price_usd: price }));
+      await orders.transition(o, 'Settled', {}, { event: 'settle' }, { integratorId: id, tokenId, tokenDecimals: 18, amount: BigInt(amount), priceUsd: price });
+      return o;
+    };
+    await settle('250000000000000', '2000');
+    await settle('500000000000000', '3000');
+    expect(await cmd('integrator:withdrawals', '--integrator', id)).to.equal(0);
+    expect(lines).to.deep.equal([]);
+
+    expect(await cmd('integrator:withdraw', '--integrator', id, '--operator', 'dana')).to.equal(0);
+    const withdrawal = /^withdrawal (\d+): WithdrawRequested$/.exec(lines[0])![1];
+    expect(lines[1]).to.match(/^token=101\tamount=750000000000000\tusd=2(\.0+)?\tlines=2$/);
+    expect(await cmd('integrator:balance', '--integrator', id)).to.equal(0);
+    expect(lines).to.have.length(1);
+    expect(lines[0]).to.match(/^WithdrawRequested\ttoken=101\tamount=750000000000000/);
+    expect(await cmd('integrator:withdraw', '--integrator', id), 'nothing left Available').to.equal(1);
+
+    // a commission settled after the request is not part of it
+    await settle('100000000000000', '2000');
+    expect(await cmd('integrator:withdrawn', '--withdrawal', withdrawal, '--reference', '0x' + 'ab'.repeat(32), '--operator', 'erin')).to.equal(0);
+    expect(lines[0]).to.equal(`withdrawal ${withdrawal}: Withdrawn (0x${'ab'.repeat(32)})`);
+    expect(await cmd('integrator:withdrawn', '--withdrawal', withdrawal, '--reference', 'again'), 'once').to.equal(1);
+    expect(lines[0]).to.equal(`withdrawal ${withdrawal} is Withdrawn, not WithdrawRequested`);
+    expect(await cmd('integrator:balance', '--integrator', id)).to.equal(0);
+    expect(lines.map((l) => l.split('\t').slice(0, 3).join(' '))).to.deep.equal(['Available token=101 amount=100000000000000', 'Withdrawn token=101 amount=750000000000000']);
+    // the audit: who requested, who paid, the reference
+    expect(await cmd('integrator:withdrawals', '--integrator', id)).to.equal(0);
+    expect(lines).to.have.length(1);
+    expect(lines[0]).to.match(new RegExp(`^${withdrawal}\tWithdrawn\trequested by dana at \\S+\tpaid by erin at \\S+\t0x${'ab'.repeat(32)}$`));
+    const stored = await db('agg.commission_withdrawals').where({ id: withdrawal }).first();
+    expect(stored).to.include({ integrator_id: id, state: 'Withdrawn', requested_by: 'dana', paid_by: 'erin', reference: '0x' + 'ab'.repeat(32) });
+  });
+
   it('refuses fee rates outside 0.01 %–10.00 %, bad ids and unknown commands', async () => {
     await cmd('integrator:create', '--name', 'Rates', '--quiet');
     const id = lines[0];

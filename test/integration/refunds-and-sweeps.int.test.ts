@@ -178,6 +178,59 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
     expect(await refundUntilMoved(back)).to.include({ state: 'Refunded' });
   });
 
+  it('every paid order has a way out: order:refund of a keyless failed swap without refund address and of a paid order not yet forwarded; never of a forwarded one, which order:close ends in FailedNoRefund', async () => {
+    const slippage = { outcome: 'SlippageFailed', quoted_out: '1', min_out: '2' };
+    // created without a key: no integrator key can read it or ask for its refund
+    const keyless = await paidOrder('SlippageFailed', { execution: slippage });
+    expect(keyless).to.include({ integrator_id: null, refund_address: null });
+    const shown = lines();
+    expect(await runOrderCommand(['order:show', '--order', keyless.order_no], db, shown.io)).to.equal(0);
+    expect(JSON.parse(shown.out[0])).to.include({ order_no: keyless.order_no, state: 'SlippageFailed' });
+    const refundTo = freshAddress();
+    const ok = lines();
+    expect(await runOrderCommand(['order:refund', '--order', keyless.order_no, '--address', refundTo, '--operator', 'frank'], db, ok.io), ok.out.join('\n')).to.equal(0);
+    expect(await reload(keyless)).to.include({ state: 'SlippageFailed', resolution: 'refund', refund_address: refundTo });
+    const refunded = await refundUntilMoved(keyless);
+    expect(refunded).to.include({ state: 'Refunded' });
+    expect((await rpc('eth_getTransactionByHash', [refunded.refund_tx_hash])).to).to.equal(refundTo);
+
+    // paid, not forwarded (the executor waits on it): taken back, refunded as a resolved review
+    const waiting = await paidOrder('Exchanging', {});
+    const back = freshAddress();
+    expect(await runOrderCommand(['order:refund', '--order', waiting.order_no, '--address', back], db, lines().io)).to.equal(0);
+    const taken = await reload(waiting);
+    expect(taken).to.include({ state: 'ManualReview', resolution: 'refund', refund_address: back });
+    expect(await refundUntilMoved(taken)).to.include({ state: 'Refunded' });
+    expect((await orders.audit(waiting.id)).map((a) => [a.event, a.from_state, a.to_state])).to.deep.equal([
+      ['created', null, 'Depositing'],
+      ['operator_refund', 'Exchanging', 'ManualReview'],
+      ['refund_sent', 'ManualReview', 'Refunded'],
+    ]);
+
+    // forwarded: the channel holds the principal, nothing to refund here; an operator who knows it lost closes the order
+    const forwarded = await paidOrder('Exchanging', { forward_tx_hash: '0x' + 'f1'.repeat(32) });
+    const refused = lines();
+    expect(await runOrderCommand(['order:refund', '--order', forwarded.order_no, '--address', freshAddress()], db, refused.io)).to.equal(1);
+    expect(refused.out[0]).to.include('the principal is with the channel');
+    expect(await runOrderCommand(['order:close', '--order', forwarded.order_no], db, lines().io).catch((e: Error) => e.message)).to.equal('--reason is required for order:close');
+    expect(await runOrderCommand(['order:close', '--order', forwarded.order_no, '--reason', 'channel lost the swap', '--operator', 'grace'], db, lines().io)).to.equal(0);
+    expect(await reload(forwarded)).to.include({ state: 'FailedNoRefund' });
+    expect((await orders.audit(forwarded.id)).at(-1)).to.deep.include({ event: 'operator_close', from_state: 'Exchanging', to_state: 'FailedNoRefund' });
+    expect((await orders.audit(forwarded.id)).at(-1)!.detail).to.include({ reason: 'channel lost the swap', operator: 'grace' });
+    expect(await runOrderCommand(['order:close', '--order', forwarded.order_no, '--reason', 'again'], db, lines().io), 'final').to.equal(1);
+  });
+
+  it('a failed swap whose whole deposit is less than the network fee of its refund ends in FailedNoRefund, the figures recorded', async () => {
+    const dust = await paidOrder('SlippageFailed', { refund_address: freshAddress(), execution: { outcome: 'SlippageFailed', quoted_out: '1', min_out: '2' } }, {}, 1000n);
+    const ended = await refundUntilMoved(dust);
+    expect(ended).to.include({ state: 'FailedNoRefund', refund_tx_hash: null });
+    const last = (await orders.audit(dust.id)).at(-1)!;
+    expect(last).to.include({ event: 'refund_impossible', from_state: 'SlippageFailed', to_state: 'FailedNoRefund' });
+    expect(BigInt(String(last.detail.network_fee)) >= 1000n, 'the fee is at least the deposit').to.equal(true);
+    expect(last.detail.principal).to.equal('1000');
+    expect(await stored.listByOrder(dust.id), 'nothing sent').to.have.length(0);
+  });
+
   it('ManualReview: an operator refund sends the whole deposit (less the fee) to the address given; an operator execution hands the order to the executor', async () => {
     // a deposit after the order expired: ManualReview with the received amount recorded
     const late = await paidOrder('ManualReview', {}, {}, parseEther('0.05'));

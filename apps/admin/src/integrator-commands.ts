@@ -3,6 +3,7 @@ import { generateApiKey } from '@chainpipe/http';
 import { feeRateString, parseFeeRatePercent } from '@chainpipe/orders';
 import { KeyLimitError, MAX_KEYS_PER_INTEGRATOR, NoSuchIntegratorError, type IntegratorRepository } from '@chainpipe/order-store';
 import { UsageError, type Output } from './commands';
+import { operatorOf } from './operator';
 
 export const INTEGRATOR_USAGE = `  integrator:create --name NAME [--fee-rate PCT] [--label LABEL] [--quiet]
       create an integrator of the aggregator API; with --fee-rate also its first key (printed once)
@@ -15,11 +16,19 @@ export const INTEGRATOR_USAGE = `  integrator:create --name NAME [--fee-rate PCT
   integrator:list                        integrators with their state and number of keys
   integrator:keys --integrator ID        the keys of an integrator (never the secrets)
   integrator:balance --integrator ID     commission ledger totals by state and source token (smallest unit, USD at creation prices)
+  integrator:withdraw --integrator ID [--token TOKEN_ID] [--operator NAME]
+      a withdrawal of the integrator's Available commission (of one source token): those ledger
+      lines become WithdrawRequested under a new withdrawal id, printed with its totals
+  integrator:withdrawn --withdrawal ID --reference REF [--operator NAME]
+      the withdrawal paid out (REF: the payout's transaction hash or reference): its lines Withdrawn
+  integrator:withdrawals --integrator ID  the integrator's withdrawals: state, who requested and who paid them, when, reference
+      (who ran a withdrawal command is recorded on it: --operator, else CHAINPIPE_OPERATOR, else login@host)
 `;
 
 type Repo = Pick<
   IntegratorRepository,
-  'createIntegrator' | 'setIntegratorActive' | 'deleteIntegrator' | 'addKey' | 'setKeyEnabled' | 'deleteKey' | 'listIntegrators' | 'listKeys' | 'balance'
+  | 'createIntegrator' | 'setIntegratorActive' | 'deleteIntegrator' | 'addKey' | 'setKeyEnabled' | 'deleteKey' | 'listIntegrators' | 'listKeys' | 'balance'
+  | 'requestWithdrawal' | 'completeWithdrawal' | 'withdrawals'
 >;
 
 /** `integrator:*` commands; returns the exit code. */
@@ -34,10 +43,14 @@ export async function runIntegratorCommand(argv: string[], repo: Repo, io: Outpu
       label: { type: 'string' },
       'fee-rate': { type: 'string' },
       quiet: { type: 'boolean', default: false },
+      token: { type: 'string' },
+      withdrawal: { type: 'string' },
+      reference: { type: 'string' },
+      operator: { type: 'string' },
     },
     strict: true,
   });
-  const need = (name: 'name' | 'integrator' | 'key' | 'fee-rate'): string => {
+  const need = (name: 'name' | 'integrator' | 'key' | 'fee-rate' | 'withdrawal' | 'reference'): string => {
     const v = values[name];
     if (typeof v !== 'string' || !v.trim()) throw new UsageError(`--${name} is required for ${command}`);
     return v.trim();
@@ -116,6 +129,36 @@ export async function runIntegratorCommand(argv: string[], repo: Repo, io: Outpu
       return 0;
     case 'integrator:balance':
       for (const b of await repo.balance(integratorId())) io.out(`${b.state}\ttoken=${b.token_id}\tamount=${b.amount}\tusd=${b.amount_usd}\tlines=${b.lines}`);
+      return 0;
+    case 'integrator:withdraw': {
+      const tokenId = values.token === undefined ? undefined : Number(values.token);
+      if (tokenId !== undefined && !(Number.isInteger(tokenId) && tokenId > 0)) throw new UsageError('--token must be a token id');
+      const w = await repo.requestWithdrawal(integratorId(), operatorOf(values.operator), tokenId);
+      if (!w) {
+        io.out('nothing Available to withdraw');
+        return 1;
+      }
+      io.out(`withdrawal ${w.id}: WithdrawRequested`);
+      for (const t of w.totals) io.out(`token=${t.token_id}\tamount=${t.amount}\tusd=${t.amount_usd}\tlines=${t.lines}`);
+      return 0;
+    }
+    case 'integrator:withdrawn': {
+      const withdrawal = need('withdrawal');
+      if (!/^[1-9]\d{0,18}$/.test(withdrawal)) throw new UsageError('--withdrawal must be a withdrawal id');
+      const reference = need('reference');
+      const done = await repo.completeWithdrawal(withdrawal, operatorOf(values.operator), reference);
+      if (done.kind === 'not_requested') {
+        io.out(done.state === null ? 'no such withdrawal' : `withdrawal ${withdrawal} is ${done.state}, not WithdrawRequested`);
+        return 1;
+      }
+      io.out(`withdrawal ${withdrawal}: Withdrawn (${reference})`);
+      for (const t of done.totals) io.out(`token=${t.token_id}\tamount=${t.amount}\tusd=${t.amount_usd}\tlines=${t.lines}`);
+      return 0;
+    }
+    case 'integrator:withdrawals':
+      for (const w of await repo.withdrawals(integratorId())) {
+        io.out(`${w.id}\t${w.state}\trequested by ${w.requested_by} at ${new Date(w.requested_at).toISOString()}${w.paid_at ? `\tpaid by ${w.paid_by} at ${new Date(w.paid_at).toISOString()}\t${w.reference}` : ''}`);
+      }
       return 0;
     default:
       throw new UsageError(`unknown command ${command}`);

@@ -1,30 +1,39 @@
 import { parseArgs } from 'node:util';
 import { canonicalAddressForChainType } from '@chainpipe/chains';
 import type { Knex } from '@chainpipe/db';
-import { OrderRepository, type OrderRow } from '@chainpipe/order-store';
+import { OrderDepositRepository, OrderRepository, OutgoingTransferRepository, type OrderRow } from '@chainpipe/order-store';
 import { UsageError, type Output } from './commands';
 import { operatorOf } from './operator';
 
-export const ORDER_USAGE = `  order:refund --order ORDER_NO [--address ADDR] [--operator NAME]
-      resolve a ManualReview order by refunding its deposit in full (less the network fee) to ADDR
-      (a source-chain address; default: the refund address the integrator gave); the executor's
-      refund job sends it, then the order is Refunded
+export const ORDER_USAGE = `  order:show --order ORDER_NO
+      an order as stored (any order: also those created without a key, or of a disabled
+      integrator, which no integrator key can read), its deposits and its audit trail
+  order:refund --order ORDER_NO [--address ADDR] [--operator NAME]
+      refund an order's deposit in full (less the network fee) to ADDR (a source-chain address;
+      default: the refund address the integrator gave): a ManualReview order, a failed swap whose
+      principal is at the deposit address, or a paid order not yet forwarded (taken back from the
+      executor); the executor's refund job sends it, then the order is Refunded
   order:execute --order ORDER_NO [--operator NAME]
       resolve a ManualReview order by executing it: its deposit is handed to the executor as a paid
       order (Exchanging), which forwards the received amount less the fees to the channel
-      (who ran a command that moves money is recorded on the order: --operator, else
-      CHAINPIPE_OPERATOR, else login@host)
+  order:close --order ORDER_NO --reason TEXT [--operator NAME]
+      close a paid order whose principal is lost (a channel that never pays out nor refunds, a
+      failed refund): FailedNoRefund, final
+      (who ran a command that moves money or closes an order is recorded on the order: --operator,
+      else CHAINPIPE_OPERATOR, else login@host)
 `;
 
 /**
- * `order:*` commands: an operator's resolution of a ManualReview order, through the state machine
- * (`operator_refund`, `operator_execute`) and `OrderRepository.apply`, so the change is
- * written once with its audit row, which the order tracker publishes to orders.events.v1.
+ * `order:*` commands: an operator's way out for any order that is not final (docs/decisions.md#d163),
+ * each through the state machine (`operator_refund`, `operator_execute`, `operator_close`) and
+ * `OrderRepository.apply`, so the change is written once with its audit row (naming the
+ * operator), which the order tracker publishes to orders.events.v1.
  */
 export async function runOrderCommand(argv: string[], db: Knex, io: Output, now: () => Date = () => new Date()): Promise<number> {
   const [command, ...rest] = argv;
-  const { values } = parseArgs({ args: rest, options: { order: { type: 'string' }, address: { type: 'string' }, operator: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({ args: rest, options: { order: { type: 'string' }, address: { type: 'string' }, operator: { type: 'string' }, reason: { type: 'string' } }, strict: true });
   if (!values.order?.trim()) throw new UsageError(`--order is required for ${command}`);
+  if (values.reason !== undefined && command !== 'order:close') throw new UsageError(`--reason is not an option of ${command}`);
   const operator = operatorOf(values.operator);
   const orders = new OrderRepository(db);
   const order = await orders.findByNo(values.order.trim());
@@ -33,7 +42,18 @@ export async function runOrderCommand(argv: string[], db: Knex, io: Output, now:
     return 1;
   }
   switch (command) {
+    case 'order:show': {
+      io.out(JSON.stringify(order, null, 2));
+      for (const d of await new OrderDepositRepository(db).ofOrder(order.id)) io.out(`deposit\t${d.tx_hash}\t${d.network}\t${d.status}\t${d.amount ?? '-'}\t${new Date(d.seen_at).toISOString()}`);
+      for (const a of await orders.audit(order.id)) io.out(`audit\t${new Date(a.created_at).toISOString()}\t${a.event}\t${a.from_state ?? '-'} → ${a.to_state}\t${JSON.stringify(a.detail)}`);
+      return 0;
+    }
     case 'order:refund': {
+      // a forward stored (signed, maybe broadcast) is money on its way to the channel, whatever the order says yet
+      if (order.state === 'Exchanging' && (await new OutgoingTransferRepository(db).find(order.id, 'forward'))) {
+        io.out(`${order.order_no}: nothing done: its forward is sent; the channel decides (order:close if the principal is lost)`);
+        return 1;
+      }
       const address = await refundAddressOf(db, order, values.address);
       if (!address.ok) {
         io.out(address.error);
@@ -56,6 +76,13 @@ export async function runOrderCommand(argv: string[], db: Knex, io: Output, now:
         { event: 'operator_execute', detail: { deposit_amount: order.deposit_amount, operator } },
       );
       return report(io, applied.moved !== undefined, order, applied.reason, `handed to the executor as a paid order of ${order.deposit_amount} (Exchanging)`);
+    }
+    case 'order:close': {
+      if (values.address !== undefined) throw new UsageError('--address is not an option of order:close');
+      const reason = values.reason?.trim();
+      if (!reason) throw new UsageError('--reason is required for order:close');
+      const applied = await orders.apply(order, { type: 'operator_close' }, () => ({}), { event: 'operator_close', detail: { reason, deposit_amount: order.deposit_amount, operator } });
+      return report(io, applied.moved !== undefined, order, applied.reason, 'closed: FailedNoRefund');
     }
     default:
       throw new UsageError(`unknown command ${command}`);

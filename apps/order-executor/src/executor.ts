@@ -146,6 +146,9 @@ export class OrderExecutor {
         planned = paid;
       }
       const quote = { net: decision.net.toString(), quoted_out: quotedOut.toString(), min_out: decision.minOut.toString(), quoted_at: new Date(this.clock.now()).toISOString() };
+      // an operator may have taken the order back meanwhile (order:refund): nothing leaves for a changed order
+      const current = await this.orders.findById(order.id);
+      if (!current || current.version !== order.version) return;
       for (const t of planned) {
         const row = await this.deps.transfers.send({ ...t, orderId: order.id, chainType: order.deposit_chain_type, from, detail: t.kind === 'forward' ? { ...t.detail, ...quote } : t.detail });
         if (row.status === 'failed') return this.wait(order, 'transfer_failed', `${row.kind} ${row.tx_hash}: ${row.error}`);

@@ -57,7 +57,7 @@ export class RefundJob {
     this.log = deps.logger.child({ component: 'refunds' });
     this.outcomes = new Counter({
       name: 'chainpipe_agg_refund_transfers_total',
-      help: 'Refund job outcomes: sent, confirmed (order Refunded), failed (an operator looks), nothing_after_fee, gas_topup (a token refund waits for the gas station\'s top-up), unsupported (chain, or a token without a gas station), deposit_unverified (the chain\'s node does not show the deposit paying the address), error (tried again next pass)',
+      help: 'Refund job outcomes: sent, confirmed (order Refunded), failed (an operator looks), nothing_after_fee, gas_topup (a token refund waits for the gas station\'s top-up), unsupported (chain, or a token without a gas station), deposit_unverified (the chain\'s node does not show the deposit paying the address), impossible (the whole deposit is less than the refund\'s network fee: FailedNoRefund), error (tried again next pass)',
       labelNames: ['outcome'],
       registers: [deps.registry],
     });
@@ -166,6 +166,8 @@ export class RefundJob {
     if (amount.kind === 'nothing_after_fee') {
       this.outcomes.inc({ outcome: 'nothing_after_fee' });
       this.log.warn({ msg: 'refund_nothing_after_fee', orderNo: order.order_no, available: amount.available.toString(), networkFee: amount.networkFee.toString() });
+      // the whole deposit cannot pay the transfer that would send it back: no refund can ever be made (docs/decisions.md#d163)
+      if (principal <= plan.maxNetworkFee) await this.impossible(order, principal, plan.maxNetworkFee);
       return undefined;
     }
     const row = await this.deps.transfers.send({
@@ -228,6 +230,15 @@ export class RefundJob {
     });
     this.sent(order, row, to);
     return row;
+  }
+
+  /** A deposit smaller than its refund's network fee: FailedNoRefund, the figures in its audit row and event. */
+  private async impossible(order: OrderRow, principal: bigint, networkFee: bigint): Promise<void> {
+    const applied = await this.orders.apply(order, { type: 'refund_impossible' }, () => ({}), { event: 'refund_impossible', detail: { principal: principal.toString(), network_fee: networkFee.toString() } });
+    if (applied.moved) {
+      this.outcomes.inc({ outcome: 'impossible' });
+      this.log.warn({ msg: 'refund_impossible', orderNo: order.order_no, principal: principal.toString(), networkFee: networkFee.toString() });
+    }
   }
 
   private sent(order: OrderRow, row: OutgoingTransferRow, to: string): void {

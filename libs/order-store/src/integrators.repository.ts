@@ -133,6 +133,40 @@ export class IntegratorRepository {
     return rows.map((r) => ({ state: String(r.state), token_id: Number(r.token_id), amount: String(r.amount), amount_usd: String(r.amount_usd), lines: Number(r.lines) }));
   }
 
+  /**
+   * A withdrawal of the integrator's `Available` commission (of one source token when given):
+   * those lines become `WithdrawRequested` under a new withdrawal naming who asked
+   * (docs/decisions.md#d163). Undefined when nothing is available.
+   */
+  async requestWithdrawal(integratorId: string, requestedBy: string, tokenId?: number): Promise<{ id: string; totals: WithdrawalTotal[] } | undefined> {
+    return this.db.transaction(async (trx) => {
+      const q = trx('agg.integrator_commission_ledger').where({ integrator_id: integratorId, state: 'Available' }).forUpdate().select<{ id: string }[]>('id');
+      if (tokenId !== undefined) q.where('token_id', tokenId);
+      const lines = await q;
+      if (lines.length === 0) return undefined;
+      const [{ id }] = await trx('agg.commission_withdrawals').insert({ integrator_id: integratorId, requested_by: requestedBy }).returning<{ id: string }[]>('id');
+      await trx('agg.integrator_commission_ledger').whereIn('id', lines.map((l) => l.id)).update({ state: 'WithdrawRequested', withdrawal_id: id, updated_at: trx.fn.now() });
+      return { id: String(id), totals: await withdrawalTotals(trx, String(id)) };
+    });
+  }
+
+  /** A requested withdrawal paid out: its lines `Withdrawn`, the payout's reference and who recorded it kept on it. */
+  async completeWithdrawal(withdrawalId: string, paidBy: string, reference: string): Promise<{ kind: 'withdrawn'; totals: WithdrawalTotal[] } | { kind: 'not_requested'; state: string | null }> {
+    return this.db.transaction(async (trx) => {
+      const w = await trx('agg.commission_withdrawals').where({ id: withdrawalId }).forUpdate().first<{ state: string } | undefined>('state');
+      if (!w || w.state !== 'WithdrawRequested') return { kind: 'not_requested' as const, state: w?.state ?? null };
+      await trx('agg.commission_withdrawals').where({ id: withdrawalId }).update({ state: 'Withdrawn', paid_by: paidBy, paid_at: trx.fn.now(), reference });
+      await trx('agg.integrator_commission_ledger').where({ withdrawal_id: withdrawalId, state: 'WithdrawRequested' }).update({ state: 'Withdrawn', updated_at: trx.fn.now() });
+      return { kind: 'withdrawn' as const, totals: await withdrawalTotals(trx, withdrawalId) };
+    });
+  }
+
+  /** The integrator's withdrawals, newest first, with who requested and who paid them. */
+  async withdrawals(integratorId: string): Promise<WithdrawalRow[]> {
+    const rows = await this.db('agg.commission_withdrawals').where({ integrator_id: integratorId }).orderBy('id', 'desc').select<WithdrawalRow[]>('id', 'state', 'requested_by', 'requested_at', 'paid_by', 'paid_at', 'reference');
+    return rows.map((r) => ({ ...r, id: String(r.id) }));
+  }
+
   /** The key with its integrator's state (undefined when unknown or deleted). */
   async findKey(keyId: string): Promise<StoredIntegratorKey | undefined> {
     const row = await this.db('agg.integrator_keys as k')
@@ -150,4 +184,30 @@ export class IntegratorRepository {
       integratorActive: row.is_active && !row.deleted_at,
     };
   }
+}
+
+/** What a withdrawal moves, per source token (smallest unit, USD at creation prices). */
+export interface WithdrawalTotal {
+  token_id: number;
+  amount: string;
+  amount_usd: string;
+  lines: number;
+}
+
+export interface WithdrawalRow {
+  id: string;
+  state: 'WithdrawRequested' | 'Withdrawn';
+  requested_by: string;
+  requested_at: Date;
+  paid_by: string | null;
+  paid_at: Date | null;
+  reference: string | null;
+}
+
+async function withdrawalTotals(db: Knex, withdrawalId: string): Promise<WithdrawalTotal[]> {
+  const { rows } = await db.raw<{ rows: { token_id: number; amount: string; amount_usd: string; lines: string }[] }>(
+    'select token_id, sum(amount) as amount, sum(amount_usd) as amount_usd, count(*) as lines from agg.integrator_commission_ledger where withdrawal_id = ? group by token_id order by token_id',
+    [withdrawalId],
+  );
+  return rows.map((r) => ({ token_id: Number(r.token_id), amount: String(r.amount), amount_usd: String(r.amount_usd), lines: Number(r.lines) }));
 }

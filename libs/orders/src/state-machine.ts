@@ -35,8 +35,15 @@ export type OrderEvent =
   | { type: 'refund_address_missing' }
   /** An accepted refund request of an unpaid order whose deposit window has passed. */
   | { type: 'refund_request'; at: Date }
-  /** An operator resolves a ManualReview order by refunding its deposit in full (sent by the refund job). */
+  /**
+   * An operator refunds an order's deposit (sent by the refund job): a ManualReview order, a failed
+   * swap whose principal is at the platform's address, or a paid order not forwarded yet.
+   */
   | { type: 'operator_refund' }
+  /** An operator closes an order whose principal is lost (the channel's, or never recoverable): FailedNoRefund. */
+  | { type: 'operator_close' }
+  /** A failed swap's whole deposit is less than the network fee of sending it back: nothing can be refunded. */
+  | { type: 'refund_impossible' }
   /** An operator resolves a ManualReview order by handing its deposit to the executor as a paid order. */
   | { type: 'operator_execute' }
   | { type: 'settle' };
@@ -137,11 +144,25 @@ export function nextState(order: OrderFacts, event: OrderEvent): Transition {
       if ((s === 'Depositing' || s === 'CancelledNoDeposit') && event.at.getTime() >= order.expireAt.getTime()) return moved('ManualReview');
       return same(`refund request moves nothing in ${s}`);
     case 'operator_refund':
-      // recorded in place: the order leaves ManualReview when the refund is sent (`refund_sent`)
-      if (s !== 'ManualReview') return same(`operator refund ignored in ${s}`);
+      // every order holding a deposit at the platform's address has this way out (docs/decisions.md#d163)
       if (order.resolution) return same(`already resolved: ${order.resolution}`);
       if (!order.received || order.received <= 0n) return same('nothing was deposited');
-      return moved('ManualReview');
+      // recorded in place: the order leaves ManualReview when the refund is sent (`refund_sent`)
+      if (s === 'ManualReview') return moved('ManualReview');
+      if (s === 'ChainFailed' || s === 'SlippageFailed' || s === 'RefundAddressPending') {
+        if (order.forwarded && !order.channelReturned) return same('the principal is with the channel');
+        return moved(s);
+      }
+      // a paid order the executor has not forwarded: taken back from it, refunded as a resolved review
+      if (s === 'Exchanging') return order.forwarded ? same('the principal is with the channel') : moved('ManualReview');
+      return same(`operator refund ignored in ${s}`);
+    case 'operator_close':
+      if (FINAL.has(s)) return same(`final: ${s}`);
+      if (s === 'Depositing' || s === 'CancelledNoDeposit') return same('nothing was deposited: the order expires and settles');
+      return moved('FailedNoRefund');
+    case 'refund_impossible':
+      if (s === 'ChainFailed' || s === 'SlippageFailed' || s === 'RefundAddressPending' || (s === 'ManualReview' && order.resolution === 'refund')) return moved('FailedNoRefund');
+      return same(`refund impossibility ignored in ${s}`);
     case 'operator_execute':
       // the deposit becomes a paid order: the executor forwards it like any other
       if (s !== 'ManualReview') return same(`operator execution ignored in ${s}`);

@@ -62,15 +62,39 @@ describe('ManualReview resolutions', () => {
     expect(nextState(facts('ManualReview', { received: 90_000n }), { type: 'operator_execute' })).to.deep.equal({ kind: 'moved', to: 'Exchanging', commission: false });
   });
 
-  it('a resolution needs a deposit, a ManualReview order and no earlier resolution', () => {
+  it('a resolution needs a deposit and no earlier resolution; an execution a ManualReview order', () => {
     for (const type of ['operator_refund', 'operator_execute'] as const) {
       expect(nextState(facts('ManualReview', { received: null }), { type }).kind, `${type} without deposit`).to.equal('unchanged');
       expect(nextState(facts('ManualReview', { received: 0n }), { type }).kind, `${type} of zero`).to.equal('unchanged');
       expect(nextState(facts('ManualReview', { received: 5n, resolution: 'refund' }), { type }).kind, `${type} twice`).to.equal('unchanged');
-      for (const state of ['Depositing', 'Exchanging', 'Completed', 'Settled', 'Refunded', 'SlippageFailed'] as const) {
+      for (const state of ['Depositing', 'Completed', 'Settled', 'Refunded'] as const) {
         expect(nextState(facts(state, { received: 5n }), { type }).kind, `${type} in ${state}`).to.equal('unchanged');
       }
     }
+    for (const state of ['Exchanging', 'SlippageFailed'] as const) expect(nextState(facts(state, { received: 5n }), { type: 'operator_execute' }).kind, state).to.equal('unchanged');
+  });
+
+  it('an operator refund reaches every order whose deposit is at the platform\'s address, never one the channel holds', () => {
+    for (const state of ['ChainFailed', 'SlippageFailed', 'RefundAddressPending'] as const) {
+      expect(nextState(facts(state, { received: 5n }), { type: 'operator_refund' }), `${state}: recorded in place`).to.deep.equal({ kind: 'moved', to: state, commission: false });
+      expect(nextState(facts(state, { received: 5n, forwarded: true }), { type: 'operator_refund' }).kind, `${state} forwarded`).to.equal('unchanged');
+      expect(nextState(facts(state, { received: 5n, forwarded: true, channelReturned: true }), { type: 'operator_refund' }), `${state} given back`).to.include({ to: state });
+    }
+    expect(nextState(facts('Exchanging', { received: 5n }), { type: 'operator_refund' }), 'paid, not forwarded: taken back').to.include({ to: 'ManualReview' });
+    expect(nextState(facts('Exchanging', { received: 5n, forwarded: true }), { type: 'operator_refund' }).kind, 'forwarded').to.equal('unchanged');
+  });
+
+  it('FailedNoRefund: an operator closes an order whose principal is lost; a deposit smaller than its refund\'s network fee', () => {
+    for (const state of ['Exchanging', 'ChainFailed', 'SlippageFailed', 'RefundAddressPending', 'ManualReview'] as const) {
+      expect(nextState(facts(state, { received: 5n }), { type: 'operator_close' }), state).to.include({ to: 'FailedNoRefund' });
+    }
+    for (const state of ['Depositing', 'CancelledNoDeposit', 'Completed', 'Settled', 'Refunded', 'FailedNoRefund'] as const) {
+      expect(nextState(facts(state, { received: 5n }), { type: 'operator_close' }).kind, state).to.equal('unchanged');
+    }
+    for (const state of ['ChainFailed', 'SlippageFailed', 'RefundAddressPending'] as const) expect(nextState(facts(state, { received: 5n }), { type: 'refund_impossible' }), state).to.include({ to: 'FailedNoRefund' });
+    expect(nextState(facts('ManualReview', { received: 5n, resolution: 'refund' }), { type: 'refund_impossible' })).to.include({ to: 'FailedNoRefund' });
+    expect(nextState(facts('ManualReview', { received: 5n }), { type: 'refund_impossible' }).kind, 'unresolved review').to.equal('unchanged');
+    expect(nextState(facts('Exchanging', { received: 5n }), { type: 'refund_impossible' }).kind).to.equal('unchanged');
   });
 });
 

@@ -1944,7 +1944,7 @@ export interface KafkaOrdersEventsV1 {
   order_no: string;
   integrator_id: string | null;
   /**
-   * created, deposit, expire, channel_status, forwarded, forward_refused, refund_request, refund_sent (the platform's refund confirmed: detail tx_hash, to, amount), gas_topup (the gas station's top-up of the deposit address confirmed, before a token forward, refund or sweep; the state does not change: detail tx_hash, purpose forward|refund|sweep, amount in wei, from, to, chain_type), operator_refund, operator_execute (an operator's resolution of a ManualReview order), settle, …
+   * created, deposit, expire, channel_status, forwarded, forward_refused, refund_request, refund_sent (the platform's refund confirmed: detail tx_hash, to, amount), gas_topup (the gas station's top-up of the deposit address confirmed, before a token forward, refund or sweep; the state does not change: detail tx_hash, purpose forward|refund|sweep, amount in wei, from, to, chain_type), operator_refund, operator_execute (an operator's resolution: detail operator, who ran it), operator_close (an operator closed an order whose principal is lost: FailedNoRefund, detail reason, operator), refund_impossible (the whole deposit is less than its refund's network fee: FailedNoRefund, detail principal, network_fee), settle, …
    */
   event: string;
   /**
