@@ -33,9 +33,9 @@ export interface DispatcherDeps {
   /** How long the live path keeps a batch's locks for the next batch (default LIVE_HOLD_MS). */
   liveHoldMs?: number;
   /**
-   * How long a consumer call and a scheduler pass wait for their POSTs (default CALL_WAIT_MS):
-   * an application whose receiver has not answered by then goes on in the background, its
-   * transactions kept in the queue, and the call or pass moves on to the others.
+   * How long a consumer call waits for any one POST, and a scheduler pass for its drains
+   * (default CALL_WAIT_MS): an application whose receiver has not answered by then goes on in the
+   * background, its transactions kept in the queue, and the call or pass moves on to the others.
    */
   callWaitMs?: number;
 }
@@ -110,8 +110,9 @@ const ATTEMPTS_INSERT = `insert into tx.webhook_attempts (app_id, attempted_at, 
     from unnest($1::text[], $2::bigint[], $3::text[], $4::int[], $5::bool[], $6::int[], $7::text[], $8::int[], $9::bigint[], $10::text[], $11::text[]) as x(a, t, p, n, d, s, e, l, r, w, h)`;
 
 /**
- * How long a consumer call or a scheduler pass waits for a receiver before it lets it answer in
- * the background: a receiver slower than this delays no other application by more than this.
+ * How long a consumer call waits for a POST, or a scheduler pass for its drains, before it lets
+ * the receiver answer in the background: a slower receiver delays another application by no
+ * more than this.
  */
 const CALL_WAIT_MS = 500;
 
@@ -132,12 +133,10 @@ interface LiveRun {
   finished: boolean;
   /** Called once it finished (set by `detach`). */
   onFinished?: () => void;
-  /** A POST of batch `next` is in flight. */
-  sending: boolean;
   /** The call moved on without it: it POSTs no further batch, the batch in flight finishes in the background. */
   detached: boolean;
-  /** When it was detached: the first batch not done, and whether its POST was in flight. */
-  cut?: { from: number; inFlight: boolean };
+  /** When it was detached: the batch whose POST was in flight (the first one not done). */
+  cut?: number;
 }
 
 /**
@@ -302,8 +301,8 @@ export class WebhookDispatcher {
       this.liveRunning = false;
     }
     await this.logAttempts(delivered);
-    // A call is bounded by `callWaitMs` and a few statements, well within the session timeout;
-    // the heartbeat tells the group so right away.
+    // A call waits `callWaitMs` at most for any POST, so it stays well within the session
+    // timeout; the heartbeat tells the group so right away.
     await heartbeat?.();
   }
 
@@ -484,8 +483,9 @@ export class WebhookDispatcher {
   /**
    * `delivered` receives the attempts of a call that only delivered: logged in the background.
    * `queued`: anything went to the queue; `locked`: the applications whose lock the session holds.
-   * The call waits `callWaitMs` at most for its POSTs: an application whose receiver is slower
-   * goes on in the background (`detach`), so it delays no other application.
+   * The call waits `callWaitMs` at most for any one POST: an application whose receiver is
+   * slower goes on in the background (`detach`) and frees its lane for the next application, so
+   * it delays no other one by more than that.
    */
   private async deliverLive(locks: DeliveryLocks, byApp: Map<string, TxPushMessage[]>, delivered: Attempt[]): Promise<LiveOutcome> {
     const db = this.deps.db;
@@ -508,13 +508,25 @@ export class WebhookDispatcher {
       // Queued batches first (also those of an application switched on again after a disable, or
       // POSTing in the background), and behind whatever another copy is sending for it right now.
       if (!cfg.locked || cfg.queued || cfg.webhook_delivery_status !== 'active' || this.detached.has(cfg.app_id)) queueBehind.push({ appId: cfg.app_id, pushes: list });
-      else runs.push({ cfg, batches: bodies.get(cfg.app_id)!, next: 0, attempts: [], finished: false, sending: false, detached: false });
+      else runs.push({ cfg, batches: bodies.get(cfg.app_id)!, next: 0, attempts: [], finished: false, detached: false });
     }
-    const sending = eachBounded(runs, this.concurrency, async (run) => {
-      for (; run.next < run.batches.length && !run.detached; run.next++) {
-        run.sending = true;
-        const { result, attempt } = await this.post(run.cfg, run.batches[run.next].batch, 'live');
-        run.sending = false;
+    await eachBounded(runs, this.concurrency, async (run) => {
+      for (; run.next < run.batches.length; run.next++) {
+        const posting = this.post(run.cfg, run.batches[run.next].batch, 'live');
+        if (!(await settledWithin([posting], this.callWaitMs))) {
+          // Slower than the wait: it answers in the background and the lane goes on with the
+          // next application. Where it stood is taken now: the POST may end while the call
+          // writes its queue rows.
+          run.detached = true;
+          run.cut = run.next;
+          void posting.then(({ attempt }) => {
+            run.attempts.push(attempt);
+            run.finished = true;
+            run.onFinished?.();
+          });
+          return;
+        }
+        const { result, attempt } = await posting;
         run.attempts.push(attempt);
         if (!result.ok) {
           run.failed = attempt;
@@ -522,34 +534,26 @@ export class WebhookDispatcher {
         }
       }
       run.finished = true;
-      run.onFinished?.();
     });
-    let waited: NodeJS.Timeout | undefined;
-    await Promise.race([sending, new Promise<void>((resolve) => (waited = setTimeout(resolve, this.callWaitMs)))]);
-    clearTimeout(waited);
 
     const now = this.clock.now();
-    const attempts = runs.flatMap((r) => r.attempts);
-    const slow = runs.filter((r) => !r.finished);
-    const failures = runs.filter((r) => r.finished && r.failed);
+    const slow = runs.filter((r) => r.detached);
+    // A detached run's POST in flight is logged when it ends (`detach`), not with the call.
+    const attempts = runs.flatMap((r) => (r.detached ? r.attempts.slice(0, r.cut) : r.attempts));
+    const failures = runs.filter((r) => !r.detached && r.failed);
     if (queueBehind.length === 0 && failures.length === 0 && slow.length === 0) {
       delivered.push(...attempts);
       return { queued: false, locked: configs.filter((c) => c.locked).map((c) => c.app_id) };
     }
-    // The slow ones stop after the batch in flight; it and every batch after it are queued
-    // (nothing failed: no attempt counted), so a crash loses none of them and later matches queue
-    // behind. Where they stood is taken now: the POST in flight may end while they are written.
-    for (const run of slow) {
-      run.detached = true;
-      run.cut = { from: run.next, inFlight: run.sending };
-    }
+    // The slow ones stopped at the batch in flight; it and every batch after it are queued
+    // (nothing failed: no attempt counted), so a crash loses none of them and later matches queue behind.
     await db.transaction(async (trx) => {
       for (const q of queueBehind) await this.enqueue(trx, q.appId, q.pushes, payloadOf, null);
       for (const run of slow) {
-        const { from, inFlight } = run.cut!;
+        const from = run.cut!;
         // The batch in flight keeps its webhook-id: a retry sends it as it went.
-        if (inFlight) await this.enqueue(trx, run.cfg.app_id, run.batches[from].pushes, payloadOf, null, run.batches[from].batch.id);
-        await this.enqueue(trx, run.cfg.app_id, run.batches.slice(inFlight ? from + 1 : from).flatMap((b) => b.pushes), payloadOf, null);
+        await this.enqueue(trx, run.cfg.app_id, run.batches[from].pushes, payloadOf, null, run.batches[from].batch.id);
+        await this.enqueue(trx, run.cfg.app_id, run.batches.slice(from + 1).flatMap((b) => b.pushes), payloadOf, null);
       }
       const due = [...queueBehind.map((q) => q.appId), ...slow.map((r) => r.cfg.app_id)];
       if (due.length) {
@@ -595,10 +599,8 @@ export class WebhookDispatcher {
    */
   private detach(run: LiveRun): void {
     const appId = run.cfg.app_id;
-    const { from, inFlight } = run.cut!;
+    const from = run.cut!;
     const finishing = (async () => {
-      // Not started: it never will (its lane sees it detached), and everything is queued and due.
-      if (!inFlight) return;
       if (!run.finished) await new Promise<void>((resolve) => (run.onFinished = resolve));
       // One attempt per batch, in order: the one of the batch that was in flight.
       const attempt = run.attempts[from];
