@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { loadContracts } from '@chainpipe/contracts';
 import { createDb, type Knex } from '@chainpipe/db';
 import { createHttpApp, finishHttpApp, listen, msgEnvelope, serveApiDocs, type StartedServer } from '@chainpipe/http';
-import { IntegratorRepository, OrderRepository, type NewOrder, type OrderRow } from '@chainpipe/order-store';
+import { IntegratorRepository, OrderDepositRepository, OrderRepository, type NewOrder, type OrderRow } from '@chainpipe/order-store';
 import { QuoteStore } from '@chainpipe/price-store';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { createLogger, loadConfig } from '@chainpipe/runtime';
@@ -255,6 +255,23 @@ describe('integrator order endpoints (real Postgres and Redis, in process)', fun
       expect(read.body.data).to.include({ state: 'Refunded', refund_tx_hash: hash, refund_address: '0x' + '4'.repeat(40) });
       const fresh = await call('GET', `/api/v1/integrator/orders/${own.order_no}`, undefined, { 'x-integrator-api-key': keyA });
       expect(fresh.body.data).to.include({ refund_tx_hash: null });
+    });
+
+    it('lists the verified deposits the order could not take (extra_deposits), never the one it took nor an unverified one', async () => {
+      const paid = await orders.insert(order());
+      const taken = '0x' + '1a'.repeat(32);
+      await orders.transition(paid, 'Exchanging', { deposit_tx_hash: taken, deposit_amount: paid.amount_in, deposited_at: new Date() }, { event: 'deposit' });
+      const deposits = new OrderDepositRepository(db);
+      const extra = '0x' + '2b'.repeat(32);
+      const txTime = new Date('2026-12-01T10:00:00Z');
+      for (const [hash, status, amount] of [[taken, 'verified', paid.amount_in], [extra, 'verified', '4200'], ['0x' + '3c'.repeat(32), 'unverified', undefined]] as const) {
+        const row = await deposits.record({ order_id: paid.id, chain_type: 'ethereum', network: 'ethereum-mainnet', tx_hash: hash, address: paid.deposit_address }, new Date());
+        if (status === 'verified') await deposits.checked(row.id, { status, amount: BigInt(amount!), txTime }, new Date());
+      }
+      const read = await call('GET', `/api/v1/integrator/orders/${paid.order_no}`, undefined, { 'x-integrator-api-key': keyA });
+      expect((read.body.data as { extra_deposits: unknown }).extra_deposits).to.deep.equal([{ tx_hash: extra, amount: '4200', network: 'ethereum-mainnet', deposited_at: txTime.toISOString() }]);
+      const none = await call('GET', `/api/v1/integrator/orders/${own.order_no}`, undefined, { 'x-integrator-api-key': keyA });
+      expect((none.body.data as { extra_deposits: unknown }).extra_deposits).to.deep.equal([]);
     });
 
     it('reads the own order with its snapshots; 401 without or with an invalid key, 403 for another integrator or a disabled one', async () => {

@@ -109,7 +109,8 @@ describe('order deposits through /stream → chain-parser → tx-matcher → tx.
     const stored = (await orders.findById(order.id))!;
     expect(stored).to.include({ state: 'Exchanging', deposit_amount: '123400000000000000' });
     expect(posted).to.include(stored.deposit_tx_hash);
-    expect((await orders.audit(order.id)).map((a) => [a.from_state, a.to_state, a.event])).to.deep.equal([
+    // a payment sent again while the first was on its way is an extra deposit on the record, not a state change
+    expect((await orders.audit(order.id)).filter((a) => a.event !== 'extra_deposit').map((a) => [a.from_state, a.to_state, a.event])).to.deep.equal([
       [null, 'Depositing', 'created'],
       ['Depositing', 'Exchanging', 'deposit'],
     ]);

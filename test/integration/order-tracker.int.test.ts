@@ -219,9 +219,12 @@ describe('order tracker (real Postgres and Kafka, in process)', function () {
     await tracker.handlePushes([p]);
     const recorded = await reload(o);
     expect(recorded).to.include({ state: 'ManualReview', deposit_amount: o.amount_in, deposit_tx_hash: p.tx.tx_hash, version: waiting.version + 1 });
-    await tracker.handlePushes([p, push(o.deposit_address, '5')]);
+    const second = push(o.deposit_address, '5');
+    await tracker.handlePushes([p, second]);
     expect(await reload(o), 'a replay or a second deposit changes nothing').to.include({ version: recorded.version, deposit_amount: o.amount_in });
-    expect((await orders.audit(o.id)).map((a) => [a.event, a.to_state])).to.deep.equal([['created', 'Depositing'], ['refund_request', 'ManualReview'], ['deposit', 'ManualReview']]);
+    // the second deposit is on the record, not taken
+    expect((await orders.audit(o.id)).map((a) => [a.event, a.to_state])).to.deep.equal([['created', 'Depositing'], ['refund_request', 'ManualReview'], ['deposit', 'ManualReview'], ['extra_deposit', 'ManualReview']]);
+    expect((await orders.audit(o.id)).at(-1)!.detail).to.include({ tx_hash: second.tx.tx_hash, amount: '5' });
   });
 
   it('a forged deposit (a transaction the chain node never had) moves nothing: recorded unverified, asked again, not_on_chain after the window', async () => {
@@ -260,5 +263,25 @@ describe('order tracker (real Postgres and Kafka, in process)', function () {
     onChain.set(p.tx.tx_hash, p.tx); // the node has it now
     await tracker.sweep();
     expect(await reload(o)).to.include({ state: 'Exchanging', deposit_tx_hash: p.tx.tx_hash, deposit_amount: o.amount_in });
+  });
+
+  it('every verified deposit the order cannot take is recorded: a second payment and one after a final state, each an extra_deposit event once, in the order\'s extra deposits', async () => {
+    const o = await orders.insert(orderFixture({}));
+    const first = push(o.deposit_address, o.amount_in);
+    await tracker.handlePushes([first]);
+    expect((await reload(o)).state).to.equal('Exchanging');
+    const again = push(o.deposit_address, '7000');
+    await tracker.handlePushes([again, again]);
+    await db('agg.orders').where({ id: o.id }).update({ state: 'Refunded' });
+    const late = push(o.deposit_address, '9000');
+    await tracker.handlePushes([late]);
+    const extras = await new OrderDepositRepository(db).extras(await reload(o));
+    expect(extras.map((d) => [d.tx_hash, d.amount, d.status])).to.deep.equal([[again.tx.tx_hash, '7000', 'verified'], [late.tx.tx_hash, '9000', 'verified']]);
+    expect((await orders.audit(o.id)).filter((a) => a.event === 'extra_deposit').map((a) => [a.detail.tx_hash, a.detail.amount, a.detail.state])).to.deep.equal([
+      [again.tx.tx_hash, '7000', 'Exchanging'],
+      [late.tx.tx_hash, '9000', 'Refunded'],
+    ]);
+    await waitFor(() => eventsOf(o).filter((e) => e.event === 'extra_deposit').length === 2, { what: 'the extra_deposit events' });
+    expect(await reload(o)).to.include({ deposit_tx_hash: first.tx.tx_hash, deposit_amount: o.amount_in });
   });
 });

@@ -114,7 +114,7 @@ export class OrderTracker {
    * A recorded deposit read from the chain's node: verified, it pays its order the amount the
    * node shows, at the node's block time, through the state machine (a short, over or late amount:
    * ManualReview, as always); a transaction the node does not know past the window, or whose
-   * record pays the address nothing of the source token, moves nothing. True when the order moved.
+   * record pays the address nothing of the source token, moves nothing. True when an event was written (the order moved, or an extra deposit noted).
    */
   private async verifyPushed(row: OrderDepositRow, network: NetworkInfo): Promise<boolean> {
     let lookup: ChainTxLookup;
@@ -155,7 +155,15 @@ export class OrderTracker {
       );
       // a version step is a written change (a ManualReview order records its first deposit in place)
       moved = after.version !== order.version;
-      if (!moved) this.metrics.ignoredDeposits.inc({ reason: `state_${order.state}` });
+      if (!moved) {
+        this.metrics.ignoredDeposits.inc({ reason: `state_${order.state}` });
+        // a deposit the order cannot take (a second payment, a top-up, one after a final state): on the record and an event (docs/decisions.md#d164)
+        const noted = await this.orders.note(order.id, { event: 'extra_deposit', detail: { tx_hash: row.tx_hash, amount: verdict.amount.toString(), network: row.network, at: at.toISOString(), state: after.state } });
+        if (noted) {
+          moved = true; // an event to publish
+          this.log.warn({ msg: 'extra_deposit', orderNo: order.order_no, txHash: row.tx_hash, amount: verdict.amount.toString(), state: after.state });
+        }
+      }
     }
     await this.deposits.checked(row.id, { status: 'verified', amount: verdict.amount, txTime: verdict.txTime }, now);
     return moved;

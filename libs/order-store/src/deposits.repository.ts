@@ -56,6 +56,13 @@ export class OrderDepositRepository {
       });
   }
 
+  /** Verified deposits of an order other than the one it took (`deposit_tx_hash`), oldest first: what the order cannot use. */
+  extras(order: { id: string; deposit_tx_hash: string | null }): Promise<OrderDepositRow[]> {
+    const q = this.db('agg.order_deposits').where({ order_id: order.id, status: 'verified' }).orderBy('id');
+    if (order.deposit_tx_hash) q.whereNot('tx_hash', order.deposit_tx_hash);
+    return q.select<OrderDepositRow[]>('*');
+  }
+
   /** Every deposit recorded for an order, oldest first. */
   ofOrder(orderId: string): Promise<OrderDepositRow[]> {
     return this.db('agg.order_deposits').where('order_id', orderId).orderBy('id').select<OrderDepositRow[]>('*');

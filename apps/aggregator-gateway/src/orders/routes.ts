@@ -89,7 +89,7 @@ export function orderRoutes(api: ApiRoutes, service: OrderService): void {
   const get: HandlerFor<{ params: 'http/agg/integrator-order-params' }> = (_req, res) =>
     answering(res, async () => {
       const order = await service.ownOrder(requestParams(res).orderNo, identityOf(res));
-      sendOk(res, orderView(order), { message: 'ok' });
+      sendOk(res, orderView(order, await service.extraDeposits(order)), { message: 'ok' });
     });
 
   const refund: HandlerFor<{ params: 'http/agg/integrator-order-params'; body: 'http/agg/integrator-refund' }> = (req, res) =>

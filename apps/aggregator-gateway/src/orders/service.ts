@@ -7,7 +7,7 @@ import { canonicalAddressForChainType, networkOfReferenceChain, type NetworkInfo
 import { TOPICS, type HttpAggIntegratorOrderCreate } from '@chainpipe/contracts';
 import { ApiKeyRepository, type Knex } from '@chainpipe/db';
 import type { TopicProducer } from '@chainpipe/kafka';
-import { OrderRepository, type NewOrder, type OrderRow } from '@chainpipe/order-store';
+import { OrderDepositRepository, OrderRepository, type NewOrder, type OrderDepositRow, type OrderRow } from '@chainpipe/order-store';
 import {
   checkRequote, commissionOf, decideClientOrderRepeat, decideRefund, orderIdentityText, parseDecimal, percentToRateSnapshot, rateSnapshot, splitFees,
   worthAtLeast, type OrderIdentity,
@@ -81,6 +81,8 @@ export interface OrderService {
   ownOrder(orderNo: string, caller: IntegratorIdentity): Promise<OrderRow>;
   /** Records the refund address of an order (the spec's refund table). */
   requestRefund(order: OrderRow, refundAddress: string): Promise<void>;
+  /** The verified deposits the order could not take (docs/decisions.md#d164). */
+  extraDeposits(order: OrderRow): Promise<OrderDepositRow[]>;
 }
 
 /**
@@ -356,5 +358,6 @@ export function orderService(deps: OrderServiceDeps): OrderService {
     },
     ownOrder,
     requestRefund,
+    extraDeposits: (order) => new OrderDepositRepository(deps.db).extras(order),
   };
 }

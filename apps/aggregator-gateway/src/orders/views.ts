@@ -1,5 +1,5 @@
 import type { HttpAggIntegratorOrder, HttpAggIntegratorOrderCreated } from '@chainpipe/contracts';
-import type { OrderRow } from '@chainpipe/order-store';
+import type { OrderDepositRow, OrderRow } from '@chainpipe/order-store';
 
 const iso = (d: Date | null): string | null => (d ? new Date(d).toISOString() : null);
 
@@ -21,7 +21,8 @@ export function createdView(o: OrderRow): HttpAggIntegratorOrderCreated {
   };
 }
 
-export function orderView(o: OrderRow): HttpAggIntegratorOrder {
+/** The order as its integrator reads it; `extras`: the deposits it could not take (docs/decisions.md#d164). */
+export function orderView(o: OrderRow, extras: readonly OrderDepositRow[] = []): HttpAggIntegratorOrder {
   return {
     order_id: Number(o.id),
     order_no: o.order_no,
@@ -58,5 +59,6 @@ export function orderView(o: OrderRow): HttpAggIntegratorOrder {
     auto_cancel_at: iso(o.auto_cancel_at)!,
     deposited_at: iso(o.deposited_at),
     settled_at: iso(o.settled_at),
+    extra_deposits: extras.map((d) => ({ tx_hash: d.tx_hash, amount: d.amount ?? '0', network: d.network, deposited_at: iso(d.tx_time) })),
   };
 }

@@ -573,6 +573,21 @@ export interface HttpAggIntegratorOrder {
   auto_cancel_at: string;
   deposited_at: string | null;
   settled_at: string | null;
+  /**
+   * deposits of the source token to the order's address besides the one the order took (a second payment, a top-up, a payment after a final state), as the chain's node shows them (docs/decisions.md#d164); each is also an extra_deposit event on orders.events.v1. They stay at the deposit address until an operator returns them
+   */
+  extra_deposits: {
+    tx_hash: string;
+    /**
+     * smallest unit of the source token
+     */
+    amount: string;
+    network: string;
+    /**
+     * the block time the node shows
+     */
+    deposited_at: string | null;
+  }[];
 }
 /**
  * Body of POST /api/v1/integrator/orders (the public POST /api/v1/orders body). Missing required fields, split or risk payloads, the slippage range and the channel list are checked first with the spec's messages; this schema checks the types.
@@ -1944,7 +1959,7 @@ export interface KafkaOrdersEventsV1 {
   order_no: string;
   integrator_id: string | null;
   /**
-   * created, deposit, expire, channel_status, forwarded, forward_refused, refund_request, refund_sent (the platform's refund confirmed: detail tx_hash, to, amount), gas_topup (the gas station's top-up of the deposit address confirmed, before a token forward, refund or sweep; the state does not change: detail tx_hash, purpose forward|refund|sweep, amount in wei, from, to, chain_type), operator_refund, operator_execute (an operator's resolution: detail operator, who ran it), operator_close (an operator closed an order whose principal is lost: FailedNoRefund, detail reason, operator), refund_impossible (the whole deposit is less than its refund's network fee: FailedNoRefund, detail principal, network_fee), settle, …
+   * created, deposit, expire, channel_status, forwarded, forward_refused, refund_request, refund_sent (the platform's refund confirmed: detail tx_hash, to, amount), gas_topup (the gas station's top-up of the deposit address confirmed, before a token forward, refund or sweep; the state does not change: detail tx_hash, purpose forward|refund|sweep, amount in wei, from, to, chain_type), operator_refund, operator_execute (an operator's resolution: detail operator, who ran it), operator_close (an operator closed an order whose principal is lost: FailedNoRefund, detail reason, operator), refund_impossible (the whole deposit is less than its refund's network fee: FailedNoRefund, detail principal, network_fee), extra_deposit (a verified deposit the order could not take, the state unchanged: detail tx_hash, amount, network, at, state), settle, …
    */
   event: string;
   /**
