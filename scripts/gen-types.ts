@@ -3,6 +3,7 @@
  * libs/contracts/src/generated/types.ts (json-schema-to-typescript), and the AsyncAPI document of
  * every channel (Kafka topics, WebSockets, the webhook callback) into docs/asyncapi.json, and the
  * configuration reference of every app into docs/configuration.md (scripts/gen-config-doc.ts).
+ * First the schema enums that list chains, from the chain catalog (scripts/gen-chain-enums.ts).
  * `--check` (make test) fails when a file is not what the schemas generate, so a schema change
  * cannot land without its types and documents, and when a generated type is unused
  * (scripts/generated-type-use.ts) without being listed in UNTYPED_IN_CODE, or listed there and used.
@@ -12,6 +13,7 @@ import { CONFIG_DOC_OUT, generateConfigDoc } from './gen-config-doc';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
+import { NETWORK_SCHEMA_OUT, NORMALIZED_TX_SCHEMA_OUT, networkSchema, normalizedTxSchema } from './gen-chain-enums';
 import { unusedGeneratedTypes } from './generated-type-use';
 import { AGGREGATOR_GATEWAY_CHANNELS, MARKET_GATEWAY_CHANNELS, SchemaBundle, TX_GATEWAY_CHANNELS, asyncApiDocument, loadContracts, topicChannels, typeNameOf } from '@chainpipe/contracts';
 
@@ -128,13 +130,27 @@ function typeUseProblems(generated: string): string[] {
 }
 
 async function main(): Promise<void> {
+  const check = process.argv.includes('--check');
+  // The chain enums of the schemas come from the chain catalog: written first, since the types are generated from the schemas.
+  const schemaOutputs: [string, string][] = [
+    [NETWORK_SCHEMA_OUT, networkSchema()],
+    [NORMALIZED_TX_SCHEMA_OUT, normalizedTxSchema(readFileSync(NORMALIZED_TX_SCHEMA_OUT, 'utf8'))],
+  ];
+  if (!check) {
+    for (const [file, generated] of schemaOutputs) {
+      if (readFileSync(file, 'utf8') === generated) continue;
+      writeFileSync(file, generated);
+      console.log(`wrote ${path.relative(process.cwd(), file)}`);
+    }
+  }
   const types = await generateTypes();
   const outputs: [string, string][] = [
+    ...(check ? schemaOutputs : []),
     [OUT, types],
     [ASYNCAPI_OUT, generateAsyncApi()],
     [CONFIG_DOC_OUT, generateConfigDoc()],
   ];
-  if (process.argv.includes('--check')) {
+  if (check) {
     let stale = false;
     for (const [file, generated] of outputs) {
       let current = '';

@@ -1,3 +1,4 @@
+import { providerNamesByReferenceId } from '@chainpipe/chains';
 import { belowProviderMinimum, type ChannelOutcome } from '@chainpipe/orders';
 import { type Clock, systemClock } from '@chainpipe/runtime';
 import { AmountBelowProviderMinimum, ProviderError, type ChannelAdapter, type ProviderDeposit, type ProviderQuote, type ProviderQuoteRequest, type TokenRef } from './adapter';
@@ -23,8 +24,8 @@ export interface ChangeNowConfig {
   clock?: Pick<Clock, 'now'>;
 }
 
-/** ChangeNOW network names of the price reference's chains (internal chain id → network). */
-const NETWORKS: Readonly<Record<number, string>> = { 1: 'eth', 2: 'bsc', 3: 'matic', 4: 'arbitrum', 5: 'op', 6: 'base', 7: 'cchain', 8: 'sol', 9: 'trx', 10: 'btc', 11: 'atom', 12: 'sui', 13: 'apt' };
+/** ChangeNOW network names of the price reference's chains (internal chain id → network), from the chain catalog. */
+const NETWORKS = providerNamesByReferenceId('changenow');
 
 /** Exchange statuses (API v2) → the outcome of the order; the others are still on their way. */
 const OUTCOMES: Readonly<Record<string, ChannelOutcome>> = { finished: 'Completed', failed: 'ChainFailed', refunded: 'Refunded' };
@@ -38,7 +39,7 @@ export class ChangeNowAdapter implements ChannelAdapter {
   }
 
   private currency(t: TokenRef): { currency: string; network: string } {
-    const network = NETWORKS[t.chainId];
+    const network = NETWORKS.get(t.chainId);
     if (!network) throw new ProviderError('changenow', `no ChangeNOW network for chain ${t.chainId}`);
     return { currency: t.symbol.toLowerCase(), network };
   }

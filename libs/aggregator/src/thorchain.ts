@@ -1,3 +1,4 @@
+import { providerNamesByReferenceId } from '@chainpipe/chains';
 import { belowProviderMinimum, type ChannelOutcome } from '@chainpipe/orders';
 import { providerJson, providerJsonArray } from './provider-http';
 import { AmountBelowProviderMinimum, ProviderError, type ChannelAdapter, type ProviderDeposit, type ProviderQuote, type ProviderQuoteRequest, type TokenRef } from './adapter';
@@ -17,13 +18,13 @@ export interface ThorchainConfig {
   timeoutMs: number;
 }
 
-/** THORChain chain prefixes of the price reference's chains (internal chain id → chain). */
-const CHAINS: Readonly<Record<number, string>> = { 1: 'ETH', 2: 'BSC', 4: 'ARB', 6: 'BASE', 7: 'AVAX', 10: 'BTC', 11: 'GAIA' };
+/** THORChain chain prefixes of the price reference's chains (internal chain id → chain), from the chain catalog. */
+const CHAINS = providerNamesByReferenceId('thorchain');
 const THOR_DECIMALS = 8;
 
 /** `ETH.ETH`, `ETH.USDT-0XDAC17F958D2EE523A2206206994597C13D831EC7`, `BTC.BTC`. */
 export function thorAsset(t: TokenRef): string {
-  const chain = CHAINS[t.chainId];
+  const chain = CHAINS.get(t.chainId);
   if (!chain) throw new ProviderError('thorchain', `no THORChain chain for chain ${t.chainId}`);
   const symbol = t.symbol.toUpperCase();
   return t.contractAddress ? `${chain}.${symbol}-${t.contractAddress.toUpperCase()}` : `${chain}.${symbol}`;
@@ -109,7 +110,7 @@ export class ThorchainAdapter implements ChannelAdapter {
    * chain THORNode does not list is refused (ProviderError), so nothing is sent to it.
    */
   async inboundAddress(chainId: number, signal?: AbortSignal): Promise<{ address: string; router?: string }> {
-    const chain = CHAINS[chainId];
+    const chain = CHAINS.get(chainId);
     if (!chain) throw new ProviderError('thorchain', `no THORChain chain for chain ${chainId}`);
     const list = await providerJsonArray('thorchain', this.request('/thorchain/inbound_addresses', {}, signal, this.config.timeoutMs));
     const entry = (list as (Record<string, unknown> | null)[]).find((e) => e?.chain === chain);

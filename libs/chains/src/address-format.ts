@@ -1,7 +1,7 @@
 import { keccak_256 } from '@noble/hashes/sha3';
 import { bech32, bech32m } from '@scure/base';
 import { base58CheckDecode, base58Decode, isTronBase58, tronHexToBase58 } from './address';
-import type { ChainFamily } from './networks';
+import type { ChainFamily } from './catalog';
 
 /**
  * Address checks per chain family, and the one stored form of each address.

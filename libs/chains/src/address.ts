@@ -1,6 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2';
 import { base58, createBase58check } from '@scure/base';
-import type { ChainFamily } from './networks';
+import type { ChainFamily } from './catalog';
 
 /**
  * The address codecs of every chain family come from kept, audited libraries (`@scure/base`

@@ -1,48 +1,16 @@
-import type { ChainFamily } from './networks';
+import { CHAIN_CATALOG, CHAIN_TYPES, type CatalogChain, type StandardChainType } from './catalog';
+
 
 /**
- * The standard chain type of the price and candle services (spec, "Enumerations and
- * normalization"): a parser family, or a family no parser reads yet. Not a `ChainType`, which
- * names one network of the pipeline (`ethereum`, `solana`).
+ * Names clients use for a chain type (spec, "Enumerations and normalization"): every chain of
+ * the catalog by its name and its aliases, mapped to its family. `StandardChainType` is not a
+ * `ChainType`, which names one chain of the pipeline (`ethereum`, `solana`).
  */
-export type StandardChainType = ChainFamily | 'cosmos' | 'move';
+export function chainTypeAliases(catalog: readonly CatalogChain[] = CHAIN_CATALOG): Readonly<Record<string, StandardChainType>> {
+  return Object.fromEntries(catalog.flatMap((c) => [c.chain, ...c.aliases].map((name) => [name, c.family])));
+}
 
-export const CHAIN_TYPES: readonly StandardChainType[] = ['evm', 'svm', 'tvm', 'utxo', 'cosmos', 'move'];
-
-/**
- * Names clients use for a chain type (spec, "Enumerations and normalization"), plus the EVM
- * chains' own names, which callers send as readily as `ethereum`.
- */
-const ALIASES: Readonly<Record<string, StandardChainType>> = {
-  eth: 'evm',
-  ethereum: 'evm',
-  bsc: 'evm',
-  bnb: 'evm',
-  polygon: 'evm',
-  matic: 'evm',
-  arbitrum: 'evm',
-  optimism: 'evm',
-  base: 'evm',
-  avalanche: 'evm',
-  avax: 'evm',
-  sol: 'svm',
-  solana: 'svm',
-  trx: 'tvm',
-  tron: 'tvm',
-  btc: 'utxo',
-  bitcoin: 'utxo',
-  ltc: 'utxo',
-  litecoin: 'utxo',
-  doge: 'utxo',
-  dogecoin: 'utxo',
-  bch: 'utxo',
-  'bitcoin cash': 'utxo',
-  bitcoincash: 'utxo',
-  atom: 'cosmos',
-  sui: 'move',
-  aptos: 'move',
-  apt: 'move',
-};
+const ALIASES = chainTypeAliases();
 
 /** A standard chain type or an alias, any case, trimmed; undefined when it names none. */
 export function normalizeChainType(value: unknown): StandardChainType | undefined {

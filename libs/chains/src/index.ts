@@ -1,3 +1,4 @@
+export * from './catalog';
 export * from './networks';
 export * from './chain-types';
 export * from './address';

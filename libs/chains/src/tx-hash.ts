@@ -1,4 +1,4 @@
-import type { ChainFamily } from './networks';
+import type { ChainFamily } from './catalog';
 
 /** A transaction hash in its stored form: EVM `0x` + lowercase hex; Tron and Bitcoin lowercase hex without `0x`; Solana as given. */
 export function normalizeTxHash(family: ChainFamily, hash: string): string {

@@ -239,13 +239,13 @@ export type Network =
   | 'bsc-testnet'
   | 'polygon-mainnet'
   | 'polygon-amoy'
+  | 'arbitrum-mainnet'
+  | 'optimism-mainnet'
+  | 'base-mainnet'
   | 'solana-mainnet'
   | 'solana-devnet'
   | 'tron-mainnet'
-  | 'bitcoin-mainnet'
-  | 'arbitrum-mainnet'
-  | 'optimism-mainnet'
-  | 'base-mainnet';
+  | 'bitcoin-mainnet';
 /**
  * Body of the webhook callback: a bare array of 1 to 100 TransactionResult
  *
@@ -773,13 +773,13 @@ export interface HttpIngestStreamHeaders {
     | 'bsc-testnet'
     | 'polygon-mainnet'
     | 'polygon-amoy'
+    | 'arbitrum-mainnet'
+    | 'optimism-mainnet'
+    | 'base-mainnet'
     | 'solana-mainnet'
     | 'solana-devnet'
     | 'tron-mainnet'
-    | 'bitcoin-mainnet'
-    | 'arbitrum-mainnet'
-    | 'optimism-mainnet'
-    | 'base-mainnet';
+    | 'bitcoin-mainnet';
   /**
    * used when cl-stream-network is absent
    */
@@ -790,13 +790,13 @@ export interface HttpIngestStreamHeaders {
     | 'bsc-testnet'
     | 'polygon-mainnet'
     | 'polygon-amoy'
+    | 'arbitrum-mainnet'
+    | 'optimism-mainnet'
+    | 'base-mainnet'
     | 'solana-mainnet'
     | 'solana-devnet'
     | 'tron-mainnet'
-    | 'bitcoin-mainnet'
-    | 'arbitrum-mainnet'
-    | 'optimism-mainnet'
-    | 'base-mainnet';
+    | 'bitcoin-mainnet';
   /**
    * undone before publishing; the body limit applies to the inflated size
    */
@@ -1600,13 +1600,13 @@ export interface HttpTxRpcProxyHeaders {
     | 'bsc-testnet'
     | 'polygon-mainnet'
     | 'polygon-amoy'
+    | 'arbitrum-mainnet'
+    | 'optimism-mainnet'
+    | 'base-mainnet'
     | 'solana-mainnet'
     | 'solana-devnet'
     | 'tron-mainnet'
-    | 'bitcoin-mainnet'
-    | 'arbitrum-mainnet'
-    | 'optimism-mainnet'
-    | 'base-mainnet';
+    | 'bitcoin-mainnet';
 }
 /**
  * Body of POST /tx/api/v1/transfers/search (earlier layout: POST /api/v1/transfer)
