@@ -164,7 +164,7 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
     expect((await rpc('eth_getTransactionByHash', [done.refund_tx_hash])).to).to.equal(refundTo);
   });
 
-  it('a forwarded swap that failed is refunded only after the channel gave the principal back', async () => {
+  it('a forwarded swap that failed is refunded only once the channel\'s refund transaction, by its hash, has landed at the deposit address; what it brought is recorded', async () => {
     const refundTo = freshAddress();
     const o = await paidOrder('ChainFailed', { refund_address: refundTo, execution: { outcome: 'ChainFailed', tx_hash: null } });
     await db('agg.orders').where({ id: o.id }).update({ forward_tx_hash: '0x' + 'f'.repeat(64) });
@@ -175,7 +175,17 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
     expect(back).to.include({ state: 'ChainFailed' });
     const again = await tracker.apply(back, { type: 'channel_status', outcome: 'Refunded' }, () => ({}), { event: 'channel_status' });
     expect(again.version, 'not recorded twice').to.equal(back.version);
-    expect(await refundUntilMoved(back)).to.include({ state: 'Refunded' });
+    // the channel's refund transaction is not on the chain: nothing goes back yet, whatever the address holds
+    for (let i = 0; i < 3; i++) await job.run();
+    expect(await stored.listByOrder(o.id), 'the channel\'s refund has not landed').to.have.length(0);
+    // it lands: the channel's refund pays the deposit address (named by its hash, as the channel reports it: upper case, no 0x)
+    const returned = parseEther('0.093');
+    const landed = await pay(o.deposit_address, returned);
+    await db('agg.orders').where({ id: o.id }).update({ execution: JSON.stringify({ outcome: 'ChainFailed', provider_outcome: 'Refunded', tx_hash: landed.slice(2).toUpperCase() }) });
+    const done = await refundUntilMoved(await reload(o));
+    expect(done).to.include({ state: 'Refunded' });
+    const refund = (await stored.find(o.id, 'refund'))!;
+    expect(refund.detail, 'what the channel\'s refund brought, by its hash').to.include({ provider_refund_tx_hash: landed, provider_refund_amount: returned.toString() });
   });
 
   it('every paid order has a way out: order:refund of a keyless failed swap without refund address and of a paid order not yet forwarded; never of a forwarded one, which order:close ends in FailedNoRefund', async () => {

@@ -1,4 +1,5 @@
 import { NETWORKS, type NetworkInfo } from '@chainpipe/chains';
+import type { TransferChain } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
 import type { OrderRow } from '@chainpipe/order-store';
 import { verifyDeposit, type ChainTxLookup, type DepositToken } from '@chainpipe/orders';
@@ -42,6 +43,25 @@ export class DepositOnChain {
     return { ok: true };
   }
 
+  /**
+   * A channel's refund of the platform's forward, by the hash the channel named (`execution.tx_hash`,
+   * recorded by the tracker): mined, successful, with `confirmations`, and paying the order's
+   * address in the source token, as the node shows it; `amount` is what it brought
+   * (docs/decisions.md#d165). Until then the principal is not at the address, and nothing is refunded.
+   */
+  async providerReturn(order: OrderRow, chain: Pick<TransferChain, 'receipt'>, confirmations: number): Promise<{ ok: true; hash: string; amount: bigint } | { ok: false; reason: 'no_hash' | 'not_confirmed' | 'not_to_the_address'; detail: string }> {
+    const named = typeof order.execution?.tx_hash === 'string' ? order.execution.tx_hash : null;
+    if (!named) return { ok: false, reason: 'no_hash', detail: 'the channel named no refund transaction' };
+    const network = await this.network(order);
+    if (!network) return { ok: false, reason: 'not_to_the_address', detail: `no network of ${order.deposit_chain_type}` };
+    const hash = txHashOn(network.family, named);
+    const receipt = await chain.receipt(hash);
+    if (!receipt.mined || !receipt.success || receipt.confirmations < confirmations) return { ok: false, reason: 'not_confirmed', detail: `the channel's refund ${hash} is not confirmed yet` };
+    const verdict = verifyDeposit(await this.deps.chainTx(network, hash), order.deposit_address, await this.token(order.src_token_id, network.family), false);
+    if (verdict.kind !== 'verified') return { ok: false, reason: 'not_to_the_address', detail: `the channel's refund ${hash} pays the deposit address nothing of the source token` };
+    return { ok: true, hash, amount: verdict.amount };
+  }
+
   /** The network the deposit was seen on (recorded with it), else the chain type's mainnet, where the senders send. */
   private async network(order: OrderRow): Promise<NetworkInfo | undefined> {
     const seen: { network: string } | undefined = await this.deps.db('agg.order_deposits').where({ order_id: order.id, tx_hash: order.deposit_tx_hash }).first('network');
@@ -56,4 +76,11 @@ export class DepositOnChain {
     this.tokens.set(tokenId, token);
     return token;
   }
+}
+
+/** A transaction hash as the chain's node names it (THORChain names EVM hashes in upper case without `0x`). */
+function txHashOn(family: string, hash: string): string {
+  if (family === 'evm') return `0x${hash.replace(/^0x/i, '').toLowerCase()}`;
+  if (family === 'tvm' || family === 'utxo') return hash.replace(/^0x/i, '').toLowerCase();
+  return hash;
 }

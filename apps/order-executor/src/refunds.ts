@@ -18,7 +18,7 @@ export interface RefundJobDeps {
   /** The refund side of a chain type; undefined where the platform sends nothing. */
   chains(chainType: string): RefundChain | undefined;
   /** The deposit read from the chain's node before its principal is sent back (docs/decisions.md#d161). */
-  deposits: Pick<DepositOnChain, 'check'>;
+  deposits: Pick<DepositOnChain, 'check' | 'providerReturn'>;
   /** Confirmations (its own block included) the deposit needs before its principal is sent back. */
   confirmations(chainType: string): number;
   logger: Logger;
@@ -57,7 +57,7 @@ export class RefundJob {
     this.log = deps.logger.child({ component: 'refunds' });
     this.outcomes = new Counter({
       name: 'chainpipe_agg_refund_transfers_total',
-      help: 'Refund job outcomes: sent, confirmed (order Refunded), failed (an operator looks), nothing_after_fee, gas_topup (a token refund waits for the gas station\'s top-up), unsupported (chain, or a token without a gas station), deposit_unverified (the chain\'s node does not show the deposit paying the address), impossible (the whole deposit is less than the refund\'s network fee: FailedNoRefund), error (tried again next pass)',
+      help: 'Refund job outcomes: sent, confirmed (order Refunded), failed (an operator looks), nothing_after_fee, gas_topup (a token refund waits for the gas station\'s top-up), unsupported (chain, or a token without a gas station), deposit_unverified (the chain\'s node does not show the deposit paying the address), impossible (the whole deposit is less than the refund\'s network fee: FailedNoRefund), provider_refund_pending (a forwarded swap\'s refund by the channel, by its hash, not yet confirmed at the deposit address), error (tried again next pass)',
       labelNames: ['outcome'],
       registers: [deps.registry],
     });
@@ -157,10 +157,21 @@ export class RefundJob {
       this.log.error({ msg: 'refund_deposit_unverified', orderNo: order.order_no, reason: onChain.reason, detail: onChain.detail });
       return undefined;
     }
+    // a forwarded swap the channel gave back: its refund transaction, by hash, must have landed at the address first
+    let providerRefund: Record<string, string> = {};
+    if (order.forward_tx_hash !== null) {
+      const back = await this.deps.deposits.providerReturn(order, chain, this.deps.confirmations(order.deposit_chain_type));
+      if (!back.ok) {
+        this.outcomes.inc({ outcome: 'provider_refund_pending' });
+        if (back.reason === 'not_to_the_address') this.log.error({ msg: 'refund_provider_return_unusable', orderNo: order.order_no, detail: back.detail });
+        return undefined;
+      }
+      providerRefund = { provider_refund_tx_hash: back.hash, provider_refund_amount: back.amount.toString() };
+    }
     const from = { index: order.deposit_index!, address: order.deposit_address };
     const to = order.refund_address!;
     const principal = BigInt(order.deposit_amount!);
-    if (!token.native) return this.sendToken(order, chain, token.contract!, from, to, principal);
+    if (!token.native) return this.sendToken(order, chain, token.contract!, from, to, principal, providerRefund);
     const [plan, held] = await Promise.all([chain.feePlan(from.address, to), chain.balanceOf(from.address)]);
     const amount = refundAmount({ principal, held, networkFee: plan.maxNetworkFee });
     if (amount.kind === 'nothing_after_fee') {
@@ -178,7 +189,7 @@ export class RefundJob {
       call: { to, value: amount.value, fees: plan },
       asset: null,
       amount: amount.value,
-      detail: { principal: principal.toString(), held: held.toString(), network_fee: plan.maxNetworkFee.toString(), resolution: order.resolution },
+      detail: { principal: principal.toString(), held: held.toString(), network_fee: plan.maxNetworkFee.toString(), resolution: order.resolution, ...providerRefund },
     });
     this.sent(order, row, to);
     return row;
@@ -190,7 +201,7 @@ export class RefundJob {
    * docs/decisions.md, "gas for token deposit addresses"), once the station's top-up of the
    * refund's gas is confirmed (or the address holds it already).
    */
-  private async sendToken(order: OrderRow, chain: RefundChain, contract: string, from: { index: number; address: string }, to: string, principal: bigint): Promise<OutgoingTransferRow | undefined> {
+  private async sendToken(order: OrderRow, chain: RefundChain, contract: string, from: { index: number; address: string }, to: string, principal: bigint, providerRefund: Record<string, string>): Promise<OutgoingTransferRow | undefined> {
     const held = await chain.tokenBalanceOf!(contract, from.address);
     // no network fee in token units: the gas is paid in the native coin, by the station
     const amount = refundAmount({ principal, held, networkFee: 0n });
@@ -226,6 +237,7 @@ export class RefundJob {
         network_fee: plan.maxNetworkFee.toString(),
         ...(gas.kind === 'ready' ? { gas_topup_tx_hash: gas.topUp.tx_hash } : {}),
         resolution: order.resolution,
+        ...providerRefund,
       },
     });
     this.sent(order, row, to);
