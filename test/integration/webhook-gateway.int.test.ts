@@ -59,13 +59,19 @@ describe('webhook delivery through the configuration API (tx-gateway and webhook
     const now = Date.now();
     const hashes = Array.from({ length: n }, () => `0x${randomBytes(32).toString('hex')}`);
     expect((await call('POST', '/tx/api/v1/app/config', app.key, { enable_webhook: true, webhook_url: url, webhook_secret: 's' })).status).to.equal(200);
+    // Stored transactions, as the matcher's pushes name them (the attempts list reads their hashes by id).
+    const stored = (await db('tx.transactions')
+      .insert(hashes.map((h) => ({ chain_type: 'ethereum', chain_id: 1, network: 'ethereum-mainnet', tx_hash: h, tx_status: 'success', record: JSON.stringify({ ...ERC20_TRANSFER, tx_hash: h }) })))
+      .returning('id')) as Array<{ id: string }>;
+    storedTxIds.push(...stored.map((r) => r.id));
     await db('tx.webhook_queue').insert(
-      hashes.map((h, i) => ({ app_id: app.id, tx_id: 7_000_000 + i, tx_status: 'success', message_id: randomBytes(16).toString('hex'), payload: JSON.stringify(toTransactionResult({ ...ERC20_TRANSFER, tx_hash: h })), attempts: 12, first_failed_at: now - 7_200_000 })),
+      hashes.map((h, i) => ({ app_id: app.id, tx_id: stored[i].id, tx_status: 'success', message_id: randomBytes(16).toString('hex'), payload: JSON.stringify(toTransactionResult({ ...ERC20_TRANSFER, tx_hash: h })), attempts: 12, first_failed_at: now - 7_200_000 })),
     );
     await db('tx.app_configs').where({ app_id: app.id }).update({ webhook_delivery_status: 'retrying', webhook_retrying_since: Math.floor(now / 1000) - 7_200, webhook_next_attempt_at: now + 3_600_000 });
     return { appId: app.id, key: app.key, hashes };
   }
 
+  const storedTxIds: string[] = [];
   const receivedHashes = (r: WebhookReceiver) => r.bodies<Json[]>().flatMap((b) => b.map((t) => t.txHash));
 
   before(async function () {
@@ -90,6 +96,7 @@ describe('webhook delivery through the configuration API (tx-gateway and webhook
     await live.stop();
     await dead.stop();
     rmSync(caDir, { recursive: true, force: true });
+    if (storedTxIds.length) await db('tx.transactions').whereIn('id', storedTxIds).del();
     await db?.destroy();
   });
 

@@ -1,3 +1,4 @@
+import { NETWORKS } from '@chainpipe/chains';
 import { StatementCache, type Knex } from '@chainpipe/db';
 
 /** A row of tx.app_configs as pg returns it (bigint columns arrive as strings). */
@@ -42,8 +43,8 @@ export interface WebhookAttempt {
   path: 'live' | 'retry';
   /** The POST's `webhook-id`. */
   webhook_id: string;
-  /** Hashes of the transactions it carried, in body order. */
-  tx_hashes: string[];
+  /** Ids (tx.transactions.id) of the transactions it carried, in body order: a listing shows their hashes. */
+  tx_ids: string[];
   transactions: number;
   delivered: boolean;
   status_code: number | null;
@@ -54,12 +55,13 @@ export interface WebhookAttempt {
 }
 
 /** A stored attempt as read back: its id, and the bigints as strings. */
-export type WebhookAttemptRow = Omit<WebhookAttempt, 'app_id' | 'attempted_at' | 'next_retry_at' | 'webhook_id' | 'tx_hashes'> & {
+export type WebhookAttemptRow = Omit<WebhookAttempt, 'app_id' | 'attempted_at' | 'next_retry_at' | 'webhook_id' | 'tx_ids'> & {
   id: string;
   attempted_at: string;
   next_retry_at: string | null;
   /** Null on attempts logged before they were kept. */
   webhook_id: string | null;
+  /** The hashes of its transactions, in body order (read by their ids); null before they were kept. */
   tx_hashes: string[] | null;
 };
 
@@ -128,12 +130,18 @@ export class AppConfigRepository {
    * an id below `beforeId` (null: from the newest). Keyset paging on (app_id, id).
    */
   async webhookAttempts(appId: string, beforeId: string | null, limit: number, filter: WebhookAttemptFilter = {}): Promise<WebhookAttemptRow[]> {
-    const q = this.db('tx.webhook_attempts').where({ app_id: appId });
-    if (beforeId !== null) q.andWhere('id', '<', beforeId);
+    const q = this.db('tx.webhook_attempts as a').where({ app_id: appId });
+    if (beforeId !== null) q.andWhere('a.id', '<', beforeId);
     if (filter.delivered !== undefined) q.andWhere('delivered', filter.delivered);
-    // The application's few days of attempts, walked by (app_id, id): the hash is a filter on them.
-    if (filter.txHash !== undefined) q.andWhereRaw('? = any(tx_hashes)', [filter.txHash]);
-    return q.orderBy('id', 'desc').limit(limit).select<WebhookAttemptRow[]>('id', 'attempted_at', 'path', 'webhook_id', 'tx_hashes', 'transactions', 'delivered', 'status_code', 'error', 'latency_ms', 'next_retry_at');
+    // The application's few days of attempts, walked by (app_id, id), filtered by the ids the hash
+    // has on the chains (the stored transactions' unique index, probed per chain).
+    if (filter.txHash !== undefined) {
+      const chains = NETWORKS.map((n) => n.chainType);
+      const ids = NETWORKS.map((n) => n.chainId);
+      q.andWhereRaw('a.tx_ids && array(select t.id from tx.transactions t where t.chain_type = any(?::text[]) and t.chain_id = any(?::int[]) and t.tx_hash = ?)', [chains, ids, filter.txHash]);
+    }
+    const hashes = this.db.raw('(select array_agg(t.tx_hash order by i.ord) from unnest(a.tx_ids) with ordinality i(id, ord) join tx.transactions t on t.id = i.id) as tx_hashes');
+    return q.orderBy('a.id', 'desc').limit(limit).select<WebhookAttemptRow[]>('a.id', 'attempted_at', 'path', 'webhook_id', hashes, 'transactions', 'delivered', 'status_code', 'error', 'latency_ms', 'next_retry_at');
   }
 
   /** Switches of the applications (absent: no such application, or no configuration row). */

@@ -105,8 +105,8 @@ const ATTEMPTS_FLUSH_MS = 100;
  * The attempts log's insert of many rows: one array per column, so the statement's text is the
  * same for any number of rows (prepared once; no per-row placeholders to build and number).
  */
-const ATTEMPTS_INSERT = `insert into tx.webhook_attempts (app_id, attempted_at, path, transactions, delivered, status_code, error, latency_ms, next_retry_at, webhook_id, tx_hashes)
-  select a, t, p, n, d, s, e, l, r, w, string_to_array(h, ',')
+const ATTEMPTS_INSERT = `insert into tx.webhook_attempts (app_id, attempted_at, path, transactions, delivered, status_code, error, latency_ms, next_retry_at, webhook_id, tx_ids)
+  select a, t, p, n, d, s, e, l, r, w, string_to_array(h, ',')::bigint[]
     from unnest($1::text[], $2::bigint[], $3::text[], $4::int[], $5::bool[], $6::int[], $7::text[], $8::int[], $9::bigint[], $10::text[], $11::text[]) as x(a, t, p, n, d, s, e, l, r, w, h)`;
 
 /**
@@ -159,17 +159,17 @@ export function batchId(messageIds: readonly string[]): string {
   return 'b' + createHash('sha256').update(messageIds.join(',')).digest('hex').slice(0, 31);
 }
 
-/** One POST's body (a JSON array of TransactionResult), its `webhook-id`, how many transactions it holds and their hashes. */
+/** One POST's body (a JSON array of TransactionResult), its `webhook-id`, how many transactions it holds and their ids. */
 interface Batch {
   body: string;
   id: string;
   size: number;
-  hashes: string[];
+  txIds: string[];
 }
 
-function toBatch(items: ReadonlyArray<{ messageId: string; payload: WebhookTxTransactionBatch[number] }>): Batch {
+function toBatch(items: ReadonlyArray<{ messageId: string; txId: string; payload: WebhookTxTransactionBatch[number] }>): Batch {
   const body: WebhookTxTransactionBatch = items.map((i) => i.payload);
-  return { body: JSON.stringify(body), id: batchId(items.map((i) => i.messageId)), size: items.length, hashes: items.map((i) => i.payload.txHash) };
+  return { body: JSON.stringify(body), id: batchId(items.map((i) => i.messageId)), size: items.length, txIds: items.map((i) => i.txId) };
 }
 
 /** Whether every promise settled within `ms` (they go on either way). */
@@ -253,7 +253,7 @@ export class WebhookDispatcher {
       attempted_at: attemptedAt,
       path,
       webhook_id: batch.id,
-      tx_hashes: batch.hashes,
+      tx_ids: batch.txIds,
       transactions: batch.size,
       delivered: result.ok,
       status_code: result.status ?? null,
@@ -468,7 +468,7 @@ export class WebhookDispatcher {
       this.pendingAttempts = [];
       const column = <K extends keyof Attempt>(k: K) => rows.map((r) => r[k]);
       await this.statements
-        .nativeRows(ATTEMPTS_INSERT, [column('app_id'), column('attempted_at'), column('path'), column('transactions'), column('delivered'), column('status_code'), column('error'), column('latency_ms'), column('next_retry_at'), column('webhook_id'), rows.map((r) => r.tx_hashes.join(','))])
+        .nativeRows(ATTEMPTS_INSERT, [column('app_id'), column('attempted_at'), column('path'), column('transactions'), column('delivered'), column('status_code'), column('error'), column('latency_ms'), column('next_retry_at'), column('webhook_id'), rows.map((r) => r.tx_ids.join(','))])
         .catch((err: unknown) => this.log.warn({ msg: 'webhook_attempts_log_failed', attempts: rows.length, err: compactDbError(err) }));
     }
     this.attemptsWrite = undefined;
@@ -496,7 +496,7 @@ export class WebhookDispatcher {
     // The bodies are built while Postgres answers (`take` writes its statement to the socket at once).
     // One payload per push, for the POST body or, when the push is queued instead, its queue row.
     const payloadOf = new Map([...byApp.values()].flat().map((p) => [p, webhookItem(p)]));
-    const bodies = new Map([...byApp].map(([appId, list]) => [appId, chunks(list, this.batchSize).map((part) => ({ pushes: part, batch: toBatch(part.map((p) => ({ messageId: p.message_id, payload: payloadOf.get(p)! }))) }))]));
+    const bodies = new Map([...byApp].map(([appId, list]) => [appId, chunks(list, this.batchSize).map((part) => ({ pushes: part, batch: toBatch(part.map((p) => ({ messageId: p.message_id, txId: p.tx_id, payload: payloadOf.get(p)! }))) }))]));
     const configs = await taking;
     for (const c of configs) if (c.locked) this.liveHolding.add(c.app_id);
     const queueBehind: Array<{ appId: string; pushes: TxPushMessage[] }> = [];
@@ -845,7 +845,7 @@ export class WebhookDispatcher {
         return;
       }
       report.attempted += rows.length;
-      const batch = toBatch(rows.map((r) => ({ messageId: r.message_id ?? `tx${r.tx_id}`, payload: r.payload })));
+      const batch = toBatch(rows.map((r) => ({ messageId: r.message_id ?? `tx${r.tx_id}`, txId: r.tx_id, payload: r.payload })));
       // Sent as a POST carried them before, under the same id; or, never sent, named now, before
       // the POST, so whatever happens to it the next try sends them as this one does.
       if (rows[0].batch_id !== null) batch.id = rows[0].batch_id;
