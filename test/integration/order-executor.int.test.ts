@@ -438,7 +438,7 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
     }
   });
 
-  it('a ChangeNOW fixed rate that expired before the payin arrived (its broadcast held up by the node): ChangeNOW refunds the payin to the deposit address on the chain; the order is ChainFailed, the deposit address holds exactly what came back', async () => {
+  it('a ChangeNOW fixed rate that expired before the payin arrived (its broadcast held up by the node): ChangeNOW refunds the payin to the deposit address on the chain; the order is ChainFailed, and once that refund landed the user gets back everything the address holds', async () => {
     const changenow = (await db('agg.channels').where({ adapter_kind: 'changenow' }).first('id')) as { id: number };
     const control = (path: string, body: unknown) => fetch(`${base}${path}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const amountIn = parseEther('0.3');
@@ -481,6 +481,17 @@ describe('order executor: paid orders forwarded to THORChain from their deposit 
     // the deposit address started empty: the amount paid, less the forward, its gas, plus what came back
     const forwardReceipt = await rpc('eth_getTransactionReceipt', [failed.forward_tx_hash]);
     const forwardGas = BigInt(forwardReceipt.gasUsed) * BigInt(forwardReceipt.effectiveGasPrice);
-    expect(BigInt(await rpc('eth_getBalance', [address, 'latest']))).to.equal(amountIn - net - forwardGas + BigInt(refund.value));
+    const held = amountIn - net - forwardGas + BigInt(refund.value);
+    // the refund job waited for ChangeNOW's refund, by its hash, before it sent the user's (D165):
+    // everything the address held (less than the deposit), less the refund's network fee, to the refund address
+    const refunded = await waitFor(async () => {
+      const o = await orders.findById(order.id);
+      return o?.state === 'Refunded' ? o : undefined;
+    }, { timeoutMs: 30_000, what: 'the refund once the channel\'s refund landed' });
+    const row = (await transfers.find(order.id, 'refund'))!;
+    expect(row.detail).to.include({ provider_refund_tx_hash: exchange.refundHash.toLowerCase(), provider_refund_amount: BigInt(refund.value).toString(), held: held.toString() });
+    const back = await rpc('eth_getTransactionByHash', [refunded.refund_tx_hash]);
+    expect(back).to.include({ from: address, to: payer.address.toLowerCase() });
+    expect(BigInt(back.value), 'the principal ChangeNOW returned goes back, not the fees alone').to.equal(held - BigInt(String(row.detail.network_fee)));
   });
 });
