@@ -1,17 +1,35 @@
 import { expect } from 'chai';
 import { ed25519 } from '@noble/curves/ed25519';
-import { base58Decode, tronBase58ToHex } from '@chainpipe/chains';
+import { base58Decode, CHAIN_CATALOG, mainnetOf, tronBase58ToHex, type CatalogChain } from '@chainpipe/chains';
 import { BitcoinLedger, FUNDED_SATS, fundedBitcoinAddresses } from '../src/chain-nodes/bitcoin-ledger';
 import { emptyBitcoinChain } from '../src/chain-nodes/bitcoin-node';
 import { buildChainNodes } from '../src/chain-nodes/nodes';
 import { FUNDED_TRX_SUN } from '../src/chain-nodes/tron-ledger';
-import { bitcoinPayinChain, solanaPayinChain, tronPayinChain } from '../src/swaps/payin-chains';
+import { bitcoinPayinChain, payinChainOf, solanaPayinChain, tronPayinChain } from '../src/swaps/payin-chains';
 import { fixtureDocs } from './helpers';
 
 /** BIP173's mainnet P2WPKH example. */
 const REFUND_TO = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
 
 describe("ChangeNOW stand-in's payin wallets: keys of its own, refunds the simulated chains take", () => {
+  it("every ChangeNOW network of a chain of the catalog with a mainnet is a simulated chain of that chain's decimals; the others none", () => {
+    const nodes = buildChainNodes(fixtureDocs(), {
+      clientVersion: 'test',
+      ledger: { baseFeeWei: 1_000_000_000n, funded: new Map() },
+      bitcoin: { funded: new Map(), feeRateSatVb: 4n },
+      solanaLedger: { funded: new Map() },
+      tronLedger: { funded: new Map(), now: () => Date.now() },
+    });
+    const payinChain = payinChainOf(nodes);
+    for (const c of CHAIN_CATALOG as readonly CatalogChain[]) {
+      const network = c.providers.changenow;
+      if (!network) continue;
+      if (mainnetOf(c)) expect(payinChain(network)?.decimals, network).to.equal(c.nativeDecimals);
+      else expect(payinChain(network), network).to.equal(undefined);
+    }
+    expect(payinChain('no-such-network')).to.equal(undefined);
+  });
+
   it('a Bitcoin payin refunds all its outputs to the refund address less the fee at the node rate for the signed size; the node verifies every witness', async () => {
     const probe = bitcoinPayinChain(new BitcoinLedger(emptyBitcoinChain(), { network: 'bitcoin-mainnet', funded: new Map(), feeRateSatVb: 4n }));
     const wallet = probe.newWallet();

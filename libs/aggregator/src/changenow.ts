@@ -27,6 +27,13 @@ export interface ChangeNowConfig {
 /** ChangeNOW network names of the price reference's chains (internal chain id → network), from the chain catalog. */
 const NETWORKS = providerNamesByReferenceId('changenow');
 
+/** A token as ChangeNOW names it: its lowercase ticker and ChangeNOW's network of its chain. */
+export function changenowCurrency(t: Pick<TokenRef, 'chainId' | 'symbol'>): { currency: string; network: string } {
+  const network = NETWORKS.get(t.chainId);
+  if (!network) throw new ProviderError('changenow', `no ChangeNOW network for chain ${t.chainId}`);
+  return { currency: t.symbol.toLowerCase(), network };
+}
+
 /** Exchange statuses (API v2) → the outcome of the order; the others are still on their way. */
 const OUTCOMES: Readonly<Record<string, ChannelOutcome>> = { finished: 'Completed', failed: 'ChainFailed', refunded: 'Refunded' };
 
@@ -39,9 +46,7 @@ export class ChangeNowAdapter implements ChannelAdapter {
   }
 
   private currency(t: TokenRef): { currency: string; network: string } {
-    const network = NETWORKS.get(t.chainId);
-    if (!network) throw new ProviderError('changenow', `no ChangeNOW network for chain ${t.chainId}`);
-    return { currency: t.symbol.toLowerCase(), network };
+    return changenowCurrency(t);
   }
 
   private call(method: 'GET' | 'POST', path: string, query: Record<string, string> | null, body: unknown, signal?: AbortSignal, timeoutMs = this.config.timeoutMs): Promise<Record<string, unknown>> {
