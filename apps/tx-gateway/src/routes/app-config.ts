@@ -203,7 +203,7 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
         description: 'a page of attempts and the cursor of the next',
         example: {
           items: [
-            { id: '1042', attempted_at: '2026-11-21T09:30:01.250Z', path: 'retry', webhook_id: 'b9c1f04e2a7d83b5160fe2c94d7a01b', tx_hashes: ['0x3f0c1b2a4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8', '0x9a8b7c6d5e4f30211203f4e5d6c7b8a99a8b7c6d5e4f30211203f4e5d6c7b8a9'], transactions: 2, delivered: false, status_code: 503, error: 'HTTP 503', latency_ms: 84, next_retry_at: 1763717405 },
+            { id: '1042', attempted_at: '2026-11-21T09:30:01.250Z', path: 'retry', webhook_id: 'b9c1f04e2a7d83b5160fe2c94d7a01b7', tx_hashes: ['0x3f0c1b2a4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8', '0x9a8b7c6d5e4f30211203f4e5d6c7b8a99a8b7c6d5e4f30211203f4e5d6c7b8a9'], transactions: 2, delivered: false, status_code: 503, error: 'HTTP 503', latency_ms: 84, next_retry_at: 1763717405 },
             { id: '1037', attempted_at: '2026-11-21T09:30:00.120Z', path: 'live', webhook_id: '5d2c7e9a0b4f4e1c8a3d6b2f1e0c9a87', tx_hashes: ['0x0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c'], transactions: 1, delivered: true, status_code: 200, error: null, latency_ms: 41, next_retry_at: null },
           ],
           next_cursor: '1037',
