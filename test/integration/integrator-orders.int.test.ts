@@ -257,7 +257,7 @@ describe('integrator order endpoints (real Postgres and Redis, in process)', fun
       expect(fresh.body.data).to.include({ refund_tx_hash: null });
     });
 
-    it('lists the verified deposits the order could not take (extra_deposits), never the one it took nor an unverified one', async () => {
+    it('lists the verified deposits the order could not take (extra_deposits), another token\'s with its asset, never the one it took nor an unverified one', async () => {
       const paid = await orders.insert(order());
       const taken = '0x' + '1a'.repeat(32);
       await orders.transition(paid, 'Exchanging', { deposit_tx_hash: taken, deposit_amount: paid.amount_in, deposited_at: new Date() }, { event: 'deposit' });
@@ -268,8 +268,15 @@ describe('integrator order endpoints (real Postgres and Redis, in process)', fun
         const row = await deposits.record({ order_id: paid.id, chain_type: 'ethereum', network: 'ethereum-mainnet', tx_hash: hash, address: paid.deposit_address }, new Date());
         if (status === 'verified') await deposits.checked(row.id, { status, amount: BigInt(amount!), txTime }, new Date());
       }
+      // another token paid to the address: listed with its asset
+      const usdc = '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48';
+      const wrong = await deposits.record({ order_id: paid.id, chain_type: 'ethereum', network: 'ethereum-mainnet', tx_hash: '0x' + '4d'.repeat(32), address: paid.deposit_address }, new Date());
+      await deposits.checked(wrong.id, { status: 'not_paid', other: { asset: usdc, amount: 2_500_000n }, txTime }, new Date());
       const read = await call('GET', `/api/v1/integrator/orders/${paid.order_no}`, undefined, { 'x-integrator-api-key': keyA });
-      expect((read.body.data as { extra_deposits: unknown }).extra_deposits).to.deep.equal([{ tx_hash: extra, amount: '4200', network: 'ethereum-mainnet', deposited_at: txTime.toISOString() }]);
+      expect((read.body.data as { extra_deposits: unknown }).extra_deposits).to.deep.equal([
+        { tx_hash: extra, amount: '4200', network: 'ethereum-mainnet', deposited_at: txTime.toISOString() },
+        { tx_hash: '0x' + '4d'.repeat(32), amount: '2500000', network: 'ethereum-mainnet', deposited_at: txTime.toISOString(), asset: usdc },
+      ]);
       const none = await call('GET', `/api/v1/integrator/orders/${own.order_no}`, undefined, { 'x-integrator-api-key': keyA });
       expect((none.body.data as { extra_deposits: unknown }).extra_deposits).to.deep.equal([]);
     });

@@ -284,4 +284,19 @@ describe('order tracker (real Postgres and Kafka, in process)', function () {
     await waitFor(() => eventsOf(o).filter((e) => e.event === 'extra_deposit').length === 2, { what: 'the extra_deposit events' });
     expect(await reload(o)).to.include({ deposit_tx_hash: first.tx.tx_hash, deposit_amount: o.amount_in });
   });
+
+  it('a payment of another token to a native order\'s address is recorded with its asset and amount as the node shows it, an extra_deposit event, and moves nothing', async () => {
+    const o = await orders.insert(orderFixture({}));
+    const usdc = '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48';
+    const m = push(o.deposit_address, '0');
+    const wrong = { ...m, tx: { ...m.tx, receiver: usdc, transfer_type: 'token', token_transfers: [{ from_address: m.tx.sender, to_address: o.deposit_address, token_contract_address: usdc, symbol: 'USDC', amount: '2500000', token_id: null, from_token_address: null, to_token_address: null }] } } as typeof m;
+    onChain.set(wrong.tx.tx_hash, wrong.tx);
+    await tracker.handlePushes([wrong, wrong]);
+    expect(await reload(o)).to.include({ state: 'Depositing', deposit_tx_hash: null, version: o.version });
+    const [row] = await new OrderDepositRepository(db).extras(await reload(o));
+    expect(row).to.include({ tx_hash: wrong.tx.tx_hash, status: 'not_paid', other_asset: usdc, other_amount: '2500000', amount: null });
+    expect((await orders.audit(o.id)).filter((a) => a.event === 'extra_deposit').map((a) => a.detail)).to.deep.equal([
+      { tx_hash: wrong.tx.tx_hash, asset: usdc, amount: '2500000', network: 'ethereum-mainnet', at: new Date(Number(wrong.tx.tx_time) * 1000).toISOString(), state: 'Depositing' },
+    ]);
+  });
 });

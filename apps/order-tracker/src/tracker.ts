@@ -4,7 +4,7 @@ import { TOPICS, type OrderEventMessage, type TxPushMessage } from '@chainpipe/c
 import { ApiKeyRepository, type Knex } from '@chainpipe/db';
 import type { TopicProducer } from '@chainpipe/kafka';
 import { OrderDepositRepository, OrderRepository, OrderRotation, type AuditEntry, type LedgerLine, type OrderDepositRow, type OrderPatch, type OrderRow } from '@chainpipe/order-store';
-import { outcomeForOrder, paidTo, verifyDeposit, type ChainTxLookup, type ChannelOutcome, type OrderEvent, type OrderState } from '@chainpipe/orders';
+import { otherPaymentTo, outcomeForOrder, paidTo, verifyDeposit, type ChainTxLookup, type ChannelOutcome, type OrderEvent, type OrderState } from '@chainpipe/orders';
 import { type TokenRow } from '@chainpipe/price';
 import { ReferenceRepository } from '@chainpipe/price-store';
 import { errorMessage, systemClock, type Clock, type Logger } from '@chainpipe/runtime';
@@ -137,6 +137,16 @@ export class OrderTracker {
       await this.deposits.checked(row.id, { status: 'unverified', detail: verdict.reason }, now);
       return false;
     }
+    if (verdict.kind === 'not_paid' && verdict.other) {
+      // another asset at the order's address (the wrong token, the coin of a token order): on the record and an event (docs/decisions.md#d164)
+      const other = { asset: verdict.other.asset, amount: verdict.other.amount.toString() };
+      this.metrics.ignoredDeposits.inc({ reason: 'other_asset' });
+      this.log.warn({ msg: 'deposit_other_asset', orderNo: order.order_no, txHash: row.tx_hash, network: row.network, ...other });
+      const txTime = lookup.found && lookup.tx.tx_time ? new Date(Number(lookup.tx.tx_time) * 1000) : null;
+      await this.deposits.checked(row.id, { status: 'not_paid', other: verdict.other, txTime, detail: 'another asset than the source token' }, now);
+      const at = txTime ?? new Date(row.seen_at);
+      return this.orders.note(order.id, { event: 'extra_deposit', detail: { tx_hash: row.tx_hash, ...other, network: row.network, at: at.toISOString(), state: order.state } });
+    }
     if (verdict.kind !== 'verified') {
       this.metrics.ignoredDeposits.inc({ reason: verdict.kind });
       this.log.error({ msg: 'deposit_not_on_chain', verdict: verdict.kind, orderNo: order.order_no, txHash: row.tx_hash, network: row.network, address: row.address });
@@ -189,7 +199,7 @@ export class OrderTracker {
    * before deposit indexes, paid to a channel's address) is not guessed at: it is counted and
    * logged for an operator. A transaction already counted pays nothing again (replays).
    */
-  private async depositTarget(orders: OrderRow[], m: TxPushMessage, address: string, family: string): Promise<{ order: OrderRow; paid: bigint } | undefined> {
+  private async depositTarget(orders: OrderRow[], m: TxPushMessage, address: string, family: string): Promise<{ order: OrderRow } | undefined> {
     if (orders.length === 0) {
       this.metrics.ignoredDeposits.inc({ reason: 'no_order' });
       return undefined;
@@ -202,12 +212,14 @@ export class OrderTracker {
     const [order] = orders;
     if (order.deposit_tx_hash === m.tx.tx_hash) return undefined;
     const token = await this.token(order.src_token_id, true);
-    const paid = token ? paidTo(m.tx, address, { isNative: token.is_native, contractAddress: token.contract_address, family: family as ChainFamily }) : 0n;
-    if (paid === 0n) {
+    if (!token) return undefined;
+    const asToken = { isNative: token.is_native, contractAddress: token.contract_address, family: family as ChainFamily };
+    // a pending transaction is pushed again when it settles; a settled one is recorded whatever it paid, the node says what (another asset included)
+    if (paidTo(m.tx, address, asToken) === 0n && !otherPaymentTo(m.tx, address, asToken)) {
       this.metrics.ignoredDeposits.inc({ reason: m.tx.tx_status === 'success' ? 'not_the_source_token' : `status_${m.tx.tx_status}` });
       return undefined;
     }
-    return { order, paid };
+    return { order };
   }
 
   /** One pass over the time- and channel-driven moves; then the outbox. */

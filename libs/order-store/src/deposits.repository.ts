@@ -18,6 +18,9 @@ export interface OrderDepositRow {
   address: string;
   status: OrderDepositStatus;
   amount: string | null;
+  /** Another asset the transaction paid the address (a token contract or mint, or `native`), and how much; null for the source token. */
+  other_asset: string | null;
+  other_amount: string | null;
   tx_time: Date | null;
   seen_at: Date;
   checked_at: Date | null;
@@ -43,7 +46,7 @@ export class OrderDepositRepository {
   }
 
   /** The outcome of one look at the chain's node (an unverified row only: a verdict is never changed). */
-  async checked(id: string, outcome: { status: OrderDepositStatus; amount?: bigint; txTime?: Date | null; detail?: string | null }, at: Date): Promise<void> {
+  async checked(id: string, outcome: { status: OrderDepositStatus; amount?: bigint; txTime?: Date | null; detail?: string | null; other?: { asset: string; amount: bigint } }, at: Date): Promise<void> {
     await this.db('agg.order_deposits')
       .where({ id, status: 'unverified' })
       .update({
@@ -51,16 +54,28 @@ export class OrderDepositRepository {
         amount: outcome.amount?.toString() ?? null,
         tx_time: outcome.txTime ?? null,
         detail: outcome.detail ?? null,
+        other_asset: outcome.other?.asset ?? null,
+        other_amount: outcome.other?.amount.toString() ?? null,
         checked_at: at,
         checks: this.db.raw('checks + 1'),
       });
   }
 
-  /** Verified deposits of an order other than the one it took (`deposit_tx_hash`), oldest first: what the order cannot use. */
+  /**
+   * What the order cannot use, oldest first: verified deposits of the source token other than the
+   * one it took (`deposit_tx_hash`), and payments of another asset to its address.
+   */
   extras(order: { id: string; deposit_tx_hash: string | null }): Promise<OrderDepositRow[]> {
-    const q = this.db('agg.order_deposits').where({ order_id: order.id, status: 'verified' }).orderBy('id');
-    if (order.deposit_tx_hash) q.whereNot('tx_hash', order.deposit_tx_hash);
-    return q.select<OrderDepositRow[]>('*');
+    return this.db('agg.order_deposits')
+      .where({ order_id: order.id })
+      .where((q) => {
+        q.where((source) => {
+          source.where('status', 'verified');
+          if (order.deposit_tx_hash) source.whereNot('tx_hash', order.deposit_tx_hash);
+        }).orWhereNotNull('other_asset');
+      })
+      .orderBy('id')
+      .select<OrderDepositRow[]>('*');
   }
 
   /** Every deposit recorded for an order, oldest first. */

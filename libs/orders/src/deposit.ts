@@ -50,8 +50,35 @@ export type DepositVerdict =
   | { kind: 'wait'; reason: 'unknown_to_node' | 'not_mined' }
   /** The node does not know it and the window has passed: a transaction the chain never had. */
   | { kind: 'not_on_chain' }
-  /** Mined, and paying the address nothing of the source token (failed, another token, another recipient). */
-  | { kind: 'not_paid'; status: string };
+  /**
+   * Mined, and paying the address nothing of the source token (failed, another token, another
+   * recipient); `other`: what a successful one paid the address in another asset.
+   */
+  | { kind: 'not_paid'; status: string; other?: OtherPayment };
+
+/** A payment to the address in another asset than the order's source token: a token contract (mint), or `native`. */
+export interface OtherPayment {
+  asset: string;
+  amount: bigint;
+}
+
+/** What a successful transaction paid `address` in another asset than `token` (the first such asset), if anything. */
+export function otherPaymentTo(tx: NormalizedTx, address: string, token: DepositToken): OtherPayment | undefined {
+  if (tx.tx_status !== 'success') return undefined;
+  if (!token.isNative) {
+    const native = paidTo(tx, address, { ...token, isNative: true, contractAddress: null });
+    if (native > 0n) return { asset: 'native', amount: native };
+  }
+  const evm = token.family === 'evm';
+  const same = (a: string | null | undefined, b: string | null) => a !== null && a !== undefined && b !== null && (evm ? a.toLowerCase() === b.toLowerCase() : a === b);
+  for (const t of tx.token_transfers) {
+    if (t.token_id || !t.token_contract_address || !same(t.to_address, address)) continue;
+    if (!token.isNative && same(t.token_contract_address, token.contractAddress)) continue;
+    const amount = paidTo(tx, address, { ...token, isNative: false, contractAddress: t.token_contract_address });
+    if (amount > 0n) return { asset: t.token_contract_address, amount };
+  }
+  return undefined;
+}
 
 /**
  * A deposit as the chain's node shows it (docs/decisions.md#d161): only a transaction the node
@@ -65,6 +92,9 @@ export function verifyDeposit(lookup: ChainTxLookup, address: string, token: Dep
   const { tx } = lookup;
   if (tx.tx_status === 'pending' || tx.height === null) return { kind: 'wait', reason: 'not_mined' };
   const amount = paidTo(tx, address, token);
-  if (amount === 0n) return { kind: 'not_paid', status: tx.tx_status ?? 'unknown' };
+  if (amount === 0n) {
+    const other = otherPaymentTo(tx, address, token);
+    return { kind: 'not_paid', status: tx.tx_status ?? 'unknown', ...(other ? { other } : {}) };
+  }
   return { kind: 'verified', amount, txTime: tx.tx_time ? new Date(Number(tx.tx_time) * 1000) : null };
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { NormalizedTx } from '@chainpipe/contracts';
-import { paidTo } from '../src';
+import { otherPaymentTo, paidTo, verifyDeposit } from '../src';
 
 const DEPOSIT = '0x5f2b7a4f0c0b4a3c9c0b9a8e7d6c5b4a39281706';
 const USDT = '0xdac17f958d2ee523a2206206994597c13d831ec7';
@@ -55,5 +55,19 @@ describe('deposit amount of a pushed transaction', () => {
   it('nothing is paid by a pending or failed transaction', () => {
     expect(paidTo(tx({ receiver: DEPOSIT, amount: '1000', tx_status: 'pending' }), DEPOSIT, eth)).to.equal(0n);
     expect(paidTo(tx({ receiver: DEPOSIT, amount: '1000', tx_status: 'failed' }), DEPOSIT, eth)).to.equal(0n);
+  });
+
+  it('another asset paid to the address is named: a token to a native order, the coin or another token to a token order; nothing for the source token itself', () => {
+    const eth = { isNative: true, contractAddress: null, family: 'evm' as const };
+    const usdt = { isNative: false, contractAddress: USDT, family: 'evm' as const };
+    const usdc = '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48';
+    const tokenTx = tx({ token_transfers: [{ token_contract_address: usdc, from_address: '0x1111111111111111111111111111111111111111', to_address: DEPOSIT, amount: '500', token_id: null } as never] });
+    expect(otherPaymentTo(tokenTx, DEPOSIT, eth)).to.deep.equal({ asset: usdc, amount: 500n });
+    expect(verifyDeposit({ found: true, tx: tokenTx }, DEPOSIT, eth, false)).to.deep.equal({ kind: 'not_paid', status: 'success', other: { asset: usdc, amount: 500n } });
+    expect(otherPaymentTo(tx({ receiver: DEPOSIT, amount: '7' }), DEPOSIT, usdt)).to.deep.equal({ asset: 'native', amount: 7n });
+    expect(otherPaymentTo(tokenTx, DEPOSIT, usdt)).to.deep.equal({ asset: usdc, amount: 500n });
+    const usdtTx = tx({ token_transfers: [{ token_contract_address: USDT, from_address: '0x1111111111111111111111111111111111111111', to_address: DEPOSIT, amount: '9', token_id: null } as never] });
+    expect(otherPaymentTo(usdtTx, DEPOSIT, usdt), 'the source token is no other asset').to.equal(undefined);
+    expect(otherPaymentTo({ ...tokenTx, tx_status: 'failed' }, DEPOSIT, eth), 'a failed transaction pays nothing').to.equal(undefined);
   });
 });

@@ -59,6 +59,12 @@ export function orderView(o: OrderRow, extras: readonly OrderDepositRow[] = []):
     auto_cancel_at: iso(o.auto_cancel_at)!,
     deposited_at: iso(o.deposited_at),
     settled_at: iso(o.settled_at),
-    extra_deposits: extras.map((d) => ({ tx_hash: d.tx_hash, amount: d.amount ?? '0', network: d.network, deposited_at: iso(d.tx_time) })),
+    extra_deposits: extras.map((d) => ({
+      tx_hash: d.tx_hash,
+      amount: (d.other_asset ? d.other_amount : d.amount) ?? '0',
+      network: d.network,
+      deposited_at: iso(d.tx_time),
+      ...(d.other_asset ? { asset: d.other_asset } : {}),
+    })),
   };
 }

@@ -574,14 +574,18 @@ export interface HttpAggIntegratorOrder {
   deposited_at: string | null;
   settled_at: string | null;
   /**
-   * deposits of the source token to the order's address besides the one the order took (a second payment, a top-up, a payment after a final state), as the chain's node shows them (docs/decisions.md#d164); each is also an extra_deposit event on orders.events.v1. They stay at the deposit address until an operator returns them
+   * deposits to the order's address besides the one the order took (a second payment, a top-up, a payment after a final state, another token), as the chain's node shows them (docs/decisions.md#d164); each is also an extra_deposit event on orders.events.v1. They stay at the deposit address until an operator returns them
    */
   extra_deposits: {
     tx_hash: string;
     /**
-     * smallest unit of the source token
+     * smallest unit of the source token, or of `asset` when given
      */
     amount: string;
+    /**
+     * another asset than the source token the transaction paid the address: a token contract (a mint on Solana), or `native` for the chain's coin; absent for the source token
+     */
+    asset?: string;
     network: string;
     /**
      * the block time the node shows
