@@ -36,7 +36,7 @@ describe('monitored network of a price reference chain', () => {
     expect(networkOfReferenceChain('svm', 1)?.network).to.equal('solana-mainnet');
     expect(networkOfReferenceChain('tvm', 1)?.network).to.equal('tron-mainnet');
     expect(networkOfReferenceChain('utxo', 1)?.network).to.equal('bitcoin-mainnet');
-    expect(networkOfReferenceChain('evm', 43114)).to.equal(undefined);
+    expect(networkOfReferenceChain('evm', 999_999_999), 'a chain id no catalog network has').to.equal(undefined);
     expect(networkOfReferenceChain('move', 1)).to.equal(undefined);
     expect(networkOfReferenceChain('cosmos', null)).to.equal(undefined);
   });

@@ -80,10 +80,12 @@ describe('chain catalog (libs/chains/src/catalog.ts)', () => {
   });
 
   it('a chain without networks is priced and swapped, not a chain type of the pipeline', () => {
-    const avalanche = CHAIN_CATALOG.find((c) => c.chain === 'avalanche')!;
-    expect(avalanche.networks).to.have.length(0);
-    expect(Object.keys(CHAINS)).not.to.include('avalanche');
-    expect(chainSchemaEnums().chainTypes).not.to.include('avalanche');
-    expect(providerNamesByReferenceId('thorchain').get(avalanche.referenceId)).to.equal(avalanche.providers.thorchain);
+    const unmonitored: CatalogChain = { ...TEST_ROW, networks: [] };
+    const catalog = [...CHAIN_CATALOG, unmonitored];
+    expect(chainSchemaEnums(catalog)).to.deep.equal(chainSchemaEnums());
+    expect(monitoredChains(catalog).map((c) => c.chain)).not.to.include('testchain');
+    expect(providerNamesByReferenceId('thorchain', catalog).get(990)).to.equal('TST');
+    expect(chainTypeAliases(catalog).tst).to.equal('evm');
+    for (const c of CHAIN_CATALOG as readonly CatalogChain[]) expect(Object.keys(CHAINS).includes(c.chain), c.chain).to.equal(c.networks.length > 0);
   });
 });
