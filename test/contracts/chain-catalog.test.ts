@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { changenowCurrency, thorAsset } from '@chainpipe/aggregator';
+import { changenowCurrency, thorAsset, type TokenRef } from '@chainpipe/aggregator';
 import { CHAIN_CATALOG, chainSchemaEnums, mainnetOf, type CatalogChain } from '@chainpipe/chains';
 import { SEED_CHAINS } from '@chainpipe/price';
 import { NORMALIZED_TX_SCHEMA_OUT, NETWORK_SCHEMA_OUT, networkSchema, normalizedTxSchema } from '../../scripts/gen-chain-enums';
@@ -67,11 +67,11 @@ describe('one catalog of chains (libs/chains/src/catalog.ts)', () => {
   it("the swap adapters name each chain of the price reference by the catalog's provider names, and refuse a chain the catalog gives them no name for", () => {
     for (const c of CATALOG) {
       if (c.referenceId === undefined) continue;
-      const token = { chainId: c.referenceId, symbol: 'Usdt', contractAddress: null, decimals: 6 } as const;
+      const token: TokenRef = { id: c.referenceId * 100, chainId: c.referenceId, symbol: 'Usdt', contractAddress: null, decimals: 6 };
       if (c.providers.changenow) expect(changenowCurrency(token), c.chain).to.deep.equal({ currency: 'usdt', network: c.providers.changenow });
       else expect(() => changenowCurrency(token), c.chain).to.throw('no ChangeNOW network');
-      if (c.providers.thorchain) expect(thorAsset(token as never), c.chain).to.equal(`${c.providers.thorchain}.USDT`);
-      else expect(() => thorAsset(token as never), c.chain).to.throw('no THORChain chain');
+      if (c.providers.thorchain) expect(thorAsset(token), c.chain).to.equal(`${c.providers.thorchain}.USDT`);
+      else expect(() => thorAsset(token), c.chain).to.throw('no THORChain chain');
     }
   });
 
