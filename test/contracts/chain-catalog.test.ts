@@ -10,7 +10,8 @@ import { chainListsIn } from './chain-list-scan';
 /**
  * The chain catalog (libs/chains/src/catalog.ts) is the one place a chain is written: the schema
  * enums are generated from it, the swap adapters take their names from it, the price reference
- * agrees with it, and no other source file holds a list of chains of its own.
+ * agrees with it, and no other source file holds a list of chains of its own but the stand-ins,
+ * which state their provider's own (D156; apps/upstream-sim's tests check they agree).
  */
 const ROOT = path.resolve(__dirname, '../..');
 const CATALOG: readonly CatalogChain[] = CHAIN_CATALOG;
@@ -26,8 +27,11 @@ const NOT_CHAIN_LISTS: Readonly<Record<string, string>> = {
   'apps/upstream-sim/src/replay/fixture-batches.ts': 'fixtures: the fixture blocks `--all` replays',
   'libs/testing/src/chain-blocks.ts': 'fixtures: the fixture block of each family the tests take',
   'apps/upstream-sim/src/market/quotes-source.ts': "coin symbols of the quotes stand-in's assets (BTC, ETH, AVAX are coins here)",
-  'apps/upstream-sim/src/swaps/changenow-router.ts': "currency tickers of the ChangeNOW stand-in's assets (btc, eth, sol are currencies here)",
-  'apps/upstream-sim/src/swaps/thorchain-sim.ts': "THORNode's start gas rates where above their family's (a chain not listed starts at its family's)",
+  // The stand-ins state the providers' own names and chains, from the providers' documentation,
+  // never from the code they stand in front of (D156); their tests check the catalog agrees.
+  'apps/upstream-sim/src/swaps/changenow-router.ts': "the ChangeNOW stand-in: its currency tickers and the address form of ChangeNOW's networks (D156)",
+  'apps/upstream-sim/src/swaps/payin-chains.ts': "the ChangeNOW stand-in: ChangeNOW's networks and the simulated chains they pay in on (D156)",
+  'apps/upstream-sim/src/swaps/thorchain-sim.ts': "the THORChain stand-in: THORNode's chains, gas assets and rates, and the simulated networks it watches (D156)",
 };
 
 /** The TypeScript sources of the libs, apps and scripts (tests and migrations name chains as data). */

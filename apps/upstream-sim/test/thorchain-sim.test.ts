@@ -1,29 +1,27 @@
 import { expect } from 'chai';
 import { decodeEventLog, encodeFunctionData, erc20Abi, parseEther, parseGwei, stringToHex, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { CHAIN_CATALOG, mainnetOf, type CatalogChain } from '@chainpipe/chains';
+import { CHAIN_CATALOG, type CatalogChain } from '@chainpipe/chains';
 import { TEST_KEY_MNEMONIC } from '@chainpipe/testing';
 import { EvmLedger, FUNDED_TOKEN_BALANCE, GWEI, fundedAccounts } from '../src/chain-nodes/evm-ledger';
 import { emptyEvmChain } from '../src/chain-nodes/evm-node';
 import { QuotesSource } from '../src/market/quotes-source';
-import { EVM_CHAINS, INBOUND_CHAINS, ROUTER_ABI, ThorchainSim, thorChainFamily } from '../src/swaps/thorchain-sim';
+import { EVM_CHAINS, INBOUND_CHAINS, ROUTER_ABI, ThorchainSim } from '../src/swaps/thorchain-sim';
 
 const payer = mnemonicToAccount(TEST_KEY_MNEMONIC, { addressIndex: 0 });
 const USDT = '0xdac17f958d2ee523a2206206994597c13d831ec7';
 const DEST = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
 
-describe("simulated THORChain's chains: the catalog's chains THORChain names", () => {
-  it('has an inbound vault per chain, a router on EVM chains, and watches the mainnet of each EVM chain', () => {
+describe("simulated THORChain's chains agree with the chain catalog's THORChain names (D156: the stand-in states THORNode's own)", () => {
+  it('lists every chain the catalog names for THORChain, with a router on the EVM ones', () => {
     const thorChains = (CHAIN_CATALOG as readonly CatalogChain[]).filter((c) => c.providers.thorchain);
-    expect([...INBOUND_CHAINS].sort()).to.deep.equal(thorChains.map((c) => c.providers.thorchain!).sort());
+    expect(thorChains).to.not.have.length(0);
     const thor = new ThorchainSim({ quotes: new QuotesSource({ clock: { now: () => 0 }, random: () => 0.5 }), now: () => 0, swapMs: 1000 });
     for (const c of thorChains) {
       const name = c.providers.thorchain!;
-      expect(thorChainFamily(name), name).to.equal(c.family);
+      expect(INBOUND_CHAINS as readonly string[], name).to.include(name);
       expect(EVM_CHAINS.has(name), name).to.equal(c.family === 'evm');
       expect(thor.routerOf(name) !== undefined, name).to.equal(c.family === 'evm');
-      const mainnet = mainnetOf(c);
-      if (c.family === 'evm' && mainnet) expect(thor.routerContract(mainnet.network), mainnet.network).to.not.equal(undefined);
     }
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import express, { type Router } from 'express';
 import { bech32 } from '@scure/base';
-import { base58Encode, chainOfProviderName, tronHexToBase58 } from '@chainpipe/chains';
+import { base58Encode, tronHexToBase58 } from '@chainpipe/chains';
 import type { QuotesSource } from '../market/quotes-source';
 import type { PayinChain, PayinWallet } from './payin-chains';
 
@@ -106,12 +106,12 @@ export interface ChangenowRouterDeps {
 
 /** A fresh, well-formed deposit address of a network. */
 function payinAddress(network: string): string {
-  switch (chainOfProviderName('changenow', network)?.family) {
-    case 'utxo':
+  switch (network) {
+    case 'btc':
       return bech32.encode('bc', [0, ...bech32.toWords(randomBytes(20))]);
-    case 'svm':
+    case 'sol':
       return base58Encode(randomBytes(32));
-    case 'tvm':
+    case 'trx':
       return tronHexToBase58('41' + randomBytes(20).toString('hex'))!;
     default:
       return '0x' + randomBytes(20).toString('hex');

@@ -4,12 +4,15 @@ import { secp256k1 } from '@noble/curves/secp256k1';
 import { Transaction, address as btcAddress, networks, payments, script } from 'bitcoinjs-lib';
 import { keccak256, toHex, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { base58Encode, chainOfProviderName, mainnetOf, tronHexToBase58 } from '@chainpipe/chains';
+import { base58Encode, tronHexToBase58 } from '@chainpipe/chains';
 import type { BitcoinLedger } from '../chain-nodes/bitcoin-ledger';
 import type { EvmLedger } from '../chain-nodes/evm-ledger';
 import type { SolanaLedger } from '../chain-nodes/solana-ledger';
 import type { ChainNodes } from '../chain-nodes/nodes';
 import type { TronLedger } from '../chain-nodes/tron-ledger';
+
+/** ChangeNOW network names of the EVM networks → their chain ids. */
+export const CHANGENOW_EVM_CHAIN_IDS: Readonly<Record<string, number>> = { eth: 1, bsc: 56, matic: 137, arbitrum: 42161, op: 10, base: 8453, cchain: 43114 };
 
 /** A payin address of ChangeNOW's own wallet: the stand-in holds its key, so a refund can leave it on the chain. */
 export interface PayinWallet {
@@ -156,24 +159,26 @@ export function tronPayinChain(ledger: TronLedger): PayinChain {
   };
 }
 
-/** The simulated chain of a ChangeNOW network (the mainnet of the catalog's chain of that name), for the stand-in's payins and refunds. */
+/** The simulated chain of a ChangeNOW network (EVM mainnets, `btc`, `sol`, `trx`), for the stand-in's payins and refunds. */
 export function payinChainOf(chainNodes: ChainNodes): (network: string) => PayinChain | undefined {
   return (network) => {
-    const chain = chainOfProviderName('changenow', network);
-    const mainnet = chain && mainnetOf(chain);
-    const node = mainnet && chainNodes.nodes.get(mainnet.network);
-    if (!chain || !mainnet || !node) return undefined;
-    switch (chain.family) {
-      case 'svm':
-        return node.solanaLedger ? solanaPayinChain(node.solanaLedger) : undefined;
-      case 'utxo':
-        return node.bitcoinLedger ? bitcoinPayinChain(node.bitcoinLedger) : undefined;
-      case 'tvm':
-        return node.tronLedger ? tronPayinChain(node.tronLedger) : undefined;
-      case 'evm':
-        return node.ledger ? evmPayinChain(node.ledger, mainnet.chainId) : undefined;
-      default:
-        return undefined;
+    if (network === 'sol') {
+      const ledger = chainNodes.nodes.get('solana-mainnet')?.solanaLedger;
+      return ledger ? solanaPayinChain(ledger) : undefined;
     }
+    if (network === 'btc') {
+      const ledger = chainNodes.nodes.get('bitcoin-mainnet')?.bitcoinLedger;
+      return ledger ? bitcoinPayinChain(ledger) : undefined;
+    }
+    if (network === 'trx') {
+      const ledger = chainNodes.nodes.get('tron-mainnet')?.tronLedger;
+      return ledger ? tronPayinChain(ledger) : undefined;
+    }
+    const chainId = CHANGENOW_EVM_CHAIN_IDS[network];
+    if (chainId === undefined) return undefined;
+    for (const node of chainNodes.nodes.values()) {
+      if (node.ledger && node.network.chainId === chainId && !node.network.testnet) return evmPayinChain(node.ledger, chainId);
+    }
+    return undefined;
   };
 }

@@ -1,26 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { bech32 } from '@scure/base';
 import { decodeEventLog, decodeFunctionData, encodeAbiParameters, encodeEventTopics, hexToString, parseAbi, type Hex } from 'viem';
-import { CHAIN_CATALOG, mainnetOf, type CatalogChain } from '@chainpipe/chains';
 import { opReturnText } from '../chain-nodes/bitcoin-ledger';
 import type { CallEffect, SimContract } from '../chain-nodes/evm-contracts';
 import { transferLog } from '../chain-nodes/evm-contracts';
 import type { QuotesSource } from '../market/quotes-source';
 
-/** THORChain's chains: those of the chain catalog it has a name for. */
-const THOR_CHAINS = (CHAIN_CATALOG as readonly CatalogChain[]).filter((c) => c.providers.thorchain !== undefined).map((c) => ({ ...c, thorchain: c.providers.thorchain! }));
-export const INBOUND_CHAINS: readonly string[] = THOR_CHAINS.map((c) => c.thorchain);
-export const EVM_CHAINS: ReadonlySet<string> = new Set(THOR_CHAINS.filter((c) => c.family === 'evm').map((c) => c.thorchain));
-/** The family of a THORChain chain (`GAIA` is `cosmos`); undefined for a chain it does not name. */
-export function thorChainFamily(chain: string): string | undefined {
-  return THOR_CHAINS.find((c) => c.thorchain === chain)?.family;
-}
+export const INBOUND_CHAINS = ['BTC', 'ETH', 'BSC', 'AVAX', 'GAIA', 'ARB', 'BASE'] as const;
+export const EVM_CHAINS: ReadonlySet<string> = new Set(['ETH', 'BSC', 'AVAX', 'ARB', 'BASE']);
 export const LIQUIDITY_FEE_BPS = 35n;
 const THOR_DECIMALS = 8;
-/** The simulator's EVM networks THORChain watches (the mainnets of its EVM chains), and their native asset. */
-const WATCHED: Readonly<Record<string, { chain: string; native: string }>> = Object.fromEntries(
-  THOR_CHAINS.filter((c) => c.family === 'evm' && mainnetOf(c)).map((c) => [mainnetOf(c)!.network, { chain: c.thorchain, native: `${c.thorchain}.${c.nativeSymbol}` }]),
-);
+/** The simulator's EVM networks THORChain watches, and their native asset. */
+const WATCHED: Readonly<Record<string, { chain: string; native: string }>> = {
+  'ethereum-mainnet': { chain: 'ETH', native: 'ETH.ETH' },
+  'bsc-mainnet': { chain: 'BSC', native: 'BSC.BNB' },
+  'arbitrum-mainnet': { chain: 'ARB', native: 'ARB.ETH' },
+  'base-mainnet': { chain: 'BASE', native: 'BASE.ETH' },
+};
 /** The simulator's Bitcoin network THORChain watches (its vault is a mainnet P2WPKH address). */
 const BITCOIN_NETWORK = 'bitcoin-mainnet';
 const CMC_IDS: Readonly<Record<string, string>> = { 'ETH.ETH': '1027', 'BTC.BTC': '1', 'BSC.BNB': '1839', 'AVAX.AVAX': '5805', 'GAIA.ATOM': '3794', 'ARB.ETH': '1027', 'BASE.ETH': '1027' };
@@ -51,25 +47,16 @@ function toThorUnits(amount: bigint, decimals: number): bigint {
 }
 
 function newVault(chain: string): string {
-  const family = thorChainFamily(chain);
-  if (family === 'utxo') return bech32.encode('bc', [0, ...bech32.toWords(randomBytes(20))]);
-  if (family === 'cosmos') return bech32.encode('cosmos', bech32.toWords(randomBytes(20)));
+  if (chain === 'BTC') return bech32.encode('bc', [0, ...bech32.toWords(randomBytes(20))]);
+  if (chain === 'GAIA') return bech32.encode('cosmos', bech32.toWords(randomBytes(20)));
   return '0x' + randomBytes(20).toString('hex');
 }
 
 /** Each chain's gas asset, in which its outbound fee is charged. */
-const GAS_ASSETS: Readonly<Record<string, string>> = Object.fromEntries(THOR_CHAINS.map((c) => [c.thorchain, `${c.thorchain}.${c.nativeSymbol}`]));
+const GAS_ASSETS: Readonly<Record<string, string>> = { BTC: 'BTC.BTC', ETH: 'ETH.ETH', BSC: 'BSC.BNB', AVAX: 'AVAX.AVAX', GAIA: 'GAIA.ATOM', ARB: 'ARB.ETH', BASE: 'BASE.ETH' };
 /** THORNode's `inbound_addresses` values at start: `gas_rate` (gwei on EVM chains, sat/vB on Bitcoin, uatom on Gaia) and `outbound_tx_size`. */
-const GAS_RATE_OF_FAMILY: Readonly<Record<string, number>> = { evm: 1, utxo: 10, cosmos: 10 };
-/** Where THORNode's start rate is above its family's. */
-const GAS_RATE_ABOVE_FAMILY: Readonly<Record<string, number>> = { ETH: 3, BSC: 3, AVAX: 25 };
-const START_GAS_RATES: Readonly<Record<string, number>> = Object.fromEntries(
-  THOR_CHAINS.map((c) => [c.thorchain, GAS_RATE_ABOVE_FAMILY[c.thorchain] ?? GAS_RATE_OF_FAMILY[c.family] ?? 1]),
-);
-/** `outbound_tx_size`: gas units of an EVM outbound, bytes elsewhere. */
-export function outboundTxSizeOf(chain: string): number {
-  return EVM_CHAINS.has(chain) ? 100_000 : 1000;
-}
+const START_GAS_RATES: Readonly<Record<string, number>> = { BTC: 10, ETH: 3, BSC: 3, AVAX: 25, GAIA: 10, ARB: 1, BASE: 1 };
+const OUTBOUND_TX_SIZES: Readonly<Record<string, number>> = { BTC: 1000, ETH: 100_000, BSC: 100_000, AVAX: 100_000, GAIA: 1000, ARB: 100_000, BASE: 100_000 };
 /** THORChain charges outbounds 1.5 times their gas (the outbound fee multiplier at its floor, 15 000 bp). */
 const OUTBOUND_FEE_MULTIPLIER_BPS = 15_000n;
 /** THORNode's recommended minimum inbound: four times the larger of the inbound chain's and the outbound chain's outbound fee. */
@@ -77,7 +64,7 @@ const MIN_IN_FEE_MULTIPLE = 4n;
 
 /** The outbound fee of a chain in 1e8 units of its gas asset: gas rate × outbound size × the multiplier (EVM gas rates are gwei: 1 gwei × gas = 0.1 of a 1e8 unit). */
 export function outboundFeeOf(chain: string, gasRate: number): bigint {
-  const gas = BigInt(Math.ceil(gasRate * outboundTxSizeOf(chain)));
+  const gas = BigInt(Math.ceil(gasRate * (OUTBOUND_TX_SIZES[chain] ?? 1000)));
   const fee = (gas * OUTBOUND_FEE_MULTIPLIER_BPS) / 10_000n;
   return EVM_CHAINS.has(chain) ? fee / 10n : fee;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import express, { type Router } from 'express';
-import { EVM_CHAINS, INBOUND_CHAINS, LIQUIDITY_FEE_BPS, outboundTxSizeOf, thorChainFamily, type ThorchainSim } from './thorchain-sim';
+import { EVM_CHAINS, INBOUND_CHAINS, LIQUIDITY_FEE_BPS, type ThorchainSim } from './thorchain-sim';
 
 /**
  * A THORNode stand-in (https://dev.thorchain.org/swap-guide/quickstart-guide.html) under
@@ -92,10 +92,10 @@ export function thornodeRouter(deps: { thorchain: ThorchainSim; now: () => numbe
           chain_trading_paused: stopped,
           chain_lp_actions_paused: stopped,
           gas_rate: String(thor.gasRateOf(chain)),
-          gas_rate_units: EVM_CHAINS.has(chain) ? 'gwei' : thorChainFamily(chain) === 'cosmos' ? 'uatom' : 'satsperbyte',
-          outbound_tx_size: String(outboundTxSizeOf(chain)),
+          gas_rate_units: EVM_CHAINS.has(chain) ? 'gwei' : chain === 'GAIA' ? 'uatom' : 'satsperbyte',
+          outbound_tx_size: EVM_CHAINS.has(chain) ? '100000' : '1000',
           outbound_fee: thor.outboundFee(chain).toString(),
-          dust_threshold: thorChainFamily(chain) === 'utxo' ? '10000' : '0',
+          dust_threshold: chain === 'BTC' ? '10000' : '0',
         };
       }),
     );
