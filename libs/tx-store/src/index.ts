@@ -21,7 +21,7 @@ export {
   type TxRowValues,
 } from './rows';
 export { MonitoredAddressRepository, changeMessages, type AddressChange, type MonitoredRow } from './monitored-addresses';
-export { AppConfigRepository, type AppConfigRow, type AppSwitches, type ConfigColumns, type WebhookAttempt, type WebhookAttemptRow } from './app-configs';
+export { AppConfigRepository, type AppConfigRow, type AppSwitches, type ConfigColumns, type WebhookAttempt, type WebhookAttemptFilter, type WebhookAttemptRow } from './app-configs';
 export { DexPoolRepository, type DexPoolRef } from './dex-pools';
 export { chainTxKey, chainTxMessage } from './messages';
 export { markChecked, pendingTransactions, type PendingTx } from './pending';

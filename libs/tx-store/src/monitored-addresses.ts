@@ -46,25 +46,41 @@ export class MonitoredAddressRepository {
    */
   async apply(appId: string, changes: readonly AddressChange[], beforeCommit: () => Promise<void>): Promise<{ inserted: number; deleted: number }> {
     return this.db.transaction(async (trx) => {
-      await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [ADDRESS_LOCK_NAMESPACE, appId]);
-      let inserted = 0;
-      let deleted = 0;
-      for (const change of changes) {
-        if (change.removes.length > 0) {
-          deleted += await trx('tx.monitored_addresses').where({ app_id: appId, chain_type: change.chainType }).whereIn('address', change.removes).del();
-        }
-        if (change.adds.length > 0) {
-          const rows = await trx('tx.monitored_addresses')
-            .insert(change.adds.map((address) => ({ app_id: appId, chain_type: change.chainType, address })))
-            .onConflict(['app_id', 'chain_type', 'address'])
-            .ignore()
-            .returning('address');
-          inserted += rows.length;
-        }
-      }
+      const inTrx = new MonitoredAddressRepository(trx);
+      await inTrx.lockApp(appId);
+      const written = await inTrx.write(appId, changes);
       await beforeCommit();
-      return { inserted, deleted };
+      return written;
     });
+  }
+
+  /**
+   * Takes the application's lock until the transaction this repository runs in ends (a
+   * repository over a transaction: over the pool the lock would end with the statement). Writers
+   * of one application's addresses take it first, so their writes and publishes keep one order.
+   */
+  async lockApp(appId: string): Promise<void> {
+    await this.db.raw('select pg_advisory_xact_lock(?, hashtext(?))', [ADDRESS_LOCK_NAMESPACE, appId]);
+  }
+
+  /** Writes the changes of one application: the rows newly inserted and those deleted. */
+  async write(appId: string, changes: readonly AddressChange[]): Promise<{ inserted: number; deleted: number }> {
+    let inserted = 0;
+    let deleted = 0;
+    for (const change of changes) {
+      if (change.removes.length > 0) {
+        deleted += await this.db('tx.monitored_addresses').where({ app_id: appId, chain_type: change.chainType }).whereIn('address', change.removes).del();
+      }
+      if (change.adds.length > 0) {
+        const rows = await this.db('tx.monitored_addresses')
+          .insert(change.adds.map((address) => ({ app_id: appId, chain_type: change.chainType, address })))
+          .onConflict(['app_id', 'chain_type', 'address'])
+          .ignore()
+          .returning('address');
+        inserted += rows.length;
+      }
+    }
+    return { inserted, deleted };
   }
 
   /** Whether any application monitors the address (the spec's global `contains`). */
