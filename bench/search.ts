@@ -10,7 +10,7 @@ import { createKeyResolver, generateApiKey, listen } from '@chainpipe/http';
 import { SecretBox, createLogger, systemClock } from '@chainpipe/runtime';
 import { readFixtureJson } from '@chainpipe/testing';
 import { parseEvmPayload, type NormalizedTx } from '@chainpipe/tx-parsers';
-import { chainsSql, createTxGatewayApp, historySql, normalizeMultiChain, normalizeSearch, withChainKeys, type ChainKeyRow, type HistoryQuery } from '@chainpipe/tx-gateway';
+import { chainsSql, createTxGatewayApp, txGatewayModules, historySql, normalizeMultiChain, normalizeSearch, withChainKeys, type ChainKeyRow, type HistoryQuery } from '@chainpipe/tx-gateway';
 import { latencyStats, machine, sustained } from './lib-stats';
 
 /**
@@ -277,14 +277,16 @@ export async function run(): Promise<void> {
   const key = generateApiKey();
   await keys.addKey(appId, key.keyId, key.secretHash, 'bench');
 
-  const app = createTxGatewayApp({
+  const logger = createLogger({ name: 'bench-search', level: 'warn' });
+  const registry = new Registry();
+  const modules = txGatewayModules({
     db,
     contracts: loadContracts(),
     producer: { publish: async () => Promise.reject(new Error('the search benchmark publishes nothing')) },
     retryWebhooks: async () => Promise.reject(new Error('the search benchmark delivers no webhooks')),
     poolTrades: undefined as never,
-    logger: createLogger({ name: 'bench-search', level: 'warn' }),
-    registry: new Registry(),
+    logger,
+    registry,
     resolveKey: createKeyResolver((keyId) => keys.findKey(keyId)),
     origins: parseChainOrigins('', null),
     rpcProxy: { origins: parseChainOrigins('', null), maxAnswerBytes: 1024 },
@@ -292,9 +294,9 @@ export async function run(): Promise<void> {
     secretBox: new SecretBox(randomBytes(32).toString('hex')),
     allowPrivateWebhookTargets: false,
     clock: systemClock,
-    timeoutMs: 15_000,
     bodyLimitBytes: 1024 * 1024,
   });
+  const app = createTxGatewayApp({ logger, registry, timeoutMs: 15_000, modules });
   const gateway = await listen(app, 0, '127.0.0.1');
   const gatewayUrl = `http://127.0.0.1:${gateway.address.port}/tx/api/v1/transfers/search`;
 

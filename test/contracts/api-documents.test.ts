@@ -22,6 +22,7 @@ import { createMarketGatewayApp } from '../../apps/market-gateway/src/app';
 import { klineModule } from '../../apps/market-gateway/src/kline/module';
 import { priceModule } from '../../apps/market-gateway/src/price/module';
 import { createTxGatewayApp } from '../../apps/tx-gateway/src/app';
+import { txGatewayModules } from '../../apps/tx-gateway/src/modules';
 
 /**
  * Every public gateway's API document against the app itself: built in-process with inert
@@ -73,9 +74,14 @@ function aggregatorGateway(): Express {
   return createAggregatorGatewayApp({ logger, registry: deps.registry, timeoutMs: 1000, modules: [quotes, orders] });
 }
 
+function txGateway(): Express {
+  const deps = { ...inert, ...registry() };
+  return createTxGatewayApp({ logger, registry: deps.registry, timeoutMs: 1000, modules: txGatewayModules(deps) });
+}
+
 /** `sockets`: the WebSocket and SSE paths of the gateway, which its AsyncAPI document must describe. */
 const GATEWAYS: { name: string; build: () => Express; sockets: string[] }[] = [
-  { name: 'tx-gateway', build: () => createTxGatewayApp({ ...inert, ...registry() }), sockets: ['/tx/api/v1/transaction/ws'] },
+  { name: 'tx-gateway', build: txGateway, sockets: ['/tx/api/v1/transaction/ws'] },
   { name: 'chain-ingest', build: () => createIngestApp({ ...inert, ...registry() }), sockets: [] },
   { name: 'market-gateway', build: marketGateway, sockets: ['/kline/api/v1/kline/ws', '/kline/api/v1/ws/{topic}'] },
   { name: 'aggregator-gateway', build: aggregatorGateway, sockets: ['/api/v2/quote/stream'] },

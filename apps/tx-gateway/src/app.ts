@@ -1,16 +1,18 @@
-import express, { type Express } from 'express';
+import type { Express } from 'express';
+import type { Registry } from 'prom-client';
 import { TX_GATEWAY_ASYNC_INFO, TX_GATEWAY_CHANNELS, asyncApiDocument } from '@chainpipe/contracts';
-import { ApiRoutes, apiKeyAuth, createHttpApp, finishHttpApp, msgEnvelope, operatorKeyAuth, serveApiDocs, serveExactRoutes } from '@chainpipe/http';
-import type { TxGatewayDeps } from './deps';
-import { managementEnvelopeFor } from './management/envelopes';
-import { addressesRoutes } from './routes/addresses';
-import { appConfigRoutes } from './routes/app-config';
-import { dexPoolsRoutes } from './routes/dex-pools';
-import { queriesRoutes } from './routes/queries';
-import { RPC_PROXY_LIMIT, rpcProxyRoutes } from './routes/rpc-proxy';
-import { websocketRoutes } from './routes/websocket';
+import { createModularApp, type ApiInfo, type RouteModule } from '@chainpipe/http';
+import type { Logger } from '@chainpipe/runtime';
 
-export const TX_GATEWAY_API = {
+export interface TxGatewayOptions {
+  logger: Logger;
+  registry: Registry;
+  timeoutMs: number;
+  /** The route modules in routing order (`txGatewayModules`). */
+  modules: readonly RouteModule[];
+}
+
+export const TX_GATEWAY_API: ApiInfo = {
   title: 'chainpipe address monitoring API',
   version: '1.0.0',
   description:
@@ -26,31 +28,15 @@ export const TX_GATEWAY_API = {
 };
 
 /**
- * The address monitoring API. Every route group declares its routes under both path layouts the
- * spec names (`/tx/api/v1/...` and the earlier `/api/v1/...`), in its own envelope style, behind
- * `X-API-Key` (the RPC proxy too: it spends our node quota). `/openapi.json` and `/docs` are
- * generated from the same declarations and need no key.
+ * The address monitoring API: its route modules, each path answered in its module's envelope
+ * (`msg` by default), one API document. `/openapi.json` and `/docs` are generated from the same
+ * declarations and need no key. WebSocket upgrades are answered on the server (push/ws-hub).
  */
-export function createTxGatewayApp(deps: TxGatewayDeps & { timeoutMs: number; bodyLimitBytes: number }): Express {
-  // Query endpoints (list and V2 formats) use `msg`; addresses and app config use `message`.
-  const app = createHttpApp({ logger: deps.logger, registry: deps.registry, defaultEnvelope: msgEnvelope, envelopeFor: managementEnvelopeFor, timeoutMs: deps.timeoutMs });
-  const api = new ApiRoutes({
-    contracts: deps.contracts,
-    // Authentication runs before the body is read: a caller without a key costs us no parsing.
-    // Shared resources (the DEX pools of the trades queues) need an operator's key (D171).
-    auth: { apiKey: apiKeyAuth(deps.resolveKey), operatorKey: operatorKeyAuth(deps.resolveKey, { forbidden: { message: 'operator key required' } }) },
-    jsonBody: express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true }),
-    rateLimits: { [RPC_PROXY_LIMIT]: deps.rpcProxyLimit },
+export function createTxGatewayApp(opts: TxGatewayOptions): Express {
+  return createModularApp({
+    ...opts,
+    info: TX_GATEWAY_API,
+    // The schemas the routes were declared with describe the WebSocket messages too.
+    asyncApi: asyncApiDocument(opts.modules[0].api.options.contracts, TX_GATEWAY_CHANNELS, TX_GATEWAY_ASYNC_INFO),
   });
-  queriesRoutes(api, deps);
-  addressesRoutes(api, deps);
-  appConfigRoutes(api, deps);
-  rpcProxyRoutes(api, deps);
-  websocketRoutes(api);
-  dexPoolsRoutes(api, deps);
-  serveExactRoutes(app, [api]);
-  app.use(api.router);
-  serveApiDocs(app, api, TX_GATEWAY_API, { asyncApi: asyncApiDocument(deps.contracts, TX_GATEWAY_CHANNELS, TX_GATEWAY_ASYNC_INFO) });
-  finishHttpApp(app, deps.logger);
-  return app;
 }

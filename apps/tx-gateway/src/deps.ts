@@ -8,7 +8,7 @@ import type { Registry } from 'prom-client';
 import type { PoolTrades } from '@chainpipe/tx-store';
 import type { RetryReport } from '@chainpipe/webhooks';
 
-/** What the tx-gateway's routes may use; each route module takes the part it needs. */
+/** What the tx-gateway's route modules are built from; each use-case and route group takes the part it needs. */
 export interface TxGatewayDeps {
   db: Knex;
   contracts: Contracts;

@@ -9,6 +9,7 @@ import { toV2Record } from '@chainpipe/tx-records';
 import { AppConfigRepository, PoolTrades } from '@chainpipe/tx-store';
 import { createTxGatewayApp } from './app';
 import { txGatewayConfig } from './config';
+import { txGatewayModules } from './modules';
 import { FanoutReader } from './push/fanout';
 import { createPushHandler } from './push/push.handler';
 import { ResendStore, resendIntervals } from './push/resend-store';
@@ -38,7 +39,7 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
   });
   // The manual retry answers by half the request deadline, whatever a receiver does.
   const retryDeadlineMs = Math.floor(config.REQUEST_TIMEOUT_MS / 2);
-  const app = createTxGatewayApp({
+  const modules = txGatewayModules({
     db,
     contracts: kafka.contracts,
     producer: await kafka.producer(),
@@ -54,10 +55,9 @@ runService('tx-gateway', txGatewayConfig, async (svc) => {
     poolTrades: new PoolTrades(redis),
     allowPrivateWebhookTargets: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
     clock: systemClock,
-    timeoutMs: config.REQUEST_TIMEOUT_MS,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
   });
-  const http = addHttpServer(svc, app);
+  const http = addHttpServer(svc, createTxGatewayApp({ logger, registry, timeoutMs: config.REQUEST_TIMEOUT_MS, modules }));
 
   if (!config.WS_PUSH_ENABLED) return;
   // WebSocket push: one shared tx.push.v1 group stores every push in Redis and announces it on

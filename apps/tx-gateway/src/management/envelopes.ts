@@ -13,11 +13,21 @@ export const RPC_PROXY_PATHS = ['/api/v1/rpcproxy', '/tx/api/v1/rpcproxy'] as co
 
 const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
 
-/** For createHttpApp's `envelopeFor`; undefined for paths of other route groups. */
-export function managementEnvelopeFor(path: string): EnvelopeStyle | undefined {
+/** A route module's `envelopeFor`: `style` for paths under the prefixes, undefined for any other. */
+export function envelopeUnder(prefixes: readonly string[], style: EnvelopeStyle): (path: string) => EnvelopeStyle | undefined {
   // Express matches routes case-insensitively and with an optional trailing slash: so does this.
-  const p = path.toLowerCase();
-  if ([...ADDRESS_PATH_PREFIXES, ...APP_CONFIG_PATH_PREFIXES, ...DEX_POOL_PATH_PREFIXES].some((prefix) => under(p, prefix))) return messageEnvelope;
-  if (RPC_PROXY_PATHS.some((prefix) => under(p, prefix))) return msgEnvelope;
-  return undefined;
+  return (path) => {
+    const p = path.toLowerCase();
+    return prefixes.some((prefix) => under(p, prefix)) ? style : undefined;
+  };
+}
+
+export const addressesEnvelopeFor = envelopeUnder(ADDRESS_PATH_PREFIXES, messageEnvelope);
+export const appConfigEnvelopeFor = envelopeUnder(APP_CONFIG_PATH_PREFIXES, messageEnvelope);
+export const dexPoolsEnvelopeFor = envelopeUnder(DEX_POOL_PATH_PREFIXES, messageEnvelope);
+export const rpcProxyEnvelopeFor = envelopeUnder(RPC_PROXY_PATHS, msgEnvelope);
+
+/** Every management path's envelope; undefined for the query and push paths (the app's default, `msg`). */
+export function managementEnvelopeFor(path: string): EnvelopeStyle | undefined {
+  return addressesEnvelopeFor(path) ?? appConfigEnvelopeFor(path) ?? dexPoolsEnvelopeFor(path) ?? rpcProxyEnvelopeFor(path);
 }

@@ -1,12 +1,8 @@
 import type { Response } from 'express';
-import { Counter } from 'prom-client';
-import { TOPICS, type HttpTxAddressesContainsResult } from '@chainpipe/contracts';
+import type { HttpTxAddressesContainsResult } from '@chainpipe/contracts';
 import { PRINCIPAL, sendError, sendOk, type ApiRoutes, type Principal } from '@chainpipe/http';
-import { errorMessage } from '@chainpipe/runtime';
 import { EXAMPLE_ADDRESS } from '../api-examples';
-import type { TxGatewayDeps } from '../deps';
 import {
-  changeMessages,
   parseContains,
   parsePatch,
   parseWallets,
@@ -16,69 +12,18 @@ import {
   type PatchBody,
   type WalletsBody,
 } from '../management/address-requests';
-import { MonitoredAddressRepository } from '@chainpipe/tx-store';
+import type { AddressUseCases } from '../use-cases/addresses';
 import { declareOperation } from './layouts';
 
-type AddressDeps = Pick<TxGatewayDeps, 'db' | 'contracts' | 'producer' | 'logger' | 'registry' | 'clock'>;
-
-function addressMetrics(deps: AddressDeps) {
-  return {
-    written: new Counter({
-      name: 'chainpipe_tx_monitored_address_writes_total',
-      help: 'Addresses named in add/remove requests, by operation and chain type',
-      labelNames: ['op', 'chain_type'],
-      registers: [deps.registry],
-    }),
-    publishFailures: new Counter({
-      name: 'chainpipe_tx_address_change_publish_failures_total',
-      help: 'Address changes stored but not published to addresses.changes.v1 (the matcher must resync from the table)',
-      registers: [deps.registry],
-    }),
-  };
-}
-
 /**
- * Monitored addresses: add, batch-delete, patch and the global contains, under both layouts.
- *
- * The table is the source of truth. After the rows are written, the change is published to
- * addresses.changes.v1 (keyed by app_id) for the matcher; the spec says a failed sync must not
- * block the local write, so a publish failure still answers success, and is logged and counted
- * for the operator (the matcher rebuilds its view from the table).
+ * Monitored addresses: add, batch-delete, patch and the global contains, under both layouts,
+ * over the address use-cases (which write the table and publish the change to
+ * addresses.changes.v1; a publish failure still answers success).
  */
-export function addressesRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
-  const repo = new MonitoredAddressRepository(deps.db);
-  const metrics = addressMetrics(deps);
-  const log = deps.logger.child({ component: 'addresses' });
-
+export function addressesRoutes(api: ApiRoutes, addresses: AddressUseCases): void {
   async function apply(res: Response, changes: AddressChange[]): Promise<void> {
     const { appId } = res.locals[PRINCIPAL] as Principal;
-    const result = await repo.apply(appId, changes, async () => {
-      // Stamped under the application's lock: changed_at grows in publish order.
-      const messages = changeMessages(appId, changes, deps.clock.now());
-      if (messages.length === 0) return;
-      try {
-        await deps.producer.publish(
-          TOPICS.addressesChanges,
-          messages.map((value) => ({ value })),
-        );
-      } catch (err) {
-        metrics.publishFailures.inc(messages.length);
-        log.warn({ msg: 'address_change_publish_failed', appId, chainTypes: messages.map((m) => m.chain_type), err: errorMessage(err) });
-      }
-    });
-    for (const c of changes) {
-      if (c.adds.length) metrics.written.inc({ op: 'add', chain_type: c.chainType }, c.adds.length);
-      if (c.removes.length) metrics.written.inc({ op: 'remove', chain_type: c.chainType }, c.removes.length);
-    }
-    log.info({
-      msg: 'monitored_addresses_changed',
-      appId,
-      chainTypes: changes.map((c) => c.chainType),
-      adds: changes.reduce((n, c) => n + c.adds.length, 0),
-      removes: changes.reduce((n, c) => n + c.removes.length, 0),
-      inserted: result.inserted,
-      deleted: result.deleted,
-    });
+    await addresses.change(appId, changes);
     sendOk(res, 'success');
   }
 
@@ -95,7 +40,7 @@ export function addressesRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
   const remove = handle((b: WalletsBody) => parseWallets(b, 'remove'), apply);
   const patch = handle((b: PatchBody) => parsePatch(b), (res, change) => apply(res, [change]));
   const contains = handle((b: ContainsBody) => parseContains(b), async (res, q) => {
-    sendOk(res, { is_exist: await repo.existsAnywhere(q.chainType, q.address) } satisfies HttpTxAddressesContainsResult);
+    sendOk(res, { is_exist: await addresses.monitoredAnywhere(q.chainType, q.address) } satisfies HttpTxAddressesContainsResult);
   });
 
   const tags = ['monitored addresses'];

@@ -1,26 +1,16 @@
 import type { Response } from 'express';
 import { PRINCIPAL, requestParams, sendError, sendOk, type ApiRoutes, type Principal } from '@chainpipe/http';
-import type { TxGatewayDeps } from '../deps';
-import { AppConfigRepository } from '@chainpipe/tx-store';
-import { resumeWebhookQueue, storedTarget, targetChanged } from '@chainpipe/webhooks';
-import { ATTEMPTS_PAGE, attemptsView, configView, insertValues, planReplace, planUpdate, retryStatusView, sealColumns, touchesDelivery, type AppConfigInput } from '../management/app-config';
+import { ATTEMPTS_PAGE } from '../management/app-config';
+import type { AppConfigUseCases } from '../use-cases/app-config';
 
 /**
  * Push configuration of the caller's application (GET/POST/PUT/DELETE /tx/api/v1/app/config)
- * and its webhook retry status. Every query is scoped by the API key's application; the webhook
- * secret is sealed before it is stored and never read back out through this API.
+ * and its webhook retry status, over the app-config use-cases. Every call is scoped by the API
+ * key's application; the webhook secret is sealed before it is stored and never read back out
+ * through this API.
  */
-export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
-  const repo = new AppConfigRepository(deps.db);
-  const log = deps.logger.child({ component: 'app-config' });
-  const targetOptions = { allowPrivate: deps.allowPrivateWebhookTargets };
+export function appConfigRoutes(api: ApiRoutes, appConfig: AppConfigUseCases): void {
   const appOf = (res: Response) => (res.locals[PRINCIPAL] as Principal).appId;
-
-  const seal = (plain: string) => deps.secretBox.seal(plain);
-  const open = (sealed: string) => deps.secretBox.open(sealed);
-
-  /** Fields written, for the log: names only, never values (the secret must not reach logs). */
-  const fieldsOf = (input: AppConfigInput) => Object.keys(input).sort();
 
   const tags = ['push configuration'];
   const done = { data: { const: 'success' }, description: '`data` is `success`', example: 'success' } as const;
@@ -54,8 +44,7 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       },
     },
     async (_req, res) => {
-    const row = await repo.find(appOf(res));
-      sendOk(res, row ? configView(row) : null);
+      sendOk(res, await appConfig.show(appOf(res)));
     },
   );
 
@@ -81,19 +70,8 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       errors: badTarget,
     },
     async (req, res) => {
-      const input = req.body;
-      const plan = planReplace(input, targetOptions);
-      if (!plan.ok) return sendError(res, 400, plan.error);
-      const appId = appOf(res);
-      const now = deps.clock.now();
-      // A configuration whose target changed resumes the queue at once (or parks it) in the same
-      // transaction; one written again as it was restarts no clock.
-      await deps.db.transaction(async (trx) => {
-        const before = await storedTarget(trx, appId);
-        await new AppConfigRepository(trx).replace(appId, sealColumns(plan.values, seal), new Date(now));
-        if (targetChanged(before, await storedTarget(trx, appId), open)) await resumeWebhookQueue(trx, appId, now);
-      });
-      log.info({ msg: 'app_config_replaced', appId, fields: fieldsOf(input) });
+      const outcome = await appConfig.replace(appOf(res), req.body);
+      if (!outcome.ok) return sendError(res, 400, outcome.error);
       sendOk(res, 'success');
     },
   );
@@ -111,17 +89,8 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       errors: badTarget,
     },
     async (req, res) => {
-      const input = req.body;
-      const plan = planUpdate(input, targetOptions);
-      if (!plan.ok) return sendError(res, 400, plan.error);
-      const appId = appOf(res);
-      const now = deps.clock.now();
-      await deps.db.transaction(async (trx) => {
-        const before = touchesDelivery(input) ? await storedTarget(trx, appId) : undefined;
-        await new AppConfigRepository(trx).update(appId, sealColumns(plan.values, seal), sealColumns(insertValues(plan.values), seal), new Date(now));
-        if (touchesDelivery(input) && targetChanged(before, await storedTarget(trx, appId), open)) await resumeWebhookQueue(trx, appId, now);
-      });
-      log.info({ msg: 'app_config_updated', appId, fields: fieldsOf(input) });
+      const outcome = await appConfig.update(appOf(res), req.body);
+      if (!outcome.ok) return sendError(res, 400, outcome.error);
       sendOk(res, 'success');
     },
   );
@@ -129,9 +98,7 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
   api.route(
     { method: 'delete', path: '/tx/api/v1/app/config', summary: 'Delete the push configuration', description: 'Idempotent; a later GET answers `data` null.', tags, auth: 'apiKey', ok: done },
     async (_req, res) => {
-      const appId = appOf(res);
-      const deleted = await repo.remove(appId);
-      log.info({ msg: 'app_config_deleted', appId, existed: deleted });
+      await appConfig.remove(appOf(res));
       sendOk(res, 'success');
     },
   );
@@ -159,9 +126,7 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       },
     },
     async (_req, res) => {
-      const appId = appOf(res);
-      const [row, queue] = await Promise.all([repo.find(appId), repo.queueSummary(appId)]);
-      sendOk(res, retryStatusView(appId, row, queue));
+      sendOk(res, await appConfig.retryStatus(appOf(res)));
     },
   );
 
@@ -181,10 +146,7 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       },
     },
     async (_req, res) => {
-      const appId = appOf(res);
-      const report = (await deps.retryWebhooks(appId)) ?? (await busyReport(appId));
-      log.info({ msg: 'webhook_manual_retry', appId, ...report });
-      sendOk(res, { code: 0, message: 'success', data: report });
+      sendOk(res, { code: 0, message: 'success', data: await appConfig.retryNow(appOf(res)) });
     },
   );
 
@@ -216,14 +178,7 @@ export function appConfigRoutes(api: ApiRoutes, deps: TxGatewayDeps): void {
       const limit = query.limit === undefined ? ATTEMPTS_PAGE.default : Number(query.limit);
       if (!(limit >= 1 && limit <= ATTEMPTS_PAGE.max)) return sendError(res, 400, `limit must be an integer from 1 to ${ATTEMPTS_PAGE.max}`);
       const filter = { delivered: query.outcome === undefined ? undefined : query.outcome === 'delivered', txHash: query.tx_hash };
-      const rows = await repo.webhookAttempts(appOf(res), query.cursor ?? null, limit, filter);
-      sendOk(res, attemptsView(rows, limit));
+      sendOk(res, await appConfig.attempts(appOf(res), query.cursor ?? null, limit, filter));
     },
   );
-
-  /** Another copy is delivering for the application right now: nothing attempted here. */
-  async function busyReport(appId: string) {
-    const queue = await repo.queueSummary(appId);
-    return { attempted: 0, delivered: 0, failed: 0, finalFailed: false, nextRetryAt: queue.nextAttemptAtMs === null ? null : Math.floor(queue.nextAttemptAtMs / 1000), pending: queue.pending };
-  }
 }

@@ -1,18 +1,15 @@
 import type { HttpTxDexPoolTrades } from '@chainpipe/contracts';
 import { requestParams, sendError, sendOk, type ApiRoutes } from '@chainpipe/http';
-import { DexPoolRepository } from '@chainpipe/tx-store';
-import type { TxGatewayDeps } from '../deps';
 import { parsePoolRef, parseTradesLimit } from '../management/dex-pools';
+import type { DexPoolUseCases } from '../use-cases/dex-pools';
 
 /**
  * Pool trades: registration (POST / DELETE, global like the pools themselves) and the latest
  * trades of a pool, newest first, as TransactionResult (optional fields omitted when undefined,
  * nulls kept). tx-matcher appends to the FIFO; a pool registered now collects from the next
- * matched block on.
+ * matched block on. Over the pool use-cases.
  */
-export function dexPoolsRoutes(api: ApiRoutes, deps: Pick<TxGatewayDeps, 'db' | 'poolTrades' | 'logger'>): void {
-  const log = deps.logger.child({ component: 'dex-pools' });
-  const pools = new DexPoolRepository(deps.db);
+export function dexPoolsRoutes(api: ApiRoutes, pools: DexPoolUseCases): void {
   const tags = ['pool trades'];
   const done = { data: { const: 'success' }, description: 'done', example: 'success' };
 
@@ -31,7 +28,6 @@ export function dexPoolsRoutes(api: ApiRoutes, deps: Pick<TxGatewayDeps, 'db' | 
       const ref = parsePoolRef(req.body, req.body.poolAddress);
       if (!ref.ok) return sendError(res, 400, ref.error);
       await pools.register(ref.value);
-      log.info({ msg: 'pool_registered', ...ref.value });
       sendOk(res, 'success');
     },
   );
@@ -52,8 +48,6 @@ export function dexPoolsRoutes(api: ApiRoutes, deps: Pick<TxGatewayDeps, 'db' | 
       const ref = parsePoolRef(p, p.poolAddress);
       if (!ref.ok) return sendError(res, 400, ref.error);
       await pools.remove(ref.value);
-      await deps.poolTrades.clear(ref.value.chainType, ref.value.chainId, ref.value.pool);
-      log.info({ msg: 'pool_removed', ...ref.value });
       sendOk(res, 'success');
     },
   );
@@ -74,7 +68,7 @@ export function dexPoolsRoutes(api: ApiRoutes, deps: Pick<TxGatewayDeps, 'db' | 
       if (!ref.ok) return sendError(res, 400, ref.error);
       const limit = parseTradesLimit(p.limit);
       if (!limit.ok) return sendError(res, 400, limit.error);
-      sendOk(res, { items: await deps.poolTrades.latest(ref.value.chainType, ref.value.chainId, ref.value.pool, limit.value) } satisfies HttpTxDexPoolTrades);
+      sendOk(res, { items: await pools.latest(ref.value, limit.value) } satisfies HttpTxDexPoolTrades);
     },
   );
 }
