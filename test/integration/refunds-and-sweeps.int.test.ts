@@ -9,7 +9,7 @@ import { TOPICS, loadContracts, type OrderEventMessage } from '@chainpipe/contra
 import { EvmSender, GAS_STATION_INDEX, GasStation, MnemonicSigner, OutgoingTransfers, originTxLookup, stationKeyOf } from '@chainpipe/custody';
 import { createDb, type Knex } from '@chainpipe/db';
 import { TopicProducer, createKafka } from '@chainpipe/kafka';
-import { OrderRepository, OutgoingTransferRepository, type NewOrder, type OrderPatch, type OrderRow } from '@chainpipe/order-store';
+import { OrderDepositRepository, OrderRepository, OutgoingTransferRepository, type NewOrder, type OrderPatch, type OrderRow } from '@chainpipe/order-store';
 import { createLogger } from '@chainpipe/runtime';
 import { collectTopic, createRegistryTopics, freePort, simChain, spawnTs, stopProcess, suiteDatabase, TEST_KEY_MNEMONIC, testEnv, uniquePrefix, waitFor, waitReady, type RunningProcess, type TopicCollector } from '@chainpipe/testing';
 import { runOrderCommand } from '../../apps/admin/src/order-commands';
@@ -228,6 +228,31 @@ describe('refunds, ManualReview resolutions and fee sweeps on the simulated chai
     expect((await orders.audit(forwarded.id)).at(-1)).to.deep.include({ event: 'operator_close', from_state: 'Exchanging', to_state: 'FailedNoRefund' });
     expect((await orders.audit(forwarded.id)).at(-1)!.detail).to.include({ reason: 'channel lost the swap', operator: 'grace' });
     expect(await runOrderCommand(['order:close', '--order', forwarded.order_no, '--reason', 'again'], db, lines().io), 'final').to.equal(1);
+  });
+
+  it('a second payment to a refunded order goes back to its refund address: the return transfer, less its network fee, and an extra_returned event', async () => {
+    const refundTo = freshAddress();
+    const o = await paidOrder('SlippageFailed', { refund_address: refundTo, execution: { outcome: 'SlippageFailed', quoted_out: '1', min_out: '2' } });
+    const refunded = await refundUntilMoved(o);
+    expect(refunded.state).to.equal('Refunded');
+    // paid again after the refund: recorded by the tracker as an extra deposit, verified on the chain
+    const again = parseEther('0.02');
+    const hash = await pay(o.deposit_address, again);
+    const deposits = new OrderDepositRepository(db);
+    const row = await deposits.record({ order_id: o.id, chain_type: 'ethereum', network: 'ethereum-mainnet', tx_hash: hash, address: o.deposit_address }, new Date());
+    await deposits.checked(row.id, { status: 'verified', amount: again }, new Date());
+    const returned = await waitFor(async () => {
+      await job.run();
+      const t = await stored.find(o.id, 'return');
+      return t?.status === 'confirmed' ? t : undefined;
+    }, { timeoutMs: 30_000, intervalMs: 200, what: 'the extra deposit returned' });
+    const tx = await rpc('eth_getTransactionByHash', [returned.tx_hash]);
+    expect(tx).to.include({ from: o.deposit_address, to: refundTo });
+    expect(BigInt(tx.value), 'the extra deposit less the network fee of its return').to.equal(again - BigInt(tx.gas) * BigInt(tx.maxFeePerGas));
+    expect(returned.detail).to.deep.include({ deposits: [hash], extras: again.toString() });
+    expect((await orders.audit(o.id)).at(-1)).to.deep.include({ event: 'extra_returned', from_state: 'Refunded', to_state: 'Refunded' });
+    await job.run();
+    expect((await stored.listByOrder(o.id)).filter((t) => t.kind === 'return'), 'once').to.have.length(1);
   });
 
   it('a failed swap whose whole deposit is less than the network fee of its refund ends in FailedNoRefund, the figures recorded', async () => {

@@ -1,7 +1,7 @@
 import { Counter, type Registry } from 'prom-client';
 import { transferCalldata, type FeePlan, type GasStation, type OutgoingTransfers, type TransferChain } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
-import { OrderRepository, OrderRotation, OutgoingTransferRepository, channelReturned, type OrderRow, type OutgoingTransferRow } from '@chainpipe/order-store';
+import { OrderDepositRepository, OrderRepository, OrderRotation, OutgoingTransferRepository, channelReturned, type OrderRow, type OutgoingTransferRow } from '@chainpipe/order-store';
 import { REFUND_SENDING_STATES, refundAmount, refundReady } from '@chainpipe/orders';
 import { errorMessage, type Logger } from '@chainpipe/runtime';
 import type { DepositOnChain, HoldingsChain } from './deposit-check';
@@ -57,7 +57,7 @@ export class RefundJob {
     this.log = deps.logger.child({ component: 'refunds' });
     this.outcomes = new Counter({
       name: 'chainpipe_agg_refund_transfers_total',
-      help: 'Refund job outcomes: sent, confirmed (order Refunded), failed (an operator looks), nothing_after_fee, gas_topup (a token refund waits for the gas station\'s top-up), unsupported (chain, or a token without a gas station), deposit_unverified (the chain\'s node does not show the deposit paying the address), impossible (the whole deposit is less than the refund\'s network fee: FailedNoRefund), provider_refund_pending (a forwarded swap\'s refund by the channel, by its hash, not yet confirmed at the deposit address), error (tried again next pass)',
+      help: 'Refund job outcomes: sent, confirmed (order Refunded), failed (an operator looks), nothing_after_fee, gas_topup (a token refund waits for the gas station\'s top-up), unsupported (chain, or a token without a gas station), deposit_unverified (the chain\'s node does not show the deposit paying the address), impossible (the whole deposit is less than the refund\'s network fee: FailedNoRefund), provider_refund_pending (a forwarded swap\'s refund by the channel, by its hash, not yet confirmed at the deposit address), returned (extra deposits sent back to the refund address, D166), error (tried again next pass)',
       labelNames: ['outcome'],
       registers: [deps.registry],
     });
@@ -78,6 +78,84 @@ export class RefundJob {
         this.log.warn({ msg: 'refund_failed', orderNo: order.order_no, err: errorMessage(err) });
       }
     }
+    for (const order of await this.returnCandidates()) {
+      try {
+        await this.returnExtras(order);
+      } catch (err) {
+        this.outcomes.inc({ outcome: 'error' });
+        this.log.warn({ msg: 'return_failed', orderNo: order.order_no, err: errorMessage(err) });
+      }
+    }
+  }
+
+  /**
+   * Orders whose own money is settled (`Refunded`, `Settled`) with a refund address and deposits
+   * of their native source coin they could not take (docs/decisions.md#d166), whose return is not
+   * confirmed or failed yet.
+   */
+  private returnCandidates(): Promise<OrderRow[]> {
+    return this.deps.db('agg.orders as o')
+      .join('price.tokens as t', 't.id', 'o.src_token_id')
+      .whereIn('o.state', ['Refunded', 'Settled'])
+      .where('t.is_native', true)
+      .whereNotNull('o.refund_address')
+      .whereNotNull('o.deposit_index')
+      .whereExists(function extra() {
+        this.select(this.client.raw('1')).from('agg.order_deposits as d').whereRaw('d.order_id = o.id').where('d.status', 'verified').whereRaw('d.tx_hash is distinct from o.deposit_tx_hash');
+      })
+      .whereNotExists(function returned() {
+        this.select(this.client.raw('1')).from('agg.outgoing_transfers as r').whereRaw('r.order_id = o.id').where('r.kind', 'return').whereIn('r.status', ['confirmed', 'failed']);
+      })
+      .orderBy('o.id')
+      .limit(this.deps.batchSize)
+      .select('o.*');
+  }
+
+  /**
+   * The order's extra deposits of its native coin back to its refund address, once (a `return`
+   * transfer): their sum, at most what the address holds beyond the fees a settled order still
+   * owes the treasury, less the transfer's network fee. Confirmed, an `extra_returned` event.
+   */
+  private async returnExtras(order: OrderRow): Promise<void> {
+    const chain = this.deps.chains(order.deposit_chain_type);
+    if (!chain) return;
+    let row = await this.stored.find(order.id, 'return');
+    if (row) row = await this.deps.transfers.follow(await this.deps.transfers.broadcast(row));
+    else {
+      const extras = await new OrderDepositRepository(this.deps.db).extras(order);
+      const sum = extras.filter((d) => d.status === 'verified').reduce((n, d) => n + BigInt(d.amount ?? '0'), 0n);
+      const from = { index: order.deposit_index!, address: order.deposit_address };
+      const to = order.refund_address!;
+      const sweep = await this.stored.find(order.id, 'sweep');
+      // a settled order's fees are the treasury's until their sweep is confirmed
+      const owed = order.state === 'Settled' && sweep?.status !== 'confirmed' ? BigInt(order.fee_platform) + BigInt(order.fee_integrator) : 0n;
+      const [plan, held] = await Promise.all([chain.feePlan(from.address, to), chain.balanceOf(from.address)]);
+      const amount = refundAmount({ principal: sum, held: held > owed ? held - owed : 0n, networkFee: plan.maxNetworkFee });
+      if (amount.kind === 'nothing_after_fee') {
+        this.outcomes.inc({ outcome: 'nothing_after_fee' });
+        return;
+      }
+      row = await this.deps.transfers.follow(
+        await this.deps.transfers.send({
+          orderId: order.id,
+          kind: 'return',
+          chainType: order.deposit_chain_type,
+          from,
+          call: { to, value: amount.value, fees: plan },
+          asset: null,
+          amount: amount.value,
+          detail: { deposits: extras.map((d) => d.tx_hash), extras: sum.toString(), held: held.toString(), owed: owed.toString(), network_fee: plan.maxNetworkFee.toString() },
+        }),
+      );
+      this.log.info({ msg: 'extras_returned', orderNo: order.order_no, txHash: row.tx_hash, amount: row.amount, to });
+    }
+    if (row.status === 'failed') {
+      this.outcomes.inc({ outcome: 'failed' });
+      this.log.error({ msg: 'return_transfer_failed', orderNo: order.order_no, txHash: row.tx_hash, err: row.error });
+      return;
+    }
+    if (row.status !== 'confirmed') return;
+    if (await this.orders.note(order.id, { event: 'extra_returned', detail: { tx_hash: row.tx_hash, to: row.to_address, amount: row.amount, deposits: row.detail.deposits } })) this.outcomes.inc({ outcome: 'returned' });
   }
 
   private candidates(afterId: string | null): Promise<OrderRow[]> {

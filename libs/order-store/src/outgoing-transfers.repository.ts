@@ -5,9 +5,10 @@ import type { Knex } from '@chainpipe/db';
  * a token forward needs before it, a failed order's `refund`, a fee `sweep` to the treasury,
  * and the gas station's top-up of the deposit address before a token forward, refund or sweep
  * (`gas_topup_<purpose>`: one per order and purpose, as every kind; sent from the station's key,
- * not the deposit address's).
+ * not the deposit address's), and the `return` of the deposits the order could not take to its
+ * refund address (docs/decisions.md#d166).
  */
-export const OUTGOING_TRANSFER_KINDS = ['forward', 'approve', 'refund', 'sweep', 'gas_topup_forward', 'gas_topup_refund', 'gas_topup_sweep'] as const;
+export const OUTGOING_TRANSFER_KINDS = ['forward', 'approve', 'refund', 'sweep', 'gas_topup_forward', 'gas_topup_refund', 'gas_topup_sweep', 'return'] as const;
 export type OutgoingTransferKind = (typeof OUTGOING_TRANSFER_KINDS)[number];
 
 /** What a gas top-up pays for: the transfers of that kind (and an `approve` with a forward). */
