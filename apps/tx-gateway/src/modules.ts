@@ -13,6 +13,7 @@ import { addressUseCases } from './use-cases/addresses';
 import { appConfigUseCases } from './use-cases/app-config';
 import { dexPoolUseCases } from './use-cases/dex-pools';
 import { queryUseCases } from './use-cases/queries';
+import { rpcProxyUseCases } from './use-cases/rpc-proxy';
 
 export type TxGatewayModuleDeps = TxGatewayDeps & { bodyLimitBytes: number };
 
@@ -56,12 +57,13 @@ export function txGatewayModules(deps: TxGatewayModuleDeps): RouteModule[] {
     ...deps,
     publishChanges: async (messages) => void (await deps.producer.publish(TOPICS.addressesChanges, messages.map((value) => ({ value })))),
   });
+  const rpcProxy = rpcProxyUseCases({ ...deps.rpcProxy, rpcTimeoutMs: deps.rpcTimeoutMs, logger: deps.logger, registry: deps.registry });
   return [
     // Query endpoints (list and V2 formats) use `msg`; addresses, app config and pool trades `message`.
     routeModule('transaction-queries', shared, defaultEnvelope, (api) => queriesRoutes(api, queries)),
     routeModule('monitored-addresses', shared, addressesEnvelopeFor, (api) => addressesRoutes(api, addresses)),
     routeModule('push-configuration', shared, appConfigEnvelopeFor, (api) => appConfigRoutes(api, appConfigUseCases(deps))),
-    routeModule('rpc-proxy', shared, rpcProxyEnvelopeFor, (api) => rpcProxyRoutes(api, deps), { [RPC_PROXY_LIMIT]: deps.rpcProxyLimit }),
+    routeModule('rpc-proxy', shared, rpcProxyEnvelopeFor, (api) => rpcProxyRoutes(api, rpcProxy), { [RPC_PROXY_LIMIT]: deps.rpcProxyLimit }),
     routeModule('websocket-push', shared, defaultEnvelope, (api) => websocketRoutes(api)),
     routeModule('pool-trades', shared, dexPoolsEnvelopeFor, (api) => dexPoolsRoutes(api, dexPoolUseCases(deps))),
   ];

@@ -9,6 +9,8 @@ import { checkWebhookUrl } from '@chainpipe/webhooks';
 import { addressUseCases } from '../src/use-cases/addresses';
 import { appConfigUseCases } from '../src/use-cases/app-config';
 import { queryUseCases } from '../src/use-cases/queries';
+import { rpcProxyUseCases } from '../src/use-cases/rpc-proxy';
+import { methodRefused } from '../src/management/rpc-proxy';
 
 const logger = createLogger({ name: 'use-case-test', level: 'silent' });
 
@@ -136,5 +138,30 @@ describe('app-config use-cases', () => {
     const refused = { ok: false, error: `webhook_url ${check.reason}` };
     expect(await appConfig.replace('app-1', { enable_webhook: true, webhook_url: url })).to.deep.equal(refused);
     expect(await appConfig.update('app-1', { webhook_url: url })).to.deep.equal(refused);
+  });
+});
+
+describe('rpc proxy use-cases', () => {
+  const ethereum = NETWORKS.find((n) => n.chainType === 'ethereum' && n.chainId === 1)!;
+  const proxyOf = (registry: Registry) => rpcProxyUseCases({ origins: parseChainOrigins('', null), maxAnswerBytes: 1024, rpcTimeoutMs: 1000, logger, registry });
+
+  it('a method that is not a read is refused with 400 before any node is looked up; a read without a node is 503', async () => {
+    const registry = new Registry();
+    const proxy = proxyOf(registry);
+    expect(await proxy.forward(ethereum, 'eth_sendRawTransaction', ['0x00'])).to.deep.equal({ ok: false, status: 400, message: methodRefused(ethereum, 'eth_sendRawTransaction') });
+    expect(await proxy.forward(ethereum, 'eth_blockNumber', [])).to.deep.equal({ ok: false, status: 503, message: `no chain origin configured for ${ethereum.network}` });
+    const outcomes = (await registry.getSingleMetric('chainpipe_tx_rpc_proxy_calls_total')!.get()).values.map((v) => v.labels.outcome).sort();
+    expect(outcomes).to.deep.equal(['method_refused', 'no_origin']);
+  });
+
+  it('a missing or unknown x-chain-net is counted as refused and answered 500 and 400 as the spec has them', async () => {
+    const registry = new Registry();
+    const proxy = proxyOf(registry);
+    // The spec gives a missing x-chain-net 500; an unknown network is a bad request.
+    expect(proxy.network(undefined)).to.include({ ok: false, status: 500 });
+    expect(proxy.network('no-such-net')).to.include({ ok: false, status: 400 });
+    expect(proxy.network(ethereum.network)).to.deep.equal({ ok: true, network: ethereum });
+    const outcomes = (await registry.getSingleMetric('chainpipe_tx_rpc_proxy_calls_total')!.get()).values.map((v) => v.labels.outcome).sort();
+    expect(outcomes).to.deep.equal(['missing_network', 'unknown_network']);
   });
 });

@@ -1,33 +1,9 @@
 import type { RequestHandler } from 'express';
-import { Counter, Histogram } from 'prom-client';
 import type { NetworkInfo } from '@chainpipe/chains';
-import { jsonRpcCall } from '@chainpipe/upstreams';
 import { sendError, sendOk, type ApiRoutes, type HandlerFor } from '@chainpipe/http';
-import { errorMessage } from '@chainpipe/runtime';
-import type { TxGatewayDeps } from '../deps';
 import { RPC_PROXY_PATHS } from '../management/envelopes';
-import { proxyAllows } from '../management/rpc-methods';
-import { DEFAULT_RPC_METHOD, methodRefused, proxyFailure, resolveChainNet } from '../management/rpc-proxy';
-
-type RpcProxyDeps = Pick<TxGatewayDeps, 'contracts' | 'logger' | 'registry' | 'rpcProxy' | 'rpcTimeoutMs'>;
-
-function proxyMetrics(deps: RpcProxyDeps) {
-  return {
-    calls: new Counter({
-      name: 'chainpipe_tx_rpc_proxy_calls_total',
-      help: 'RPC proxy calls by network and outcome',
-      labelNames: ['network', 'outcome'],
-      registers: [deps.registry],
-    }),
-    duration: new Histogram({
-      name: 'chainpipe_tx_rpc_proxy_origin_duration_seconds',
-      help: 'Time the chain origin took to answer a proxied call',
-      labelNames: ['network'],
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
-      registers: [deps.registry],
-    }),
-  };
-}
+import { DEFAULT_RPC_METHOD } from '../management/rpc-proxy';
+import type { RpcProxyUseCases } from '../use-cases/rpc-proxy';
 
 /** The RPC proxy's rate limit (a name in the API's `ApiRoutes` rate limits). */
 export const RPC_PROXY_LIMIT = 'rpcProxy';
@@ -40,46 +16,19 @@ export const RPC_PROXY_LIMIT = 'rpcProxy';
  * call has its own deadline (CHAIN_RPC_TIMEOUT_MS), so a silent node costs the client a 504,
  * never a hung request, and its answer a bound (RPC_PROXY_MAX_ANSWER_BYTES).
  */
-export function rpcProxyRoutes(api: ApiRoutes, deps: RpcProxyDeps): void {
-  const metrics = proxyMetrics(deps);
-  const log = deps.logger.child({ component: 'rpc-proxy' });
-
+export function rpcProxyRoutes(api: ApiRoutes, proxy: RpcProxyUseCases): void {
   const network: RequestHandler = (req, res, next) => {
-    const resolved = resolveChainNet(req.headers['x-chain-net']);
-    if (!resolved.ok) {
-      metrics.calls.inc({ network: 'unknown', outcome: resolved.status === 500 ? 'missing_network' : 'unknown_network' });
-      return sendError(res, resolved.status, resolved.message);
-    }
+    const resolved = proxy.network(req.headers['x-chain-net']);
+    if (!resolved.ok) return sendError(res, resolved.status, resolved.message);
     res.locals.network = resolved.network;
     next();
   };
 
   const forward: HandlerFor<{ body: 'http/tx/rpc-proxy' }> = async (req, res) => {
-    const net = res.locals.network as NetworkInfo;
     const { method = DEFAULT_RPC_METHOD, params = [] } = req.body;
-    if (!proxyAllows(net.family, method)) {
-      metrics.calls.inc({ network: net.network, outcome: 'method_refused' });
-      return sendError(res, 400, methodRefused(net, method));
-    }
-    const url = deps.rpcProxy.origins.urlFor(net.network);
-    if (!url) {
-      metrics.calls.inc({ network: net.network, outcome: 'no_origin' });
-      return sendError(res, 503, `no chain origin configured for ${net.network}`);
-    }
-    const end = metrics.duration.startTimer({ network: net.network });
-    try {
-      const result = await jsonRpcCall(url, method, params, deps.rpcTimeoutMs, {}, deps.rpcProxy.maxAnswerBytes);
-      end();
-      metrics.calls.inc({ network: net.network, outcome: 'ok' });
-      sendOk(res, result === undefined ? null : result, { code: 1, message: 'success' });
-    } catch (err) {
-      end();
-      const failure = proxyFailure(err);
-      metrics.calls.inc({ network: net.network, outcome: failure.outcome });
-      // The whole failure to the log (a socket error names the node's address); the caller gets failure.message (D174).
-      log.warn({ msg: 'rpc_proxy_origin_failed', network: net.network, method, outcome: failure.outcome, status: failure.status, err: errorMessage(err) });
-      sendError(res, failure.status, failure.message);
-    }
+    const answer = await proxy.forward(res.locals.network as NetworkInfo, method, params);
+    if (!answer.ok) return sendError(res, answer.status, answer.message);
+    sendOk(res, answer.result === undefined ? null : answer.result, { code: 1, message: 'success' });
   };
 
   // Both paths share one count.
