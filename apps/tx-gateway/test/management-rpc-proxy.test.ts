@@ -1,10 +1,12 @@
 import { expect } from 'chai';
 import { KNOWN_NETWORK_NAMES, networkByName, parseChainOrigins } from '@chainpipe/chains';
-import { ConfigError } from '@chainpipe/runtime';
+import { ConfigError, SecretBox, createLogger, systemClock } from '@chainpipe/runtime';
+import { Registry } from 'prom-client';
+import { createDb } from '@chainpipe/db';
 import { OriginError } from '@chainpipe/upstreams';
 import { loadContracts } from '@chainpipe/contracts';
 import { messageEnvelope, msgEnvelope } from '@chainpipe/http';
-import { managementEnvelopeFor } from '../src/management/envelopes';
+import { txGatewayModules } from '../src/modules';
 import { proxyAllows } from '../src/management/rpc-methods';
 import { methodRefused, proxyFailure, resolveChainNet, rpcProxyOrigins } from '../src/management/rpc-proxy';
 
@@ -83,12 +85,42 @@ describe('rpc proxy decisions', () => {
   });
 });
 
-describe('management envelopes by path', () => {
-  it('message for addresses and app config (both layouts), msg for the RPC proxy, nothing for other groups', () => {
-    for (const p of ['/tx/api/v1/addresses', '/tx/api/v1/addresses/contains', '/TX/API/V1/Addresses/', '/api/v1/address', '/api/v1/address/add', '/tx/api/v1/app/config', '/tx/api/v1/app/webhook/retry/status']) {
-      expect(managementEnvelopeFor(p), p).to.equal(messageEnvelope);
+describe('route module envelopes by path', () => {
+  // The gateway's modules with inert dependencies (nothing is called; the database is never connected).
+  const modules = txGatewayModules({
+    db: createDb({ url: 'postgres://127.0.0.1:1/never-connected' }),
+    contracts: loadContracts(),
+    producer: { publish: () => Promise.reject(new Error('inert')) },
+    logger: createLogger({ name: 'envelope-test', level: 'silent' }),
+    registry: new Registry(),
+    resolveKey: () => Promise.resolve(undefined),
+    origins: parseChainOrigins('', null),
+    rpcTimeoutMs: 1000,
+    rpcProxy: { origins: parseChainOrigins('', null), maxAnswerBytes: 1024 },
+    secretBox: new SecretBox('0'.repeat(64)),
+    allowPrivateWebhookTargets: false,
+    retryWebhooks: () => Promise.reject(new Error('inert')),
+    poolTrades: undefined as never,
+    clock: systemClock,
+    bodyLimitBytes: 1024,
+  });
+  /** The modules that claim a path's envelope (createModularApp takes the first). */
+  const claims = (path: string) => modules.filter((m) => m.envelopeFor(path) !== undefined).map((m) => ({ name: m.name, style: m.envelopeFor(path) }));
+
+  it('message for addresses, app config and pool trades (both layouts), msg for the RPC proxy, the default for queries and push', () => {
+    for (const p of ['/tx/api/v1/addresses', '/tx/api/v1/addresses/contains', '/TX/API/V1/Addresses/', '/api/v1/address', '/api/v1/address/add', '/tx/api/v1/app/config', '/tx/api/v1/app/webhook/retry/status', '/tx/api/v1/dex-pools', '/tx/api/v1/dex-pools/0xabc/trades']) {
+      expect(claims(p).map((c) => c.style), p).to.deep.equal([messageEnvelope]);
     }
-    for (const p of ['/api/v1/rpcproxy', '/tx/api/v1/rpcproxy', '/tx/api/v1/rpcproxy/']) expect(managementEnvelopeFor(p), p).to.equal(msgEnvelope);
-    for (const p of ['/tx/api/v1/transfers/search', '/api/v1/addressbook', '/tx/api/v1/application', '/api/v1/transfer', '/']) expect(managementEnvelopeFor(p), p).to.equal(undefined);
+    for (const p of ['/api/v1/rpcproxy', '/tx/api/v1/rpcproxy', '/tx/api/v1/rpcproxy/']) expect(claims(p).map((c) => c.style), p).to.deep.equal([msgEnvelope]);
+    for (const p of ['/tx/api/v1/transfers/search', '/api/v1/addressbook', '/tx/api/v1/application', '/api/v1/transfer', '/tx/api/v1/transaction/ws', '/']) expect(claims(p), p).to.deep.equal([]);
+  });
+
+  it('every declared route is claimed by its own module or by none (the default, msg)', () => {
+    for (const m of modules) {
+      for (const r of m.api.routes) {
+        const owners = claims(r.path).map((c) => c.name);
+        expect(owners.length <= 1 && owners.every((n) => n === m.name), `${r.method} ${r.path} of ${m.name}: ${owners.join(', ')}`).to.equal(true);
+      }
+    }
   });
 });

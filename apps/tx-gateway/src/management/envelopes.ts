@@ -1,10 +1,11 @@
 import { messageEnvelope, msgEnvelope, type EnvelopeStyle } from '@chainpipe/http';
 
 /**
- * Which envelope the management endpoints answer in, by path: `message` for monitored addresses
- * app config / webhook retry and pool trades, `msg` for the RPC proxy (spec, "Response envelopes"). Decided
- * from the path alone so that errors raised before a router runs (401/403, invalid JSON, 413,
- * timeouts) use the route's style too.
+ * Which envelope the management route modules answer in, by path: `message` for monitored
+ * addresses, app config / webhook retry and pool trades, `msg` for the RPC proxy (spec, "Response
+ * envelopes"); the query and push paths take the app's default (`msg`). Decided from the path
+ * alone so that errors raised before a router runs (401/403, invalid JSON, 413, timeouts) use the
+ * route's style too.
  */
 export const ADDRESS_PATH_PREFIXES = ['/tx/api/v1/addresses', '/api/v1/address'] as const;
 export const APP_CONFIG_PATH_PREFIXES = ['/tx/api/v1/app'] as const;
@@ -26,8 +27,3 @@ export const addressesEnvelopeFor = envelopeUnder(ADDRESS_PATH_PREFIXES, message
 export const appConfigEnvelopeFor = envelopeUnder(APP_CONFIG_PATH_PREFIXES, messageEnvelope);
 export const dexPoolsEnvelopeFor = envelopeUnder(DEX_POOL_PATH_PREFIXES, messageEnvelope);
 export const rpcProxyEnvelopeFor = envelopeUnder(RPC_PROXY_PATHS, msgEnvelope);
-
-/** Every management path's envelope; undefined for the query and push paths (the app's default, `msg`). */
-export function managementEnvelopeFor(path: string): EnvelopeStyle | undefined {
-  return addressesEnvelopeFor(path) ?? appConfigEnvelopeFor(path) ?? dexPoolsEnvelopeFor(path) ?? rpcProxyEnvelopeFor(path);
-}
