@@ -8,7 +8,7 @@ import { ApiKeyRepository, createDb, ensureDatabase, migrateLatest, type Knex } 
 import { createKeyResolver, generateApiKey, listen } from '@chainpipe/http';
 import { BatchConsumer, TopicProducer, createKafka, ensureTopics } from '@chainpipe/kafka';
 import { latestQuoteItem, type CryptoQuoteMessage, type TokenRow } from '@chainpipe/price';
-import { QuoteStore, ReferenceRepository, cryptoQuoteKey, importReference } from '@chainpipe/price-store';
+import { QuoteHistoryRepository, QuoteStore, ReferenceRepository, cryptoQuoteKey, importReference } from '@chainpipe/price-store';
 import { createRedis, type Redis } from '@chainpipe/redis';
 import { createLogger, systemClock } from '@chainpipe/runtime';
 import { createMarketGatewayApp, priceModule } from '@chainpipe/market-gateway';
@@ -242,7 +242,7 @@ async function pipeline(db: Knex, redis: Redis, brokers: string[]): Promise<void
   let handled = 0;
   let doneOurs!: () => void;
   const oursDone = new Promise<void>((r) => (doneOurs = r));
-  const handler = quotesHandler({ db, store: new QuoteStore(redis), registry, clock: systemClock });
+  const handler = quotesHandler({ history: new QuoteHistoryRepository(db), store: new QuoteStore(redis), registry, clock: systemClock });
   const consumer = new BatchConsumer({
     kafka,
     groupId: `${prefix}writer`,

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { canonicalAddressForChainType } from '@chainpipe/chains';
 import type { Knex } from '@chainpipe/db';
 import { OrderDepositRepository, OrderRepository, OutgoingTransferRepository, type OrderRow } from '@chainpipe/order-store';
+import { ReferenceRepository } from '@chainpipe/price-store';
 import { UsageError, type Output } from './commands';
 import { operatorOf } from './operator';
 
@@ -103,7 +104,7 @@ async function refundAddressOf(db: Knex, order: OrderRow, given: string | undefi
   if (given === undefined) {
     return order.refund_address ? { ok: true, address: order.refund_address } : { ok: false, error: `${order.order_no} has no refund address: give one with --address` };
   }
-  const chain: { chain_type: string } | undefined = await db('price.tokens as t').join('price.chains as c', 'c.id', 't.chain_id').where('t.id', order.src_token_id).first('c.chain_type');
-  const checked = canonicalAddressForChainType(chain?.chain_type ?? '', given.trim());
-  return checked.ok ? { ok: true, address: checked.address } : { ok: false, error: `--address is not an address of the order's source chain (${chain?.chain_type ?? 'unknown'})` };
+  const chainType = await new ReferenceRepository(db).chainTypeOfToken(order.src_token_id);
+  const checked = canonicalAddressForChainType(chainType ?? '', given.trim());
+  return checked.ok ? { ok: true, address: checked.address } : { ok: false, error: `--address is not an address of the order's source chain (${chainType ?? 'unknown'})` };
 }

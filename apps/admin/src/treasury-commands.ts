@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 import { CHAINS, canonicalAddress, type ChainType } from '@chainpipe/chains';
 import { gasTopUp, solanaSweepFit, transferCalldata, type FeePlan, type GasStation, type OutgoingTransfers } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
-import { OutgoingTransferRepository, type OrderRow } from '@chainpipe/order-store';
-import { SWEEPABLE_STATES, decideSweep } from '@chainpipe/orders';
+import { OrderRepository, OutgoingTransferRepository } from '@chainpipe/order-store';
+import { decideSweep } from '@chainpipe/orders';
 import { str, type Field } from '@chainpipe/runtime';
 import { UsageError, type Output } from './commands';
 import { operatorOf } from './operator';
@@ -99,19 +99,7 @@ export async function runTreasuryCommand(argv: string[], deps: TreasuryDeps, io:
   if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) throw new UsageError('--limit must be 1 to 100000');
   const dryRun = values['dry-run'];
   const stored = new OutgoingTransferRepository(deps.db);
-  const query = deps.db('agg.orders as o')
-    .join('price.tokens as t', 't.id', 'o.src_token_id')
-    .whereIn('o.state', SWEEPABLE_STATES)
-    .whereNotNull('o.deposit_index')
-    .whereRaw('(o.fee_platform::numeric + o.fee_integrator::numeric) > 0')
-    .whereNotExists(function finished() {
-      this.select(deps.db.raw('1')).from('agg.outgoing_transfers as s').whereRaw('s.order_id = o.id').where('s.kind', 'sweep').whereIn('s.status', ['confirmed', 'failed']);
-    })
-    .orderBy('o.id')
-    .limit(limit)
-    .select('o.*', 't.is_native', 't.contract_address');
-  if (values.order !== undefined) query.where('o.order_no', values.order.trim());
-  const orders: (OrderRow & { is_native: boolean; contract_address: string | null })[] = await query;
+  const orders = await new OrderRepository(deps.db).listSweepable(limit, values.order?.trim());
   const totals = new Map<string, bigint>();
   let count = 0;
   let failures = 0;

@@ -1,8 +1,9 @@
 import { NETWORKS, type NetworkInfo } from '@chainpipe/chains';
 import type { TransferChain } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
-import type { OrderRow } from '@chainpipe/order-store';
+import { OrderDepositRepository, type OrderRow } from '@chainpipe/order-store';
 import { verifyDeposit, type ChainTxLookup, type DepositToken } from '@chainpipe/orders';
+import { ReferenceRepository } from '@chainpipe/price-store';
 
 /** What the check needs of a chain: what an address holds (`EvmSender`, `BitcoinSender`, `TronSender`, `SolanaSender`). */
 export interface HoldingsChain {
@@ -24,8 +25,13 @@ export type DepositCheck =
  */
 export class DepositOnChain {
   private readonly tokens = new Map<number, DepositToken>();
+  private readonly deposits: OrderDepositRepository;
+  private readonly reference: ReferenceRepository;
 
-  constructor(private readonly deps: { db: Knex; chainTx(network: NetworkInfo, txHash: string): Promise<ChainTxLookup> }) {}
+  constructor(private readonly deps: { db: Knex; chainTx(network: NetworkInfo, txHash: string): Promise<ChainTxLookup> }) {
+    this.deposits = new OrderDepositRepository(deps.db);
+    this.reference = new ReferenceRepository(deps.db);
+  }
 
   async check(order: OrderRow, chain: HoldingsChain, opts: { held: boolean }): Promise<DepositCheck> {
     if (!order.deposit_tx_hash || order.deposit_amount === null) return { ok: false, reason: 'unknown_to_node', detail: 'no deposit on the order' };
@@ -64,14 +70,14 @@ export class DepositOnChain {
 
   /** The network the deposit was seen on (recorded with it), else the chain type's mainnet, where the senders send. */
   private async network(order: OrderRow): Promise<NetworkInfo | undefined> {
-    const seen: { network: string } | undefined = await this.deps.db('agg.order_deposits').where({ order_id: order.id, tx_hash: order.deposit_tx_hash }).first('network');
-    return NETWORKS.find((n) => (seen ? n.network === seen.network : n.chainType === order.deposit_chain_type && !n.testnet));
+    const seen = await this.deposits.networkOf(order.id, order.deposit_tx_hash);
+    return NETWORKS.find((n) => (seen !== undefined ? n.network === seen : n.chainType === order.deposit_chain_type && !n.testnet));
   }
 
   private async token(tokenId: number, family: DepositToken['family']): Promise<DepositToken> {
     const cached = this.tokens.get(tokenId);
     if (cached) return cached;
-    const row: { is_native: boolean; contract_address: string | null } | undefined = await this.deps.db('price.tokens').where({ id: tokenId }).first('is_native', 'contract_address');
+    const row = await this.reference.tokenAsset(tokenId);
     const token: DepositToken = { isNative: row?.is_native === true, contractAddress: row?.contract_address ?? null, family };
     this.tokens.set(tokenId, token);
     return token;

@@ -235,7 +235,7 @@ export class OrderExecutor {
     if (cached) return cached;
     const [active] = await this.reference.tokensByIds([id]);
     // an order keeps its tokens after one is deactivated
-    const row = active ?? (await this.deps.db('price.tokens').where({ id }).first('id', 'symbol', 'decimals', 'chain_id', 'contract_address'));
+    const row = active ?? (await this.reference.tokenRefRow(id));
     if (!row) throw new Error(`token ${id} is not in the price reference`);
     const ref = tokenRefOf(row);
     this.tokens.set(id, ref);

@@ -2,7 +2,8 @@ import { Counter, type Registry } from 'prom-client';
 import { transferCalldata, type FeePlan, type GasStation, type OutgoingTransfers, type TransferChain } from '@chainpipe/custody';
 import type { Knex } from '@chainpipe/db';
 import { OrderDepositRepository, OrderRepository, OrderRotation, OutgoingTransferRepository, channelReturned, type OrderRow, type OutgoingTransferRow } from '@chainpipe/order-store';
-import { REFUND_SENDING_STATES, refundAmount, refundReady } from '@chainpipe/orders';
+import { refundAmount, refundReady } from '@chainpipe/orders';
+import { ReferenceRepository } from '@chainpipe/price-store';
 import { errorMessage, type Logger } from '@chainpipe/runtime';
 import type { DepositOnChain, HoldingsChain } from './deposit-check';
 
@@ -47,6 +48,7 @@ export class RefundJob {
   private readonly orders: OrderRepository;
   private readonly rotation = new OrderRotation();
   private readonly stored: OutgoingTransferRepository;
+  private readonly reference: ReferenceRepository;
   private readonly log: Logger;
   private readonly outcomes: Counter<'outcome'>;
   private readonly tokens = new Map<number, { native: boolean; contract: string | null }>();
@@ -54,6 +56,7 @@ export class RefundJob {
   constructor(private readonly deps: RefundJobDeps) {
     this.orders = new OrderRepository(deps.db);
     this.stored = new OutgoingTransferRepository(deps.db);
+    this.reference = new ReferenceRepository(deps.db);
     this.log = deps.logger.child({ component: 'refunds' });
     this.outcomes = new Counter({
       name: 'chainpipe_agg_refund_transfers_total',
@@ -94,21 +97,7 @@ export class RefundJob {
    * confirmed or failed yet.
    */
   private returnCandidates(): Promise<OrderRow[]> {
-    return this.deps.db('agg.orders as o')
-      .join('price.tokens as t', 't.id', 'o.src_token_id')
-      .whereIn('o.state', ['Refunded', 'Settled'])
-      .where('t.is_native', true)
-      .whereNotNull('o.refund_address')
-      .whereNotNull('o.deposit_index')
-      .whereExists(function extra() {
-        this.select(this.client.raw('1')).from('agg.order_deposits as d').whereRaw('d.order_id = o.id').where('d.status', 'verified').whereRaw('d.tx_hash is distinct from o.deposit_tx_hash');
-      })
-      .whereNotExists(function returned() {
-        this.select(this.client.raw('1')).from('agg.outgoing_transfers as r').whereRaw('r.order_id = o.id').where('r.kind', 'return').whereIn('r.status', ['confirmed', 'failed']);
-      })
-      .orderBy('o.id')
-      .limit(this.deps.batchSize)
-      .select('o.*');
+    return this.orders.listExtrasToReturn(this.deps.batchSize);
   }
 
   /**
@@ -159,24 +148,7 @@ export class RefundJob {
   }
 
   private candidates(afterId: string | null): Promise<OrderRow[]> {
-    const q = this.deps.db('agg.orders as o')
-      .whereIn('o.state', REFUND_SENDING_STATES)
-      .whereNotNull('o.refund_address')
-      .whereNotNull('o.deposit_amount')
-      .whereNotNull('o.deposit_index')
-      .where((q) =>
-        q
-          .where((failed) => failed.whereNot('o.state', 'ManualReview').whereNotNull('o.execution').where((held) => held.whereNull('o.forward_tx_hash').orWhereRaw("(o.execution->>'provider_outcome' = 'Refunded' or o.execution->>'outcome' = 'Refunded')")))
-          .orWhere((manual) => manual.where('o.state', 'ManualReview').where('o.resolution', 'refund')),
-      )
-      .whereNotExists(function refundFailed() {
-        this.select(this.client.raw('1')).from('agg.outgoing_transfers as t').whereRaw('t.order_id = o.id').where('t.kind', 'refund').where('t.status', 'failed');
-      })
-      .orderBy('o.id')
-      .limit(this.deps.batchSize)
-      .select('o.*');
-    if (afterId) q.where('o.id', '>', afterId);
-    return q;
+    return this.orders.listRefundCandidates(this.deps.batchSize, afterId);
   }
 
   private async refund(order: OrderRow): Promise<void> {
@@ -339,7 +311,7 @@ export class RefundJob {
   private async token(tokenId: number): Promise<{ native: boolean; contract: string | null }> {
     const cached = this.tokens.get(tokenId);
     if (cached) return cached;
-    const row: { is_native: boolean; contract_address: string | null } | undefined = await this.deps.db('price.tokens').where({ id: tokenId }).first('is_native', 'contract_address');
+    const row = await this.reference.tokenAsset(tokenId);
     const token = { native: row?.is_native === true, contract: row?.contract_address ?? null };
     this.tokens.set(tokenId, token);
     return token;

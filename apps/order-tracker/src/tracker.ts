@@ -1,6 +1,6 @@
 import { Counter, type Registry } from 'prom-client';
 import { networkByName, type ChainFamily, type ChainType, type NetworkInfo } from '@chainpipe/chains';
-import { TOPICS, type OrderEventMessage, type TxPushMessage } from '@chainpipe/contracts';
+import { TOPICS, type TxPushMessage } from '@chainpipe/contracts';
 import { ApiKeyRepository, type Knex } from '@chainpipe/db';
 import type { TopicProducer } from '@chainpipe/kafka';
 import { OrderDepositRepository, OrderRepository, OrderRotation, type AuditEntry, type LedgerLine, type OrderDepositRow, type OrderPatch, type OrderRow } from '@chainpipe/order-store';
@@ -238,17 +238,7 @@ export class OrderTracker {
    */
   private async ensureDepositAddresses(): Promise<void> {
     const appId = this.deps.depositAppId;
-    const missing: { deposit_chain_type: string; deposit_address: string }[] = await this.deps.db('agg.orders as o')
-      .where('o.state', 'Depositing')
-      .whereNotExists(function monitored() {
-        this.select(this.client.raw('1'))
-          .from('tx.monitored_addresses as m')
-          .where('m.app_id', appId)
-          .whereRaw('m.chain_type = o.deposit_chain_type')
-          .whereRaw('m.address = o.deposit_address');
-      })
-      .distinct('o.deposit_chain_type', 'o.deposit_address')
-      .limit(this.deps.batchSize);
+    const missing = await this.orders.listUnmonitoredDepositAddresses(appId, this.deps.batchSize);
     if (missing.length === 0) return;
     await new ApiKeyRepository(this.deps.db).createApp(appId, 'Aggregator deposit addresses');
     const byChain = new Map<string, string[]>();
@@ -330,17 +320,7 @@ export class OrderTracker {
   async publishEvents(): Promise<number> {
     let total = 0;
     for (;;) {
-      const n = await this.deps.db.transaction(async (trx) => {
-        const { rows } = await trx.raw<{ rows: (Omit<OrderEventMessage, 'at' | 'event_id' | 'order_id'> & { id: string; order_id: string; created_at: Date })[] }>(
-          `select a.id, a.order_id, o.order_no, o.integrator_id, a.event, a.from_state, a.to_state, a.detail, a.created_at
-             from agg.order_audit a join agg.orders o on o.id = a.order_id
-            where a.published_at is null
-            order by a.id
-            limit ?
-              for update of a skip locked`,
-          [this.deps.batchSize],
-        );
-        if (rows.length === 0) return 0;
+      const n = await this.orders.publishPendingAudit(this.deps.batchSize, async (rows) => {
         await this.deps.producer.publish(
           TOPICS.ordersEvents,
           rows.map((r) => ({
@@ -357,8 +337,6 @@ export class OrderTracker {
             },
           })),
         );
-        await trx('agg.order_audit').whereIn('id', rows.map((r) => r.id)).update({ published_at: trx.fn.now() });
-        return rows.length;
       });
       total += n;
       this.metrics.events.inc(n);
@@ -377,6 +355,6 @@ export class OrderTracker {
       return row;
     }
     if (!includeInactive) return undefined;
-    return this.deps.db('price.tokens').where({ id }).first('is_native', 'contract_address', 'decimals');
+    return this.reference.tokenAsset(id);
   }
 }

@@ -1,7 +1,7 @@
 import { TOPICS } from '@chainpipe/contracts';
 import { addPostgres } from '@chainpipe/db';
 import { addKafka } from '@chainpipe/kafka';
-import { QuoteStore } from '@chainpipe/price-store';
+import { QuoteHistoryRepository, QuoteStore } from '@chainpipe/price-store';
 import { addRedis } from '@chainpipe/redis';
 import { runService, systemClock } from '@chainpipe/runtime';
 import { priceWriterConfig } from './config';
@@ -15,6 +15,6 @@ runService('price-writer', priceWriterConfig, async (svc) => {
   await kafka.consume(TOPICS.priceQuotes, {
     groupId: config.PRICE_WRITER_GROUP,
     maxRecordsPerCall: config.PRICE_WRITER_MAX_RECORDS_PER_CALL,
-    handler: quotesHandler({ db, store: new QuoteStore(redis), registry, clock: systemClock }),
+    handler: quotesHandler({ history: new QuoteHistoryRepository(db), store: new QuoteStore(redis), registry, clock: systemClock }),
   });
 });

@@ -1,18 +1,11 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { Knex } from '@chainpipe/db';
 import type { BatchHandler } from '@chainpipe/kafka';
 import type { CryptoQuoteMessage, FiatRatesMessage, PriceQuoteMessage } from '@chainpipe/price';
-import type { QuoteStore } from '@chainpipe/price-store';
+import type { QuoteHistoryRepository, QuoteStore } from '@chainpipe/price-store';
 import type { Clock } from '@chainpipe/runtime';
 
-/**
- * `price_usd` is numeric(40, 18): a junk asset quoted past 10^22 would overflow it, and a
- * statement that can never succeed would stall the partition. Such a price stays in `quote`.
- */
-const priceColumn = (price: number): number | null => (Math.abs(price) < 1e21 ? price : null);
-
 export interface QuotesHandlerDeps {
-  db: Knex;
+  history: Pick<QuoteHistoryRepository, 'recordCrypto' | 'recordFiat'>;
   store: Pick<QuoteStore, 'writeLatest'>;
   registry: Registry;
   clock: Pick<Clock, 'now'>;
@@ -39,18 +32,8 @@ export function quotesHandler(deps: QuotesHandlerDeps): BatchHandler<PriceQuoteM
     const messages = records.map((r) => r.value);
     const crypto = messages.filter((m): m is CryptoQuoteMessage => m.kind === 'crypto');
     const fiat = messages.filter((m): m is FiatRatesMessage => m.kind === 'fiat');
-    if (crypto.length) {
-      await deps.db('price.quote_history')
-        .insert(crypto.map((m) => ({ external_id: m.external_id, last_updated: new Date(m.as_of), price_usd: priceColumn(m.usd.price), quote: JSON.stringify(m) })))
-        .onConflict(['external_id', 'last_updated'])
-        .ignore();
-    }
-    if (fiat.length) {
-      await deps.db('price.fiat_rate_history')
-        .insert(fiat.map((m) => ({ base: m.base, as_of: new Date(m.as_of), rates: JSON.stringify(m.rates) })))
-        .onConflict(['base', 'as_of'])
-        .ignore();
-    }
+    await deps.history.recordCrypto(crypto);
+    await deps.history.recordFiat(fiat);
     const landed = await deps.store.writeLatest(messages);
     messages.forEach((m, i) => written.inc({ kind: m.kind, outcome: landed[i] ? 'newer' : 'older' }));
     for (const m of crypto) newestCrypto = Math.max(newestCrypto ?? 0, m.as_of);

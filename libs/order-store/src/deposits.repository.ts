@@ -78,6 +78,12 @@ export class OrderDepositRepository {
       .select<OrderDepositRow[]>('*');
   }
 
+  /** The network a deposit of the order was seen on, as recorded with it. */
+  async networkOf(orderId: string, txHash: string | null): Promise<string | undefined> {
+    const row: { network: string } | undefined = await this.db('agg.order_deposits').where({ order_id: orderId, tx_hash: txHash }).first('network');
+    return row?.network;
+  }
+
   /** Every deposit recorded for an order, oldest first. */
   ofOrder(orderId: string): Promise<OrderDepositRow[]> {
     return this.db('agg.order_deposits').where('order_id', orderId).orderBy('id').select<OrderDepositRow[]>('*');

@@ -1,6 +1,7 @@
+import type { OrderEventMessage } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import type { OutgoingTransferRow } from './outgoing-transfers.repository';
-import { nextState, type ManualResolution, type OrderEvent, type OrderFacts, type OrderState } from '@chainpipe/orders';
+import { REFUND_SENDING_STATES, SWEEPABLE_STATES, nextState, type ManualResolution, type OrderEvent, type OrderFacts, type OrderState } from '@chainpipe/orders';
 
 /** One row of agg.orders (numeric columns arrive from pg as strings). */
 export interface OrderRow {
@@ -82,6 +83,12 @@ export type NewOrder = Omit<
   | 'updated_at'
   | 'settled_at'
 >;
+
+/** An audit row of the outbox, with its order's number and integrator (bigint ids arrive from pg as strings). */
+export type PendingAuditRow = Omit<OrderEventMessage, 'at' | 'event_id' | 'order_id'> & { id: string; order_id: string; created_at: Date };
+
+/** An order the treasury sweep takes, with its source token's asset. */
+export type SweepableOrderRow = OrderRow & { is_native: boolean; contract_address: string | null };
 
 /** Columns a state change may also write. */
 export type OrderPatch = Partial<
@@ -279,6 +286,30 @@ export class OrderRepository {
     });
   }
 
+  /**
+   * The outbox of orders.events.v1: takes up to `limit` audit rows not yet published, oldest
+   * first, locked (rows another copy holds are skipped), hands them to `publish` and marks them
+   * published in the same transaction, so a failed publish leaves them for the next pass. The
+   * number of rows published.
+   */
+  async publishPendingAudit(limit: number, publish: (rows: PendingAuditRow[]) => Promise<void>): Promise<number> {
+    return this.db.transaction(async (trx) => {
+      const { rows } = await trx.raw<{ rows: PendingAuditRow[] }>(
+        `select a.id, a.order_id, o.order_no, o.integrator_id, a.event, a.from_state, a.to_state, a.detail, a.created_at
+           from agg.order_audit a join agg.orders o on o.id = a.order_id
+          where a.published_at is null
+          order by a.id
+          limit ?
+            for update of a skip locked`,
+        [limit],
+      );
+      if (rows.length === 0) return 0;
+      await publish(rows);
+      await trx('agg.order_audit').whereIn('id', rows.map((r) => r.id)).update({ published_at: trx.fn.now() });
+      return rows.length;
+    });
+  }
+
   audit(orderId: string): Promise<{ from_state: string | null; to_state: string; event: string; detail: Record<string, unknown>; created_at: Date }[]> {
     return this.db('agg.order_audit').where({ order_id: orderId }).orderBy('id').select('from_state', 'to_state', 'event', 'detail', 'created_at');
   }
@@ -309,6 +340,95 @@ export class OrderRepository {
     const q = this.db('agg.orders').where({ state: 'Exchanging' }).whereNotNull('deposit_index').whereNull('forward_tx_hash').orderBy('id').limit(limit);
     if (afterId) q.where('id', '>', afterId);
     return q;
+  }
+
+  /**
+   * Orders the refund job may send back, by id from `afterId` on: in a refund-sending state with a
+   * refund address, a deposit and a deposit index; a failed swap whose principal is at the address
+   * (never forwarded, or the channel reported it given back) or a ManualReview order an operator
+   * resolved as a refund; none whose refund transfer failed (an operator looks).
+   */
+  listRefundCandidates(limit: number, afterId: string | null): Promise<OrderRow[]> {
+    const q = this.db('agg.orders as o')
+      .whereIn('o.state', REFUND_SENDING_STATES)
+      .whereNotNull('o.refund_address')
+      .whereNotNull('o.deposit_amount')
+      .whereNotNull('o.deposit_index')
+      .where((q) =>
+        q
+          .where((failed) => failed.whereNot('o.state', 'ManualReview').whereNotNull('o.execution').where((held) => held.whereNull('o.forward_tx_hash').orWhereRaw("(o.execution->>'provider_outcome' = 'Refunded' or o.execution->>'outcome' = 'Refunded')")))
+          .orWhere((manual) => manual.where('o.state', 'ManualReview').where('o.resolution', 'refund')),
+      )
+      .whereNotExists(function refundFailed() {
+        this.select(this.client.raw('1')).from('agg.outgoing_transfers as t').whereRaw('t.order_id = o.id').where('t.kind', 'refund').where('t.status', 'failed');
+      })
+      .orderBy('o.id')
+      .limit(limit)
+      .select('o.*');
+    if (afterId) q.where('o.id', '>', afterId);
+    return q;
+  }
+
+  /**
+   * Orders whose own money is settled (`Refunded`, `Settled`) with a refund address and verified
+   * deposits of their native source coin they did not take (docs/decisions.md#d166), whose
+   * `return` transfer is not confirmed or failed yet; oldest first.
+   */
+  listExtrasToReturn(limit: number): Promise<OrderRow[]> {
+    return this.db('agg.orders as o')
+      .join('price.tokens as t', 't.id', 'o.src_token_id')
+      .whereIn('o.state', ['Refunded', 'Settled'])
+      .where('t.is_native', true)
+      .whereNotNull('o.refund_address')
+      .whereNotNull('o.deposit_index')
+      .whereExists(function extra() {
+        this.select(this.client.raw('1')).from('agg.order_deposits as d').whereRaw('d.order_id = o.id').where('d.status', 'verified').whereRaw('d.tx_hash is distinct from o.deposit_tx_hash');
+      })
+      .whereNotExists(function returned() {
+        this.select(this.client.raw('1')).from('agg.outgoing_transfers as r').whereRaw('r.order_id = o.id').where('r.kind', 'return').whereIn('r.status', ['confirmed', 'failed']);
+      })
+      .orderBy('o.id')
+      .limit(limit)
+      .select('o.*');
+  }
+
+  /**
+   * Orders whose fees the treasury sweep takes: earned (`Completed`, `Settled`), paid to their own
+   * deposit address, with fees, whose sweep is not confirmed or failed yet; oldest first, with
+   * their source token's asset. `orderNo`: that order only.
+   */
+  listSweepable(limit: number, orderNo?: string): Promise<SweepableOrderRow[]> {
+    const q = this.db('agg.orders as o')
+      .join('price.tokens as t', 't.id', 'o.src_token_id')
+      .whereIn('o.state', SWEEPABLE_STATES)
+      .whereNotNull('o.deposit_index')
+      .whereRaw('(o.fee_platform::numeric + o.fee_integrator::numeric) > 0')
+      .whereNotExists(function finished() {
+        this.select(this.client.raw('1')).from('agg.outgoing_transfers as s').whereRaw('s.order_id = o.id').where('s.kind', 'sweep').whereIn('s.status', ['confirmed', 'failed']);
+      })
+      .orderBy('o.id')
+      .limit(limit)
+      .select<SweepableOrderRow[]>('o.*', 't.is_native', 't.contract_address');
+    if (orderNo !== undefined) q.where('o.order_no', orderNo);
+    return q;
+  }
+
+  /**
+   * Deposit addresses of unpaid (`Depositing`) orders that the deposit application `appId` does
+   * not monitor (tx.monitored_addresses), distinct, at most `limit`.
+   */
+  listUnmonitoredDepositAddresses(appId: string, limit: number): Promise<{ deposit_chain_type: string; deposit_address: string }[]> {
+    return this.db('agg.orders as o')
+      .where('o.state', 'Depositing')
+      .whereNotExists(function monitored() {
+        this.select(this.client.raw('1'))
+          .from('tx.monitored_addresses as m')
+          .where('m.app_id', appId)
+          .whereRaw('m.chain_type = o.deposit_chain_type')
+          .whereRaw('m.address = o.deposit_address');
+      })
+      .distinct('o.deposit_chain_type', 'o.deposit_address')
+      .limit(limit);
   }
 
   /**

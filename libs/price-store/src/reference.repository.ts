@@ -109,6 +109,53 @@ export class ReferenceRepository {
   listFiats(): Promise<FiatRow[]> {
     return this.db('price.fiats').select('id', 'code', 'name', 'symbol', 'icon_url', 'precision').orderBy('id');
   }
+
+  /**
+   * Why a token id is not among the active tokens: a known token on a chain that is switched off
+   * (or itself switched off) is a chain problem, `chain not found`; an id never stored, `token not found`.
+   */
+  async unlistedTokenReason(tokenId: number): Promise<UnlistedTokenReason> {
+    return unlistedTokenReason((await this.db('price.tokens').where({ id: tokenId }).first('id')) !== undefined);
+  }
+
+  /** The chain type of a token's chain, active or not (an order keeps its tokens after one is switched off). */
+  async chainTypeOfToken(tokenId: number): Promise<string | undefined> {
+    const row: { chain_type: string } | undefined = await this.db('price.tokens as t').join('price.chains as c', 'c.id', 't.chain_id').where('t.id', tokenId).first('c.chain_type');
+    return row?.chain_type;
+  }
+
+  /** What a token is on its chain (native coin or contract, and its decimals), active or not. */
+  tokenAsset(tokenId: number): Promise<TokenAssetRow | undefined> {
+    return this.db('price.tokens').where({ id: tokenId }).first('is_native', 'contract_address', 'decimals');
+  }
+
+  /** The columns of a channel's token reference of any token, active or not. */
+  tokenRefRow(tokenId: number): Promise<TokenRefRow | undefined> {
+    return this.db('price.tokens').where({ id: tokenId }).first('id', 'symbol', 'decimals', 'chain_id', 'contract_address');
+  }
+}
+
+/** A token as its chain knows it. */
+export interface TokenAssetRow {
+  is_native: boolean;
+  contract_address: string | null;
+  decimals: number;
+}
+
+/** What a channel is told of a token (`tokenRefOf`). */
+export interface TokenRefRow {
+  id: number;
+  symbol: string;
+  decimals: number;
+  chain_id: number;
+  contract_address: string | null;
+}
+
+export type UnlistedTokenReason = 'chain not found' | 'token not found';
+
+/** The refusal of a token id that is not among the active tokens, by whether the id is stored at all. */
+export function unlistedTokenReason(stored: boolean): UnlistedTokenReason {
+  return stored ? 'chain not found' : 'token not found';
 }
 
 export interface ImportOutcome {

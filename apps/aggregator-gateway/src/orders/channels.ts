@@ -1,22 +1,19 @@
 import { tokenRefOf, type ChannelAdapter, type TokenRef } from '@chainpipe/aggregator';
 import { netQuote } from '@chainpipe/aggregator';
 import type { Knex } from '@chainpipe/db';
+import { ChannelRepository, type ChannelRow as StoredChannel } from '@chainpipe/order-store';
 import type { TokenRow } from '@chainpipe/price';
 import type { OrderChannels } from './ports';
 
 const tokenRef = (t: TokenRow): TokenRef => tokenRefOf(t);
 
-interface ChannelRow {
-  id: number;
-  adapter_kind: string;
-  base_fee_pct: string;
-  enabled: boolean;
-}
+type ChannelRow = Pick<StoredChannel, 'id' | 'adapter_kind' | 'base_fee_pct' | 'enabled'>;
 
 /** The order endpoints' channels: rows of agg.channels, each served by the adapter of its kind. */
 export function orderChannelsFrom(db: Knex, adapters: readonly ChannelAdapter[]): OrderChannels {
   const byKind = new Map(adapters.map((a) => [a.kind, a]));
-  const row = (id: number): Promise<ChannelRow | undefined> => db('agg.channels').where({ id }).first('id', 'adapter_kind', 'base_fee_pct', 'enabled');
+  const stored = new ChannelRepository(db);
+  const row = (id: number): Promise<ChannelRow | undefined> => stored.find(id);
   const adapterOf = async (id: number): Promise<{ channel: ChannelRow; adapter: ChannelAdapter }> => {
     const channel = await row(id);
     const adapter = channel && byKind.get(channel.adapter_kind);
@@ -31,9 +28,9 @@ export function orderChannelsFrom(db: Knex, adapters: readonly ChannelAdapter[])
     },
     requote: async (id, req) => {
       const { channel, adapter } = await adapterOf(id);
-      const promo = req.promoCode ? await db('agg.promos').where({ code: req.promoCode, enabled: true }).first('discount_pct') : undefined;
+      const discountPct = req.promoCode ? await stored.promoDiscountPct(req.promoCode) : null;
       const quote = await adapter.quote({ src: tokenRef(req.src), dst: tokenRef(req.dst), amountIn: req.amountIn, signal: req.signal });
-      return netQuote(quote.amountOut, req.amountIn, Number(channel.base_fee_pct), promo ? Number(promo.discount_pct) : null);
+      return netQuote(quote.amountOut, req.amountIn, Number(channel.base_fee_pct), discountPct);
     },
     createDeposit: async (id, req) => {
       const { adapter } = await adapterOf(id);

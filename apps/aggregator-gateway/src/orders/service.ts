@@ -105,11 +105,7 @@ export function orderService(deps: OrderServiceDeps): OrderService {
 
   async function token(id: number): Promise<{ token: TokenRow; network: NetworkInfo | undefined }> {
     const [row] = await reference.tokensByIds([id]);
-    if (!row) {
-      // a known token on a chain that is switched off is a chain problem, not a token one
-      const raw = await deps.db('price.tokens').where({ id }).first('id');
-      throw bad(raw ? MSG.chainNotFound : MSG.tokenNotFound);
-    }
+    if (!row) throw bad(await reference.unlistedTokenReason(id));
     return { token: row, network: networkOfReferenceChain(row.chain_type, row.protocol_chain_id) };
   }
 
@@ -310,8 +306,8 @@ export function orderService(deps: OrderServiceDeps): OrderService {
   }
 
   async function requestRefund(order: OrderRow, refundAddress: string): Promise<void> {
-    const srcChain = await deps.db('price.tokens as t').join('price.chains as c', 'c.id', 't.chain_id').where('t.id', order.src_token_id).first('c.chain_type');
-    const address = canonicalAddressForChainType(srcChain?.chain_type ?? '', refundAddress);
+    const srcChainType = await reference.chainTypeOfToken(order.src_token_id);
+    const address = canonicalAddressForChainType(srcChainType ?? '', refundAddress);
     if (!address.ok) throw bad('refund_address invalid');
     const now = new Date(clock.now());
     const decision = decideRefund(

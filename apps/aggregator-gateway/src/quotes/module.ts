@@ -7,6 +7,7 @@ import type { Knex } from '@chainpipe/db';
 import { commissionOf, outAfterCommission } from '@chainpipe/orders';
 import { ApiRoutes, leaveRequestDeadline, msgEnvelope, requestParams, sendError, type EnvelopeStyle, type HandlerFor, type RequestIds, type RouteRateLimit } from '@chainpipe/http';
 import { type CryptoQuoteMessage, type TokenRow } from '@chainpipe/price';
+import { ChannelRepository, type ChannelRow as StoredChannel } from '@chainpipe/order-store';
 import { QuoteStore, ReferenceRepository, ReferenceSnapshot } from '@chainpipe/price-store';
 import { RefreshedValue, systemClock, timeoutSignal, type Clock, type Logger } from '@chainpipe/runtime';
 import { HeldStream } from './held-stream';
@@ -64,17 +65,7 @@ export const QUOTE_REFERENCE_AGE = {
   usdPriceMaxAgeMs: 3_000,
 } as const;
 
-interface ChannelRow {
-  id: number;
-  name: string;
-  icon_url: string | null;
-  adapter_kind: string;
-  base_fee_pct: string;
-}
-
-interface ChannelListRow extends ChannelRow {
-  enabled: boolean;
-}
+type ChannelRow = Omit<StoredChannel, 'enabled'>;
 
 const tokenRef = (t: TokenRow): TokenRef => tokenRefOf(t);
 
@@ -92,14 +83,16 @@ function usd(units: bigint, decimals: number, price: number | undefined): string
  */
 export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFor(path: string): EnvelopeStyle | undefined; api: ApiRoutes } {
   const clock = deps.clock ?? systemClock;
-  const tokens = new ReferenceSnapshot(new ReferenceRepository(deps.db), {
+  const reference = new ReferenceRepository(deps.db);
+  const storedChannels = new ChannelRepository(deps.db);
+  const tokens = new ReferenceSnapshot(reference, {
     refreshMs: QUOTE_REFERENCE_AGE.tokensRefreshMs,
     maxAgeMs: QUOTE_REFERENCE_AGE.tokensMaxAgeMs,
     missReloadMs: QUOTE_REFERENCE_AGE.tokenMissReloadMs,
     clock,
   });
   const channelList = new RefreshedValue({
-    load: () => deps.db('agg.channels').orderBy('id').select<ChannelListRow[]>('id', 'name', 'icon_url', 'adapter_kind', 'base_fee_pct', 'enabled'),
+    load: () => storedChannels.list(),
     refreshMs: QUOTE_REFERENCE_AGE.channelsRefreshMs,
     maxAgeMs: QUOTE_REFERENCE_AGE.channelsMaxAgeMs,
     clock,
@@ -144,20 +137,20 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
    * The refusals keep their order: tokens, then the channel, then no channel left.
    */
   async function prepare(q: QuoteRequest): Promise<{ src: TokenRow; dst: TokenRow; channels: ChannelRow[]; discount: number | null } | string> {
-    const [[src, dst], listed, promo] = await Promise.all([
+    const [[src, dst], listed, discount] = await Promise.all([
       tokens.tokensByIds([q.srcTokenId, q.dstTokenId]),
       channelList.get(),
-      q.promoCode ? deps.db('agg.promos').where({ code: q.promoCode, enabled: true }).first<{ discount_pct: string } | undefined>('discount_pct') : undefined,
+      q.promoCode ? storedChannels.promoDiscountPct(q.promoCode) : null,
     ]);
     for (const [row, tokenId] of [[src, q.srcTokenId], [dst, q.dstTokenId]] as const) {
-      if (!row) return (await deps.db('price.tokens').where({ id: tokenId }).first('id')) ? 'chain not found' : 'token not found';
+      if (!row) return reference.unlistedTokenReason(tokenId);
     }
     if (q.channelId !== null && !listed.some((c) => c.id === q.channelId)) return 'channel not found';
     const channels: ChannelRow[] = listed
       .filter((c) => c.enabled && (q.channelId === null || c.id === q.channelId) && byKind.has(c.adapter_kind))
       .map(({ id, name, icon_url, adapter_kind, base_fee_pct }) => ({ id, name, icon_url, adapter_kind, base_fee_pct }));
     if (channels.length === 0) return 'no available channels';
-    return { src: src!, dst: dst!, channels, discount: promo ? Number(promo.discount_pct) : null };
+    return { src: src!, dst: dst!, channels, discount };
   }
 
   const stream =
