@@ -97,6 +97,33 @@ const layeringConfigs = [
   { files: ['apps/upstream-sim/src/**/*.ts'], rules: noRestrictedImports(STAND_IN_PATTERNS) },
 ];
 
+/*
+ * Tables behind repositories: an app reads and writes tables only through its store libraries'
+ * repositories (libs/*-store, libs/db), so no `db('<schema>.<table>')` (nor `.from`/`.join` of
+ * one), no raw SQL (`.raw(`, `whereRaw`…; express's body parser `express.raw` is not SQL) and no
+ * `sql` template in apps' sources. tx-gateway's sources are left out until its queries move
+ * into libs/tx-store.
+ */
+const TABLE_SCHEMAS = ['agg', 'core', 'kline', 'price', 'tx'];
+const tableAccessConfig = {
+  files: ['apps/*/src/**/*.ts'],
+  ignores: ['apps/tx-gateway/src/**'],
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector: `CallExpression[arguments.0.value=/^(${TABLE_SCHEMAS.join('|')})\\.[a-z_]+( as [a-z_]+)?$/]`,
+        message: "an app reaches a table through its store library's repository (libs/*-store), never db('<schema>.<table>')",
+      },
+      {
+        selector: "CallExpression[callee.type='MemberExpression'][callee.property.name=/^(raw|whereRaw|orWhereRaw|andWhereRaw|havingRaw|joinRaw|orderByRaw|groupByRaw)$/]:not([callee.object.name='express'])",
+        message: "raw SQL belongs in a store library's repository (libs/*-store), never in an app",
+      },
+      { selector: "TaggedTemplateExpression[tag.name='sql']", message: "raw SQL belongs in a store library's repository (libs/*-store), never in an app" },
+    ],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', '.kafka/**', '.kafka-test/**', '.run/**', 'test/fixtures/**', 'dist/**', 'dist.new/**'] },
   js.configs.recommended,
@@ -110,4 +137,5 @@ export default tseslint.config(
     },
   },
   ...layeringConfigs,
+  tableAccessConfig,
 );
