@@ -17,7 +17,7 @@ const TOKEN_COLUMNS = [
   't.external_id',
 ] as const;
 
-/** Reads of the reference tables (schema `price`); active rows only. Parameterised SQL throughout. */
+/** Reads of the reference tables (schema `price`); active rows only, but for the look-ups of a token an order keeps (they say so). Parameterised SQL throughout. */
 export class ReferenceRepository {
   constructor(private readonly db: Knex) {}
 
