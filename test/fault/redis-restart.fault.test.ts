@@ -215,7 +215,7 @@ describe('faults: Redis restarted empty under traffic (real processes, private r
     recoveries.push({ fault: 'Redis restarted empty', what: 'start to the outage transactions pushed', ms: elapsedMs(started) });
     await waitFor(() => expected.every((h) => hookedHashes().has(h)), { timeoutMs: 60_000, what: () => `every transaction streamed during the outage posted (${expected.filter((h) => !hookedHashes().has(h)).length} missing)` });
     // The per-key cap counts the connection that stayed open through the restart again (its lease renewed into the empty Redis).
-    await waitFor(async () => Number((await run('redis-cli', ['-p', String(redis.port), 'zcard', `fault-redis:ws:conns:${app.keyId}`])).stdout.trim()) >= 1, { timeoutMs: 10_000, what: 'the open connection counted by the per-key cap again' });
+    await waitFor(async () => Number((await run('redis-cli', ['-p', String(redis.port), 'zcard', `fault-redis:ws:conns:${app.keyId}`])).stdout.trim()) >= 1, { timeoutMs: 30_000, what: 'the open connection counted by the per-key cap again' });
     const seenIngest = load!.deliveries.filter((d) => d.at > stopped).map((d) => d.status);
     expect(seenIngest.filter((s) => s !== 200), 'chain-ingest takes blocks all through the outage').to.deep.equal([]);
   });
