@@ -107,7 +107,6 @@ const layeringConfigs = [
 const TABLE_SCHEMAS = ['agg', 'core', 'kline', 'price', 'tx'];
 const tableAccessConfig = {
   files: ['apps/*/src/**/*.ts'],
-  ignores: ['apps/tx-gateway/src/**'],
   rules: {
     'no-restricted-syntax': [
       'error',

@@ -10,7 +10,8 @@ import { createKeyResolver, generateApiKey, listen } from '@chainpipe/http';
 import { SecretBox, createLogger, systemClock } from '@chainpipe/runtime';
 import { readFixtureJson } from '@chainpipe/testing';
 import { parseEvmPayload, type NormalizedTx } from '@chainpipe/tx-parsers';
-import { chainsSql, createTxGatewayApp, txGatewayModules, historySql, normalizeMultiChain, normalizeSearch, withChainKeys, type ChainKeyRow, type HistoryQuery } from '@chainpipe/tx-gateway';
+import { createTxGatewayApp, txGatewayModules, normalizeMultiChain, normalizeSearch } from '@chainpipe/tx-gateway';
+import { chainsSql, historySql, withChainKeys, type ChainKeyRow, type HistoryQuery } from '@chainpipe/tx-store';
 import { latencyStats, machine, sustained } from './lib-stats';
 
 /**

@@ -28,6 +28,8 @@ describe('eslint table-access rule (eslint.config.mjs)', function () {
       expect(messages, line).to.have.length(1);
       expect(messages[0]).to.include("through its store library's repository");
     }
+    // No app is left out: tx-gateway's history reads are libs/tx-store's TxQueryRepository.
+    expect(await tableAccess('apps/tx-gateway/src/queries/probe.ts', "db('tx.transactions').whereIn('tx_hash', []);")).to.have.length(1);
   });
 
   it('refuses raw SQL in an app: .raw(, knex.raw, whereRaw, a sql template', async () => {

@@ -3,8 +3,7 @@ import type { NetworkInfo } from '@chainpipe/chains';
 import { createDb, type Knex } from '@chainpipe/db';
 import { evmDatasetItems, readFixtureJson, streamerBody, testEnv, testNetwork, tronBlockItem } from '@chainpipe/testing';
 import { addressIndexEntries, parseChainPayload, type ParsedBlock } from '@chainpipe/tx-parsers';
-import { storeBlock, type StoreBlockResult } from '@chainpipe/tx-store';
-import { TxQueryRepository } from '../../apps/tx-gateway/src/queries/repository';
+import { TxQueryRepository, storeBlock, type StoreBlockResult } from '@chainpipe/tx-store';
 
 type Json = any;
 

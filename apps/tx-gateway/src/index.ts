@@ -1,10 +1,9 @@
 /**
- * What benchmarks and tests use in-process: the app factory and its route modules, the history query (request
- * normalization and the SQL it runs) and the WebSocket push path.
+ * What benchmarks and tests use in-process: the app factory and its route modules, the history query's request
+ * normalization (the SQL it runs is libs/tx-store's TxQueryRepository) and the WebSocket push path.
  */
 export { createTxGatewayApp } from './app';
 export { txGatewayModules } from './modules';
-export { chainsSql, historySql, withChainKeys, type ChainKeyRow } from './queries/repository';
 export { normalizeMultiChain, normalizeSearch, type HistoryQuery } from './queries/request';
 export { transactionFrame } from './push/push.handler';
 export { ConnectionCap } from '@chainpipe/redis';

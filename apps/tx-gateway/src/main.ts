@@ -6,7 +6,7 @@ import { addKafka } from '@chainpipe/kafka';
 import { ConnectionCap, addRedis } from '@chainpipe/redis';
 import { SecretBox, periodicJob, runService, systemClock } from '@chainpipe/runtime';
 import { toV2Record } from '@chainpipe/tx-records';
-import { AppConfigRepository, PoolTrades } from '@chainpipe/tx-store';
+import { AppConfigRepository, PoolTrades, TxQueryRepository } from '@chainpipe/tx-store';
 import { createTxGatewayApp } from './app';
 import { txGatewayConfig } from './config';
 import { txGatewayModules } from './modules';
@@ -15,7 +15,6 @@ import { createPushHandler } from './push/push.handler';
 import { ResendStore, resendIntervals } from './push/resend-store';
 import { WsHub } from './push/ws-hub';
 import { rpcProxyOrigins } from './management/rpc-proxy';
-import { TxQueryRepository } from './queries/repository';
 import { SENDER_DEFAULTS, createWebhookDispatcher } from '@chainpipe/webhooks';
 
 runService('tx-gateway', txGatewayConfig, async (svc) => {

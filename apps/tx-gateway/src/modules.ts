@@ -1,6 +1,7 @@
 import express from 'express';
 import { TOPICS } from '@chainpipe/contracts';
 import { ApiRoutes, apiKeyAuth, operatorKeyAuth, type ApiAuth, type ApiRoutesOptions, type EnvelopeStyle, type RouteModule } from '@chainpipe/http';
+import { TxQueryRepository } from '@chainpipe/tx-store';
 import type { TxGatewayDeps } from './deps';
 import { addressesEnvelopeFor, appConfigEnvelopeFor, dexPoolsEnvelopeFor, rpcProxyEnvelopeFor } from './management/envelopes';
 import { addressesRoutes } from './routes/addresses';
@@ -52,7 +53,11 @@ export function txGatewayModules(deps: TxGatewayModuleDeps): RouteModule[] {
     auth: { apiKey: apiKeyAuth(deps.resolveKey), operatorKey: operatorKeyAuth(deps.resolveKey, { forbidden: { message: 'operator key required' } }) },
     jsonBody: express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true }),
   };
-  const queries = queryUseCases({ ...deps, publishFetched: async (message) => void (await deps.producer.publish(TOPICS.chainFetched, [{ value: message }])) });
+  const queries = queryUseCases({
+    ...deps,
+    transactions: new TxQueryRepository(deps.db),
+    publishFetched: async (message) => void (await deps.producer.publish(TOPICS.chainFetched, [{ value: message }])),
+  });
   const addresses = addressUseCases({
     ...deps,
     publishChanges: async (messages) => void (await deps.producer.publish(TOPICS.addressesChanges, messages.map((value) => ({ value })))),

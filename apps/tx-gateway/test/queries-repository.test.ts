@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { chainsSql, historySql, withChainKeys } from '../src/queries/repository';
+import { chainsSql, historySql, withChainKeys } from '@chainpipe/tx-store';
 import { normalizeMultiChain, normalizeSearch, type HistoryQuery, type Normalized } from '../src/queries/request';
 
 function value<T>(n: Normalized<T>): T {

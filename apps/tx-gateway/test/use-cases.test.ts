@@ -5,6 +5,7 @@ import type { AddressChangeMessage } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
 import { createLogger } from '@chainpipe/runtime';
 import { SecretBox } from '@chainpipe/runtime';
+import type { TxQueries } from '@chainpipe/tx-store';
 import { checkWebhookUrl } from '@chainpipe/webhooks';
 import { addressUseCases } from '../src/use-cases/addresses';
 import { appConfigUseCases } from '../src/use-cases/app-config';
@@ -96,10 +97,10 @@ describe('address use-cases', () => {
 
 describe('query use-cases: the single transaction', () => {
   const ethereum = NETWORKS.find((n) => n.chainType === 'ethereum' && n.chainId === 1)!;
-  const untouched = new Proxy({}, { get: () => { throw new Error('the database was asked'); } }) as Knex;
+  const untouched = new Proxy({}, { get: () => { throw new Error('the database was asked'); } }) as TxQueries;
   const queries = (published: unknown[]) =>
     queryUseCases({
-      db: untouched,
+      transactions: untouched,
       origins: parseChainOrigins('', null),
       rpcTimeoutMs: 1000,
       publishFetched: async (m) => void published.push(m),

@@ -26,3 +26,14 @@ export { DexPoolRepository, type DexPoolRef } from './dex-pools';
 export { chainTxKey, chainTxMessage } from './messages';
 export { markChecked, pendingTransactions, type PendingTx } from './pending';
 export { PoolTrades, POOL_TRADES_CAPACITY } from './pool-trades';
+export {
+  TxQueryRepository,
+  chainsSql,
+  historySql,
+  withChainKeys,
+  type AddressKey,
+  type ChainKeyRow,
+  type HistoryFilters,
+  type HistoryQuery,
+  type TxQueries,
+} from './transaction-queries';

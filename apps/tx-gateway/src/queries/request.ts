@@ -1,6 +1,7 @@
 import { CHAINS, networkByChain, normalizeAddress, normalizeTxHash, parseChainType, type ChainFamily, type ChainType, type NetworkInfo } from '@chainpipe/chains';
 import type { HttpTxQueriesTransaction } from '@chainpipe/contracts';
 import type { TransferType } from '@chainpipe/tx-parsers';
+import type { AddressKey, HistoryFilters, HistoryQuery } from '@chainpipe/tx-store';
 import { parseCursor } from './cursor';
 import type { Normalized } from './normalized';
 
@@ -15,6 +16,8 @@ import type { Normalized } from './normalized';
  */
 
 export type { Normalized } from './normalized';
+/** The typed queries are the history repository's (libs/tx-store). */
+export type { AddressKey, HistoryFilters, HistoryQuery } from '@chainpipe/tx-store';
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
@@ -28,28 +31,6 @@ const FAMILIES: readonly ChainFamily[] = ['evm', 'tvm', 'svm', 'utxo'];
 const TRANSFER_TYPES: readonly TransferType[] = ['native', 'token', 'contract_call', 'contract_creation', 'system'];
 /** Names the push bodies (TransactionResult.transferType) use, accepted as filter values too. */
 const TRANSFER_TYPE_ALIASES: Readonly<Record<string, TransferType>> = { nativecoin: 'native', native_coin: 'native' };
-
-/** One address to look up, optionally restricted to a chain type and/or chain id. */
-export interface AddressKey {
-  address: string;
-  chainType: ChainType | null;
-  chainId: number | null;
-}
-
-export interface HistoryFilters {
-  /** `transfer_type` to match; null = any. */
-  transferType: TransferType | null;
-  /** Token contract forms (one per chain family the search spans); null = no token filter. */
-  tokens: string[] | null;
-  limit: number;
-  /** Return transactions with an id below this (decimal string: ids are bigints); null = newest. */
-  beforeId: string | null;
-}
-
-export interface HistoryQuery extends HistoryFilters {
-  /** Every (address form, chain) to merge; one keyset walk per key, merged newest first. */
-  keys: AddressKey[];
-}
 
 export interface BatchGetQuery {
   network: NetworkInfo;

@@ -1,17 +1,16 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { isPlausibleTxHash, type ChainOrigins, type NetworkInfo } from '@chainpipe/chains';
 import type { ChainFetchedMessage } from '@chainpipe/contracts';
-import type { Knex } from '@chainpipe/db';
 import { errorMessage, type Clock, type Logger } from '@chainpipe/runtime';
 import { toV2Record, type StoredRecord, type V2Record } from '@chainpipe/tx-records';
 import { fetchFromOrigin, type OriginLookup } from '@chainpipe/tx-parsers';
 import { OriginError, jsonRpcCall } from '@chainpipe/upstreams';
-import { TxQueryRepository } from '../queries/repository';
+import type { TxQueries } from '@chainpipe/tx-store';
 import type { HistoryQuery, TransactionQuery } from '../queries/request';
 
 export interface QueryUseCaseDeps {
-  /** tx.transactions and tx.address_index (read only). */
-  db: Knex;
+  /** The stored transactions' reads (tx-store's TxQueryRepository: tx.transactions and the address indexes). */
+  transactions: TxQueries;
   /** The read nodes: the single-transaction GET's origin lookup. */
   origins: ChainOrigins;
   rpcTimeoutMs: number;
@@ -57,7 +56,7 @@ export interface QueryUseCases {
 }
 
 export function queryUseCases(deps: QueryUseCaseDeps): QueryUseCases {
-  const repo = new TxQueryRepository(deps.db);
+  const repo = deps.transactions;
   const metrics = queryMetrics(deps.registry);
   const log = deps.logger.child({ component: 'queries' });
 

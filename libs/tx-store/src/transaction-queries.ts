@@ -1,7 +1,30 @@
 import { StatementCache, type Knex } from '@chainpipe/db';
 import type { ChainType, NetworkInfo } from '@chainpipe/chains';
+import type { TransferType } from '@chainpipe/tx-parsers';
 import type { StoredRecord } from '@chainpipe/tx-records';
-import type { HistoryQuery } from './request';
+
+/** One address to look up, optionally restricted to a chain type and/or chain id. */
+export interface AddressKey {
+  address: string;
+  chainType: ChainType | null;
+  chainId: number | null;
+}
+
+export interface HistoryFilters {
+  /** `transfer_type` to match; null = any. */
+  transferType: TransferType | null;
+  /** Token contract forms (one per chain family the search spans); null = no token filter. */
+  tokens: string[] | null;
+  limit: number;
+  /** Return transactions with an id below this (decimal string: ids are bigints); null = newest. */
+  beforeId: string | null;
+}
+
+/** A history page to read: what tx-gateway's request normalisation makes of a query's body. */
+export interface HistoryQuery extends HistoryFilters {
+  /** Every (address form, chain) to merge; one keyset walk per key, merged newest first. */
+  keys: AddressKey[];
+}
 
 /**
  * Reads of the history queries (schema `tx`, migrations 20261121010000_tx_schema and
@@ -29,7 +52,7 @@ import type { HistoryQuery } from './request';
  * ms of compilation per page).
  * The SQL text is built from fixed fragments only; every value is a binding.
  */
-export class TxQueryRepository {
+export class TxQueryRepository implements TxQueries {
   /** The history statements: texts of fixed fragments, one per query shape. */
   private readonly statements: StatementCache;
 
@@ -68,6 +91,13 @@ export class TxQueryRepository {
     const [row] = await this.byHashes(network, [hash]);
     return row;
   }
+}
+
+/** What the gateway's query use-cases and its WebSocket push read: the repository's reads. */
+export interface TxQueries {
+  history(q: HistoryQuery): Promise<StoredRecord[]>;
+  byHashes(network: NetworkInfo, hashes: string[]): Promise<StoredRecord[]>;
+  byHash(network: NetworkInfo, hash: string): Promise<StoredRecord | undefined>;
 }
 
 /** A row of `chainsSql`: one address form on one chain it has index rows on. */
@@ -131,8 +161,8 @@ export function withChainKeys(q: HistoryQuery, rows: readonly ChainKeyRow[]): Hi
 }
 
 /**
- * The statement of a history page whose keys are exact (or span chains unfiltered): see the top
- * of this file. Exported for the EXPLAIN checks of the benchmark; callers use
+ * The statement of a history page whose keys are exact (or span chains unfiltered): see
+ * `TxQueryRepository`. Exported for the EXPLAIN checks of the benchmark; callers use
  * `TxQueryRepository.history`.
  */
 export function historySql(q: HistoryQuery): { sql: string; bindings: Knex.RawBinding[] } {
