@@ -101,8 +101,7 @@ const layeringConfigs = [
  * Tables behind repositories: an app reads and writes tables only through its store libraries'
  * repositories (libs/*-store, libs/db), so no `db('<schema>.<table>')` (nor `.from`/`.join` of
  * one), no raw SQL (`.raw(`, `whereRaw`…; express's body parser `express.raw` is not SQL) and no
- * `sql` template in apps' sources. tx-gateway's sources are left out until its queries move
- * into libs/tx-store.
+ * `sql` template in apps' sources, with no exemption.
  */
 const TABLE_SCHEMAS = ['agg', 'core', 'kline', 'price', 'tx'];
 const tableAccessConfig = {
