@@ -1,8 +1,10 @@
+import type { ProviderDeposit } from '@chainpipe/aggregator';
 import type { TokenRow } from '@chainpipe/price';
 
 /**
  * What the order endpoints need from the channels (implemented over the channel adapters and
- * the quote math of `@chainpipe/aggregator`): one re-quote of one channel, and the deposit.
+ * the quote math of `@chainpipe/aggregator`): one re-quote of one channel, and the deposit (the
+ * adapter's own `ProviderDeposit`, as the channel's provider gave it).
  */
 export interface OrderChannel {
   id: number;
@@ -19,23 +21,13 @@ export interface ChannelRequote {
   channelFeePct: number;
 }
 
-export interface ChannelDeposit {
-  depositAddress: string;
-  memo?: string;
-  /** The contract a token deposit must go through (THORChain's router for EVM sources). */
-  router?: string;
-  expireAt: Date;
-  providerOrderId: string;
-  estimatedOut: bigint;
-}
-
 export interface OrderChannels {
   find(channelId: number): Promise<OrderChannel | undefined>;
   requote(channelId: number, req: { src: TokenRow; dst: TokenRow; amountIn: bigint; promoCode?: string; signal: AbortSignal }): Promise<ChannelRequote>;
   createDeposit(
     channelId: number,
     req: { src: TokenRow; dst: TokenRow; amountIn: bigint; dstAddress: string; refundAddress?: string; signal: AbortSignal },
-  ): Promise<ChannelDeposit>;
+  ): Promise<ProviderDeposit>;
 }
 
 /** An upstream call that did not answer in time (502 `quote service timed out`). */
