@@ -1,7 +1,6 @@
-import express, { type RequestHandler } from 'express';
 import type { Contracts } from '@chainpipe/contracts';
-import { ApiRoutes, msgEnvelope, sendError, type EnvelopeStyle, type RouteRateLimit } from '@chainpipe/http';
-import { MSG } from './create-request';
+import { ApiRoutes, msgEnvelope, type EnvelopeStyle, type RouteRateLimit } from '@chainpipe/http';
+import { gatewayJsonBody } from '../json-body';
 import { ORDER_CREATE_LIMIT, integratorAuthSchemes, orderRoutes } from './routes';
 import { orderService, type OrderServiceDeps } from './service';
 
@@ -10,16 +9,6 @@ export interface OrdersModuleDeps extends OrderServiceDeps {
   bodyLimitBytes: number;
   /** Order creation's limits (`RateLimits.limit`); unlimited without. */
   orderCreateLimit?: RouteRateLimit;
-}
-
-/** The JSON body parser of the order routes: a malformed body is the spec's `invalid request body`. */
-function ordersJsonBody(limitBytes: number): RequestHandler {
-  const json = express.json({ limit: limitBytes, strict: false, type: () => true });
-  return (req, res, next) =>
-    json(req, res, (err?: unknown) => {
-      if ((err as { type?: string } | undefined)?.type === 'entity.parse.failed') return sendError(res, 400, MSG.invalidBody);
-      next(err);
-    });
 }
 
 const PREFIX = '/api/v1/integrator/';
@@ -33,7 +22,7 @@ export function ordersModule(deps: OrdersModuleDeps): { name: string; envelopeFo
   const api = new ApiRoutes({
     contracts: deps.contracts,
     auth: integratorAuthSchemes(deps.db),
-    jsonBody: ordersJsonBody(deps.bodyLimitBytes),
+    jsonBody: gatewayJsonBody(deps.bodyLimitBytes),
     rateLimits: { [ORDER_CREATE_LIMIT]: deps.orderCreateLimit },
   });
   orderRoutes(api, orderService(deps));

@@ -1,11 +1,12 @@
-import express, { type Request } from 'express';
+import type { Request } from 'express';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { ChannelAdapter } from '@chainpipe/aggregator';
 import type { Contracts } from '@chainpipe/contracts';
 import type { Knex } from '@chainpipe/db';
-import { ApiRoutes, msgEnvelope, sendError, type EnvelopeStyle, type RouteRateLimit } from '@chainpipe/http';
+import { ApiRoutes, msgEnvelope, type EnvelopeStyle, type RouteRateLimit } from '@chainpipe/http';
 import { systemClock, type Clock, type Logger } from '@chainpipe/runtime';
+import { gatewayJsonBody } from '../json-body';
 import { quoteStreamMetrics } from './metrics';
 import { quoteReferenceFrom } from './reference';
 import { QUOTE_STREAM_LIMIT, quoteRoutes } from './routes';
@@ -53,14 +54,9 @@ export function quotesModule(deps: QuotesModuleDeps): { name: string; envelopeFo
     heartbeatMs: deps.heartbeatMs,
     clock,
   });
-  const json = express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true });
   const api = new ApiRoutes({
     contracts: deps.contracts,
-    jsonBody: (req, res, next) =>
-      json(req, res, (err?: unknown) => {
-        if ((err as { type?: string } | undefined)?.type === 'entity.parse.failed') return sendError(res, 400, 'invalid request body');
-        next(err);
-      }),
+    jsonBody: gatewayJsonBody(deps.bodyLimitBytes),
     rateLimits: { [QUOTE_STREAM_LIMIT]: deps.streamLimit },
   });
   quoteRoutes(api, stream, deps.keyRateOf);
