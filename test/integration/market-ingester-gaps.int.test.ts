@@ -149,6 +149,11 @@ describe('market-ingester: broker away and upstream cut, the minutes equal the f
       stream.dropAll(1_500);
       await waitFor(async () => (await metric('chainpipe_market_backfilled_candles_total')) > 0, { what: 'the cut minute backfilled', timeoutMs: 20_000 });
       expect(await metric('chainpipe_market_backfill_gaps_total'), 'one gap: the cut').to.equal(1);
+      // The status marks the gap: its window covers the cut minute, and its 1s candles are missing.
+      const [gap] = ingester.status().gaps ?? [];
+      expect(gap && { reason: gap.reason, pools: gap.pools, missing: gap.missingIntervals }).to.deep.equal({ reason: 'reconnect', pools: 1, missing: ['1s'] });
+      expect(Date.parse(gap.from) / 1000, 'the window starts at or before the cut minute').to.be.at.most(cutMinute);
+      expect(Date.parse(gap.to) / 1000, 'the window ends at or after the cut minute').to.be.at.least(cutMinute);
       // Two more whole minutes of the live feed after it.
       await waitFor(() => minute() >= cutMinute + 180, { what: 'minutes after the cut' });
       const last = minute() - 60;

@@ -19,6 +19,29 @@ export interface BackfillDeps {
   attempts: number;
 }
 
+/** How many of the latest gaps the ingester status lists. */
+export const RECENT_GAPS = 20;
+
+/**
+ * A gap of the live feed as the ingester status shows it: the window whose minutes were asked
+ * from the REST OHLCV, and what came back. The REST OHLCV is finest by the minute, so the 1s
+ * candles of the window stay missing (`missingIntervals`): a client reading 1s history there
+ * is told why it is empty.
+ */
+export interface BackfillGap {
+  reason: 'reconnect' | 'restart' | 'dropped';
+  /** Open time of the first and of the last minute of the window (ISO 8601). */
+  from: string;
+  to: string;
+  pools: number;
+  /** `waiting` until the window's last minute has closed, then `filled` or `failed` (some pool failed every attempt). */
+  state: 'waiting' | 'filled' | 'failed';
+  /** Minute candles the REST OHLCV gave for the window, over its pools. */
+  candles: number;
+  /** Intervals of the window the backfill cannot make whole. */
+  missingIntervals: ['1s'];
+}
+
 /**
  * Fills a gap of the live feed (an upstream reconnect, an ingester restart, updates the bound
  * dropped) with the upstream's REST OHLCV. Its finest timeframe is the minute: the gap's minutes
@@ -34,6 +57,8 @@ export class Backfill {
   private stopped = false;
   private readonly log: Logger;
   private readonly metrics;
+  /** The latest gaps, newest last, at most RECENT_GAPS. */
+  private readonly gaps: BackfillGap[] = [];
 
   constructor(private readonly deps: BackfillDeps) {
     this.log = deps.logger.child({ component: 'backfill' });
@@ -45,21 +70,24 @@ export class Backfill {
   }
 
   /** Fills `pools`' minutes from the one of `fromSec` to the one of `toSec`, once the latter has closed. */
-  schedule(pools: readonly PoolRecord[], fromSec: number, toSec: number, reason: 'reconnect' | 'restart' | 'dropped', attempt = 1): void {
+  schedule(pools: readonly PoolRecord[], fromSec: number, toSec: number, reason: 'reconnect' | 'restart' | 'dropped'): void {
     if (!pools.length || this.stopped) return;
     const lastMinute = toSec - (toSec % 60);
     const firstMinute = Math.max(fromSec - (fromSec % 60), lastMinute - (REST_OHLCV_MAX_LIMIT - 1) * 60);
-    if (attempt === 1) this.metrics.gaps.inc({ reason });
+    this.metrics.gaps.inc({ reason });
+    const gap: BackfillGap = { reason, from: isoOf(firstMinute), to: isoOf(lastMinute), pools: pools.length, state: 'waiting', candles: 0, missingIntervals: ['1s'] };
+    this.gaps.push(gap);
+    if (this.gaps.length > RECENT_GAPS) this.gaps.shift();
     const wait = Math.max(0, (lastMinute + 60) * 1000 + this.deps.settleMs - this.deps.clock.now());
-    const timer = this.deps.clock.setTimeout(() => {
-      this.timers.delete(timer);
-      this.running = this.running.then(() => this.fill([...pools], firstMinute, lastMinute, reason, attempt));
-    }, attempt === 1 ? wait : this.deps.retryMs);
-    timer.unref();
-    this.timers.add(timer);
+    this.later(wait, () => this.fill([...pools], firstMinute, lastMinute, reason, 1, gap));
   }
 
-  private async fill(pools: PoolRecord[], firstMinute: number, lastMinute: number, reason: 'reconnect' | 'restart' | 'dropped', attempt: number): Promise<void> {
+  /** The latest gaps (newest last): the ingester status lists them. */
+  recentGaps(): BackfillGap[] {
+    return this.gaps.map((g) => ({ ...g }));
+  }
+
+  private async fill(pools: PoolRecord[], firstMinute: number, lastMinute: number, reason: 'reconnect' | 'restart' | 'dropped', attempt: number, gap: BackfillGap): Promise<void> {
     if (this.stopped) return;
     const limit = (lastMinute - firstMinute) / 60 + 1;
     const failed: PoolRecord[] = [];
@@ -77,7 +105,26 @@ export class Backfill {
     });
     this.metrics.candles.inc(candles);
     this.log.info({ msg: 'backfilled', reason, pools: pools.length, candles, from: firstMinute, to: lastMinute, failed: failed.length });
-    if (failed.length && attempt < this.deps.attempts) this.schedule(failed, firstMinute, lastMinute, reason, attempt + 1);
+    gap.candles += candles;
+    gap.state = failed.length ? 'failed' : 'filled';
+    if (failed.length && attempt < this.deps.attempts) this.retry(failed, firstMinute, lastMinute, reason, attempt + 1, gap);
+  }
+
+  /** A later attempt for the pools that failed: the gap's record follows it. */
+  private retry(pools: PoolRecord[], firstMinute: number, lastMinute: number, reason: 'reconnect' | 'restart' | 'dropped', attempt: number, gap: BackfillGap): void {
+    if (this.stopped) return;
+    gap.state = 'waiting';
+    this.later(this.deps.retryMs, () => this.fill(pools, firstMinute, lastMinute, reason, attempt, gap));
+  }
+
+  /** Runs `fill` after `ms`, after any fill under way (one at a time). */
+  private later(ms: number, fill: () => Promise<void>): void {
+    const timer = this.deps.clock.setTimeout(() => {
+      this.timers.delete(timer);
+      this.running = this.running.then(fill);
+    }, ms);
+    timer.unref();
+    this.timers.add(timer);
   }
 
   /** Cancels what is scheduled and waits for a fill under way. */
@@ -87,4 +134,8 @@ export class Backfill {
     this.timers.clear();
     await this.running;
   }
+}
+
+function isoOf(sec: number): string {
+  return new Date(sec * 1000).toISOString();
 }

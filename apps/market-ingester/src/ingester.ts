@@ -252,6 +252,7 @@ export class MarketIngester {
           nextRetryAt: r.nextRetryAt === null ? null : new Date(r.nextRetryAt).toISOString(),
         };
       }),
+      gaps: this.backfill.recentGaps(),
     };
   }
 

@@ -70,4 +70,31 @@ describe('Backfill: a gap of the live feed asked from the REST OHLCV', () => {
     expect(s.asked).to.deep.equal([{ poolId: 1, beforeSec: M + 60, limit: 1000 }]);
     await s.backfill.stop();
   });
+
+  it('lists each gap in the status: waiting, then filled with the minutes it brought, the 1s candles marked missing', async () => {
+    const s = setup();
+    s.backfill.schedule([pool(1), pool(2)], M - 100, M + 20, 'reconnect');
+    const iso = (sec: number) => new Date(sec * 1000).toISOString();
+    const window = { reason: 'reconnect', from: iso(M - 120), to: iso(M), pools: 2, missingIntervals: ['1s'] };
+    expect(s.backfill.recentGaps()).to.deep.equal([{ ...window, state: 'waiting', candles: 0 }]);
+    await s.clock.advance(35_000);
+    for (let i = 0; i < 5; i++) await settle();
+    // Three of the upstream's five minutes fall in the window, for each of the two pools.
+    expect(s.backfill.recentGaps()).to.deep.equal([{ ...window, state: 'filled', candles: 6 }]);
+  });
+
+  it('a gap whose pool fails every attempt is listed as failed; only the latest twenty are kept', async () => {
+    const s = setup((id) => id === 2);
+    s.backfill.schedule([pool(2)], M, M, 'restart');
+    for (let a = 0; a < 3; a++) {
+      await s.clock.advance(a === 0 ? 35_000 : 30_000);
+      for (let i = 0; i < 5; i++) await settle();
+    }
+    expect(s.backfill.recentGaps().map((g) => [g.state, g.candles])).to.deep.equal([['failed', 0]]);
+    for (let k = 0; k < 25; k++) s.backfill.schedule([pool(1)], M + k * 60, M + k * 60, 'dropped');
+    const gaps = s.backfill.recentGaps();
+    expect(gaps).to.have.length(20);
+    expect(gaps[19].from).to.equal(new Date((M + 24 * 60) * 1000).toISOString());
+    await s.backfill.stop();
+  });
 });

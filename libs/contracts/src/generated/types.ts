@@ -871,6 +871,36 @@ export interface HttpKlineIngesterStatus {
      */
     nextRetryAt: string | null;
   }[];
+  /**
+   * Beyond the spec: the latest gaps of the live feed (at most 20, newest last: an upstream reconnect, an ingester restart, updates the pending bound dropped), each filled from the upstream's REST OHLCV once its last minute has closed. The REST OHLCV is finest by the minute, so the window's 1m…1Y candles are made whole and its 1s candles stay missing (missingIntervals) (docs/decisions.md D189).
+   */
+  gaps?: {
+    reason: 'reconnect' | 'restart' | 'dropped';
+    /**
+     * ISO 8601 open time of the window's first minute
+     */
+    from: string;
+    /**
+     * ISO 8601 open time of the window's last minute
+     */
+    to: string;
+    /**
+     * pools of the gap
+     */
+    pools: number;
+    /**
+     * waiting until the window's last minute has closed (or for a retry), then filled, or failed when some pool's look-ups failed every attempt
+     */
+    state: 'waiting' | 'filled' | 'failed';
+    /**
+     * minute candles the REST OHLCV gave for the window, over its pools
+     */
+    candles: number;
+    /**
+     * intervals of the window the backfill cannot make whole
+     */
+    missingIntervals: '1s'[];
+  }[];
 }
 /**
  * Path of the market look-ups /kline/api/v1/market/…/{network}/{address}
