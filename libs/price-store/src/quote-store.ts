@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { execPipeline } from '@chainpipe/redis';
 import type { CryptoQuoteMessage, FiatRatesMessage, PriceQuoteMessage } from '@chainpipe/price';
 
 /**
@@ -38,7 +39,7 @@ export class QuoteStore {
     if (!messages.length) return [];
     const pipeline = this.redis.pipeline();
     for (const m of messages) (pipeline as unknown as RedisWithScript).priceWriteIfNewer(latestKey(m), String(m.as_of), JSON.stringify(m));
-    const results = (await pipeline.exec()) ?? [];
+    const results = await execPipeline(pipeline);
     return results.map(([err, value]) => {
       if (err) throw err;
       return value === 1;

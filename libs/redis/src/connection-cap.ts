@@ -1,4 +1,5 @@
 import type { Redis } from './client';
+import { execPipeline } from './pipeline';
 import type { Clock } from '@chainpipe/runtime';
 
 /**
@@ -63,6 +64,6 @@ export class ConnectionCap {
       batch.pexpire(this.key(c.keyId), this.opts.leaseMs);
       n += 1;
     }
-    if (n > 0) await batch.exec();
+    if (n > 0) await execPipeline(batch);
   }
 }

@@ -1,3 +1,4 @@
 export * from './client';
 export * from './service';
 export * from './connection-cap';
+export * from './pipeline';
