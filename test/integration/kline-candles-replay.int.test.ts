@@ -125,6 +125,43 @@ describe('kline-aggregator: a replayed batch leaves the same candles', () => {
   /** The aggregator's handler on this suite's stores, publishing to `publish` (nowhere by default). */
   const suiteHandler = (publish?: TicksHandlerDeps['publish']) => aggregatorOn(db, new LatestCandles(redis), publish, { clock: suiteClock });
 
+  it('a whole minute backfilled in the same call as its seconds holds its own volume, the seconds not added on top (D189)', async () => {
+    // The live feed heard seconds 0 and 30 of the minute (volumes 4 and 7); the stream was cut at
+    // 45, and the REST OHLCV's whole minute (volume 20, its close from second 45) came after them.
+    const oneCall = await registerPool(db);
+    const twoCalls = await registerPool(db);
+    try {
+      const ticksOf = (poolId: number) => {
+        const t = (interval: '1s' | '1m', second: number, o: number, h: number, l: number, c: number, v: number, n: number): MarketTickMessage => ({
+          pool_id: poolId, chain_type: 'evm', chain_id: 1, pool_address: '0x00', token: 'base', network_id: 'eth', interval, open_time: T0 + second,
+          open: o, high: h, low: l, close: c, volume: v, received_at: 1_800_000_000_000 + n, seq: n,
+        });
+        return { seconds: [t('1s', 0, 10, 12, 8, 9, 4, 1), t('1s', 30, 9, 15, 7, 14, 7, 2)], minute: [t('1m', 0, 10, 16, 7, 13, 20, 3)] };
+      };
+      const handler = suiteHandler();
+      const a = ticksOf(oneCall);
+      await handleTicks(handler, [...a.seconds, ...a.minute]);
+      const b = ticksOf(twoCalls);
+      await handleTicks(handler, b.seconds);
+      await handleTicks(handler, b.minute);
+      const minute = { open: 10, high: 16, low: 7, close: 13, volume: 20 };
+      const longer = async (poolId: number) =>
+        ((await storedCandles(poolId)) as unknown as { interval: string; open: number; high: number; low: number; close: number; volume: number }[])
+          .filter((c) => c.interval !== '1s')
+          .map(({ interval, open, high, low, close, volume }) => ({ interval, open, high, low, close, volume }))
+          .sort((x, y) => (x.interval < y.interval ? -1 : 1));
+      const expected = ['15m', '1M', '1Y', '1d', '1h', '1m', '1w', '4h'].map((interval) => ({ interval, ...minute }));
+      expect(await longer(oneCall), 'seconds and minute in one call').to.deep.equal(expected);
+      expect(await longer(twoCalls), 'seconds, then the minute').to.deep.equal(expected);
+      // The same call again changes nothing.
+      await handleTicks(handler, [...a.seconds, ...a.minute]);
+      expect(await longer(oneCall), 'the call replayed').to.deep.equal(expected);
+    } finally {
+      await removePool(db, oneCall);
+      await removePool(db, twoCalls);
+    }
+  });
+
   it('dead-letters a tick naming no registered pool and stores the rest of its call', async () => {
     const handler = suiteHandler();
     const [{ max }] = (await db('kline.pools').max<{ max: number }[]>({ max: 'id' })) as { max: number }[];

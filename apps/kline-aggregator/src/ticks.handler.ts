@@ -1,7 +1,7 @@
 import { Counter, type Registry } from 'prom-client';
 import type { KlineCandlesMessage, MarketTickMessage } from '@chainpipe/contracts';
 import type { BatchHandler, DeadLetter, OutgoingMessage } from '@chainpipe/kafka';
-import { candlesHead, candlesMessage, poolKey, updateRank, type CandlesHead, type CandleValues, type PoolUpdate } from '@chainpipe/kline';
+import { TICK_INTERVALS, candlesHead, candlesMessage, poolKey, updateRank, type CandlesHead, type CandleValues, type PoolUpdate } from '@chainpipe/kline';
 import type { CandleRecord, CandleRepository, LatestCandles, PoolRepository } from '@chainpipe/kline-store';
 import { NonRetryableError, settleAll, type Clock } from '@chainpipe/runtime';
 
@@ -51,6 +51,45 @@ export const RETENTION_MARGIN_SECONDS = 60;
  */
 export function secondsCutOff(nowMs: number, secondsRetention: number): number {
   return Math.floor(nowMs / 1000) - secondsRetention + RETENTION_MARGIN_SECONDS;
+}
+
+/**
+ * Stores a call's updates, shorter intervals first when it holds several (a minute backfilled
+ * from the REST OHLCV among live seconds, D189). A base candle that longer ones also feed (1m by
+ * the seconds) takes the larger of its seconds' sum and its own snapshot only when the seconds are
+ * stored first, as the topic's order has them (the backfill is published once its minute has
+ * closed); written in one plan, the seconds' growth was added on top of a snapshot that already
+ * held it. The usual call (seconds only) is one round.
+ */
+export async function applyInRounds(candles: Pick<CandleRepository, 'applyUpdates'>, updates: PoolUpdate[]): Promise<Map<number, CandleValues[]>> {
+  const first = updates[0]?.interval;
+  if (updates.every((u) => u.interval === first)) return candles.applyUpdates(updates);
+  const byInterval = new Map<string, PoolUpdate[]>();
+  for (const u of updates) {
+    const list = byInterval.get(u.interval);
+    if (list) list.push(u);
+    else byInterval.set(u.interval, [u]);
+  }
+  const stored = new Map<number, CandleValues[]>();
+  for (const interval of TICK_INTERVALS) {
+    const round = byInterval.get(interval);
+    if (!round) continue;
+    for (const [poolId, changed] of await candles.applyUpdates(round)) {
+      const list = stored.get(poolId);
+      if (!list) {
+        stored.set(poolId, changed);
+        continue;
+      }
+      // A candle a later round changed again is published as that round left it.
+      const at = new Map(list.map((c, i) => [`${c.interval}|${c.open_time}`, i]));
+      for (const c of changed) {
+        const i = at.get(`${c.interval}|${c.open_time}`);
+        if (i === undefined) list.push(c);
+        else list[i] = c;
+      }
+    }
+  }
+  return stored;
 }
 
 /** Postgres refused the data itself (a value out of its column's range): it will never succeed. */
@@ -108,7 +147,7 @@ export function createTicksHandler(deps: TicksHandlerDeps): BatchHandler<MarketT
     });
     let stored: Map<number, CandleValues[]>;
     try {
-      stored = await deps.candles.applyUpdates(updates);
+      stored = await applyInRounds(deps.candles, updates);
     } catch (err) {
       if (isDataError(err)) throw new NonRetryableError(`candles refused: ${(err as Error).message}`, 'STORE_REJECTED', { cause: err });
       throw err;
