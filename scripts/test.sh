@@ -32,31 +32,17 @@ broker_env=(KAFKA_STATE_DIR="$ROOT/.kafka-test/$TEST_KAFKA_PORT" KAFKA_PORT="$TE
 LOG="$(mktemp)"
 OUT="$(mktemp -d)"
 
-# Integration suites that talk to no broker, neither themselves nor through an app they start. They
-# run with TEST_KAFKA_BROKERS=none (every Kafka client refused), so one that starts to need a
-# broker fails rather than slip by; every other suite of test/integration and test/e2e needs one.
-STANDALONE_SUITES=(
-  test/integration/admin.int.test.ts
-  test/integration/chain-parser-store.int.test.ts
-  test/integration/databases.int.test.ts
-  test/integration/db-binary-arrays.int.test.ts
-  test/integration/integrators-admin.int.test.ts
-  test/integration/kline-latest.int.test.ts
-  test/integration/kline-rollups-backfill.int.test.ts
-  test/integration/kline-retention.int.test.ts
-  test/integration/order-store.int.test.ts
-  test/integration/pool-trades.int.test.ts
-  test/integration/tx-store-merge.int.test.ts
-  test/integration/upstream-sim.int.test.ts
-  test/integration/webhooks.int.test.ts
-)
+# Integration suites say by their file name what they need: `*.standalone.int.test.ts` talk to
+# no broker, neither themselves nor through an app they start. They run with
+# TEST_KAFKA_BROKERS=none (every Kafka client refused), so one that starts to need a broker fails
+# rather than slip by; every other suite of test/integration and test/e2e needs one.
 shopt -s globstar nullglob
+STANDALONE_SUITES=(test/integration/**/*.standalone.int.test.ts)
 BROKER_SUITES=()
 for f in test/integration/**/*.int.test.ts test/e2e/**/*.e2e.test.ts; do
-  [[ " ${STANDALONE_SUITES[*]} " == *" $f "* ]] || BROKER_SUITES+=("$f")
+  [[ "$f" == *.standalone.int.test.ts ]] || BROKER_SUITES+=("$f")
 done
 if [ -n "${TEST_BROKER_SUITES:-}" ]; then read -ra BROKER_SUITES <<< "$TEST_BROKER_SUITES"; fi
-for f in "${STANDALONE_SUITES[@]}"; do [ -f "$f" ] || { echo "test: $f of STANDALONE_SUITES does not exist" >&2; exit 1; }; done
 for f in "${BROKER_SUITES[@]}"; do [ -f "$f" ] || { echo "test: $f of TEST_BROKER_SUITES does not exist" >&2; exit 1; }; done
 
 scripts/dev/services.sh
