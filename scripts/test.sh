@@ -2,8 +2,9 @@
 # make test: lint, typecheck, the generated types and the build side by side; unit tests and the
 # integration suites that need no broker while the test broker starts (port 19092 or the next free
 # pair, state in .kafka-test/<port>); the integration and fuzz suites against that broker and the
-# machine's Postgres and Redis, and beside them, in turn, the fault and failover suites on brokers
-# and a Postgres of their own and the demo on a stack of its own. Stops what it started.
+# machine's Postgres and Redis, and beside them two jobs: the fault suites (a broker, a Postgres and
+# a Redis of their own), and the failover suite (a cluster of its own) then the demo (a stack of
+# its own). Stops what it started.
 #   KAFKA_VERSION=4.1.1   the brokers of the run from the other supported line (default 3.9.1)
 #   TEST_ONLY="integration faults"   only these stages (lint typecheck generated unit standalone
 #                         integration fuzz faults failover demo); `standalone` is the integration
