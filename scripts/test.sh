@@ -33,12 +33,14 @@ broker_env=(KAFKA_STATE_DIR="$ROOT/.kafka-test/$TEST_KAFKA_PORT" KAFKA_PORT="$TE
 LOG="$(mktemp)"
 OUT="$(mktemp -d)"
 
-# Integration suites say by their file name what they need: `*.standalone.int.test.ts` talk to
-# no broker, neither themselves nor through an app they start. They run with
-# TEST_KAFKA_BROKERS=none (every Kafka client refused), so one that starts to need a broker fails
-# rather than slip by; every other suite of test/integration and test/e2e needs one.
+# Suites say by their file name what they need. Unit tests (`*.test.ts` beside each lib and app)
+# open no socket (test/unit/no-sockets.ts refuses one); those that serve or call one on loopback
+# are `*.loopback.test.ts`. Those and the integration suites `*.standalone.int.test.ts` talk to
+# no broker, neither themselves nor through an app they start: they run in the standalone stage
+# with TEST_KAFKA_BROKERS=none (every Kafka client refused), so one that starts to need a broker
+# fails rather than slip by; every other suite of test/integration and test/e2e needs one.
 shopt -s globstar nullglob
-STANDALONE_SUITES=(test/integration/**/*.standalone.int.test.ts)
+STANDALONE_SUITES=(test/integration/**/*.standalone.int.test.ts libs/*/test/**/*.loopback.test.ts apps/*/test/**/*.loopback.test.ts)
 BROKER_SUITES=()
 for f in test/integration/**/*.int.test.ts test/e2e/**/*.e2e.test.ts; do
   [[ "$f" == *.standalone.int.test.ts ]] || BROKER_SUITES+=("$f")

@@ -41,8 +41,10 @@ describe('kline-aggregator: 1s ticks past the retention', () => {
       ['1s', cutOff],
       ['1m', cutOff - 3600 * 24 * 2],
     ]);
+    // One store a call's interval, shortest first (seconds, then the minute).
+    expect(stored.map((round) => round.map((u) => u.interval))).to.deep.equal([['1s'], ['1m']]);
     await handler([tick('1s', cutOff - DAY)], { heartbeat: async () => {}, signal });
-    expect(stored, 'a call of refused ticks only stores nothing').to.have.length(1);
+    expect(stored, 'a call of refused ticks only stores nothing').to.have.length(2);
     const counted = (await registry.getSingleMetric('chainpipe_kline_ticks_past_retention_total')!.get()).values[0].value;
     expect(counted).to.equal(2);
   });
