@@ -64,6 +64,10 @@ export class ConnectionCap {
       batch.pexpire(this.key(c.keyId), this.opts.leaseMs);
       n += 1;
     }
-    if (n > 0) await execPipeline(batch);
+    if (n === 0) return;
+    // A pipeline resolves with each command's error rather than failing: a renewal that did not
+    // land must say so (the periodic job logs it), not pass for done.
+    const failed = (await execPipeline(batch)).find(([err]) => err);
+    if (failed) throw failed[0];
   }
 }
