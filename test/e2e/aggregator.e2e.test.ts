@@ -149,9 +149,16 @@ describe('aggregator end to end: SSE quotes → order → deposit on chain → C
   });
 
   after(async () => {
-    for (const p of procs.reverse()) expect(await stopProcess(p), 'clean exit').to.equal(0);
+    // Every app stopped whatever another did; one that did not exit cleanly is named, with the
+    // end of what it printed (a stop held past the deadline shows what it was waiting on).
+    const unclean: string[] = [];
+    for (const p of procs.reverse()) {
+      const code = await stopProcess(p);
+      if (code !== 0) unclean.push(`${p.proc.spawnargs.at(-1)} exited ${code}; its last output:\n${p.output().slice(-4_000)}`);
+    }
     await redis?.quit();
     await db?.destroy();
+    expect(unclean, 'every app exits cleanly on SIGTERM').to.deep.equal([]);
   });
 
   it('quote stream: pre-stream errors are JSON envelopes', async () => {
