@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import WebSocket from 'ws';
 import { loadContracts } from '@chainpipe/contracts';
 import { ApiKeyRepository, createDb, type Knex } from '@chainpipe/db';
 import { ApiRoutes, RateLimits, createHttpApp, createKeyResolver, finishHttpApp, listen, messageEnvelope, routeUpgrades, sendOk, type StartedServer } from '@chainpipe/http';
@@ -23,6 +22,7 @@ import {
   waitReady,
   type RunningProcess,
   type TestWsClient,
+  refusedUpgrade,
 } from '@chainpipe/testing';
 
 /**
@@ -37,21 +37,10 @@ interface Started {
   ops: string;
 }
 
-/** What a refused WebSocket upgrade answered: status, headers, body. */
-function refusedUpgrade(url: string, headers: Record<string, string>): Promise<{ status: number; retryAfter: string | undefined; body: unknown }> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers });
-    ws.once('open', () => {
-      ws.close();
-      reject(new Error('the upgrade was accepted'));
-    });
-    ws.once('unexpected-response', (_req, res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, body: JSON.parse(text) }));
-    });
-    ws.once('error', () => undefined);
-  });
+/** What a refused WebSocket upgrade answered: status, `Retry-After`, body as JSON. */
+async function refusedUpgradeJson(url: string, headers: Record<string, string>): Promise<{ status: number; retryAfter: string | undefined; body: unknown }> {
+  const refused = await refusedUpgrade(url, headers);
+  return { ...refused, body: JSON.parse(refused.body) };
 }
 
 /** Refusals counted by an app, by route and scope. */
@@ -219,7 +208,7 @@ describe('rate limits on the running apps (Redis shared by every copy)', functio
       [marketA, hub],
       [marketB, '/kline/api/v1/ws/candles'],
     ] as const) {
-      const refused = await refusedUpgrade(ws(copy, path), { 'x-api-key': key });
+      const refused = await refusedUpgradeJson(ws(copy, path), { 'x-api-key': key });
       expect([refused.status, refused.body], path).to.deep.equal([429, { code: 99001, message: 'Internal server error', error: { type: 'InternalServerError' } }]);
       expect(refused.retryAfter).to.equal('5');
     }

@@ -89,8 +89,8 @@ export async function connectWs(url: string, headers: Record<string, string> = {
   return client;
 }
 
-/** The HTTP answer to an upgrade request that the server refused (status and body). */
-export function refusedUpgrade(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+/** The HTTP answer to an upgrade request that the server refused (status, `Retry-After` and body). */
+export function refusedUpgrade(url: string, headers: Record<string, string> = {}): Promise<{ status: number; retryAfter: string | undefined; body: string }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { headers });
     ws.once('open', () => {
@@ -100,7 +100,7 @@ export function refusedUpgrade(url: string, headers: Record<string, string> = {}
     ws.once('unexpected-response', (_req, res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, body }));
     });
     ws.once('error', () => undefined);
   });
